@@ -1,0 +1,53 @@
+"""The one error family of itemeval, each kind carrying its documented exit code (SPEC §8)."""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_RUNTIME = 1
+EXIT_CONFIG = 2
+EXIT_CONFIRM = 3
+EXIT_BUDGET = 4
+EXIT_LOCKED = 5
+EXIT_INTERRUPTED = 130
+
+
+class ItemevalError(Exception):
+    """A failure a user can act on: the message says what, where, and what to do."""
+
+    exit_code = EXIT_RUNTIME
+
+
+class ConfigError(ItemevalError):
+    """Bad config, template, dataset or command-line usage."""
+
+    exit_code = EXIT_CONFIG
+
+
+class StoreError(ItemevalError):
+    """A study store that is corrupt, foreign or cannot be written."""
+
+    exit_code = EXIT_RUNTIME
+
+
+class ConfirmationRequired(ItemevalError):
+    """The projected spend is above `confirm_above_usd` and nobody confirmed it."""
+
+    exit_code = EXIT_CONFIRM
+
+
+class BudgetError(ItemevalError):
+    """The hard spend cap refuses or stopped the run."""
+
+    exit_code = EXIT_BUDGET
+
+
+class StudyLocked(ItemevalError):
+    """Another running command holds the study lock."""
+
+    exit_code = EXIT_LOCKED
+
+
+class Interrupted(ItemevalError):
+    """The user interrupted the command (Ctrl-C)."""
+
+    exit_code = EXIT_INTERRUPTED

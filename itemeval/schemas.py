@@ -1,0 +1,105 @@
+"""The arrow schema of every study store: one constant each, so column types never drift between writes."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from .records import GRADE_KEY, ITEM_KEY, SOLUTION_KEY
+
+_TS = pa.timestamp("us", tz="UTC")
+
+_USAGE = [
+    ("input_tokens", pa.int64()),
+    ("output_tokens", pa.int64()),
+    ("total_tokens", pa.int64()),
+    ("cache_read_tokens", pa.int64()),
+    ("cache_write_tokens", pa.int64()),
+    ("reasoning_tokens", pa.int64()),
+    ("usd", pa.float64()),  # null = unpriced model, never a fake 0
+    ("cache_hit", pa.bool_()),  # served from inspect's local response cache (usd 0.0)
+    ("latency_s", pa.float64()),
+]
+
+_PARAMS = [
+    ("temperature", pa.float64()),
+    ("top_p", pa.float64()),
+    ("max_tokens", pa.int64()),
+    ("seed", pa.int64()),
+    ("reasoning_effort", pa.string()),
+    ("reasoning_budget", pa.int64()),  # requested reasoning_tokens (the name is taken by usage)
+]
+
+SOLUTIONS = pa.schema(
+    [
+        ("condition_id", pa.string()),
+        ("condition_slug", pa.string()),
+        ("item_id", pa.string()),
+        ("dataset_id", pa.string()),
+        ("dataset_revision", pa.string()),
+        ("epoch", pa.int64()),
+        ("model", pa.string()),
+        ("prompt_name", pa.string()),
+        ("prompt_hash", pa.string()),
+        ("model_config_name", pa.string()),
+        *_PARAMS,
+        *[(f"effective_{name}", typ) for name, typ in _PARAMS],
+        ("effective_config", pa.string()),  # canonical JSON of the config inspect sent (ModelEvent.config)
+        ("solution", pa.string()),  # null when the call errored
+        ("solution_hash", pa.string()),
+        ("stop_reason", pa.string()),
+        ("error", pa.string()),
+        *_USAGE,
+        ("run_id", pa.string()),
+        ("log_file", pa.string()),
+        ("sample_uuid", pa.string()),
+        ("created_at", _TS),
+    ]
+)
+
+GRADES = pa.schema(
+    [
+        ("grade_condition_id", pa.string()),
+        ("grade_condition_slug", pa.string()),
+        ("gen_condition_id", pa.string()),
+        ("item_id", pa.string()),
+        ("epoch", pa.int64()),
+        ("grade_kind", pa.string()),  # verifiable | judge
+        ("scorer", pa.string()),
+        ("grader_name", pa.string()),
+        ("grader_model", pa.string()),
+        ("rubric_name", pa.string()),
+        ("rubric_hash", pa.string()),
+        ("solution_hash", pa.string()),
+        ("score", pa.float64()),
+        ("score_raw", pa.string()),
+        ("parse_ok", pa.bool_()),
+        ("parse_error", pa.string()),
+        ("reasoning", pa.string()),
+        ("judge_completion", pa.string()),
+        ("error", pa.string()),
+        *_USAGE,
+        ("run_id", pa.string()),
+        ("log_file", pa.string()),
+        ("created_at", _TS),
+    ]
+)
+
+ITEMS = pa.schema(
+    [
+        ("item_id", pa.string()),
+        ("dataset_id", pa.string()),
+        ("dataset_revision", pa.string()),
+        ("row_index", pa.int64()),
+        ("input", pa.string()),
+        ("target", pa.string()),
+        ("grading_scheme", pa.string()),
+        ("metadata", pa.string()),  # canonical JSON object of the mapped metadata columns
+    ]
+)
+
+STORES: dict[str, tuple[pa.Schema, tuple[str, ...]]] = {
+    "solutions": (SOLUTIONS, SOLUTION_KEY),
+    "grades": (GRADES, GRADE_KEY),
+    "items": (ITEMS, ITEM_KEY),
+}
+"""store name -> (schema, key columns)."""

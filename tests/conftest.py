@@ -1,0 +1,28 @@
+"""Isolates every test: temp working dir, inspect's data/cache/log dirs in temp, no display, no keys."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+# inspect-ai reads XDG dirs when it is first imported, so they must be set before any test imports it.
+_SESSION_TMP = Path(tempfile.mkdtemp(prefix="itemeval-tests-"))
+os.environ["XDG_DATA_HOME"] = str(_SESSION_TMP / "xdg-data")
+os.environ["XDG_CACHE_HOME"] = str(_SESSION_TMP / "xdg-cache")
+os.environ["INSPECT_DISPLAY"] = "none"
+for _key in [k for k in os.environ if k.endswith("_API_KEY") or k.startswith("INSPECT_EVAL_")]:
+    del os.environ[_key]
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    """Each test runs in its own empty working dir with its own inspect cache and log dir."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / ".inspect-cache"))
+    monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / ".inspect-logs"))
+    yield tmp_path
