@@ -46,6 +46,7 @@ SOLUTIONS = pa.schema(
         ("effective_config", pa.string()),  # canonical JSON of the config inspect sent (ModelEvent.config)
         ("solution", pa.string()),  # null when the call errored
         ("solution_hash", pa.string()),
+        ("blank", pa.bool_()),  # no error but nothing but whitespace came back (see solvers.on_empty)
         ("stop_reason", pa.string()),
         ("error", pa.string()),
         *_USAGE,

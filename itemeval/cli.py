@@ -1,0 +1,105 @@
+"""The itemeval command line: each command parses, calls one library function and renders its result."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from .errors import EXIT_CONFIG, EXIT_INTERRUPTED, ItemevalError
+
+app = typer.Typer(
+    name="itemeval",
+    help="Generate-then-grade, item-level LLM evaluation on inspect-ai. Run `itemeval init my-study` to start.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+ConfigArg = Annotated[Path, typer.Argument(help="The study config (YAML).", show_default=False)]
+BaseDir = Annotated[
+    Optional[Path], typer.Option("-C", "--base-dir", help="Working dir that output_dir is relative to.")
+]
+Json = Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")]
+
+
+def _stderr():  # noqa: ANN202 - a rich Console
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def _stdout():  # noqa: ANN202 - a rich Console
+    from rich.console import Console
+
+    console = Console()
+    if not console.is_terminal:
+        console.width = 240  # piped output: keep whole ids rather than wrapping tables at 80 columns
+    return console
+
+
+def _warn(warnings: list[str]) -> None:
+    console = _stderr()
+    for warning in warnings:
+        console.print(f"warning: {warning}", style="yellow", markup=False, highlight=False, soft_wrap=True)
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str, ensure_ascii=False) + "\n")
+
+
+@app.command()
+def init(
+    directory: Annotated[Path, typer.Argument(help="Directory to create the study in.")],
+    force: Annotated[bool, typer.Option("--force", help="Overwrite files that already exist.")] = False,
+) -> None:
+    """Scaffold a runnable offline study: config, a prompt, a rubric and a tiny dataset.
+
+    Example: itemeval init my-study && cd my-study && itemeval status config.yaml
+    """
+    from .scaffold import scaffold
+
+    written = scaffold(directory, force=force)
+    console = _stderr()
+    for path in written:
+        console.print(f"wrote {path}")
+    console.print(f"next: cd {directory} && itemeval estimate config.yaml && itemeval generate config.yaml")
+
+
+@app.command()
+def status(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) -> None:
+    """Show the condition grid with ids and per-condition completion and spend; never writes.
+
+    Example: itemeval status configs/demo.yaml --json
+    """
+    from .report import render_status, status_dict
+    from .status import study_status
+    from .study import load_study
+
+    report = study_status(load_study(config, base_dir))
+    _warn(report.study.warnings)
+    if json_out:
+        _print_json(status_dict(report))
+    else:
+        render_status(report, _stdout())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI, turning itemeval's errors into their exit codes in this one place."""
+    try:
+        result = app(args=argv, standalone_mode=False)
+    except ItemevalError as exc:
+        _stderr().print(f"error: {exc}", style="red", highlight=False, markup=False, soft_wrap=True)
+        return exc.exit_code
+    except (typer.Abort, KeyboardInterrupt):
+        _stderr().print("interrupted")
+        return EXIT_INTERRUPTED
+    except typer.Exit as exc:
+        return exc.exit_code
+    except typer.TyperException as exc:  # usage errors from the parser: bad option, missing argument
+        exc.show()
+        return EXIT_CONFIG
+    return result if isinstance(result, int) else 0

@@ -1,0 +1,293 @@
+"""The study config: strict pydantic models of the YAML and `load_config`, which resolves its paths."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Union
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import ConfigError
+from .hashing import content_hash
+from .paths import StudyPaths
+
+STUDY_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+class DatasetSpec(_Strict):
+    id: str = Field(min_length=1)
+    """local: a .jsonl/.json/.csv/.parquet path relative to the config dir; hf: `org/name` on the Hub."""
+    split: str | None = None
+    """hf only: the split to load (default `test`)."""
+    name: str | None = None
+    """hf only: the dataset config name."""
+    revision: str | None = None
+    """hf only: a branch, tag or commit; resolved to a commit and pinned in dataset_locks.json."""
+    limit: int | None = Field(default=None, ge=0)
+    """Keep only the first N rows of this dataset."""
+
+
+class Mapping(_Strict):
+    input: str = Field(min_length=1)
+    """Column holding the problem text (required, non-blank in every row)."""
+    target: str | None = None
+    """Column holding the reference answer; "" when not mapped."""
+    id: str | None = None
+    """A column, or a template like `{dataset}:{row}` over columns, `{row}` and `{dataset}`; default `{row}`."""
+    grading_scheme: str | None = None
+    """Column holding rubric/points text; non-strings are stored as canonical JSON."""
+    metadata: list[str] = []
+    """Columns copied into each item's metadata and available to templates."""
+
+
+class Benchmark(_Strict):
+    adapter: Literal["local", "hf"] = "local"
+    """Where the datasets come from: local files, or the Hugging Face Hub (`pip install 'itemeval[hf]'`)."""
+    datasets: list[DatasetSpec] = Field(min_length=1)
+    """One or more datasets; item ids must be unique across all of them."""
+    mapping: Mapping
+    """How dataset columns become items."""
+
+
+class SamplingParams(_Strict):
+    temperature: float | None = Field(default=None, ge=0)
+    """Sampling temperature; part of the condition id."""
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    """Nucleus sampling; part of the condition id."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Most tokens a reply may have; also the ceiling the estimate uses."""
+    seed: int | None = None
+    """Sampling seed, for providers that honour one."""
+    reasoning_effort: ReasoningEffort | None = None
+    """Reasoning effort for reasoning models."""
+    reasoning_tokens: int | None = Field(default=None, ge=1)
+    """Reasoning token budget for reasoning models."""
+
+
+class Solvers(SamplingParams):
+    models: list[str] = Field(min_length=1)
+    """inspect model ids, e.g. `openai/gpt-4.1-mini` or the offline `itemeval/arith-good`."""
+    on_empty: Literal["skip", "rerun", "grade"] = "skip"
+    """A blank completion without error: not graded (skip), re-generated next run (rerun), or graded."""
+    max_retries: int = Field(default=3, ge=0)
+    """inspect's retries per call for 429/5xx/timeouts (inspect alone would retry forever)."""
+    timeout: float = Field(default=600.0, gt=0)
+    """Seconds a call may take in total, retries included, before it becomes an error row."""
+    attempt_timeout: float = Field(default=180.0, gt=0)
+    """Seconds one attempt may take before it is abandoned and retried."""
+    max_connections: int | None = Field(default=None, ge=1)
+    """Concurrent calls per model (inspect's default when unset)."""
+
+
+class ModelConfigFacet(SamplingParams):
+    name: str = Field(min_length=1)
+    """Names this model config in ids and slugs; its params override `solvers.*`."""
+
+
+class ScorerEntry(_Strict):
+    name: str
+    """A verifiable scorer: exact_match, multiple_choice or numeric."""
+    params: dict[str, Any] = {}
+    """Scorer parameters, validated at load time (e.g. numeric's rel_tol)."""
+
+
+class Facets(_Strict):
+    prompt: list[str] = Field(min_length=1)
+    """Prompt templates: bare NAME = `<prompts_dir>/NAME.md`, `builtin:NAME` = packaged."""
+    model_config_: list[ModelConfigFacet] = Field(
+        default_factory=lambda: [ModelConfigFacet(name="default")], alias="model_config", min_length=1
+    )
+    """Named sampling settings crossed with every model and prompt."""
+    grader: list[str] = []
+    """Names in `graders:`, or a model id containing '/'."""
+    rubric: list[str] = Field(default_factory=lambda: ["builtin:standard"], min_length=1)
+    """Rubric templates for the judges, resolved like prompts from `rubrics_dir`."""
+    scorer: Union[None, str, list[Union[str, ScorerEntry]]] = None
+    """Verifiable scorers; each entry is its own grade condition."""
+    replications: int = Field(default=1, ge=1)
+    """How many times every (generate condition × item) is run; stored as `epoch`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, use_attribute_docstrings=True)
+
+
+class Grader(_Strict):
+    model: str = Field(min_length=1)
+    """The judge's inspect model id; it always runs at temperature 0."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Most tokens a judge reply may have; part of the grade condition id."""
+    reasoning_effort: ReasoningEffort | None = None
+    """Reasoning effort for reasoning judges; part of the id."""
+    reasoning_tokens: int | None = Field(default=None, ge=1)
+    """Reasoning token budget for reasoning judges; part of the id."""
+    max_retries: int = Field(default=3, ge=0)
+    """inspect's retries per judge call for 429/5xx/timeouts."""
+    timeout: float = Field(default=600.0, gt=0)
+    """Seconds a judge call may take in total, retries included."""
+    attempt_timeout: float = Field(default=180.0, gt=0)
+    """Seconds one judge attempt may take."""
+    max_connections: int | None = Field(default=None, ge=1)
+    """Concurrent calls to the judge model."""
+
+
+class Budget(_Strict):
+    confirm_above_usd: float | None = Field(default=5.0, ge=0)
+    """Above this projected spend, generate/grade ask (or need --yes)."""
+    max_usd: float | None = Field(default=None, gt=0)
+    """Hard cap on one run's spend; never exceeded."""
+    batch: Union[bool, int] = False
+    """Passed to inspect's batch mode where the provider has one."""
+    pricing_path: str | None = None
+    """A pricing JSON overriding the packaged table, relative to the config dir."""
+
+
+class StudyConfig(_Strict):
+    study: str = Field(pattern=STUDY_NAME_PATTERN)
+    """The study's name; outputs go to `<output_dir>/<study>/`."""
+    output_dir: str = "studies"
+    """Relative to the working dir (or -C/--base-dir)."""
+    prompts_dir: str = "prompts"
+    """Relative to the config file's dir."""
+    rubrics_dir: str = "rubrics"
+    """Relative to the config file's dir."""
+    cache: bool = True
+    """inspect's local response cache, both stages."""
+    benchmark: Benchmark
+    """The datasets and how their rows become items."""
+    solvers: Solvers
+    """Solver models and their default sampling params."""
+    facets: Facets
+    """The experimental factors crossed into conditions."""
+    graders: dict[str, Grader] = {}
+    """Named LLM judges, used by facets.grader or `grade --grader NAME`."""
+    crossing: Literal["full"] = "full"
+    """How facets are crossed; `full` is the only crossing."""
+    budget: Budget = Budget()
+    """Spend gate, hard cap, batch mode and prices."""
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """A validated config with every path it names resolved."""
+
+    config: StudyConfig
+    path: Path
+    text_hash: str
+    base_dir: Path
+
+    @property
+    def config_dir(self) -> Path:
+        return self.path.parent
+
+    @property
+    def study(self) -> StudyPaths:
+        return StudyPaths(self.base_dir / self.config.output_dir / self.config.study)
+
+    def input_path(self, relative: str) -> Path:
+        """Inputs (datasets, templates, pricing) are relative to the config file."""
+        return (self.config_dir / relative).resolve()
+
+
+def load_config(path: str | Path, base_dir: str | Path | None = None) -> LoadedConfig:
+    """Read, parse and validate a study config; raise ConfigError naming the file and field on any problem."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    text = path.read_text(encoding="utf-8")
+    raw = _parse_yaml(text, path)
+    config = _validate(raw, path)
+    _check_semantics(config, path)
+    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    return LoadedConfig(config=config, path=path.resolve(), text_hash=content_hash(text), base_dir=base.resolve())
+
+
+def _parse_yaml(text: str, path: Path) -> dict[str, Any]:
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"
+        raise ConfigError(f"{path}: malformed YAML at {where}: {exc.problem or exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: malformed YAML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: a study config must be a YAML mapping with at least `study:`, got {type(raw).__name__}")
+    return raw
+
+
+def _validate(raw: dict[str, Any], path: Path) -> StudyConfig:
+    try:
+        return StudyConfig.model_validate(raw)
+    except ValidationError as exc:
+        lines = [_describe_error(err) for err in exc.errors()]
+        raise ConfigError(f"{path}: invalid config:\n" + "\n".join(f"  - {line}" for line in lines)) from None
+
+
+def _describe_error(err: dict[str, Any]) -> str:
+    loc = tuple(str(part) for part in err["loc"])
+    dotted = ".".join(loc) or "(top level)"
+    if err["type"] == "extra_forbidden":
+        hint = _closest_key(loc)
+        return f"{dotted}: unknown key" + (f" — did you mean {hint}?" if hint else "")
+    if err["type"] == "missing":
+        return f"{dotted}: required field is missing"
+    if err["type"] == "string_pattern_mismatch" and loc == ("study",):
+        return f"study: {err['input']!r} is not a valid study name (lower-case letters, digits, '_' and '-', starting with a letter or digit, at most 64 chars)"
+    return f"{dotted}: {err['msg']} (got {err.get('input')!r})"
+
+
+def _closest_key(loc: tuple[str, ...]) -> str | None:
+    """The valid key nearest to an unknown one, found by walking the models along the error's path."""
+    model: Any = StudyConfig
+    for part in loc[:-1]:
+        field = _field_named(model, part)
+        if field is None:
+            continue  # a list index, a dict key (grader name) or a union tag
+        model = _model_of(field.annotation)
+        if model is None:
+            return None
+    names = [f.alias or name for name, f in model.model_fields.items()]
+    match = difflib.get_close_matches(loc[-1], names, n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
+def _field_named(model: Any, name: str) -> Any:
+    for field_name, field in getattr(model, "model_fields", {}).items():
+        if name in (field_name, field.alias):
+            return field
+    return None
+
+
+def _model_of(annotation: Any) -> Any:
+    """The BaseModel class inside an annotation like `list[X]`, `X | None` or `dict[str, X]`."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _model_of(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _check_semantics(config: StudyConfig, path: Path) -> None:
+    facets = config.facets
+    if not facets.grader and not facets.scorer:
+        raise ConfigError(f"{path}: facets: set at least one of facets.grader or facets.scorer, or nothing will be graded")
+    for name in facets.grader:
+        if "/" not in name and name not in config.graders:
+            known = ", ".join(sorted(config.graders)) or "none defined"
+            raise ConfigError(
+                f"{path}: facets.grader: unknown grader {name!r} (graders: {known}); "
+                "define it under `graders:` or use a model id containing '/'"
+            )
+    names = [m.name for m in facets.model_config_]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ConfigError(f"{path}: facets.model_config: duplicate name(s) {', '.join(duplicates)}")

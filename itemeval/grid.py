@@ -1,0 +1,158 @@
+"""Facets crossed into generate and grade conditions with content-hashed `slug--hash` ids (SPEC §6)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .config import Grader, ModelConfigFacet, ScorerEntry, Solvers, StudyConfig
+from .errors import ConfigError
+from .hashing import canonical_json, condition_id, sha256_hex, slug_part
+from .judge import FORMAT_SUFFIX_VERSION
+from .records import SAMPLING_PARAMS, GenerateCondition, GradeCondition, Template
+from .scorers import SCORERS, validate_scorer_params
+
+JUDGE_TEMPERATURE = 0.0
+_JUDGE_PARAMS = ("max_tokens", "reasoning_effort", "reasoning_tokens")
+
+
+def model_short_name(model: str) -> str:
+    """`openai/gpt-4.1-mini` -> `gpt-4.1-mini`; the provider and any service prefix are dropped."""
+    return model.rstrip("/").rsplit("/", 1)[-1]
+
+
+def resolve_params(solvers: Solvers, model_config: ModelConfigFacet) -> dict[str, Any]:
+    """`solvers.*` overridden by the params the model config sets (an explicit null clears one)."""
+    params = {name: getattr(solvers, name) for name in SAMPLING_PARAMS}
+    for name in SAMPLING_PARAMS:
+        if name in model_config.model_fields_set:
+            params[name] = getattr(model_config, name)
+    return {name: value for name, value in params.items() if value is not None}
+
+
+def generate_condition(model: str, prompt: Template, model_config: ModelConfigFacet, solvers: Solvers) -> GenerateCondition:
+    params = resolve_params(solvers, model_config)
+    payload = {
+        "model": model,
+        "model_config": {"name": model_config.name, **params},
+        "prompt": {"ref": prompt.ref, "hash": prompt.hash},
+    }
+    slug = "_".join(slug_part(part) for part in (model_short_name(model), prompt.ref, model_config.name))
+    return GenerateCondition(
+        id=condition_id(slug, payload),
+        slug=slug,
+        model=model,
+        prompt=prompt,
+        model_config_name=model_config.name,
+        params=params,
+        payload=payload,
+    )
+
+
+def generate_conditions(config: StudyConfig, prompts: dict[str, Template]) -> list[GenerateCondition]:
+    """models × prompts × model configs, in config order; a repeated facet value is an error."""
+    conditions = [
+        generate_condition(model, prompts[ref], model_config, config.solvers)
+        for model in config.solvers.models
+        for ref in config.facets.prompt
+        for model_config in config.facets.model_config_
+    ]
+    _check_distinct(conditions, "solvers.models / facets.prompt / facets.model_config")
+    return conditions
+
+
+def resolve_grader(name: str, graders: dict[str, Grader]) -> Grader:
+    """A name under `graders:`, or a bare model id (containing '/') used as a judge with defaults."""
+    if name in graders:
+        return graders[name]
+    if "/" in name:
+        return Grader(model=name)
+    known = ", ".join(sorted(graders)) or "none defined"
+    raise ConfigError(f"grader {name!r} is not defined under `graders:` (defined: {known}) and is not a model id")
+
+
+def judge_condition(grader_name: str, grader: Grader, rubric: Template) -> GradeCondition:
+    params = {name: getattr(grader, name) for name in _JUDGE_PARAMS if getattr(grader, name) is not None}
+    payload = {
+        "grader": grader_name,
+        "model": grader.model,
+        "temperature": JUDGE_TEMPERATURE,
+        **params,
+        "rubric": {"ref": rubric.ref, "hash": rubric.hash},
+        "format_suffix_version": FORMAT_SUFFIX_VERSION,
+    }
+    slug = f"{slug_part(grader_name)}_{slug_part(rubric.ref)}"
+    return GradeCondition(
+        id=condition_id(slug, payload),
+        slug=slug,
+        kind="judge",
+        payload=payload,
+        grader_name=grader_name,
+        grader_model=grader.model,
+        rubric=rubric,
+        judge_params=params,
+    )
+
+
+def judge_conditions(config: StudyConfig, rubrics: dict[str, Template], grader_names: list[str]) -> list[GradeCondition]:
+    conditions = [
+        judge_condition(name, resolve_grader(name, config.graders), rubrics[ref])
+        for name in grader_names
+        for ref in config.facets.rubric
+    ]
+    _check_distinct(conditions, "facets.grader / facets.rubric")
+    return conditions
+
+
+def scorer_entries(scorer: None | str | list[str | ScorerEntry]) -> list[ScorerEntry]:
+    if scorer is None:
+        return []
+    entries = [scorer] if isinstance(scorer, str) else scorer
+    return [ScorerEntry(name=e) if isinstance(e, str) else e for e in entries]
+
+
+def verifiable_conditions(config: StudyConfig) -> list[GradeCondition]:
+    """One condition per `facets.scorer` entry; a name used twice gets a params-derived suffix."""
+    entries = scorer_entries(config.facets.scorer)
+    names = [entry.name for entry in entries]
+    conditions = []
+    for index, entry in enumerate(entries):
+        try:
+            params = validate_scorer_params(entry.name, entry.params)
+        except ConfigError as exc:
+            raise ConfigError(f"facets.scorer[{index}]: {exc}") from None
+        payload = {"scorer": entry.name, "params": params, "rule_version": SCORERS[entry.name].rule_version}
+        slug = f"scorer_{slug_part(entry.name)}"
+        if names.count(entry.name) > 1:
+            slug += "-" + sha256_hex(canonical_json(params))[:4]
+        conditions.append(
+            GradeCondition(
+                id=condition_id(slug, payload), slug=slug, kind="verifiable", payload=payload,
+                scorer=entry.name, scorer_params=params,
+            )
+        )
+    _check_distinct(conditions, "facets.scorer")
+    return conditions
+
+
+def _check_distinct(conditions: list[Any], field: str) -> None:
+    seen: set[str] = set()
+    for condition in conditions:
+        if condition.id in seen:
+            raise ConfigError(f"{field}: condition {condition.slug} appears twice; list each facet value once")
+        seen.add(condition.id)
+
+
+def select(conditions: list[Any], selectors: list[str]) -> list[Any]:
+    """Conditions matching any selector: an exact id, an id prefix, or a slug. No selector keeps all."""
+    if not selectors:
+        return list(conditions)
+    chosen = [c for c in conditions if any(_matches(c, s) for s in selectors)]
+    unmatched = [s for s in selectors if not any(_matches(c, s) for c in conditions)]
+    if unmatched:
+        known = ", ".join(c.slug for c in conditions)
+        raise ConfigError(f"--condition: no condition matches {', '.join(map(repr, unmatched))} (conditions: {known})")
+    return chosen
+
+
+def _matches(condition: Any, selector: str) -> bool:
+    return condition.id == selector or condition.slug == selector or condition.id.startswith(selector)

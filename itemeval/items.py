@@ -1,0 +1,264 @@
+"""Dataset sources (local files, the Hugging Face Hub) turned into Items through the config's mapping."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from .config import DatasetSpec, LoadedConfig, Mapping
+from .errors import ConfigError
+from .hashing import bytes_hash, canonical_json
+from .records import Item
+
+LOCAL_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+_ID_TOKEN = re.compile(r"\{([^{}]+)\}")
+
+
+@dataclass(frozen=True)
+class RawDataset:
+    """Rows of one dataset as loaded, with the revision they were loaded at."""
+
+    key: str  # what dataset_locks.json and item.dataset_id use
+    short_name: str  # what `{dataset}` renders to in id templates
+    adapter: str
+    revision: str
+    rows: list[dict[str, Any]]
+
+
+# ---- local files -------------------------------------------------------------------------------
+
+
+def read_local_rows(path: Path) -> list[dict[str, Any]]:
+    """Rows of a local .jsonl/.json/.csv/.parquet file; a malformed file names the file and line."""
+    if not path.is_file():
+        raise ConfigError(f"benchmark.datasets: dataset file not found: {path}")
+    suffix = path.suffix.lower()
+    if suffix not in LOCAL_SUFFIXES:
+        raise ConfigError(f"benchmark.datasets: {path}: unsupported file type {suffix!r} (use {', '.join(LOCAL_SUFFIXES)})")
+    return _READERS[suffix](path)
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ConfigError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
+            if not isinstance(row, dict):
+                raise ConfigError(f"{path}: line {number}: expected a JSON object, got {type(row).__name__}")
+            rows.append(row)
+    return rows
+
+
+def _read_json(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    if isinstance(data, dict):
+        data = data.get("data", data.get("rows"))
+    if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
+        raise ConfigError(f"{path}: expected a list of objects, or an object with a `data` or `rows` list of objects")
+    return data
+
+
+def _read_csv(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        rows = []
+        for row in reader:
+            if None in row:
+                raise ConfigError(f"{path}: line {reader.line_num}: more fields than the header has")
+            rows.append(dict(row))
+    return rows
+
+
+def _read_parquet(path: Path) -> list[dict[str, Any]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_table(path).to_pylist()
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise ConfigError(f"{path}: not a readable parquet file ({exc})") from None
+
+
+_READERS: dict[str, Callable[[Path], list[dict[str, Any]]]] = {
+    ".jsonl": _read_jsonl,
+    ".json": _read_json,
+    ".csv": _read_csv,
+    ".parquet": _read_parquet,
+}
+
+
+def load_local(spec: DatasetSpec, loaded: LoadedConfig, pinned: str | None) -> RawDataset:
+    path = loaded.input_path(spec.id)
+    rows = read_local_rows(path)
+    revision = "sha256:" + bytes_hash(path.read_bytes())[:16]
+    return RawDataset(key=spec.id, short_name=path.stem, adapter="local", revision=revision, rows=rows)
+
+
+# ---- the Hugging Face Hub (optional extra) ------------------------------------------------------
+
+
+def _hf_modules() -> tuple[Any, Any]:
+    try:
+        import datasets
+        import huggingface_hub
+    except ImportError:
+        raise ConfigError(
+            "benchmark.adapter 'hf' needs the optional Hugging Face extra: pip install 'itemeval[hf]'"
+        ) from None
+    return datasets, huggingface_hub
+
+
+def resolve_hf_commit(repo_id: str, revision: str | None) -> str:
+    """The commit sha a branch, tag or commit of a Hub dataset points at now (the one network call)."""
+    _, hub = _hf_modules()
+    return hub.HfApi().dataset_info(repo_id, revision=revision).sha
+
+
+def read_hf_rows(repo_id: str, name: str | None, split: str, commit: str) -> list[dict[str, Any]]:
+    datasets, _ = _hf_modules()
+    return list(datasets.load_dataset(repo_id, name, split=split, revision=commit))
+
+
+def load_hf(spec: DatasetSpec, loaded: LoadedConfig, pinned: str | None) -> RawDataset:
+    _hf_modules()
+    commit = pinned or resolve_hf_commit(spec.id, spec.revision)
+    split = spec.split or "test"
+    rows = read_hf_rows(spec.id, spec.name, split, commit)
+    key = ":".join(part for part in (spec.id, spec.name, split) if part)
+    return RawDataset(key=key, short_name=spec.id, adapter="hf", revision=commit, rows=rows)
+
+
+ADAPTERS: dict[str, Callable[[DatasetSpec, LoadedConfig, str | None], RawDataset]] = {
+    "local": load_local,
+    "hf": load_hf,
+}
+
+
+def dataset_key(spec: DatasetSpec, adapter: str) -> str:
+    """The name a dataset is pinned under, known before it is loaded."""
+    if adapter == "hf":
+        return ":".join(part for part in (spec.id, spec.name, spec.split or "test") if part)
+    return spec.id
+
+
+# ---- mapping rows to items ------------------------------------------------------------------------
+
+
+def map_rows(raw: RawDataset, mapping: Mapping, limit: int | None) -> list[Item]:
+    rows = raw.rows if limit is None else raw.rows[:limit]
+    if rows:
+        _check_columns(raw, mapping, rows[0])
+    return [_map_row(raw, mapping, row, index) for index, row in enumerate(rows)]
+
+
+def _check_columns(raw: RawDataset, mapping: Mapping, first: dict[str, Any]) -> None:
+    wanted = [("input", mapping.input), ("target", mapping.target), ("grading_scheme", mapping.grading_scheme)]
+    wanted += [("metadata", column) for column in mapping.metadata]
+    if mapping.id and "{" not in mapping.id:
+        wanted.append(("id", mapping.id))
+    wanted += [("id", column) for column in _id_columns(mapping.id)]
+    for field, column in wanted:
+        if column is not None:
+            _require_column(raw, first, f"benchmark.mapping.{field}", column)
+
+
+def _require_column(raw: RawDataset, row: dict[str, Any], field: str, column: str) -> None:
+    if column not in row:
+        raise ConfigError(
+            f"{field}: column {column!r} not in dataset {raw.key}; its columns are: {', '.join(map(str, row))}"
+        )
+
+
+def _id_columns(template: str | None) -> list[str]:
+    if not template or "{" not in template:
+        return []
+    return [name for name in _ID_TOKEN.findall(template) if name not in ("row", "dataset")]
+
+
+def _map_row(raw: RawDataset, mapping: Mapping, row: dict[str, Any], index: int) -> Item:
+    text = _as_text(row.get(mapping.input))
+    if not text.strip():
+        raise ConfigError(
+            f"benchmark.mapping.input: dataset {raw.key} row {index} has a blank {mapping.input!r}; "
+            "every item needs a non-blank input (drop or fix the row)"
+        )
+    target = _as_text(row.get(mapping.target)) if mapping.target else ""
+    scheme = row.get(mapping.grading_scheme) if mapping.grading_scheme else None
+    return Item(
+        id=_item_id(raw, mapping.id, row, index),
+        input=text,
+        target=target,
+        grading_scheme=scheme if scheme is None or isinstance(scheme, str) else canonical_json(_jsonable(scheme)),
+        metadata={column: _jsonable(row.get(column)) for column in mapping.metadata},
+        dataset_id=raw.key,
+        dataset_revision=raw.revision,
+        row=index,
+    )
+
+
+def _item_id(raw: RawDataset, template: str | None, row: dict[str, Any], index: int) -> str:
+    template = template or "{row}"
+    if "{" not in template:
+        return _as_text(row.get(template))
+    values = {"row": index, "dataset": raw.short_name}
+
+    def substitute(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return _as_text(values[name] if name in values else row.get(name))
+
+    return _ID_TOKEN.sub(substitute, template)
+
+
+def _as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, (int, float, bool)):
+        return str(value)
+    return canonical_json(_jsonable(value))
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON types for values that came from parquet or the Hub (numpy scalars, arrays, dates)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "tolist"):
+        return _jsonable(value.tolist())
+    return str(value)
+
+
+def check_unique(items: Iterable[Item]) -> None:
+    """Item ids must be unique across every dataset of the study."""
+    seen: dict[str, Item] = {}
+    for item in items:
+        first = seen.get(item.id)
+        if first is not None:
+            where = (
+                f"datasets {first.dataset_id} (row {first.row}) and {item.dataset_id} (row {item.row})"
+                if first.dataset_id != item.dataset_id
+                else f"dataset {item.dataset_id} (rows {first.row} and {item.row})"
+            )
+            raise ConfigError(
+                f"benchmark.mapping.id: duplicate item id {item.id!r} in {where}; "
+                "map `id` to a unique column or use a template like \"{dataset}:{row}\""
+            )
+        seen[item.id] = item

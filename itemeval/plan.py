@@ -1,0 +1,119 @@
+"""Which cells are done and which must run: pure functions over the key and state columns of the stores."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .records import TRUNCATING_STOP_REASONS
+
+GENERATE_STATE_COLUMNS = ["condition_id", "item_id", "epoch", "error", "blank", "stop_reason", "usd", "solution_hash"]
+GRADE_STATE_COLUMNS = ["grade_condition_id", "gen_condition_id", "item_id", "epoch", "solution_hash", "error", "parse_ok", "usd"]
+CELL = ["condition_id", "item_id", "epoch"]
+
+
+def grid_cells(condition_ids: Sequence[str], item_ids: Sequence[str], replications: int) -> pd.DataFrame:
+    """Every (condition, item, epoch) of the grid, conditions outermost, then items, then epochs."""
+    n_cond, n_items = len(condition_ids), len(item_ids)
+    return pd.DataFrame(
+        {
+            "condition_id": np.repeat(np.asarray(condition_ids, dtype=object), n_items * replications),
+            "item_id": np.tile(np.repeat(np.asarray(item_ids, dtype=object), replications), n_cond),
+            "epoch": np.tile(np.arange(1, replications + 1, dtype="int64"), n_cond * n_items),
+        }
+    )
+
+
+def attach_solutions(cells: pd.DataFrame, solutions: pd.DataFrame) -> pd.DataFrame:
+    """The grid's cells with the state of their stored row (NaN where the cell has no row)."""
+    state = solutions.reindex(columns=GENERATE_STATE_COLUMNS).assign(stored=True)
+    merged = cells.merge(state, on=CELL, how="left")
+    merged["stored"] = merged["stored"].fillna(False).astype(bool)
+    return merged
+
+
+def generate_done(merged: pd.DataFrame, on_empty: str) -> pd.Series:
+    """A cell is done when its row has no error (and, with on_empty=rerun, non-blank text)."""
+    done = merged["stored"] & merged["error"].isna()
+    if on_empty == "rerun":
+        done &= ~merged["blank"].fillna(False).astype(bool)
+    return done
+
+
+def plan_generate(merged: pd.DataFrame, *, on_empty: str, force: bool) -> pd.DataFrame:
+    """The cells to run: all of them with force, otherwise the missing, errored (and blank to rerun) ones."""
+    if force:
+        return merged[CELL].reset_index(drop=True)
+    return merged.loc[~generate_done(merged, on_empty), CELL].reset_index(drop=True)
+
+
+def generate_counts(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
+    """Per condition: cells, done, errors, empty, truncated, missing, usd."""
+    frame = pd.DataFrame(
+        {
+            "condition_id": merged["condition_id"],
+            "cells": 1,
+            "done": generate_done(merged, on_empty),
+            "errors": merged["stored"] & merged["error"].notna(),
+            "empty": merged["error"].isna() & merged["blank"].fillna(False).astype(bool),
+            "truncated": merged["error"].isna() & merged["stop_reason"].isin(TRUNCATING_STOP_REASONS)
+            & ~merged["blank"].fillna(False).astype(bool),
+            "usd": pd.to_numeric(merged["usd"], errors="coerce").fillna(0.0),
+        }
+    )
+    counts = frame.groupby("condition_id", sort=False).sum()
+    counts["missing"] = counts["cells"] - counts["done"] - counts["errors"]
+    return counts
+
+
+def gradable(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
+    """Stored, error-free solutions of the grid that should be graded (blank ones only with on_empty=grade)."""
+    ok = merged["stored"] & merged["error"].isna()
+    if on_empty != "grade":
+        ok &= ~merged["blank"].fillna(False).astype(bool)
+    return merged.loc[ok, [*CELL, "solution_hash"]].reset_index(drop=True)
+
+
+def grade_state(solutions: pd.DataFrame, grades: pd.DataFrame, grade_condition_ids: Sequence[str]) -> pd.DataFrame:
+    """One row per (grade condition × gradable solution) with its `state`: done, parse_failed, stale, error or pending."""
+    targets = pd.DataFrame({"grade_condition_id": list(grade_condition_ids)})
+    pairs = targets.merge(solutions.rename(columns={"condition_id": "gen_condition_id"}), how="cross")
+    stored = grades.reindex(columns=GRADE_STATE_COLUMNS).rename(
+        columns={"solution_hash": "graded_hash", "error": "grade_error"}
+    )
+    key = ["grade_condition_id", "gen_condition_id", "item_id", "epoch"]
+    merged = pairs.merge(stored.assign(graded=True), on=key, how="left")
+    graded = merged["graded"].fillna(False).astype(bool)
+    ok = graded & merged["grade_error"].isna()
+    current = ok & (merged["graded_hash"] == merged["solution_hash"])
+    parse_ok = merged["parse_ok"].fillna(True).astype(bool)
+    merged["state"] = np.select(
+        [current & parse_ok, current & ~parse_ok, ok & ~current, graded & ~ok],
+        ["done", "parse_failed", "stale", "error"],
+        default="pending",
+    )
+    return merged.drop(columns=["graded"])
+
+
+def plan_grade(state: pd.DataFrame, *, force: bool) -> pd.DataFrame:
+    """Pending under a grade condition: no error-free grade for the current text (parse failures are final)."""
+    if force:
+        return state.reset_index(drop=True)
+    return state[~state["state"].isin(["done", "parse_failed"])].reset_index(drop=True)
+
+
+def grade_counts(state: pd.DataFrame) -> pd.DataFrame:
+    """Per grade condition: solutions, done, parse_failed, stale, errors, pending, usd."""
+    dummies = pd.get_dummies(state["state"]).reindex(
+        columns=["done", "parse_failed", "stale", "error", "pending"], fill_value=False
+    )
+    frame = dummies.astype("int64").assign(
+        grade_condition_id=state["grade_condition_id"].values,
+        solutions=1,
+        usd=pd.to_numeric(state["usd"], errors="coerce").fillna(0.0).values,
+    )
+    counts = frame.groupby("grade_condition_id", sort=False).sum()
+    counts["done"] += counts["parse_failed"]  # a parse failure is a final result
+    return counts.rename(columns={"error": "errors"})

@@ -1,0 +1,101 @@
+"""Results, estimates and status turned into rich tables for people or JSON-ready dicts for scripts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from .status import StatusReport
+
+
+def _usd(value: float | None) -> str:
+    if value is None:
+        return "unknown"
+    return f"${value:,.4f}" if value < 1 else f"${value:,.2f}"
+
+
+def status_dict(report: StatusReport) -> dict[str, Any]:
+    study = report.study
+    return {
+        "study": study.config.study,
+        "study_dir": str(study.paths.root),
+        "items": len(study.items),
+        "replications": study.replications,
+        "datasets": [vars(d) for d in study.datasets],
+        "generate": [
+            {
+                "condition_id": row.condition.id,
+                "slug": row.condition.slug,
+                "model": row.condition.model,
+                "prompt": row.condition.prompt.ref,
+                "prompt_hash": row.condition.prompt.hash,
+                "model_config": row.condition.model_config_name,
+                "params": row.condition.params,
+                **{k: getattr(row, k) for k in ("cells", "done", "errors", "empty", "truncated", "missing", "usd")},
+            }
+            for row in report.generate
+        ],
+        "grade": [
+            {
+                "condition_id": row.condition.id,
+                "slug": row.condition.slug,
+                "kind": row.condition.kind,
+                "grader": row.condition.grader_name,
+                "grader_model": row.condition.grader_model,
+                "rubric": row.condition.rubric.ref if row.condition.rubric else None,
+                "scorer": row.condition.scorer,
+                **{k: getattr(row, k) for k in ("solutions", "done", "parse_failed", "stale", "errors", "pending", "usd")},
+            }
+            for row in report.grade
+        ],
+        "spend_usd": {
+            "generate": sum(row.usd for row in report.generate),
+            "grade": sum(row.usd for row in report.grade),
+        },
+        "journal_rows_pending": report.journal_rows,
+        "warnings": list(study.warnings),
+    }
+
+
+def render_status(report: StatusReport, console: Console) -> None:
+    data = status_dict(report)
+    console.print(
+        f"[bold]{data['study']}[/bold]  {data['study_dir']}  items: {data['items']}  "
+        f"replications: {data['replications']}"
+    )
+    console.print(_generate_table(data["generate"]))
+    console.print(_grade_table(data["grade"]))
+    spend = data["spend_usd"]
+    console.print(f"spend so far: generate {_usd(spend['generate'])}, grade {_usd(spend['grade'])}")
+    if report.journal_rows:
+        console.print(f"{report.journal_rows} finished rows are in the journal of a running command")
+
+
+def _generate_table(rows: list[dict[str, Any]]) -> Table:
+    table = Table(title="generate conditions", title_justify="left")
+    for column in ("condition id", "model", "prompt", "config", "cells", "done", "errors", "empty", "trunc.", "spend"):
+        table.add_column(column, justify="right" if column in ("cells", "done", "errors", "empty", "trunc.", "spend") else "left")
+    for row in rows:
+        table.add_row(
+            row["condition_id"], row["model"], row["prompt"], row["model_config"],
+            str(row["cells"]), str(row["done"]), str(row["errors"]), str(row["empty"]), str(row["truncated"]),
+            _usd(row["usd"]),
+        )
+    return table
+
+
+def _grade_table(rows: list[dict[str, Any]]) -> Table:
+    table = Table(title="grade conditions", title_justify="left")
+    numeric = ("solutions", "done", "parse fail", "stale", "errors", "pending", "spend")
+    for column in ("condition id", "grader / scorer", "rubric", *numeric):
+        table.add_column(column, justify="right" if column in numeric else "left")
+    for row in rows:
+        who = row["scorer"] if row["kind"] == "verifiable" else f"{row['grader']} ({row['grader_model']})"
+        table.add_row(
+            row["condition_id"], who, row["rubric"] or "-",
+            str(row["solutions"]), str(row["done"]), str(row["parse_failed"]), str(row["stale"]),
+            str(row["errors"]), str(row["pending"]), _usd(row["usd"]),
+        )
+    return table

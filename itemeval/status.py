@@ -1,0 +1,82 @@
+"""The study's grid with per-condition completion and spend, read from the stores without locking them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from . import plan
+from .records import GenerateCondition, GradeCondition
+from .store import read_store
+from .study import Study
+
+
+@dataclass(frozen=True)
+class GenerateRow:
+    condition: GenerateCondition
+    cells: int
+    done: int
+    errors: int
+    empty: int
+    truncated: int
+    missing: int
+    usd: float
+
+
+@dataclass(frozen=True)
+class GradeRow:
+    condition: GradeCondition
+    solutions: int
+    done: int
+    parse_failed: int
+    stale: int
+    errors: int
+    pending: int
+    usd: float
+
+
+@dataclass(frozen=True)
+class StatusReport:
+    study: Study
+    generate: list[GenerateRow]
+    grade: list[GradeRow]
+    journal_rows: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def solution_state(study: Study, condition_ids: list[str] | None = None) -> pd.DataFrame:
+    """The grid's cells merged with the state columns of their stored solutions."""
+    ids = condition_ids if condition_ids is not None else [c.id for c in study.generate]
+    cells = plan.grid_cells(ids, [item.id for item in study.items], study.replications)
+    stored = read_store(study.paths, "solutions", plan.GENERATE_STATE_COLUMNS, where={"condition_id": ids}).to_pandas()
+    return plan.attach_solutions(cells, stored)
+
+
+def grade_state(study: Study, conditions: list[GradeCondition], merged: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every (grade condition × gradable solution) with its state (done, parse_failed, stale, error, pending)."""
+    merged = solution_state(study) if merged is None else merged
+    gradable = plan.gradable(merged, study.config.solvers.on_empty)
+    where = {"grade_condition_id": [c.id for c in conditions]}
+    grades = read_store(study.paths, "grades", plan.GRADE_STATE_COLUMNS, where=where).to_pandas()
+    return plan.grade_state(gradable, grades, [c.id for c in conditions])
+
+
+def study_status(study: Study) -> StatusReport:
+    merged = solution_state(study)
+    gen_counts = plan.generate_counts(merged, study.config.solvers.on_empty)
+    grade_counts = plan.grade_counts(grade_state(study, study.grade, merged))
+    return StatusReport(
+        study=study,
+        generate=[GenerateRow(c, **_counts(gen_counts, c.id, GenerateRow)) for c in study.generate],
+        grade=[GradeRow(c, **_counts(grade_counts, c.id, GradeRow)) for c in study.grade],
+    )
+
+
+def _counts(table: pd.DataFrame, condition_id: str, row_type: type) -> dict[str, Any]:
+    names = [name for name in row_type.__dataclass_fields__ if name != "condition"]
+    if condition_id not in table.index:
+        return {name: 0.0 if name == "usd" else 0 for name in names}
+    row = table.loc[condition_id]
+    return {name: float(row[name]) if name == "usd" else int(row[name]) for name in names}

@@ -1,0 +1,112 @@
+"""Load a whole study: the config, its templates, its items and the condition grid they cross into."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import dataset_locks
+from .config import LoadedConfig, load_config
+from .errors import ConfigError
+from .grid import generate_conditions, judge_conditions, verifiable_conditions
+from .items import ADAPTERS, check_unique, dataset_key, map_rows
+from .prompts import PROMPT_FIELDS, RUBRIC_FIELDS, check_template, load_template
+from .records import GenerateCondition, GradeCondition, Item, Template
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    key: str
+    adapter: str
+    revision: str
+    rows: int
+
+
+@dataclass(frozen=True)
+class Study:
+    """Everything a stage needs to know about a study before it touches a store."""
+
+    loaded: LoadedConfig
+    prompts: dict[str, Template]
+    rubrics: dict[str, Template]
+    items: list[Item]
+    datasets: list[DatasetInfo]
+    generate: list[GenerateCondition]
+    grade: list[GradeCondition]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def config(self):  # noqa: ANN201 - the StudyConfig
+        return self.loaded.config
+
+    @property
+    def paths(self):  # noqa: ANN201 - the StudyPaths
+        return self.loaded.study
+
+    @property
+    def replications(self) -> int:
+        return self.config.facets.replications
+
+
+def load_study(path: str | Path, base_dir: str | Path | None = None, *, pin: bool = False) -> Study:
+    """Validate everything a run depends on; with `pin`, record unpinned dataset revisions in dataset_locks.json."""
+    loaded = load_config(path, base_dir)
+    warnings: list[str] = []
+    prompts = _templates(loaded, "prompt", loaded.config.facets.prompt, warnings)
+    rubrics = _templates(loaded, "rubric", loaded.config.facets.rubric, warnings)
+    items, datasets = _items(loaded, pin=pin)
+    config = loaded.config
+    grade = judge_conditions(config, rubrics, list(config.facets.grader)) + verifiable_conditions(config)
+    return Study(
+        loaded=loaded,
+        prompts=prompts,
+        rubrics=rubrics,
+        items=items,
+        datasets=datasets,
+        generate=generate_conditions(config, prompts),
+        grade=grade,
+        warnings=warnings,
+    )
+
+
+def _templates(loaded: LoadedConfig, kind: str, refs: list[str], warnings: list[str]) -> dict[str, Template]:
+    config = loaded.config
+    folder = loaded.input_path(config.prompts_dir if kind == "prompt" else config.rubrics_dir)
+    metadata = tuple(config.benchmark.mapping.metadata)
+    known = (PROMPT_FIELDS if kind == "prompt" else RUBRIC_FIELDS) + metadata
+    templates = {}
+    for index, ref in enumerate(refs):
+        where = f"facets.{kind}[{index}]"
+        template = load_template(ref, kind, folder, field=where)  # type: ignore[arg-type]
+        warnings.extend(check_template(template, known, field=where))
+        templates[ref] = template
+    return templates
+
+
+def _items(loaded: LoadedConfig, *, pin: bool) -> tuple[list[Item], list[DatasetInfo]]:
+    benchmark = loaded.config.benchmark
+    lock_path = loaded.study.dataset_locks
+    locks = dataset_locks.read_locks(lock_path)
+    items: list[Item] = []
+    infos: list[DatasetInfo] = []
+    for spec in benchmark.datasets:
+        key = dataset_key(spec, benchmark.adapter)
+        pinned = locks.datasets.get(key)
+        raw = ADAPTERS[benchmark.adapter](spec, loaded, pinned.revision if pinned else None)
+        dataset_locks.check_revision(lock_path, locks, raw.key, raw.revision)
+        mapped = map_rows(raw, benchmark.mapping, spec.limit)
+        if not mapped:
+            raise ConfigError(f"benchmark.datasets: dataset {raw.key} has no rows")
+        items.extend(mapped)
+        infos.append(DatasetInfo(key=raw.key, adapter=raw.adapter, revision=raw.revision, rows=len(mapped)))
+    check_unique(items)
+    if pin:
+        dataset_locks.pin(lock_path, locks, {info.key: (info.adapter, info.revision) for info in infos})
+    return items, infos
+
+
+def extra_judges(study: Study, grader_names: list[str]) -> list[GradeCondition]:
+    """Judge conditions for graders named on the command line that `facets.grader` does not list."""
+    listed = set(study.config.facets.grader)
+    wanted = [name for name in grader_names if name not in listed]
+    return judge_conditions(study.config, study.rubrics, wanted) if wanted else []

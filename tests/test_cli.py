@@ -1,0 +1,99 @@
+"""The command line as a new user meets it: help, init, status, JSON output, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from itemeval.cli import app, main
+from tests.conftest import REPO
+from tests.helpers import base_config, write_study
+
+COMMANDS = sorted(command.name or command.callback.__name__ for command in app.registered_commands)
+
+
+def test_every_command_has_help_with_an_example(capsys):
+    assert {"init", "status"} <= set(COMMANDS)
+    for name in COMMANDS:
+        assert main([name, "--help"]) == 0
+        out = capsys.readouterr().out
+        assert "Example:" in out, name
+
+
+def test_help_is_instant_and_does_not_import_inspect():
+    code = (
+        "import sys; from itemeval.cli import main; "
+        "[main([c, '--help']) for c in ['status', 'init']]; main(['--help']); "
+        "print('HEAVY', sorted(m for m in ('inspect_ai', 'pandas', 'pyarrow') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "HEAVY []" in out
+
+
+def test_init_scaffolds_a_study_that_status_can_read(tmp_path, capsys):
+    assert main(["init", "fresh"]) == 0
+    for name in ("config.yaml", "prompts/answer_first.md", "rubrics/correctness.md", "data/questions.jsonl"):
+        assert (tmp_path / "fresh" / name).is_file(), name
+    capsys.readouterr()
+    assert main(["status", "fresh/config.yaml", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["study"] == "fresh" and data["items"] == 8
+    assert len(data["generate"]) == 4 and all(row["done"] == 0 and row["cells"] == 16 for row in data["generate"])
+    assert [row["kind"] for row in data["grade"]] == ["judge", "verifiable"]
+
+
+def test_init_refuses_to_overwrite_without_force(tmp_path, capsys):
+    assert main(["init", "s"]) == 0
+    (tmp_path / "s" / "config.yaml").write_text("edited")
+    assert main(["init", "s"]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert (tmp_path / "s" / "config.yaml").read_text() == "edited"
+    assert main(["init", "s", "--force"]) == 0
+    assert "study: s" in (tmp_path / "s" / "config.yaml").read_text()
+
+
+def test_status_json_is_one_document_with_ids_and_counts(tmp_path, capsys):
+    config = base_config(facets__prompt=["p", "builtin:minimal"], facets__replications=3,
+                         facets__grader=["j"], graders={"j": {"model": "itemeval/judge"}}, facets__rubric=["r"])
+    path = write_study(tmp_path, config)
+    assert main(["status", str(path), "--json"]) == 0
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert [row["slug"] for row in data["generate"]] == ["arith-good_p_default", "arith-good_builtin-minimal_default"]
+    assert {row["cells"] for row in data["generate"]} == {12}
+    assert data["generate"][0]["condition_id"].startswith("arith-good_p_default--")
+    assert data["generate"][0]["params"] == {"temperature": 0.5, "max_tokens": 256}
+    judge, scorer = data["grade"]
+    assert (judge["slug"], judge["grader_model"], judge["rubric"]) == ("j_r", "itemeval/judge", "r")
+    assert (scorer["slug"], scorer["scorer"]) == ("scorer_numeric", "numeric")
+    assert not (tmp_path / "studies").exists()  # status never writes
+
+
+def test_status_table_names_conditions(tmp_path, capsys):
+    path = write_study(tmp_path)
+    assert main(["status", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "arith-good_p_default--" in out and "scorer_numeric--" in out
+
+
+def test_unknown_placeholder_warns_on_stderr(tmp_path, capsys):
+    path = write_study(tmp_path, prompt="{input} {topic}")
+    assert main(["status", str(path), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "{topic}" in captured.err
+    json.loads(captured.out)
+
+
+def test_usage_error_exits_2(capsys):
+    assert main(["status"]) == 2
+    assert main(["frobnicate"]) == 2
+
+
+@pytest.mark.parametrize("config", ["configs/demo.yaml"])
+def test_repo_demo_config_loads(config, capsys):
+    assert main(["status", str(REPO / config), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["study"] == "demo" and len(data["generate"]) == 8 and len(data["grade"]) == 2
