@@ -24,12 +24,28 @@ BaseDir = Annotated[
     Optional[Path], typer.Option("-C", "--base-dir", help="Working dir that output_dir is relative to.")
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")]
+Conditions = Annotated[
+    Optional[list[str]],
+    typer.Option("--condition", help="Only this condition: exact id, id prefix or slug (repeatable)."),
+]
+Limit = Annotated[Optional[int], typer.Option("--limit", min=0, help="Only the first N items.")]
+Force = Annotated[bool, typer.Option("--force", help="Re-run every selected cell, done or not.")]
+Yes = Annotated[bool, typer.Option("--yes", help="Confirm the spend gate without asking.")]
+MaxUsd = Annotated[Optional[float], typer.Option("--max-usd", min=0, help="Hard cap on this run's spend (USD).")]
+Display = Annotated[
+    Optional[str],
+    typer.Option("--display", help="inspect's progress display: rich, plain, full, log or none "
+                 "(default: rich on a terminal, none otherwise)."),
+]
 
 
 def _stderr():  # noqa: ANN202 - a rich Console
     from rich.console import Console
 
-    return Console(stderr=True)
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        console.width = 240  # logs and CI: whole slugs and ids rather than tables cut at 80 columns
+    return console
 
 
 def _stdout():  # noqa: ANN202 - a rich Console
@@ -85,6 +101,78 @@ def status(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
         _print_json(status_dict(report))
     else:
         render_status(report, _stdout())
+
+
+def _stage_options(display: str | None, **values: Any) -> dict[str, Any]:
+    from .generate import default_display
+
+    chosen = display or default_display()
+    if chosen not in ("rich", "plain", "full", "log", "none", "conversation"):
+        raise typer.BadParameter(f"unknown display {chosen!r}", param_hint="--display")
+    return {**values, "display": chosen, "interactive": sys.stdin.isatty() and sys.stderr.isatty()}
+
+
+def _finish(result: Any, json_out: bool) -> int:
+    from .report import render_stage, stage_dict
+
+    if json_out:
+        _print_json(stage_dict(result))
+    else:
+        render_stage(result, _stderr())
+    return result.exit_code
+
+
+@app.command()
+def generate(
+    config: ConfigArg,
+    base_dir: BaseDir = None,
+    condition: Conditions = None,
+    limit: Limit = None,
+    force: Force = False,
+    yes: Yes = False,
+    max_usd: MaxUsd = None,
+    display: Display = None,
+    json_out: Json = False,
+) -> int:
+    """Stage 1: run every missing (condition, item, replication) cell and store one row per cell.
+
+    Resumable: re-running it runs only cells that are missing or errored.
+    Example: itemeval generate configs/demo.yaml --condition arith-good_concise_default --limit 5
+    """
+    from .generate import GenerateOptions, run_generate
+
+    options = GenerateOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit,
+                                               force=force, yes=yes, max_usd=max_usd))
+    return _finish(run_generate(config, base_dir, options), json_out)
+
+
+@app.command()
+def grade(
+    config: ConfigArg,
+    base_dir: BaseDir = None,
+    condition: Conditions = None,
+    grader: Annotated[Optional[list[str]], typer.Option(
+        "--grader", help="Only judge conditions of this grader (repeatable); may be one not in facets.grader.")] = None,
+    rubric: Annotated[Optional[list[str]], typer.Option(
+        "--rubric", help="Only judge conditions with this rubric (repeatable).")] = None,
+    limit: Limit = None,
+    force: Force = False,
+    yes: Yes = False,
+    max_usd: MaxUsd = None,
+    display: Display = None,
+    json_out: Json = False,
+) -> int:
+    """Stage 2: grade stored solutions with the verifiable scorers and LLM judges; never re-generates.
+
+    Adding a judge later costs no generation: define it under graders: and run only it.
+    Example: itemeval grade configs/demo.yaml --grader offline_judge
+    """
+    from .grade import GradeOptions, run_grade
+
+    options = GradeOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit, force=force,
+                                            yes=yes, max_usd=max_usd, graders=tuple(grader or ()),
+                                            rubrics=tuple(rubric or ())))
+    return _finish(run_grade(config, base_dir, options), json_out)
 
 
 def main(argv: list[str] | None = None) -> int:

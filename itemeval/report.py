@@ -99,3 +99,48 @@ def _grade_table(rows: list[dict[str, Any]]) -> Table:
             str(row["errors"]), str(row["pending"]), _usd(row["usd"]),
         )
     return table
+
+
+def stage_dict(result: Any) -> dict[str, Any]:
+    conditions = [vars(c).copy() for c in result.conditions]
+    totals = {key: sum(c[key] for c in conditions) for key in ("planned", "rows", "errors", "cache_hits")}
+    spend = [c["usd"] for c in conditions]
+    return {
+        "stage": result.stage,
+        "study": result.study,
+        "outcome": result.outcome,
+        "exit_code": result.exit_code,
+        "run_id": result.run_id,
+        "manifest": result.manifest,
+        "recovered_rows": result.recovered,
+        "conditions": conditions,
+        "totals": {**totals, "usd": None if any(v is None for v in spend) else sum(spend)},
+        "estimate": result.estimate,
+        "notes": list(result.notes),
+    }
+
+
+def render_stage(result: Any, console: Console) -> None:
+    data = stage_dict(result)
+    for store, rows in data["recovered_rows"].items():
+        console.print(f"recovered {rows} {store} rows from the journal of an interrupted run")
+    for note in data["notes"]:
+        console.print(note, markup=False, highlight=False, soft_wrap=True)
+    table = Table(title=f"{data['stage']} — {data['study']}", title_justify="left")
+    for column in ("condition", "cells run", "rows", "errors", "cache hits", "spend", ""):
+        table.add_column(column, justify="left" if column in ("condition", "") else "right")
+    for row in data["conditions"]:
+        table.add_row(row["slug"], str(row["planned"]), str(row["rows"]), str(row["errors"]),
+                      str(row["cache_hits"]), _usd(row["usd"]), row["failure"] or "")
+    if data["conditions"]:
+        console.print(table)
+    totals = data["totals"]
+    if totals["planned"] == 0 and data["outcome"] == "completed":
+        console.print(f"{data['stage']}: nothing to do — every selected cell is already done")
+        return
+    console.print(
+        f"{data['stage']} {data['outcome']}: {totals['rows']} rows written, {totals['errors']} errors, "
+        f"{totals['cache_hits']} cache hits, spend {_usd(totals['usd'])}"
+        + (f" (manifest {data['manifest']})" if data["manifest"] else ""),
+        highlight=False, soft_wrap=True,
+    )

@@ -46,10 +46,11 @@ class StatusReport:
     notes: list[str] = field(default_factory=list)
 
 
-def solution_state(study: Study, condition_ids: list[str] | None = None) -> pd.DataFrame:
-    """The grid's cells merged with the state columns of their stored solutions."""
+def solution_state(study: Study, condition_ids: list[str] | None = None, item_ids: list[str] | None = None) -> pd.DataFrame:
+    """The grid's cells (optionally only some conditions and items) merged with their stored solutions' state."""
     ids = condition_ids if condition_ids is not None else [c.id for c in study.generate]
-    cells = plan.grid_cells(ids, [item.id for item in study.items], study.replications)
+    items = item_ids if item_ids is not None else [item.id for item in study.items]
+    cells = plan.grid_cells(ids, items, study.replications)
     stored = read_store(study.paths, "solutions", plan.GENERATE_STATE_COLUMNS, where={"condition_id": ids}).to_pandas()
     return plan.attach_solutions(cells, stored)
 

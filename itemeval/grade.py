@@ -1,0 +1,237 @@
+"""Stage 2: fan verifiable scorers and LLM judges out over stored solutions into grades.parquet."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from . import plan
+from .errors import ConfigError
+from .grid import select
+from .judge import parse_judge_reply, with_format_suffix
+from .prompts import render
+from .records import GradeCondition, Item
+from .run import ConditionRun, RunContext, StageResult, open_run
+from .scorers import score_solution
+from .status import grade_state, solution_state
+from .store import read_store, upsert
+from .study import Study, extra_judges, load_study
+
+_USAGE_COLUMNS = ("input_tokens", "output_tokens", "total_tokens", "cache_read_tokens", "cache_write_tokens",
+                  "reasoning_tokens")
+_VERIFIABLE_CHUNK = 50_000
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    conditions: tuple[str, ...] = ()
+    limit: int | None = None
+    force: bool = False
+    yes: bool = False
+    max_usd: float | None = None
+    display: str = "none"
+    interactive: bool = False
+    graders: tuple[str, ...] = ()
+    rubrics: tuple[str, ...] = ()
+
+
+# ---- plan: which grade conditions, over which solutions ---------------------------------------------------
+
+
+def select_conditions(study: Study, options: GradeOptions) -> tuple[list[Any], list[GradeCondition]]:
+    """(generate conditions, grade conditions) this run covers, after --condition, --grader and --rubric."""
+    grade = study.grade + extra_judges(study, list(options.graders))
+    if options.graders or options.rubrics:
+        grade = [c for c in grade if c.kind == "judge"
+                 and (not options.graders or c.grader_name in options.graders)
+                 and (not options.rubrics or c.rubric.ref in options.rubrics)]
+        if not grade:
+            raise ConfigError(f"no judge condition matches --grader {list(options.graders)} --rubric {list(options.rubrics)}")
+    gen_selectors, grade_selectors = _split_selectors(study.generate, grade, list(options.conditions))
+    return select(study.generate, gen_selectors), select(grade, grade_selectors)
+
+
+def _split_selectors(generate: list[Any], grade: list[Any], selectors: list[str]) -> tuple[list[str], list[str]]:
+    """--condition may name generate or grade conditions; each narrows its own side."""
+    gen, grade_side = [], []
+    for selector in selectors:
+        matched_gen = bool(select_quiet(generate, selector))
+        matched_grade = bool(select_quiet(grade, selector))
+        if not (matched_gen or matched_grade):
+            known = ", ".join(c.slug for c in [*generate, *grade])
+            raise ConfigError(f"--condition: no condition matches {selector!r} (conditions: {known})")
+        (gen if matched_gen else grade_side).append(selector)
+    return gen, grade_side
+
+
+def select_quiet(conditions: list[Any], selector: str) -> list[Any]:
+    return [c for c in conditions if c.id == selector or c.slug == selector or c.id.startswith(selector)]
+
+
+def pending(study: Study, generate: list[Any], grade: list[GradeCondition], items: list[Item], *,
+            force: bool) -> pd.DataFrame:
+    """(grade condition × solution) pairs to grade now, with the solution's current hash."""
+    merged = solution_state(study, [c.id for c in generate], [item.id for item in items])
+    return plan.plan_grade(grade_state(study, grade, merged), force=force)
+
+
+# ---- verifiable scorers: pure Python, no inspect ----------------------------------------------------------
+
+
+def verifiable_row(condition: GradeCondition, key: tuple[str, str, int], solution_hash: str, result: Any,
+                   *, run_id: str) -> dict[str, Any]:
+    gen_condition_id, item_id, epoch = key
+    return {
+        **_grade_base(condition, gen_condition_id, item_id, epoch, solution_hash, run_id),
+        "score": result.score, "score_raw": result.answer, "parse_ok": result.parse_error is None,
+        "parse_error": result.parse_error, "reasoning": result.explanation,
+        "usd": 0.0, "cache_hit": False,
+    }
+
+
+def _grade_base(condition: GradeCondition, gen_condition_id: str, item_id: str, epoch: int, solution_hash: str,
+                run_id: str) -> dict[str, Any]:
+    return {
+        "grade_condition_id": condition.id, "grade_condition_slug": condition.slug,
+        "gen_condition_id": gen_condition_id, "item_id": item_id, "epoch": int(epoch),
+        "grade_kind": condition.kind, "scorer": condition.scorer,
+        "grader_name": condition.grader_name, "grader_model": condition.grader_model,
+        "rubric_name": condition.rubric.ref if condition.rubric else None,
+        "rubric_hash": condition.rubric.hash if condition.rubric else None,
+        "solution_hash": solution_hash, "run_id": run_id,
+        "created_at": datetime.now(timezone.utc).isoformat(),
+    }
+
+
+def grade_verifiable(study: Study, todo: pd.DataFrame, conditions: list[GradeCondition], summaries: dict[str, ConditionRun],
+                     *, run_id: str) -> None:
+    """Score every pending solution of the verifiable conditions, one generate condition's texts at a time."""
+    wanted = todo[todo["grade_condition_id"].isin([c.id for c in conditions])]
+    if wanted.empty:
+        return
+    by_id = {c.id: c for c in conditions}
+    targets = {item.id: item.target for item in study.items}
+    for gen_id, group in wanted.groupby("gen_condition_id", sort=False):
+        texts = _solution_texts(study, gen_id)
+        rows = []
+        for grade_id, item_id, epoch, solution_hash in zip(group["grade_condition_id"], group["item_id"],
+                                                           group["epoch"], group["solution_hash"]):
+            condition = by_id[grade_id]
+            text = texts.get((item_id, int(epoch))) or ""
+            result = score_solution(condition.scorer, condition.scorer_params, text, targets[item_id])
+            rows.append(verifiable_row(condition, (gen_id, item_id, int(epoch)), solution_hash, result, run_id=run_id))
+            summaries[grade_id].add(rows[-1])
+            if len(rows) >= _VERIFIABLE_CHUNK:
+                upsert(study.paths, "grades", rows)
+                rows = []
+        if rows:
+            upsert(study.paths, "grades", rows)
+
+
+def _solution_texts(study: Study, gen_condition_id: str) -> dict[tuple[str, int], str]:
+    table = read_store(study.paths, "solutions", ["item_id", "epoch", "solution"],
+                       where={"condition_id": [gen_condition_id]})
+    return dict(zip(zip(table.column("item_id").to_pylist(), table.column("epoch").to_pylist()),
+                    table.column("solution").to_pylist()))
+
+
+# ---- judges: one inspect task per judge condition -----------------------------------------------------------
+
+
+def judge_prompt(condition: GradeCondition, item: Item, solution: str) -> str:
+    values = {**item.metadata, "input": item.input, "solution": solution, "target": item.target,
+              "grading_scheme": item.grading_scheme, "id": item.id}
+    return with_format_suffix(render(condition.rubric.text, values))
+
+
+def judge_row(condition: GradeCondition, meta: dict[str, Any], outcome: Any, *, run_id: str,
+              log_file: str | None, usd: float | None) -> dict[str, Any]:
+    row = {
+        **_grade_base(condition, meta["gen_condition_id"], meta["item_id"], meta["replication"],
+                      meta["solution_hash"], run_id),
+        **outcome.usage, "usd": usd, "cache_hit": outcome.cache_hit, "latency_s": outcome.latency_s,
+        "log_file": log_file, "judge_completion": outcome.completion, "error": outcome.error,
+    }
+    if outcome.error is None:
+        parsed = parse_judge_reply(outcome.completion or "")
+        row.update(score=parsed.score, score_raw=parsed.score_raw, parse_ok=parsed.parse_ok,
+                   parse_error=parsed.parse_error, reasoning=parsed.reasoning)
+    return row
+
+
+def _judge_specs(study: Study, todo: pd.DataFrame, conditions: list[GradeCondition]) -> list[Any]:
+    from .inspect_tasks import Cell, TaskSpec
+
+    items = {item.id: item for item in study.items}
+    specs = []
+    for condition in conditions:
+        group = todo[todo["grade_condition_id"] == condition.id]
+        if group.empty:
+            continue
+        cells = []
+        for gen_id, frame in group.groupby("gen_condition_id", sort=False):
+            texts = _solution_texts(study, gen_id)
+            for item_id, epoch, solution_hash in zip(frame["item_id"], frame["epoch"], frame["solution_hash"]):
+                solution = texts.get((item_id, int(epoch))) or ""
+                cells.append(Cell(
+                    sample_id=f"{gen_id}/{item_id}#{int(epoch)}",
+                    prompt=judge_prompt(condition, items[item_id], solution),
+                    metadata={"grade_condition_id": condition.id, "gen_condition_id": gen_id, "item_id": item_id,
+                              "replication": int(epoch), "solution_hash": solution_hash},
+                ))
+        specs.append(TaskSpec(name=condition.id, model=condition.grader_model, config=_judge_config(study, condition),
+                              cells=cells, cache_scope=condition.id if study.config.cache else None,
+                              metadata={"itemeval_stage": "grade", "grade_condition_id": condition.id}))
+    return specs
+
+
+def _judge_config(study: Study, condition: GradeCondition) -> dict[str, Any]:
+    grader = study.config.graders.get(condition.grader_name)
+    runtime = {} if grader is None else {"max_retries": grader.max_retries, "timeout": grader.timeout,
+                                         "attempt_timeout": grader.attempt_timeout,
+                                         "max_connections": grader.max_connections}
+    batch = study.config.budget.batch
+    return {"temperature": 0.0, "cache_prompt": "auto", **condition.judge_params,
+            **{k: v for k, v in runtime.items() if v is not None}, **({"batch": batch} if batch else {})}
+
+
+def _judge_sink(conditions: list[GradeCondition], summaries: dict[str, ConditionRun]) -> Callable[..., Any]:
+    by_id = {c.id: c for c in conditions}
+
+    def to_row(run: RunContext, sample: Any, outcome: Any, log_file: str | None) -> tuple[str, dict[str, Any]]:
+        condition = by_id[sample.metadata["grade_condition_id"]]
+        row = judge_row(condition, sample.metadata, outcome, run_id=run.run_id, log_file=log_file,
+                        usd=run.cost(condition.grader_model, outcome))
+        summaries[condition.id].add(row)
+        return "grades", row
+
+    return to_row
+
+
+# ---- execute ------------------------------------------------------------------------------------------------------
+
+
+def run_grade(config_path: str | Path, base_dir: str | Path | None, options: GradeOptions) -> StageResult:
+    """Grade every pending stored solution; never calls a solver model, never writes solutions."""
+    study = load_study(config_path, base_dir)
+    generate, grade = select_conditions(study, options)
+    items = study.items[: options.limit] if options.limit is not None else study.items
+    result = StageResult(stage="grade", study=study.config.study)
+    with open_run(study, "grade", result, options) as run:
+        todo = pending(study, generate, grade, items, force=options.force)
+        planned = todo.groupby("grade_condition_id").size().to_dict() if not todo.empty else {}
+        result.conditions = [ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in grade]
+        if todo.empty:
+            return result
+        summaries = {s.condition_id: s for s in result.conditions}
+        judges = [c for c in grade if c.kind == "judge"]
+        specs = _judge_specs(study, todo, judges)
+        run.begin(generate, grade)
+        grade_verifiable(study, todo, [c for c in grade if c.kind == "verifiable"], summaries, run_id=run.run_id)
+        if specs:
+            run.execute(specs, sink=_judge_sink(judges, summaries))
+    return result

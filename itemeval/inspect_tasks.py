@@ -1,0 +1,216 @@
+"""The one place itemeval touches inspect-ai: build tasks, run them, and hand each finished sample on."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, Protocol, Sequence
+
+from inspect_ai import Task, eval
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.event import ModelEvent
+from inspect_ai.hooks import Hooks, SampleEnd, TaskStart, hooks
+from inspect_ai.log import EvalLog, EvalSample
+from inspect_ai.model import CachePolicy, ChatMessageUser, GenerateConfig, get_model
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+try:  # the log file name inspect will use, known when the task starts (private in 0.3.285)
+    from inspect_ai._util.log_layout import eval_log_name
+except ImportError:  # pragma: no cover - a later inspect moved it; rows then carry no log_file
+    eval_log_name = None
+
+SKIPPED_BY_BUDGET = "itemeval_budget_skipped"
+# What setting up one condition's model can raise (unknown provider, missing key or package); such a
+# condition fails alone while the others run.
+TASK_BUILD_ERRORS = (PrerequisiteError, ValueError, RuntimeError, ImportError)
+
+
+class CallGate(Protocol):
+    """Decides, before every model call, whether it may start (the spend cap of SPEC §12)."""
+
+    async def acquire(self, key: str) -> bool: ...
+
+    def release(self, key: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One sample to run: its id, the rendered prompt, and metadata linking it back to its store row."""
+
+    sample_id: str
+    prompt: str
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One inspect task: a condition's model, sampling config and the cells it still has to run."""
+
+    name: str
+    model: str
+    config: dict[str, Any]
+    cells: Sequence[Cell]
+    cache_scope: str | None  # None: no response cache; else the scope that keeps conditions apart
+    metadata: dict[str, Any]
+
+
+# ---- routing finished samples to whoever runs the stage ------------------------------------------
+
+_sink: Callable[[EvalSample, str | None], None] | None = None
+_log_files: dict[str, str] = {}
+
+
+@hooks(name="itemeval", description="streams finished samples to itemeval's journal")
+class _Journaling(Hooks):
+    async def on_task_start(self, data: TaskStart) -> None:
+        if eval_log_name is not None and _sink is not None:
+            spec = data.spec
+            name = eval_log_name(task=spec.task, task_id=spec.task_id, created=spec.created, model=spec.model)
+            _log_files[data.eval_id] = name + ".eval"
+
+    async def on_sample_end(self, data: SampleEnd) -> None:
+        if _sink is not None:
+            _sink(data.sample, _log_files.get(data.eval_id))
+
+
+@contextlib.contextmanager
+def sample_sink(sink: Callable[[EvalSample, str | None], None]) -> Iterator[None]:
+    """Every sample finished inside this block is passed to `sink(sample, log_file_name)`."""
+    global _sink
+    _sink = sink
+    try:
+        yield
+    finally:
+        _sink = None
+        _log_files.clear()
+
+
+# ---- building and running tasks ---------------------------------------------------------------------
+
+
+@solver
+def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
+    """One model call per sample, cached per condition and replication, gated by the spend cap."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        key = f"{state.sample_id}"
+        if gate is not None and not await gate.acquire(key):
+            state.metadata[SKIPPED_BY_BUDGET] = True
+            state.completed = True
+            return state
+        try:
+            cache: bool | CachePolicy = False
+            if cache_scope is not None:
+                scopes = {"condition": cache_scope, "replication": str(state.metadata.get("replication", 1))}
+                cache = CachePolicy(expiry=None, per_epoch=False, scopes=scopes)
+            return await generate(state, cache=cache)
+        finally:
+            if gate is not None:
+                gate.release(key)
+
+    return solve
+
+
+def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
+    samples = [
+        Sample(id=cell.sample_id, input=[ChatMessageUser(content=cell.prompt)], metadata=cell.metadata)
+        for cell in spec.cells
+    ]
+    return Task(
+        dataset=MemoryDataset(samples, name=spec.name),
+        solver=[_generate_once(spec.cache_scope, gate)],
+        name=spec.name,
+        model=get_model(spec.model),
+        config=GenerateConfig(**spec.config),
+        metadata=spec.metadata,
+    )
+
+
+def run_tasks(tasks: list[Task], *, log_dir: Path, display: str, max_tasks: int) -> list[EvalLog] | None:
+    """Run all tasks concurrently in one eval; None when the user interrupted it (inspect returns [])."""
+    if not tasks:
+        return []
+    # inspect prints its hooks banner on stdout, which belongs to `--json`; send it to stderr.
+    with contextlib.redirect_stdout(sys.stderr):
+        logs = eval(
+            tasks,
+            log_dir=str(log_dir),
+            display=display,  # type: ignore[arg-type]
+            fail_on_error=False,
+            max_tasks=max_tasks,
+            log_buffer=100,
+            score=False,
+        )
+    return logs or None
+
+
+# ---- reading a finished sample -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SampleResult:
+    """What a finished sample tells us, in plain values."""
+
+    completion: str | None
+    stop_reason: str | None
+    error: str | None
+    usage: dict[str, int | None]
+    cache_hit: bool
+    latency_s: float | None
+    effective_config: dict[str, Any]
+    uuid: str | None
+    skipped: bool
+
+
+def read_sample(sample: EvalSample) -> SampleResult:
+    events = [event for event in sample.events if isinstance(event, ModelEvent)]
+    last = events[-1] if events else None
+    error = _error_message(sample, events)
+    has_output = bool(sample.output.choices) and error is None
+    usage = sample.output.usage if sample.output.usage is not None else (last.output.usage if last else None)
+    return SampleResult(
+        completion=sample.output.completion if has_output else None,
+        stop_reason=str(sample.output.stop_reason) if has_output else None,
+        error=error,
+        usage=_usage(usage),
+        cache_hit=bool(last is not None and last.cache == "read"),
+        latency_s=_latency(sample, last),
+        effective_config=last.config.model_dump(exclude_none=True, exclude={"cache"}) if last else {},
+        uuid=sample.uuid,
+        skipped=bool(sample.metadata.get(SKIPPED_BY_BUDGET)),
+    )
+
+
+def _error_message(sample: EvalSample, events: list[ModelEvent]) -> str | None:
+    """The provider's own message (the last model event's error), not inspect's opaque retry wrapper."""
+    if sample.error is None:
+        return None
+    for event in reversed(events):
+        if event.error:
+            return event.error
+    return sample.error.message
+
+
+def _usage(usage: Any) -> dict[str, int | None]:
+    if usage is None:
+        return dict.fromkeys(("input_tokens", "output_tokens", "total_tokens", "cache_read_tokens",
+                              "cache_write_tokens", "reasoning_tokens"))
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "total_tokens": usage.total_tokens,
+        "cache_read_tokens": usage.input_tokens_cache_read,
+        "cache_write_tokens": usage.input_tokens_cache_write,
+        "reasoning_tokens": usage.reasoning_tokens,
+    }
+
+
+def _latency(sample: EvalSample, last: ModelEvent | None) -> float | None:
+    if sample.output.time is not None:
+        return float(sample.output.time)
+    if last is not None and last.working_time is not None:
+        return float(last.working_time)
+    return sample.total_time

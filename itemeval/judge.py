@@ -1,0 +1,258 @@
+"""The judge's reply contract: the format suffix appended to every rubric and the strict parse of its reply (SPEC §5, §10)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+FORMAT_SUFFIX_VERSION = "1"
+"""Part of every judge condition's identity: bump it whenever FORMAT_SUFFIX changes."""
+
+FORMAT_SUFFIX = """\
+## How to reply
+
+Give your assessment first. Then end your reply with a fenced JSON block, and write nothing after it:
+
+```json
+{"score": <number>, "reasoning": "<one or two sentences explaining the score>"}
+```
+
+- `score` is a bare JSON number on the scale the rubric defines: no quotes, units or fractions.
+- `reasoning` is a JSON string: escape double quotes and backslashes inside it.
+"""
+
+
+def with_format_suffix(rendered_rubric: str) -> str:
+    """A rendered rubric followed by the format suffix, separated by one blank line."""
+    return f"{rendered_rubric.rstrip()}\n\n{FORMAT_SUFFIX}"
+
+
+@dataclass(frozen=True)
+class JudgeParse:
+    """What was read from one judge reply; `score is None` exactly when `parse_error` is set."""
+
+    score: float | None
+    score_raw: str | None
+    """The score value as JSON text, as the judge wrote it ("7", "\\"7\\"", "true", "NaN")."""
+    reasoning: str | None
+    parse_error: str | None
+    """`no_json_object`, `no_score_in_json`, `score_not_numeric` or `score_not_finite`."""
+
+    def __post_init__(self) -> None:
+        if (self.score is None) != (self.parse_error is not None):
+            raise ValueError(f"JudgeParse needs a score or a parse_error, not both or neither: {self}")
+
+    @property
+    def parse_ok(self) -> bool:
+        return self.parse_error is None
+
+
+# --- finding JSON objects ---------------------------------------------------------------------
+
+# Pairs of ``` fences, with or without a language tag; the tag never contains a brace, so the
+# object search below can look at the whole content between the fences.
+_FENCED = re.compile(r"```(.*?)```", re.DOTALL)
+_JSON_ESCAPES = frozenset('"\\/bfnrtu')
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+_TRAILING_COMMA_END = re.compile(r"\s*[}\]]")
+
+
+def _brace_ends(text: str, start: int, stop: int) -> dict[int, int | None]:
+    """For each `{` outside JSON strings scanned from `start`: the index after its `}`, or None.
+
+    The scan ends when the `{` at `start` closes, or at `stop`; braces still open there never close.
+    A brace's answer depends only on the text after it, so one scan settles every brace it passes.
+    """
+    ends: dict[int, int | None] = {}
+    open_braces: list[int] = []
+    in_string = escaped = False
+    for index in range(start, stop):
+        char = text[index]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "{":
+            open_braces.append(index)
+        elif char == "}":
+            ends[open_braces.pop()] = index + 1
+            if not open_braces:
+                break
+    ends.update(dict.fromkeys(open_braces))
+    return ends
+
+
+def _object_spans(text: str, start: int = 0, stop: int | None = None) -> list[tuple[int, int]]:
+    """Balanced, non-overlapping `{...}` spans in `text[start:stop]`, left to right.
+
+    A `{` that never closes (prose, a LaTeX `\\left\\{`, a reply cut off mid-object) is skipped, so a
+    complete object after it is still found.
+    """
+    stop = len(text) if stop is None else stop
+    spans: list[tuple[int, int]] = []
+    known: dict[int, int | None] = {}
+    index = text.find("{", start, stop)
+    while index != -1:
+        if index not in known:
+            known.update(_brace_ends(text, index, stop))
+        end = known[index]
+        if end is None:
+            index = text.find("{", index + 1, stop)
+        else:
+            spans.append((index, end))
+            index = text.find("{", end, stop)
+    return spans
+
+
+def _is_json_escape(text: str, index: int) -> bool:
+    """Whether the backslash at `index`, inside a JSON string, starts an escape JSON should read.
+
+    Yes for `\\"`, `\\\\`, `\\/`, `\\n`, `\\uXXXX`, and `\\b \\f \\r \\t` when no letter follows. No for
+    anything else, which is then kept as a literal backslash, so LaTeX such as `\\(`, `\\frac`,
+    `\\times`, `\\beta`, `\\right` and `\\underline` reaches the reasoning as written. A tab before a
+    word ("\\tName") is therefore read as a backslash and "tName": rare in judge prose, unlike LaTeX.
+    """
+    nxt = text[index + 1 : index + 2]
+    if nxt == "u":
+        return _HEX4.match(text, index + 2) is not None
+    if nxt and nxt in "bfrt":
+        return not text[index + 2 : index + 3].isalpha()
+    return nxt != "" and nxt in _JSON_ESCAPES
+
+
+def _tolerant_json(text: str) -> str:
+    """The text with LaTeX backslashes in strings made literal and trailing commas dropped."""
+    out: list[str] = []
+    index, in_string = 0, False
+    while index < len(text):
+        char = text[index]
+        if in_string and char == "\\":
+            keep = _is_json_escape(text, index)
+            out.append(text[index : index + 2] if keep else "\\\\")
+            index += 2 if keep else 1
+            continue
+        if char == '"':
+            in_string = not in_string
+        elif not in_string and char == "," and _TRAILING_COMMA_END.match(text, index + 1):
+            char = ""  # a trailing comma: tolerated, the judge's intent is unambiguous
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+class _RawNumber(str):
+    """A JSON number kept as the text the judge wrote, so `score_raw` is exact ("7.0", "1e999")."""
+
+
+def _load_object(span: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(
+            _tolerant_json(span),
+            strict=False,  # literal newlines inside strings are common in judge reasoning
+            parse_int=_RawNumber,
+            parse_float=_RawNumber,
+            parse_constant=_RawNumber,
+        )
+    except (json.JSONDecodeError, RecursionError):  # RecursionError: absurdly deep nesting
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _objects_in(text: str) -> Iterator[dict[str, Any]]:
+    """Parseable top-level objects, last to first; inside a span that is not JSON, its inner spans."""
+    pending = _object_spans(text)  # a stack, not recursion: prose can nest braces arbitrarily deep
+    while pending:
+        start, end = pending.pop()
+        parsed = _load_object(text[start:end])
+        if parsed is not None:
+            yield parsed
+        else:
+            pending.extend(_object_spans(text, start + 1, end - 1))
+
+
+def candidate_objects(text: str) -> Iterator[dict[str, Any]]:
+    """JSON objects in the order SPEC §10 tries them: fenced blocks last to first, then the rest."""
+    fenced = [match[1] for match in _FENCED.finditer(text)]
+    for block in reversed(fenced):
+        yield from _objects_in(block)
+    yield from _objects_in(_FENCED.sub(" ", text))
+
+
+# --- reading the score --------------------------------------------------------------------------
+
+_NUMERIC_STRING = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+_NON_FINITE_STRING = re.compile(r"[-+]?(?:nan|inf|infinity)", re.IGNORECASE)
+
+
+def _plain(value: Any) -> Any:
+    """The value with raw numbers turned back into numbers, for writing as JSON text."""
+    if isinstance(value, _RawNumber):
+        return float(value) if value[-1:].isalpha() or "." in value or "e" in value.lower() else int(value)
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+def _json_text(value: Any) -> str:
+    return str(value) if isinstance(value, _RawNumber) else json.dumps(_plain(value), ensure_ascii=False)
+
+
+def _score_value(value: Any) -> tuple[float | None, str | None]:
+    """(score, None) or (None, failure code).
+
+    Numbers and numeric strings ("7", " 8.5 ") are scores; booleans, null, lists, objects and
+    other strings ("7/10", "high") are `score_not_numeric`; NaN, Infinity, "inf" and numbers
+    too large for a float (1e999) are `score_not_finite`.
+    """
+    if isinstance(value, _RawNumber):
+        text = str(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        if _NON_FINITE_STRING.fullmatch(text):
+            return None, "score_not_finite"
+        if not _NUMERIC_STRING.fullmatch(text):
+            return None, "score_not_numeric"
+    else:
+        return None, "score_not_numeric"
+    try:
+        number = float(text)
+    except OverflowError:
+        return None, "score_not_finite"
+    return (number, None) if math.isfinite(number) else (None, "score_not_finite")
+
+
+def _reasoning(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return None if value is None else str(value)  # str() also unwraps a numeric reasoning
+    return _json_text(value)
+
+
+def parse_judge_reply(text: str) -> JudgeParse:
+    """The score and reasoning from a judge's reply, or the reason there are none (SPEC §10).
+
+    Objects are tried in `candidate_objects` order and the first with a top-level `score` key wins,
+    even when that score is unusable: a later, better-looking object is never preferred to it.
+    A `score` nested deeper ({"result": {"score": 5}}) does not count. Tolerated beyond JSON:
+    LaTeX backslashes in strings, trailing commas, literal newlines in strings. Not tolerated:
+    single-quoted keys or strings, comments, unquoted keys.
+    """
+    found_object = False
+    for obj in candidate_objects(text or ""):
+        found_object = True
+        if "score" in obj:
+            score, error = _score_value(obj["score"])
+            reasoning = _reasoning(obj.get("reasoning"))
+            return JudgeParse(score=score, score_raw=_json_text(obj["score"]), reasoning=reasoning, parse_error=error)
+    error = "no_score_in_json" if found_object else "no_json_object"
+    return JudgeParse(score=None, score_raw=None, reasoning=None, parse_error=error)

@@ -1,0 +1,113 @@
+"""Run manifests: what a run was asked to do, under which versions, and how it ended (SPEC §13)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import secrets
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+from .atomic import write_json_atomic
+from .records import GenerateCondition, GradeCondition
+from .study import Study
+
+Outcome = Literal["running", "completed", "interrupted", "budget_stopped", "failed"]
+_PACKAGES = ("itemeval", "inspect-ai", "pyarrow", "pandas", "pydantic", "openai")
+# A command line can carry a key (`--api-key sk-...`, `KEY=...`); mask anything that looks like one.
+_SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|(?i:(?:api[_-]?key|token|secret)[=:])\S+)")
+
+
+def new_run_id(stage: str) -> str:
+    now = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return f"{now}-{stage}-{secrets.token_hex(3)}"
+
+
+def package_versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def redact(argv: list[str]) -> list[str]:
+    return [_SECRET.sub("***", arg) for arg in argv]
+
+
+def _generate_entry(condition: GenerateCondition) -> dict[str, Any]:
+    return {"id": condition.id, "slug": condition.slug, "model": condition.model, "payload": condition.payload,
+            "requested_params": condition.params}
+
+
+def _grade_entry(condition: GradeCondition) -> dict[str, Any]:
+    return {"id": condition.id, "slug": condition.slug, "kind": condition.kind, "payload": condition.payload}
+
+
+def _templates(study: Study) -> list[dict[str, Any]]:
+    templates = [*study.prompts.values(), *study.rubrics.values()]
+    return [{"kind": t.kind, "ref": t.ref, "hash": t.hash, "source": t.source, "path": t.path} for t in templates]
+
+
+@dataclass
+class Manifest:
+    """A run's manifest, written when the run starts and rewritten when it ends."""
+
+    path: Path
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def write(self) -> None:
+        write_json_atomic(self.path, self.data)
+
+    def finish(self, outcome: Outcome, **results: Any) -> None:
+        self.data.update(outcome=outcome, ended_at=_now(), **results)
+        self.write()
+
+
+def start_manifest(
+    study: Study,
+    *,
+    stage: str,
+    run_id: str,
+    generate: list[GenerateCondition],
+    grade: list[GradeCondition],
+    options: dict[str, Any],
+    estimate: dict[str, Any] | None = None,
+) -> Manifest:
+    data = {
+        "run_id": run_id,
+        "stage": stage,
+        "command": redact(list(sys.argv)),
+        "cwd": os.getcwd(),
+        "started_at": _now(),
+        "ended_at": None,
+        "outcome": "running",
+        "study": study.config.study,
+        "config_path": str(study.loaded.path),
+        "config_hash": study.loaded.text_hash,
+        "options": options,
+        "datasets": [vars(d) for d in study.datasets],
+        "templates": _templates(study),
+        "models": sorted({c.model for c in generate} | {c.grader_model for c in grade if c.grader_model}),
+        "seeds": sorted({c.params["seed"] for c in generate if "seed" in c.params}),
+        "replications": study.replications,
+        "versions": package_versions(),
+        "grid": {"generate": [_generate_entry(c) for c in study.generate],
+                 "grade": [_grade_entry(c) for c in study.grade]},
+        "selected": {"generate": [c.id for c in generate], "grade": [c.id for c in grade]},
+        "estimate": estimate,
+    }
+    manifest = Manifest(path=study.paths.manifests / f"{run_id}.json", data=data)
+    manifest.write()
+    return manifest

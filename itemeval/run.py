@@ -1,0 +1,229 @@
+"""One locked run of a stage: recover the journal, pin inputs, gate spend, run inspect, persist, record the manifest."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from . import dataset_locks
+from .errors import EXIT_BUDGET, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNTIME, StoreError
+from .hashing import canonical_json
+from .journal import JournalWriter, replay_journals
+from .lock import study_lock
+from .manifest import Manifest, new_run_id, start_manifest
+from .pricing import PriceTable, load_prices
+from .store import read_store, upsert
+from .study import Study
+
+
+@dataclass
+class ConditionRun:
+    """What one condition did in this run."""
+
+    condition_id: str
+    slug: str
+    planned: int = 0
+    rows: int = 0
+    errors: int = 0
+    cache_hits: int = 0
+    usd: float | None = 0.0
+    failure: str | None = None
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.rows += 1
+        self.errors += row.get("error") is not None
+        self.cache_hits += bool(row["cache_hit"])
+        if row["usd"] is None:
+            self.usd = None
+        elif self.usd is not None:
+            self.usd += row["usd"]
+
+
+@dataclass
+class StageResult:
+    """The outcome of a generate or grade run, rendered by the CLI as text or JSON."""
+
+    stage: str
+    study: str
+    outcome: str = "completed"
+    run_id: str | None = None
+    recovered: dict[str, int] = field(default_factory=dict)
+    conditions: list[ConditionRun] = field(default_factory=list)
+    estimate: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+    manifest: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if self.outcome == "interrupted":
+            return EXIT_INTERRUPTED
+        if self.outcome == "budget_stopped":
+            return EXIT_BUDGET
+        if self.outcome == "failed" or any(c.failure for c in self.conditions):
+            return EXIT_RUNTIME
+        return EXIT_OK
+
+
+RowSink = Callable[["RunContext", Any, Any, "str | None"], "tuple[str, dict[str, Any]]"]
+
+
+class RunContext:
+    """The state of one run that the stage's sample sink and the executor share."""
+
+    def __init__(self, study: Study, stage: str, result: Any, options: Any) -> None:
+        self.study = study
+        self.stage = stage
+        self.result = result
+        self.options = options
+        self.run_id = new_run_id(stage)
+        self.manifest: Manifest | None = None
+        self._prices: PriceTable | None = None
+
+    @property
+    def prices(self) -> PriceTable:
+        if self._prices is None:
+            override = self.study.config.budget.pricing_path
+            self._prices = load_prices(self.study.loaded.input_path(override) if override else None)
+        return self._prices
+
+    def cost(self, model: str, outcome: Any) -> float | None:
+        """USD of one finished call: 0 for a local cache hit or an error without usage, None if unpriced."""
+        if outcome.cache_hit:
+            return 0.0
+        price = self.prices.lookup(model)
+        if price is None:
+            return None
+        usage = outcome.usage
+        return price.cost(usage["input_tokens"] or 0, usage["output_tokens"] or 0,
+                          usage["cache_read_tokens"] or 0, usage["cache_write_tokens"] or 0)
+
+    @property
+    def log_dir(self) -> Path:
+        paths = self.study.paths
+        return paths.logs_generate if self.stage == "generate" else paths.logs_grade
+
+    def begin(self, generate: list[Any], grade: list[Any]) -> None:
+        """Write the manifest of a run that is about to spend or write something."""
+        self.manifest = start_manifest(
+            self.study, stage=self.stage, run_id=self.run_id, options=_jsonable_options(self.options),
+            generate=generate, grade=grade, estimate=self.result.estimate,
+        )
+        self.result.run_id, self.result.manifest = self.run_id, str(self.manifest.path)
+
+    def execute(self, specs: list[Any], *, sink: RowSink, gate: Any = None) -> None:
+        """Run the task specs in one inspect eval, journaling every finished sample as a store row."""
+        from . import inspect_tasks
+
+        relative_logs = self.log_dir.relative_to(self.study.paths.root)
+        tasks = self._build(specs, gate)
+        with JournalWriter(self.study.paths, self.run_id) as journal:
+
+            def on_sample(sample: Any, log_name: str | None) -> None:
+                outcome = inspect_tasks.read_sample(sample)
+                if outcome.skipped:
+                    return  # never started: the cap stopped it, so the cell stays missing
+                log_file = str(relative_logs / log_name) if log_name else None
+                store, row = sink(self, sample, outcome, log_file)
+                journal.append(store, row)
+
+            with inspect_tasks.sample_sink(on_sample):
+                logs = inspect_tasks.run_tasks(tasks, log_dir=self.log_dir, display=self.options.display,
+                                               max_tasks=max(1, min(len(tasks), 32)))
+        replay_journals(self.study.paths)
+        self._record_failures(logs or [])
+        if logs is None and tasks:
+            self.result.outcome = "interrupted"
+        elif gate is not None and getattr(gate, "stopped", False):
+            self.result.outcome = "budget_stopped"
+
+    def _build(self, specs: list[Any], gate: Any) -> list[Any]:
+        from . import inspect_tasks
+
+        tasks = []
+        summaries = {s.condition_id: s for s in self.result.conditions}
+        for spec in specs:
+            try:
+                tasks.append(inspect_tasks.build_task(spec, gate))
+            except inspect_tasks.TASK_BUILD_ERRORS as exc:  # one condition's model cannot be set up
+                summaries[spec.name].failure = f"{type(exc).__name__}: {exc}"
+        return tasks
+
+    def _record_failures(self, logs: list[Any]) -> None:
+        summaries = {s.condition_id: s for s in self.result.conditions}
+        for log in logs:
+            if log.status == "error" and log.eval.task in summaries:
+                message = log.error.message if log.error else "the task failed"
+                summaries[log.eval.task].failure = message.strip().splitlines()[-1][:500]
+
+    def finish(self) -> None:
+        if self.manifest is None:
+            return
+        counts = {
+            s.condition_id: {"planned": s.planned, "rows": s.rows, "errors": s.errors, "cache_hits": s.cache_hits,
+                             "usd": s.usd, "failure": s.failure}
+            for s in self.result.conditions
+        }
+        self.manifest.finish(self.result.outcome, per_condition=counts, spend_usd=_total(self.result.conditions),
+                             effective_params=self._effective_params())
+
+    def _effective_params(self) -> dict[str, Any]:
+        """Per condition, the distinct sampling configs inspect actually sent in this run."""
+        if self.stage != "generate":
+            return {}
+        ids = [s.condition_id for s in self.result.conditions if s.rows]
+        if not ids:
+            return {}
+        table = read_store(self.study.paths, "solutions", ["condition_id", "run_id", "effective_config"],
+                           where={"condition_id": ids}).to_pandas()
+        table = table[table["run_id"] == self.run_id].dropna(subset=["effective_config"])
+        return {cid: sorted(set(group["effective_config"])) for cid, group in table.groupby("condition_id")}
+
+
+def _total(conditions: list[Any]) -> float | None:
+    values = [c.usd for c in conditions]
+    return None if any(v is None for v in values) else float(sum(values))
+
+
+def _jsonable_options(options: Any) -> dict[str, Any]:
+    return {key: value for key, value in vars(options).items() if key not in ("interactive",)}
+
+
+@contextlib.contextmanager
+def open_run(study: Study, stage: str, result: Any, options: Any) -> Iterator[RunContext]:
+    """Hold the study lock for the whole run; recover what a killed run left, pin datasets, store items."""
+    run = RunContext(study, stage, result, options)
+    command = " ".join(["itemeval", *sys.argv[1:]]) if sys.argv else f"itemeval {stage}"
+    paths = study.paths
+    try:
+        paths.root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create the study dir {paths.root}: {exc.strerror}; check output_dir") from None
+    with study_lock(paths, command):
+        result.recovered = {k: v for k, v in replay_journals(paths).items() if v}
+        dataset_locks.pin(paths.dataset_locks, dataset_locks.read_locks(paths.dataset_locks),
+                          {d.key: (d.adapter, d.revision) for d in study.datasets})
+        _store_items(study)
+        try:
+            yield run
+        except KeyboardInterrupt:
+            result.outcome = "interrupted"
+        finally:
+            run.finish()
+
+
+def item_row(item: Any) -> dict[str, Any]:
+    return {"item_id": item.id, "dataset_id": item.dataset_id, "dataset_revision": item.dataset_revision,
+            "row_index": item.row, "input": item.input, "target": item.target,
+            "grading_scheme": item.grading_scheme, "metadata": canonical_json(item.metadata)}
+
+
+def _store_items(study: Study) -> None:
+    """Upsert the items when any is new or changed, so a re-run of a complete study writes nothing."""
+    stored = read_store(study.paths, "items", ["item_id", "dataset_revision", "input", "target"]).to_pandas()
+    known = set(zip(stored["item_id"], stored["dataset_revision"], stored["input"], stored["target"]))
+    changed = [item_row(i) for i in study.items if (i.id, i.dataset_revision, i.input, i.target) not in known]
+    if changed:
+        upsert(study.paths, "items", changed)

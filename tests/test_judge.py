@@ -1,0 +1,119 @@
+"""Judge format suffix and reply parsing, on a table of realistic replies with no model in the loop."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from itemeval.judge import FORMAT_SUFFIX, FORMAT_SUFFIX_VERSION, JudgeParse, parse_judge_reply, with_format_suffix
+
+FENCE = "```"
+
+
+def fenced(body: str, tag: str = "json") -> str:
+    return f"{FENCE}{tag}\n{body}\n{FENCE}"
+
+
+PROSE = "The solution sets up the equation correctly but slips in the final step, so it earns partial credit.\n\n"
+
+# (reply, score, score_raw, parse_error)
+REPLIES = [
+    (PROSE + fenced('{"score": 7, "reasoning": "Correct setup, arithmetic slip."}'), 7.0, "7", None),
+    (PROSE + fenced('{"score": 0.5, "reasoning": "half"}'), 0.5, "0.5", None),
+    (PROSE + fenced('{"score": -2, "reasoning": "penalty"}'), -2.0, "-2", None),
+    (PROSE + fenced('{"score": 7.0}', tag=""), 7.0, "7.0", None),
+    (PROSE + fenced('{"score": 3}') + "\n\nOn reflection:\n" + fenced('{"score": 4}'), 4.0, "4", None),
+    (fenced('{"score": 3}') + "\nThe rubric's fields:\n" + fenced('{"points": 10, "criteria": 3}'), 3.0, "3", None),
+    (fenced('{"score": 3}') + "\nExample code:\n" + fenced("def f(x):\n    return {x: 1}", tag="python"), 3.0, "3", None),
+    (PROSE + 'Final verdict: {"score": 6, "reasoning": "mostly right"}', 6.0, "6", None),
+    ('Draft: {"score": 2}\nRevised: {"score": 5}', 5.0, "5", None),
+    (fenced('{"score": 9}') + '\nIgnore this: {"score": 1}', 9.0, "9", None),  # fenced beats raw
+    (f"{FENCE}json {{\"score\": 8}}{FENCE}", 8.0, "8", None),  # one-line fence
+    (fenced('{"score": 5, "reasoning": "The set {x | x > 0} and {\\"a\\": {\\"b\\": 1}} are fine."}'), 5.0, "5", None),
+    (fenced('{"score": 5, "reasoning": "It shows \\frac{1}{2} = 0.5 via \\(x^2\\) and \\times."}'), 5.0, "5", None),
+    (fenced('{\n  "score": 4,\n  "reasoning": "Line one.\nLine two."\n}'), 4.0, "4", None),  # literal newline
+    (fenced('{"score": 8, "reasoning": "ok",}'), 8.0, "8", None),  # trailing comma tolerated
+    (fenced('{"score": "7", "reasoning": "quoted"}'), 7.0, '"7"', None),
+    (fenced('{"score": " 8.5 "}'), 8.5, '" 8.5 "', None),
+    ('The set {1, 2 is incomplete.\n{"score": 3, "reasoning": "ok"}', 3.0, "3", None),  # unclosed prose brace
+    (fenced('{"score": 6}') + "\nRevised:\n" + FENCE + 'json\n{"score": 9, "reasoning": "cut o', 6.0, "6", None),
+    (PROSE + fenced('{"reasoning": "forgot the score"}'), None, None, "no_score_in_json"),
+    (fenced('{"result": {"score": 5}}'), None, None, "no_score_in_json"),  # only a top-level score counts
+    (fenced('{"Score": 5}'), None, None, "no_score_in_json"),
+    (fenced('{"score": true, "reasoning": "yes"}'), None, "true", "score_not_numeric"),
+    (fenced('{"score": false}'), None, "false", "score_not_numeric"),
+    (fenced('{"score": null}'), None, "null", "score_not_numeric"),
+    (fenced('{"score": [7, 8]}'), None, "[7, 8]", "score_not_numeric"),
+    (fenced('{"score": "seven"}'), None, '"seven"', "score_not_numeric"),
+    (fenced('{"score": "7/10"}'), None, '"7/10"', "score_not_numeric"),
+    (fenced('{"score": null}') + '\nOutside the fence: {"score": 5}', None, "null", "score_not_numeric"),  # first wins
+    (fenced('{"score": NaN}'), None, "NaN", "score_not_finite"),
+    (fenced('{"score": Infinity}'), None, "Infinity", "score_not_finite"),
+    (fenced('{"score": -Infinity}'), None, "-Infinity", "score_not_finite"),
+    (fenced('{"score": 1e999}'), None, "1e999", "score_not_finite"),
+    (fenced('{"score": "inf"}'), None, '"inf"', "score_not_finite"),
+    ("", None, None, "no_json_object"),
+    ("The answer is correct. Score: 10/10.", None, None, "no_json_object"),
+    (fenced("{'score': 5, 'reasoning': 'single quotes'}"), None, None, "no_json_object"),
+    (fenced('{score: 5}'), None, None, "no_json_object"),
+    (PROSE + FENCE + 'json\n{"score": 9, "reasoning": "the reply was cut o', None, None, "no_json_object"),
+    (fenced("SELECT * FROM grades WHERE x IN {1, 2};", tag="sql"), None, None, "no_json_object"),
+    ("By \\frac{1}{2} and \\boxed{3} the answer holds.", None, None, "no_json_object"),
+]
+
+
+@pytest.mark.parametrize(("reply", "score", "score_raw", "parse_error"), REPLIES)
+def test_parse_judge_reply(reply, score, score_raw, parse_error):
+    parsed = parse_judge_reply(reply)
+    assert (parsed.score, parsed.score_raw, parsed.parse_error) == (score, score_raw, parse_error), parsed
+    assert (parsed.score is None) == (parsed.parse_error is not None)
+    assert parsed.parse_ok == (parse_error is None)
+
+
+def test_reasoning_keeps_latex_and_nested_braces_as_written():
+    reply = fenced('{"score": 1, "reasoning": "Uses \\frac{1}{2}, \\(x\\), \\beta and {a: {b}}; \\"quoted\\"."}')
+    assert parse_judge_reply(reply).reasoning == 'Uses \\frac{1}{2}, \\(x\\), \\beta and {a: {b}}; "quoted".'
+
+
+def test_reasoning_keeps_json_escapes():
+    reply = fenced('{"score": 1, "reasoning": "caf\\u00e9\\nnext line\\\\"}')
+    assert parse_judge_reply(reply).reasoning == "café\nnext line\\"
+
+
+def test_tab_before_a_non_letter_stays_a_tab_and_a_bad_unicode_escape_stays_literal():
+    reply = fenced('{"score": 1, "reasoning": "a\\t1 \\u12 \\underline"}')
+    assert parse_judge_reply(reply).reasoning == "a\t1 \\u12 \\underline"
+
+
+def test_reasoning_is_kept_when_the_score_is_unusable():
+    parsed = parse_judge_reply(fenced('{"score": "high", "reasoning": "very good"}'))
+    assert (parsed.reasoning, parsed.parse_error) == ("very good", "score_not_numeric")
+
+
+def test_non_string_reasoning_is_stored_as_json_text():
+    parsed = parse_judge_reply(fenced('{"score": 2, "reasoning": ["clear", 3]}'))
+    assert parsed.reasoning == '["clear", 3]'
+
+
+def test_judge_parse_requires_exactly_one_of_score_and_error():
+    with pytest.raises(ValueError):
+        JudgeParse(score=None, score_raw=None, reasoning=None, parse_error=None)
+
+
+def test_the_suffix_example_parses_once_filled_in():
+    example = re.search(r"```json\n(.*?)\n```", FORMAT_SUFFIX, re.DOTALL)
+    assert example is not None
+    filled = example[1].replace("<number>", "4")
+    assert json.loads(filled)["score"] == 4
+    assert parse_judge_reply(f"My assessment.\n\n{FENCE}json\n{filled}\n{FENCE}").score == 4.0
+
+
+def test_the_suffix_has_no_template_placeholders():
+    assert FORMAT_SUFFIX_VERSION == "1"
+    assert re.search(r"\{[A-Za-z_]\w*\}", FORMAT_SUFFIX) is None
+
+
+def test_with_format_suffix_appends_after_one_blank_line():
+    assert with_format_suffix("Grade this.\n\n\n") == "Grade this.\n\n" + FORMAT_SUFFIX
