@@ -1,0 +1,203 @@
+"""The durable journal: each finished sample's row, on disk within a second, until it is replayed into the stores.
+
+A journal file is `journal/<run_id>-<pid>-<random>.jsonl`, one `{"store": ..., "row": {...}}` per
+line. A writer killed mid-line leaves a torn last line, which replay ignores; every earlier line
+is whole. Replay is a keyed upsert, so replaying the same lines twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import threading
+from collections.abc import Iterator
+from datetime import date, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from .errors import StoreError
+from .paths import StudyPaths
+from .schemas import STORES
+from .store import fsync_path, upsert
+
+SYNC_INTERVAL_S = 0.25
+"""How often the background thread flushes and fsyncs: a record is durable within about this long."""
+
+REPLAY_CHUNK_ROWS = 2000
+"""Rows upserted at a time during replay, so memory stays bounded however long the journal is."""
+
+_STORE_PREFIX = re.compile(rb'^\{"store":"([a-z]+)",')
+_OPEN: set[Path] = set()  # files of live writers in this process, which replay must not take
+_OPEN_LOCK = threading.Lock()
+
+
+class JournalWriter:
+    """Appends rows to a fresh journal file; a background thread makes them durable every SYNC_INTERVAL_S."""
+
+    def __init__(self, paths: StudyPaths, run_id: str, *, interval_s: float = SYNC_INTERVAL_S) -> None:
+        paths.journal.mkdir(parents=True, exist_ok=True)
+        self.path = paths.journal / f"{run_id}-{os.getpid()}-{secrets.token_hex(3)}.jsonl"
+        self._file = open(self.path, "x", encoding="utf-8")
+        fsync_path(paths.journal)
+        with _OPEN_LOCK:
+            _OPEN.add(self.path)
+        self._lock = threading.Lock()
+        self._dirty = False
+        self._closed = False
+        self._error: OSError | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sync_loop, args=(interval_s,), name="itemeval-journal", daemon=True)
+        self._thread.start()
+
+    def append(self, store: str, row: dict[str, Any]) -> None:
+        """Queue one row for `store`; it costs a JSON encoding and a buffered write, never an fsync."""
+        line = _encode(store, row)
+        with self._lock:
+            if self._closed:
+                raise StoreError(f"journal {self.path} is closed")
+            if self._error is not None:
+                raise StoreError(f"journal {self.path} cannot be written: {self._error}") from self._error
+            self._file.write(line)
+            self._dirty = True
+
+    def close(self) -> None:
+        """Make everything appended durable and close the file (it stays until replayed)."""
+        if self._closed:
+            return
+        self._stop.set()
+        self._thread.join()
+        with self._lock:
+            self._closed = True
+        try:
+            self._sync()
+        except OSError as exc:
+            self._error = self._error or exc
+        finally:
+            self._file.close()
+            with _OPEN_LOCK:
+                _OPEN.discard(self.path)
+        if self._error is not None:
+            raise StoreError(f"journal {self.path} cannot be written: {self._error}") from self._error
+
+    def __enter__(self) -> JournalWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def _sync_loop(self, interval_s: float) -> None:
+        while not self._stop.wait(interval_s):
+            try:
+                self._sync()
+            except OSError as exc:  # disk full, I/O error: surfaced by the next append or close
+                self._error = exc
+                return
+
+    def _sync(self) -> None:
+        with self._lock:
+            if not self._dirty:
+                return
+            self._file.flush()
+            self._dirty = False
+        # fsync outside the lock so appends from the event loop never wait for the disk
+        os.fsync(self._file.fileno())
+
+
+def replay_journals(paths: StudyPaths, *, chunk_rows: int = REPLAY_CHUNK_ROWS) -> dict[str, int]:
+    """Upsert every complete journal record into its store, oldest file first, then delete the files.
+
+    Returns the records replayed per store. The caller holds the study lock. A crash anywhere in
+    here is harmless: files are deleted only after all their records are in the stores.
+    """
+    counts: dict[str, int] = {}
+    for path in _journal_files(paths):
+        for store, rows in _chunks(path, chunk_rows):
+            upsert(paths, store, rows)
+            counts[store] = counts.get(store, 0) + len(rows)
+        path.unlink()
+        fsync_path(paths.journal)
+    return counts
+
+
+def pending_journal_rows(paths: StudyPaths) -> dict[str, int]:
+    """Complete records per store waiting in journals; read-only, safe while another command writes them."""
+    counts: dict[str, int] = {}
+    for path in _journal_files(paths, include_open=True):
+        with open(path, "rb") as handle:
+            for raw in handle:
+                match = _STORE_PREFIX.match(raw)
+                if match and raw.endswith(b"\n"):
+                    store = match.group(1).decode()
+                    counts[store] = counts.get(store, 0) + 1
+    return counts
+
+
+def _encode(store: str, row: dict[str, Any]) -> str:
+    if store not in STORES:
+        raise StoreError(f"unknown store {store!r}; known: {', '.join(STORES)}")
+    unknown = sorted(set(row) - set(STORES[store][0].names))
+    if unknown:
+        raise StoreError(f"unknown column(s) {', '.join(unknown)} for the {store} store")
+    # compact separators keep `{"store":"<name>",` a fixed prefix that pending_journal_rows can match
+    record = json.dumps({"store": store, "row": row}, separators=(",", ":"), ensure_ascii=False, default=_json_value)
+    return record + "\n"
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if hasattr(value, "item"):  # numpy scalars from pandas-built rows
+        return value.item()
+    raise TypeError(f"cannot journal a value of type {type(value).__name__}: {value!r}")
+
+
+def _journal_files(paths: StudyPaths, *, include_open: bool = False) -> list[Path]:
+    if not paths.journal.is_dir():
+        return []
+    with _OPEN_LOCK:
+        live = set() if include_open else set(_OPEN)
+    files = [path for path in paths.journal.glob("*.jsonl") if path not in live]
+    return sorted(files, key=lambda path: (path.stat().st_mtime_ns, path.name))
+
+
+def _chunks(path: Path, size: int) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """(store, rows) batches in file order; together at most `size` rows are held at once."""
+    pending: dict[str, list[dict[str, Any]]] = {}
+    held = 0
+    for store, row in _records(path):
+        pending.setdefault(store, []).append(row)
+        held += 1
+        if held >= size:
+            yield from pending.items()
+            pending, held = {}, 0
+    yield from pending.items()
+
+
+def _records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The file's records; an unreadable last line is a torn write and skipped, an earlier one is an error."""
+    with open(path, "rb") as handle:
+        previous: tuple[int, bytes] | None = None
+        for number, raw in enumerate(handle, start=1):
+            if previous is not None:
+                yield _decode(path, *previous, strict=True)
+            previous = (number, raw)
+        if previous is not None and previous[1].endswith(b"\n"):
+            record = _decode(path, *previous, strict=False)
+            if record is not None:
+                yield record
+
+
+def _decode(path: Path, number: int, raw: bytes, *, strict: bool) -> tuple[str, dict[str, Any]] | None:
+    try:
+        record = json.loads(raw)
+        store, row = record["store"], record["row"]
+        if store in STORES and isinstance(row, dict):
+            return store, row
+    except (ValueError, KeyError, TypeError):
+        pass
+    if not strict:
+        return None
+    raise StoreError(f"journal {path} line {number} is corrupt; move the file aside to skip its records")
