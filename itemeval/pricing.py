@@ -1,0 +1,142 @@
+"""The price table: packaged USD-per-million-token prices, merged with a study's override file (SPEC §12).
+
+Lookup is by exact inspect model id after `normalise_model_id` (surrounding whitespace dropped,
+lower-cased). Nothing else is folded together, on purpose:
+- `openai-api/<service>/<model>` is never mapped to `openai/<model>`: another host sets its own prices.
+- Dated snapshots are not mapped to their alias (`openai/gpt-4o-2024-05-13` costs twice `openai/gpt-4o`),
+  so the table lists the dated ids it prices.
+An unpriced model gives `None`, never a price of 0.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from itemeval.errors import ConfigError
+
+PER_TOKENS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million tokens for one model."""
+
+    input: float
+    output: float
+    cache_read: float | None = None
+    """Rate for tokens read from the provider's prompt cache; the input rate when unknown."""
+    cache_write: float | None = None
+    """Rate for tokens written to the provider's prompt cache; the input rate when unknown."""
+    demo: bool = False
+    """A made-up price for a built-in offline model, so the demo shows real arithmetic."""
+
+    def cost(
+        self, input_tokens: int, output_tokens: int, cache_read_tokens: int = 0, cache_write_tokens: int = 0
+    ) -> float:
+        """USD for one call. Inspect's `input_tokens` already excludes cached tokens, so nothing is counted twice."""
+        cache_read = self.input if self.cache_read is None else self.cache_read
+        cache_write = self.input if self.cache_write is None else self.cache_write
+        total = (
+            input_tokens * self.input
+            + output_tokens * self.output
+            + cache_read_tokens * cache_read
+            + cache_write_tokens * cache_write
+        )
+        return total / PER_TOKENS
+
+
+def normalise_model_id(model_id: str) -> str:
+    """The form table keys are stored and looked up in."""
+    return model_id.strip().lower()
+
+
+@dataclass(frozen=True)
+class PriceTable:
+    """Prices by normalised model id, with where they came from."""
+
+    prices: Mapping[str, Price] = field(default_factory=lambda: MappingProxyType({}))
+    date: str | None = None
+    source: str | None = None
+
+    def lookup(self, model_id: str) -> Price | None:
+        """The price of `model_id`, or None when the table does not know it."""
+        return self.prices.get(normalise_model_id(model_id))
+
+    def __contains__(self, model_id: object) -> bool:
+        return isinstance(model_id, str) and self.lookup(model_id) is not None
+
+
+class _PriceEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    input: float = Field(ge=0, allow_inf_nan=False)
+    output: float = Field(ge=0, allow_inf_nan=False)
+    cache_read: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    cache_write: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    demo: bool = False
+    note: str | None = None
+
+
+class _PriceFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    models: dict[str, _PriceEntry]
+    date: str | None = None
+    source: str | None = None
+
+
+def _parse(text: str, origin: str) -> _PriceFile:
+    try:
+        return _PriceFile.model_validate(json.loads(text))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"Pricing file {origin} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})."
+        ) from exc
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise ConfigError(
+            f"Pricing file {origin}: {where}: {first['msg']}. Expected "
+            '{"models": {"<provider>/<model>": {"input": <USD/1M>, "output": <USD/1M>, "cache_read": ..., "cache_write": ...}}}.'
+        ) from exc
+
+
+def _prices(parsed: _PriceFile) -> dict[str, Price]:
+    return {
+        normalise_model_id(model_id): Price(
+            input=e.input, output=e.output, cache_read=e.cache_read, cache_write=e.cache_write, demo=e.demo
+        )
+        for model_id, e in parsed.models.items()
+    }
+
+
+def packaged_prices() -> PriceTable:
+    """The table shipped in `itemeval/_builtin/pricing.json`."""
+    text = resources.files("itemeval").joinpath("_builtin/pricing.json").read_text(encoding="utf-8")
+    parsed = _parse(text, "itemeval/_builtin/pricing.json")
+    return PriceTable(prices=MappingProxyType(_prices(parsed)), date=parsed.date, source=parsed.source)
+
+
+def load_prices(override_path: Path | None = None) -> PriceTable:
+    """The packaged table with `override_path`'s entries replacing or adding models."""
+    table = packaged_prices()
+    if override_path is None:
+        return table
+    try:
+        text = Path(override_path).read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise ConfigError(f"Pricing file {override_path} does not exist (budget.pricing_path).") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Pricing file {override_path} cannot be read: {exc}.") from exc
+    parsed = _parse(text, str(override_path))
+    merged = {**table.prices, **_prices(parsed)}
+    dated = f" (dated {parsed.date})" if parsed.date else ""
+    source = f"{table.source} Overridden by {override_path}{dated}."
+    return PriceTable(prices=MappingProxyType(merged), date=table.date, source=source)

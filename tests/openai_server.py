@@ -1,0 +1,264 @@
+"""A local OpenAI-compatible chat-completions server for tests of the real SDK path.
+
+Usage::
+
+    with OpenAIServer(delay=0.05) as srv:
+        client = openai.OpenAI(base_url=srv.base_url, api_key="test", max_retries=0)
+        ...
+        assert srv.count("What is 2 + 2?") == 1
+
+What a request gets is decided by its last user message, unless the server-level `script` still
+has entries (the n-th request takes the n-th entry):
+- `FAIL500` — always HTTP 500 "injected server error";
+- `RATE429` — HTTP 429 the first time a prompt is seen, a normal reply afterwards;
+- `HANG` — no reply for `hang_seconds` (ends at once when the server stops);
+- `BAD400` — HTTP 400 "injected bad request";
+- otherwise (or `OK` in a script) a normal reply: `ANSWER: <n>` for an arithmetic problem, else
+  `reply_text`, after `delay` seconds, truncated with finish_reason "length" past `max_tokens`.
+Every chat request body is kept in `requests`; `max_in_flight` is the peak of concurrent requests.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from itemeval.offline import find_problem, fmt
+
+TRIGGERS = ("FAIL500", "RATE429", "HANG", "BAD400")
+CHAT_PATH = "/v1/chat/completions"
+
+
+def _text(content: Any) -> str:
+    """Message content as text, whether a string or a list of content parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return ""
+
+
+def _tokens(text: str) -> int:
+    return max(1, math.ceil(len(text) / 4))
+
+
+def _error(status: int, message: str, kind: str) -> tuple[int, dict[str, Any]]:
+    return status, {"error": {"message": message, "type": kind, "param": None, "code": None}}
+
+
+class OpenAIServer:
+    """A stdlib HTTP server on 127.0.0.1 with a random free port; use it as a context manager."""
+
+    def __init__(
+        self,
+        *,
+        delay: float = 0.0,
+        script: Sequence[str] = (),
+        reply_text: str = "Hello from the local test server.",
+        hang_seconds: float = 30.0,
+        cached_tokens: int = 0,
+        reasoning_tokens: int = 0,
+    ) -> None:
+        self.delay = delay
+        self.reply_text = reply_text
+        self.hang_seconds = hang_seconds
+        self.cached_tokens = cached_tokens
+        self.reasoning_tokens = reasoning_tokens
+        self._script = list(script)
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._requests: list[dict[str, Any]] = []
+        self._statuses: list[int] = []
+        self._rate_limited: set[str] = set()
+        self._in_flight = 0
+        self.max_in_flight = 0
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> OpenAIServer:
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        # Handler threads are joined on close, so a test never leaks a thread past the server.
+        httpd.daemon_threads = False
+        httpd.block_on_close = True
+        httpd.owner = self  # type: ignore[attr-defined]
+        self._httpd = httpd
+        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is None:
+            return
+        self._stopping.set()  # wakes HANG and delayed handlers
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = None
+
+    def __enter__(self) -> OpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- what tests read ---------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        assert self._httpd is not None, "server not started"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def env(self, service: str = "local") -> dict[str, str]:
+        """Environment for inspect's `openai-api/<service>/<model>` provider."""
+        return {f"{service.upper()}_BASE_URL": self.base_url, f"{service.upper()}_API_KEY": "test-key"}
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def statuses(self) -> list[int]:
+        with self._lock:
+            return list(self._statuses)
+
+    def count(self, substr: str) -> int:
+        """How many chat requests had `substr` in the text of any of their messages."""
+        return sum(
+            any(substr in _text(m.get("content")) for m in body.get("messages", [])) for body in self.requests
+        )
+
+    # --- request handling (called from handler threads) --------------------------------------
+
+    def _enter(self, body: dict[str, Any]) -> str:
+        """Records the request and returns the trigger that decides its reply."""
+        with self._lock:
+            self._requests.append(body)
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            if self._script:
+                return self._script.pop(0)
+        prompt = self._last_user(body)
+        return next((t for t in TRIGGERS if t in prompt), "OK")
+
+    def _record(self, status: int) -> None:
+        # Recorded before the reply is written, so a client that has its answer always sees it here.
+        with self._lock:
+            self._statuses.append(status)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    @staticmethod
+    def _last_user(body: dict[str, Any]) -> str:
+        users = [_text(m.get("content")) for m in body.get("messages", []) if m.get("role") == "user"]
+        return users[-1] if users else ""
+
+    def respond(self, body: dict[str, Any], trigger: str) -> tuple[int, dict[str, Any]] | None:
+        """The status and JSON payload for a request, or None to drop the connection."""
+        if trigger == "FAIL500":
+            return _error(500, "injected server error", "server_error")
+        if trigger == "BAD400":
+            return _error(400, "injected bad request", "invalid_request_error")
+        if trigger == "HANG":
+            self._stopping.wait(self.hang_seconds)
+            return None
+        if trigger == "RATE429":
+            prompt = self._last_user(body)
+            with self._lock:
+                first_time = prompt not in self._rate_limited
+                self._rate_limited.add(prompt)
+            if first_time:
+                return _error(429, "injected rate limit", "rate_limit_error")
+        if self.delay and self._stopping.wait(self.delay):
+            return None
+        return 200, self._completion(body)
+
+    def _completion(self, body: dict[str, Any]) -> dict[str, Any]:
+        prompt = self._last_user(body)
+        problem = find_problem(prompt)
+        content = f"Computing it directly.\nANSWER: {fmt(problem.answer)}" if problem else self.reply_text
+        finish = "stop"
+        limit = body.get("max_completion_tokens") or body.get("max_tokens")
+        if limit and _tokens(content) > limit:
+            content, finish = content[: limit * 4], "length"
+        prompt_tokens = sum(_tokens(_text(m.get("content"))) for m in body.get("messages", []))
+        completion_tokens = _tokens(content) + self.reasoning_tokens
+        return {
+            "id": f"chatcmpl-local-{len(self._requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "unknown"),
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish, "logprobs": None}
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+                "prompt_tokens_details": {"cached_tokens": min(self.cached_tokens, prompt_tokens)},
+                "completion_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
+            },
+        }
+
+
+class _Handler(BaseHTTPRequestHandler):
+    # HTTP/1.0 closes every connection after its response, so no idle keep-alive thread outlives a test.
+    protocol_version = "HTTP/1.0"
+    timeout = 10  # a client that connects but never sends cannot block shutdown for long
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # keep test output clean
+
+    def do_GET(self) -> None:
+        self._send(*_error(404, f"no route {self.path}", "not_found"))
+
+    def do_POST(self) -> None:
+        if self.path.rstrip("/") != CHAT_PATH:
+            self._send(*_error(404, f"no route {self.path}", "not_found"))
+            return
+        length = int(self.headers.get("Content-Length", 0))
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError:
+            self._send(*_error(400, "request body is not JSON", "invalid_request_error"))
+            return
+        owner: OpenAIServer = self.server.owner  # type: ignore[attr-defined]
+        try:
+            reply = owner.respond(body, owner._enter(body))
+            owner._record(0 if reply is None else reply[0])  # 0: dropped without a reply
+            if reply is not None:
+                self._send(*reply)
+        finally:
+            owner._leave()
+
+    def _send(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            if status == 429:
+                self.send_header("Retry-After", "0")
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (e.g. its timeout fired); nothing left to tell it
+
+
+@pytest.fixture
+def openai_server() -> Iterator[OpenAIServer]:
+    """A started server, stopped after the test."""
+    with OpenAIServer() as srv:
+        yield srv
