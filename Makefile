@@ -18,7 +18,7 @@ demo: $(STAMP)
 	$(BIN)/itemeval status configs/demo.yaml
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 tests
+	$(BIN)/python -m pytest -n 2 -q tests
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -112,6 +112,16 @@ def _stage_options(display: str | None, **values: Any) -> dict[str, Any]:
     return {**values, "display": chosen, "interactive": sys.stdin.isatty() and sys.stderr.isatty()}
 
 
+def _asker(interactive: bool):  # noqa: ANN202 - a question -> bool function, or None
+    if not interactive:
+        return None
+
+    def ask(question: str) -> bool:
+        return typer.confirm(question, default=False, err=True)
+
+    return ask
+
+
 def _finish(result: Any, json_out: bool) -> int:
     from .report import render_stage, stage_dict
 
@@ -120,6 +130,36 @@ def _finish(result: Any, json_out: bool) -> int:
     else:
         render_stage(result, _stderr())
     return result.exit_code
+
+
+@app.command()
+def estimate(
+    config: ConfigArg,
+    base_dir: BaseDir = None,
+    condition: Conditions = None,
+    grader: Annotated[Optional[list[str]], typer.Option("--grader", help="Only these judges (repeatable).")] = None,
+    rubric: Annotated[Optional[list[str]], typer.Option("--rubric", help="Only these rubrics (repeatable).")] = None,
+    limit: Limit = None,
+    force: Force = False,
+    stage: Annotated[str, typer.Option("--stage", help="all, generate or grade.")] = "all",
+    json_out: Json = False,
+) -> None:
+    """Project calls, tokens and USD (ceiling and expected) of what generate and grade would run; no model calls.
+
+    Example: itemeval estimate configs/demo.yaml --stage generate --json
+    """
+    from .estimate import EstimateOptions, run_estimate
+    from .report import estimate_dict, render_estimate
+
+    if stage not in ("all", "generate", "grade"):
+        raise typer.BadParameter(f"unknown stage {stage!r}: use all, generate or grade", param_hint="--stage")
+    options = EstimateOptions(conditions=tuple(condition or ()), limit=limit, force=force,
+                              graders=tuple(grader or ()), rubrics=tuple(rubric or ()), stage=stage)
+    result = run_estimate(config, base_dir, options)
+    if json_out:
+        _print_json(estimate_dict(result))
+    else:
+        render_estimate(result, _stdout())
 
 
 @app.command()
@@ -143,7 +183,7 @@ def generate(
 
     options = GenerateOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit,
                                                force=force, yes=yes, max_usd=max_usd))
-    return _finish(run_generate(config, base_dir, options), json_out)
+    return _finish(run_generate(config, base_dir, options, ask=_asker(options.interactive)), json_out)
 
 
 @app.command()
@@ -172,7 +212,26 @@ def grade(
     options = GradeOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit, force=force,
                                             yes=yes, max_usd=max_usd, graders=tuple(grader or ()),
                                             rubrics=tuple(rubric or ())))
-    return _finish(run_grade(config, base_dir, options), json_out)
+    return _finish(run_grade(config, base_dir, options, ask=_asker(options.interactive)), json_out)
+
+
+@app.command()
+def export(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) -> None:
+    """Write export/grades_long.parquet and .csv: one row per grade joined to its solution and item.
+
+    Never aggregated: every grading event, with facet values, ready for IRT or mixed models.
+    Example: itemeval export configs/demo.yaml && python -c "import pandas; print(pandas.read_csv('studies/demo/export/grades_long.csv').groupby('model').score.mean())"
+    """
+    from .export import run_export
+
+    result = run_export(config, base_dir)
+    data = {"rows": result.rows, "parquet": str(result.parquet), "csv": str(result.csv),
+            "recovered_rows": result.recovered}
+    if json_out:
+        _print_json(data)
+    else:
+        _stderr().print(f"exported {result.rows} grades to {result.parquet} and {result.csv}", highlight=False,
+                        soft_wrap=True)
 
 
 def main(argv: list[str] | None = None) -> int:

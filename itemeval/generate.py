@@ -14,7 +14,7 @@ from . import plan
 from .grid import select
 from .hashing import canonical_json, text_hash
 from .prompts import render
-from .records import SAMPLING_PARAMS, GenerateCondition, Item
+from .records import SAMPLING_PARAMS, Cell, GenerateCondition, Item, TaskSpec
 from .run import ConditionRun, RunContext, StageResult, open_run
 from .status import solution_state
 from .study import Study, load_study
@@ -90,7 +90,7 @@ def solution_row(
 
 
 def run_generate(config_path: str | Path, base_dir: str | Path | None, options: GenerateOptions,
-                 *, confirm: Callable[[str], bool] | None = None) -> StageResult:
+                 *, ask: Callable[[str], bool] | None = None) -> StageResult:
     """Run every missing cell of the selected generate conditions; safe to interrupt and re-run."""
     study = load_study(config_path, base_dir)  # everything is validated before anything is written
     conditions = select(study.generate, list(options.conditions))
@@ -101,8 +101,12 @@ def run_generate(config_path: str | Path, base_dir: str | Path | None, options: 
         result.conditions = _summaries(conditions, cells)
         if cells.empty:
             return result
+        from .estimate import lines_for_specs
+
+        specs = task_specs(study, conditions, cells)
+        run.approve(lines_for_specs("generate", specs, {c.id: c.slug for c in conditions}, study, run.prices), ask)
         run.begin(conditions, [])
-        run.execute(_task_specs(study, conditions, cells), sink=_sink(study, conditions, result))
+        run.execute(specs, sink=_sink(study, conditions, result))
     return result
 
 
@@ -111,9 +115,7 @@ def _summaries(conditions: list[GenerateCondition], cells: pd.DataFrame) -> list
     return [ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in conditions]
 
 
-def _task_specs(study: Study, conditions: list[GenerateCondition], cells: pd.DataFrame) -> list[Any]:
-    from .inspect_tasks import Cell, TaskSpec
-
+def task_specs(study: Study, conditions: list[GenerateCondition], cells: pd.DataFrame) -> list[Any]:
     items = {item.id: item for item in study.items}
     solvers = study.config.solvers
     runtime = {"max_retries": solvers.max_retries, "timeout": solvers.timeout,

@@ -14,7 +14,7 @@ from .errors import ConfigError
 from .grid import select
 from .judge import parse_judge_reply, with_format_suffix
 from .prompts import render
-from .records import GradeCondition, Item
+from .records import Cell, GradeCondition, Item, TaskSpec
 from .run import ConditionRun, RunContext, StageResult, open_run
 from .scorers import score_solution
 from .status import grade_state, solution_state
@@ -163,9 +163,7 @@ def judge_row(condition: GradeCondition, meta: dict[str, Any], outcome: Any, *, 
     return row
 
 
-def _judge_specs(study: Study, todo: pd.DataFrame, conditions: list[GradeCondition]) -> list[Any]:
-    from .inspect_tasks import Cell, TaskSpec
-
+def judge_specs(study: Study, todo: pd.DataFrame, conditions: list[GradeCondition]) -> list[Any]:
     items = {item.id: item for item in study.items}
     specs = []
     for condition in conditions:
@@ -215,7 +213,22 @@ def _judge_sink(conditions: list[GradeCondition], summaries: dict[str, Condition
 # ---- execute ------------------------------------------------------------------------------------------------------
 
 
-def run_grade(config_path: str | Path, base_dir: str | Path | None, options: GradeOptions) -> StageResult:
+def estimate_lines(study: Study, todo: pd.DataFrame, grade: list[GradeCondition], specs: list[TaskSpec],
+                   prices: Any) -> list[Any]:
+    """The estimate of exactly this plan: judges by their rendered prompts, scorers at no cost."""
+    from .cost import EstimateLine
+    from .estimate import lines_for_specs
+
+    lines = lines_for_specs("grade", specs, {c.id: c.slug for c in grade}, study, prices)
+    for condition in (c for c in grade if c.kind == "verifiable"):
+        calls = int((todo["grade_condition_id"] == condition.id).sum())
+        lines.append(EstimateLine(stage="grade", condition_id=condition.id, slug=condition.slug,
+                                  model=f"scorer:{condition.scorer}", calls=calls, basis="free"))
+    return lines
+
+
+def run_grade(config_path: str | Path, base_dir: str | Path | None, options: GradeOptions,
+              *, ask: Callable[[str], bool] | None = None) -> StageResult:
     """Grade every pending stored solution; never calls a solver model, never writes solutions."""
     study = load_study(config_path, base_dir)
     generate, grade = select_conditions(study, options)
@@ -229,7 +242,8 @@ def run_grade(config_path: str | Path, base_dir: str | Path | None, options: Gra
             return result
         summaries = {s.condition_id: s for s in result.conditions}
         judges = [c for c in grade if c.kind == "judge"]
-        specs = _judge_specs(study, todo, judges)
+        specs = judge_specs(study, todo, judges)
+        run.approve(estimate_lines(study, todo, grade, specs, run.prices), ask)
         run.begin(generate, grade)
         grade_verifiable(study, todo, [c for c in grade if c.kind == "verifiable"], summaries, run_id=run.run_id)
         if specs:

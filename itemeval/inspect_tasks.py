@@ -6,16 +6,18 @@ import contextlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Iterator, Protocol
 
 from inspect_ai import Task, eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.event import ModelEvent
 from inspect_ai.hooks import Hooks, SampleEnd, TaskStart, hooks
-from inspect_ai.log import EvalLog, EvalSample
+from inspect_ai.log import EvalLog, EvalSample, transcript
 from inspect_ai.model import CachePolicy, ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from .records import TaskSpec
 
 try:  # the log file name inspect will use, known when the task starts (private in 0.3.285)
     from inspect_ai._util.log_layout import eval_log_name
@@ -31,30 +33,22 @@ TASK_BUILD_ERRORS = (PrerequisiteError, ValueError, RuntimeError, ImportError)
 class CallGate(Protocol):
     """Decides, before every model call, whether it may start (the spend cap of SPEC §12)."""
 
+    async def acquire(self, key: str, prompt: str) -> bool: ...
+
+    async def release(self, key: str, usage: dict[str, int | None] | None, cache_hit: bool) -> None: ...
+
+
+# What setting up one condition's model can raise (unknown provider, missing key or package); such a
+# condition fails alone while the others run.
+TASK_BUILD_ERRORS = (PrerequisiteError, ValueError, RuntimeError, ImportError)
+
+
+class CallGate(Protocol):
+    """Decides, before every model call, whether it may start (the spend cap of SPEC §12)."""
+
     async def acquire(self, key: str) -> bool: ...
 
     def release(self, key: str) -> None: ...
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One sample to run: its id, the rendered prompt, and metadata linking it back to its store row."""
-
-    sample_id: str
-    prompt: str
-    metadata: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class TaskSpec:
-    """One inspect task: a condition's model, sampling config and the cells it still has to run."""
-
-    name: str
-    model: str
-    config: dict[str, Any]
-    cells: Sequence[Cell]
-    cache_scope: str | None  # None: no response cache; else the scope that keeps conditions apart
-    metadata: dict[str, Any]
 
 
 # ---- routing finished samples to whoever runs the stage ------------------------------------------
@@ -96,22 +90,28 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
     """One model call per sample, cached per condition and replication, gated by the spend cap."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        key = f"{state.sample_id}"
-        if gate is not None and not await gate.acquire(key):
+        key = str(state.sample_id)
+        if gate is not None and not await gate.acquire(key, state.input_text):
             state.metadata[SKIPPED_BY_BUDGET] = True
             state.completed = True
             return state
+        cache: bool | CachePolicy = False
+        if cache_scope is not None:
+            scopes = {"condition": cache_scope, "replication": str(state.metadata.get("replication", 1))}
+            cache = CachePolicy(expiry=None, per_epoch=False, scopes=scopes)
         try:
-            cache: bool | CachePolicy = False
-            if cache_scope is not None:
-                scopes = {"condition": cache_scope, "replication": str(state.metadata.get("replication", 1))}
-                cache = CachePolicy(expiry=None, per_epoch=False, scopes=scopes)
-            return await generate(state, cache=cache)
+            state = await generate(state, cache=cache)
         finally:
             if gate is not None:
-                gate.release(key)
+                await gate.release(key, _usage(state.output.usage), _last_call_was_cached())
+        return state
 
     return solve
+
+
+def _last_call_was_cached() -> bool:
+    events = [event for event in transcript().events if isinstance(event, ModelEvent)]
+    return bool(events and events[-1].cache == "read")
 
 
 def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Sequence
 
 SOLUTION_KEY = ("condition_id", "item_id", "epoch")
 GRADE_KEY = ("grade_condition_id", "gen_condition_id", "item_id", "epoch")
@@ -70,3 +70,24 @@ class GradeCondition:
     # verifiable conditions
     scorer: str | None = None
     scorer_params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One sample to run: its id, the rendered prompt, and metadata linking it back to its store row."""
+
+    sample_id: str
+    prompt: str
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One inspect task: a condition's model, sampling config and the cells it still has to run."""
+
+    name: str
+    model: str
+    config: dict[str, Any]
+    cells: Sequence[Cell]
+    cache_scope: str | None  # None: no response cache; else the scope that keeps conditions apart
+    metadata: dict[str, Any]

@@ -126,6 +126,11 @@ def render_stage(result: Any, console: Console) -> None:
         console.print(f"recovered {rows} {store} rows from the journal of an interrupted run")
     for note in data["notes"]:
         console.print(note, markup=False, highlight=False, soft_wrap=True)
+    estimate = data["estimate"]
+    if estimate and estimate["total"]["calls"]:
+        total = estimate["total"]
+        console.print(f"estimate: {total['calls']:,} calls, expected {_usd(total['usd_expected'])}, "
+                      f"at most {_usd(total['usd_ceiling'])}", highlight=False)
     table = Table(title=f"{data['stage']} — {data['study']}", title_justify="left")
     for column in ("condition", "cells run", "rows", "errors", "cache hits", "spend", ""):
         table.add_column(column, justify="left" if column in ("condition", "") else "right")
@@ -144,3 +149,30 @@ def render_stage(result: Any, console: Console) -> None:
         + (f" (manifest {data['manifest']})" if data["manifest"] else ""),
         highlight=False, soft_wrap=True,
     )
+
+
+def estimate_dict(estimate: Any) -> dict[str, Any]:
+    return estimate.as_dict()
+
+
+def render_estimate(estimate: Any, console: Console, *, title: str = "estimate") -> None:
+    data = estimate.as_dict()
+    table = Table(title=title, title_justify="left")
+    for column in ("stage", "condition", "model", "calls", "input tok", "output tok (ceiling)",
+                   "output tok (expected)", "basis", "USD ceiling", "USD expected"):
+        table.add_column(column, justify="left" if column in ("stage", "condition", "model", "basis") else "right")
+    for line in data["conditions"]:
+        if not line["calls"]:
+            continue
+        table.add_row(line["stage"], line["slug"], line["model"], f"{line['calls']:,}", f"{line['input_tokens']:,}",
+                      f"{line['output_tokens_ceiling']:,}", f"{line['output_tokens_expected']:,}", line["basis"],
+                      _usd(line["usd_ceiling"]), _usd(line["usd_expected"]))
+    console.print(table)
+    for stage, totals in data["stages"].items():
+        console.print(f"{stage}: {totals['calls']:,} calls, expected {_usd(totals['usd_expected'])}, "
+                      f"at most {_usd(totals['usd_ceiling'])}", highlight=False)
+    total = data["total"]
+    console.print(f"total: {total['calls']:,} calls, expected {_usd(total['usd_expected'])}, "
+                  f"at most {_usd(total['usd_ceiling'])} (tokens: {data['token_heuristic']})", highlight=False)
+    for note in data["notes"]:
+        console.print(note, markup=False, highlight=False, soft_wrap=True)

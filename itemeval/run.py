@@ -80,6 +80,7 @@ class RunContext:
         self.options = options
         self.run_id = new_run_id(stage)
         self.manifest: Manifest | None = None
+        self.cap: Any = None
         self._prices: PriceTable | None = None
 
     @property
@@ -113,12 +114,31 @@ class RunContext:
         )
         self.result.run_id, self.result.manifest = self.run_id, str(self.manifest.path)
 
-    def execute(self, specs: list[Any], *, sink: RowSink, gate: Any = None) -> None:
+    def approve(self, lines: list[Any], ask: Callable[[str], bool] | None) -> None:
+        """Show the estimate of exactly these cells, apply the spend gate, and arm the hard cap."""
+        from .budget import SpendCap, check_cap, check_gate
+        from .cost import Estimate
+
+        estimate = Estimate(lines=lines)
+        self.result.estimate = estimate.as_dict()
+        max_usd = self.options.max_usd if self.options.max_usd is not None else self.study.config.budget.max_usd
+        self.result.notes.extend(check_cap(estimate, max_usd))
+        check_gate(estimate, confirm_above=self.study.config.budget.confirm_above_usd, yes=self.options.yes, ask=ask)
+        self.cap = SpendCap(cap=max_usd) if max_usd is not None else None
+
+    def _gate(self, spec: Any) -> Any:
+        if self.cap is None:
+            return None
+        from .budget import PricedGate
+
+        return PricedGate(cap=self.cap, price=self.prices.lookup(spec.model), max_tokens=spec.config.get("max_tokens"))
+
+    def execute(self, specs: list[Any], *, sink: RowSink) -> None:
         """Run the task specs in one inspect eval, journaling every finished sample as a store row."""
         from . import inspect_tasks
 
         relative_logs = self.log_dir.relative_to(self.study.paths.root)
-        tasks = self._build(specs, gate)
+        tasks = self._build(specs)
         with JournalWriter(self.study.paths, self.run_id) as journal:
 
             def on_sample(sample: Any, log_name: str | None) -> None:
@@ -136,17 +156,17 @@ class RunContext:
         self._record_failures(logs or [])
         if logs is None and tasks:
             self.result.outcome = "interrupted"
-        elif gate is not None and getattr(gate, "stopped", False):
+        elif self.cap is not None and self.cap.stopped:
             self.result.outcome = "budget_stopped"
 
-    def _build(self, specs: list[Any], gate: Any) -> list[Any]:
+    def _build(self, specs: list[Any]) -> list[Any]:
         from . import inspect_tasks
 
         tasks = []
         summaries = {s.condition_id: s for s in self.result.conditions}
         for spec in specs:
             try:
-                tasks.append(inspect_tasks.build_task(spec, gate))
+                tasks.append(inspect_tasks.build_task(spec, self._gate(spec)))
             except inspect_tasks.TASK_BUILD_ERRORS as exc:  # one condition's model cannot be set up
                 summaries[spec.name].failure = f"{type(exc).__name__}: {exc}"
         return tasks

@@ -1,0 +1,109 @@
+"""The spend gate and the hard cap: confirm before spending, and start a call only while the cap still holds."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .cost import Estimate, worst_case_usd
+from .errors import BudgetError, ConfirmationRequired
+from .pricing import Price
+
+
+def check_gate(estimate: Estimate, *, confirm_above: float | None, yes: bool,
+               ask: Callable[[str], bool] | None) -> None:
+    """Above `confirm_above` a run needs --yes or an answer on the terminal; nothing runs otherwise."""
+    expected = estimate.total("usd_ceiling")
+    if confirm_above is None or yes or expected is None or expected <= confirm_above:
+        return
+    question = (f"This run may spend up to ${expected:,.2f} (expected ${estimate.total('usd_expected') or 0:,.2f}), "
+                f"above budget.confirm_above_usd ${confirm_above:,.2f}. Continue?")
+    if ask is not None and ask(question):
+        return
+    raise ConfirmationRequired(
+        f"projected spend ceiling ${expected:,.2f} is above budget.confirm_above_usd ${confirm_above:,.2f}; "
+        "re-run with --yes to confirm (nothing was run)"
+    )
+
+
+def check_cap(estimate: Estimate, max_usd: float | None) -> list[str]:
+    """Refuse an unpriced model under a cap; say how far a run will likely get when the estimate exceeds it."""
+    if max_usd is None or estimate.calls == 0:
+        return []
+    unpriced = estimate.unpriced_models()
+    if unpriced:
+        raise BudgetError(
+            f"max_usd ${max_usd:,.2f} is set but {', '.join(unpriced)} has no price, so the cap could not hold; "
+            "add it to a pricing file (budget.pricing_path) or remove the cap (nothing was run)"
+        )
+    expected, ceiling = estimate.total("usd_expected") or 0.0, estimate.total("usd_ceiling") or 0.0
+    if expected > max_usd:
+        share = max_usd / expected if expected else 1.0
+        return [f"the expected spend ${expected:,.4f} exceeds max_usd ${max_usd:,.4f}: the run will likely stop "
+                f"after about {share:.0%} of its {estimate.calls} calls; a later run with a higher cap continues"]
+    if ceiling > max_usd:
+        return [f"the worst case ${ceiling:,.4f} exceeds max_usd ${max_usd:,.4f}: the run may stop before the end"]
+    return []
+
+
+@dataclass
+class SpendCap:
+    """Shared by every task of a run: spend so far plus the worst case of the calls in flight never exceed the cap."""
+
+    cap: float
+    spent: float = 0.0
+    stopped: bool = False
+    _in_flight: dict[str, float] = field(default_factory=dict)
+    _changed: asyncio.Condition | None = None
+
+    def _condition(self) -> asyncio.Condition:
+        if self._changed is None:
+            self._changed = asyncio.Condition()
+        return self._changed
+
+    async def reserve(self, key: str, worst: float) -> bool:
+        """Wait while calls in flight might free room; False (and stop the run) when this call can never fit."""
+        changed = self._condition()
+        async with changed:
+            while not self.stopped:
+                if self.spent + sum(self._in_flight.values()) + worst <= self.cap:
+                    self._in_flight[key] = worst
+                    return True
+                if not self._in_flight:
+                    self.stopped = True
+                    break
+                await changed.wait()
+            changed.notify_all()
+            return False
+
+    async def settle(self, key: str, actual: float) -> None:
+        changed = self._condition()
+        async with changed:
+            self._in_flight.pop(key, None)
+            self.spent += actual
+            changed.notify_all()
+
+
+@dataclass
+class PricedGate:
+    """The cap as seen by one condition's task: its model's price and its reply ceiling."""
+
+    cap: SpendCap
+    price: Price
+    max_tokens: int | None
+
+    @property
+    def stopped(self) -> bool:
+        return self.cap.stopped
+
+    async def acquire(self, key: str, prompt: str) -> bool:
+        return await self.cap.reserve(key, worst_case_usd(self.price, prompt, self.max_tokens))
+
+    async def release(self, key: str, usage: dict[str, int | None] | None, cache_hit: bool) -> None:
+        if usage is None or cache_hit:
+            actual = 0.0
+        else:
+            actual = self.price.cost(usage.get("input_tokens") or 0, usage.get("output_tokens") or 0,
+                                     usage.get("cache_read_tokens") or 0, usage.get("cache_write_tokens") or 0)
+        await self.cap.settle(key, actual)

@@ -1,0 +1,118 @@
+"""Estimate calls, tokens and dollars of the cells a run would execute, from text and the stores (SPEC §12)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from .pricing import Price, PriceTable
+
+CHARS_PER_TOKEN = 4
+"""The token heuristic: ceil(characters / 4); tokenizers are not available offline."""
+DEFAULT_MAX_TOKENS = 4096
+"""Output ceiling assumed for a call whose config sets no max_tokens."""
+MESSAGE_OVERHEAD_TOKENS = 8
+"""Chat-format tokens around one user message."""
+
+
+def estimate_tokens(text: str | None) -> int:
+    return math.ceil(len(text or "") / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS
+
+
+def worst_case_input_tokens(text: str) -> int:
+    """An upper bound on the tokens of a prompt: no tokenizer makes a token of less than one byte."""
+    return len(text.encode("utf-8")) + MESSAGE_OVERHEAD_TOKENS
+
+
+@dataclass
+class EstimateLine:
+    """Projected work of one condition in one stage."""
+
+    stage: str
+    condition_id: str
+    slug: str
+    model: str
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens_ceiling: int = 0
+    output_tokens_expected: int = 0
+    usd_ceiling: float | None = 0.0
+    usd_expected: float | None = 0.0
+    basis: str = "ceiling"  # where the expected output length came from: condition, model or ceiling
+    priced: bool = True
+
+
+@dataclass
+class Estimate:
+    lines: list[EstimateLine] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def total(self, attribute: str, stage: str | None = None) -> float | None:
+        values = [getattr(line, attribute) for line in self.lines if stage in (None, line.stage)]
+        return None if any(v is None for v in values) else float(sum(values))
+
+    @property
+    def calls(self) -> int:
+        return sum(line.calls for line in self.lines)
+
+    def unpriced_models(self) -> list[str]:
+        return sorted({line.model for line in self.lines if not line.priced and line.calls})
+
+    def as_dict(self) -> dict[str, Any]:
+        stages = sorted({line.stage for line in self.lines})
+        return {
+            "conditions": [asdict(line) for line in self.lines],
+            "stages": {s: {"calls": sum(l.calls for l in self.lines if l.stage == s),
+                           "usd_ceiling": self.total("usd_ceiling", s), "usd_expected": self.total("usd_expected", s)}
+                       for s in stages},
+            "total": {"calls": self.calls, "usd_ceiling": self.total("usd_ceiling"),
+                      "usd_expected": self.total("usd_expected")},
+            "token_heuristic": f"ceil(characters / {CHARS_PER_TOKEN}) + {MESSAGE_OVERHEAD_TOKENS} per call",
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class ObservedLengths:
+    """Mean output tokens seen in the store, per condition and per model, for the expected figure."""
+
+    by_condition: dict[str, float]
+    by_model: dict[str, float]
+
+    @classmethod
+    def from_rows(cls, rows: pd.DataFrame, condition_column: str, model_column: str) -> ObservedLengths:
+        ok = rows[rows["error"].isna() & rows["output_tokens"].notna()]
+        return cls(by_condition=ok.groupby(condition_column)["output_tokens"].mean().to_dict(),
+                   by_model=ok.groupby(model_column)["output_tokens"].mean().to_dict())
+
+    def expected(self, condition_id: str, model: str, ceiling: int) -> tuple[float, str]:
+        if condition_id in self.by_condition:
+            return min(self.by_condition[condition_id], ceiling), "condition"
+        if model in self.by_model:
+            return min(self.by_model[model], ceiling), "model"
+        return float(ceiling), "ceiling"
+
+
+def line_for(stage: str, condition_id: str, slug: str, model: str, *, calls: int, input_tokens: float,
+             max_tokens: int | None, observed: ObservedLengths, prices: PriceTable) -> EstimateLine:
+    """The estimate for `calls` calls of one condition sending `input_tokens` in total."""
+    ceiling = max_tokens or DEFAULT_MAX_TOKENS
+    expected, basis = observed.expected(condition_id, model, ceiling)
+    line = EstimateLine(stage=stage, condition_id=condition_id, slug=slug, model=model, calls=calls,
+                        input_tokens=int(round(input_tokens)), output_tokens_ceiling=calls * ceiling,
+                        output_tokens_expected=int(round(calls * expected)), basis=basis)
+    price = prices.lookup(model)
+    if price is None:
+        line.priced, line.usd_ceiling, line.usd_expected = False, None, None
+    else:
+        line.usd_ceiling = price.cost(line.input_tokens, line.output_tokens_ceiling)
+        line.usd_expected = price.cost(line.input_tokens, line.output_tokens_expected)
+    return line
+
+
+def worst_case_usd(price: Price, prompt: str, max_tokens: int | None) -> float:
+    """The most one call can cost: every prompt byte a token, and a full-length reply."""
+    return price.cost(worst_case_input_tokens(prompt), max_tokens or DEFAULT_MAX_TOKENS)

@@ -1,0 +1,87 @@
+"""The long export: one row per grade, joined to its solution, its item and its conditions' facet values."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .journal import replay_journals
+from .lock import study_lock
+from .records import TRUNCATING_STOP_REASONS
+from .store import read_store
+from .study import Study, load_study
+
+_SOLUTION_COLUMNS = {
+    "condition_id": "gen_condition_id", "item_id": "item_id", "epoch": "epoch",
+    "condition_slug": "gen_condition_slug", "model": "model", "prompt_name": "prompt", "prompt_hash": "prompt_hash",
+    "model_config_name": "model_config", "temperature": "temperature", "max_tokens": "max_tokens",
+    "solution": "solution", "solution_hash": "current_solution_hash", "stop_reason": "stop_reason",
+    "input_tokens": "solution_input_tokens", "output_tokens": "solution_output_tokens",
+    "reasoning_tokens": "solution_reasoning_tokens", "usd": "solution_usd", "cache_hit": "solution_cache_hit",
+    "latency_s": "solution_latency_s", "dataset_id": "dataset_id", "dataset_revision": "dataset_revision",
+}
+_GRADE_RENAMES = {"input_tokens": "grade_input_tokens", "output_tokens": "grade_output_tokens",
+                  "total_tokens": "grade_total_tokens", "cache_read_tokens": "grade_cache_read_tokens",
+                  "cache_write_tokens": "grade_cache_write_tokens", "reasoning_tokens": "grade_reasoning_tokens",
+                  "usd": "grade_usd", "cache_hit": "grade_cache_hit", "latency_s": "grade_latency_s",
+                  "run_id": "grade_run_id", "log_file": "grade_log_file", "created_at": "graded_at",
+                  "error": "grade_error"}
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    parquet: Path
+    csv: Path
+    rows: int
+    recovered: dict[str, int]
+
+
+def long_table(study: Study) -> pd.DataFrame:
+    """Every stored grade with its solution, item and facet values; `replication` is the epoch."""
+    paths = study.paths
+    grades = read_store(paths, "grades").to_pandas().rename(
+        columns={**_GRADE_RENAMES, "solution_hash": "graded_solution_hash"})
+    solutions = read_store(paths, "solutions", list(_SOLUTION_COLUMNS)).to_pandas().rename(columns=_SOLUTION_COLUMNS)
+    table = grades.merge(solutions, on=["gen_condition_id", "item_id", "epoch"], how="left")
+    table = table.merge(_items(study), on="item_id", how="left", suffixes=("", "_item"))
+    table["truncated"] = table["stop_reason"].isin(TRUNCATING_STOP_REASONS) & table["solution"].fillna("").str.strip().ne("")
+    table["stale"] = table["graded_solution_hash"] != table["current_solution_hash"]
+    table["in_grid"] = table["gen_condition_id"].isin({c.id for c in study.generate}) & table[
+        "grade_condition_id"].isin({c.id for c in study.grade})
+    table.insert(0, "replication", table.pop("epoch"))
+    return table.sort_values(["grade_condition_id", "gen_condition_id", "item_id", "replication"], kind="stable")
+
+
+def _items(study: Study) -> pd.DataFrame:
+    items = read_store(study.paths, "items", ["item_id", "input", "target", "grading_scheme", "metadata"]).to_pandas()
+    meta = pd.json_normalize([json.loads(m) if m else {} for m in items.pop("metadata")], max_level=0)
+    meta.columns = [f"meta_{c}" for c in meta.columns]
+    return pd.concat([items.reset_index(drop=True), meta], axis=1)
+
+
+def run_export(config_path: str | Path, base_dir: str | Path | None) -> ExportResult:
+    study = load_study(config_path, base_dir)
+    paths = study.paths
+    with study_lock(paths, "itemeval export"):
+        recovered = {k: v for k, v in replay_journals(paths).items() if v}
+        table = long_table(study)
+        paths.export.mkdir(parents=True, exist_ok=True)
+        arrow = pa.Table.from_pandas(table, preserve_index=False)
+        parquet, csv = paths.export / "grades_long.parquet", paths.export / "grades_long.csv"
+        _write_atomic(parquet, lambda tmp: pq.write_table(arrow, tmp))
+        _write_atomic(csv, lambda tmp: table.to_csv(tmp, index=False))
+    return ExportResult(parquet=parquet, csv=csv, rows=len(table), recovered=recovered)
+
+
+def _write_atomic(path: Path, write) -> None:  # noqa: ANN001 - a function of the temp path
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    write(tmp)
+    with open(tmp, "rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
