@@ -15,6 +15,9 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
+	$(BIN)/itemeval estimate configs/demo.yaml
+	$(BIN)/itemeval generate configs/demo.yaml
+	$(BIN)/itemeval grade configs/demo.yaml
 	$(BIN)/itemeval status configs/demo.yaml
 
 test: $(STAMP)
