@@ -110,7 +110,10 @@ def merge_lines(lines: list[EstimateLine]) -> list[EstimateLine]:
 
 def run_estimate(config_path: str | Path, base_dir: str | Path | None, options: EstimateOptions) -> Estimate:
     """No model calls, no network, no keys: read the config and the stores, and price the plan."""
+    from .run import recover_if_idle
+
     study = load_study(config_path, base_dir)
+    recovered, pending = recover_if_idle(study)
     prices = study_prices(study)
     items = study.items[: options.limit] if options.limit is not None else study.items
     grade_options = grade_stage.GradeOptions(conditions=options.conditions, graders=options.graders,
@@ -126,7 +129,10 @@ def run_estimate(config_path: str | Path, base_dir: str | Path | None, options: 
         lines += estimate_grade_stored(study, generate, grade, items, force=options.force, prices=prices)
         if options.stage == "all":
             lines += project_grading(study, gen_specs, gen_lines, grade, prices)
-    return Estimate(lines=merge_lines(lines), notes=_notes(lines, prices))
+    notes = [f"recovered {n} {store} rows from the journal of an interrupted run" for store, n in recovered.items()]
+    if pending:
+        notes.append(f"{pending} rows of a running command are not in the stores yet; the estimate may count them")
+    return Estimate(lines=merge_lines(lines), notes=notes + _notes(lines, prices))
 
 
 def _notes(lines: list[EstimateLine], prices: PriceTable) -> list[str]:

@@ -55,12 +55,15 @@ def status_dict(report: StatusReport) -> dict[str, Any]:
             "grade": sum(row.usd for row in report.grade),
         },
         "journal_rows_pending": report.journal_rows,
+        "notes": list(report.notes),
         "warnings": list(study.warnings),
     }
 
 
 def render_status(report: StatusReport, console: Console) -> None:
     data = status_dict(report)
+    for note in report.notes:
+        console.print(note, markup=False, highlight=False)
     console.print(
         f"[bold]{data['study']}[/bold]  {data['study_dir']}  items: {data['items']}  "
         f"replications: {data['replications']}"

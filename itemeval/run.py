@@ -247,3 +247,21 @@ def _store_items(study: Study) -> None:
     changed = [item_row(i) for i in study.items if (i.id, i.dataset_revision, i.input, i.target) not in known]
     if changed:
         upsert(study.paths, "items", changed)
+
+
+def recover_if_idle(study: Study) -> tuple[dict[str, int], int]:
+    """For read-only commands: replay a dead run's journal when nobody holds the lock.
+
+    Returns (rows recovered per store, rows still pending in a running command's journal).
+    """
+    from .errors import StudyLocked
+    from .journal import pending_journal_rows
+
+    pending = sum(pending_journal_rows(study.paths).values())
+    if not pending:
+        return {}, 0
+    try:
+        with study_lock(study.paths, "itemeval (recovering the journal)"):
+            return {k: v for k, v in replay_journals(study.paths).items() if v}, 0
+    except StudyLocked:
+        return {}, pending

@@ -65,6 +65,10 @@ def grade_state(study: Study, conditions: list[GradeCondition], merged: pd.DataF
 
 
 def study_status(study: Study) -> StatusReport:
+    from .run import recover_if_idle
+
+    recovered, pending = recover_if_idle(study)
+    notes = [f"recovered {n} {store} rows from the journal of an interrupted run" for store, n in recovered.items()]
     merged = solution_state(study)
     gen_counts = plan.generate_counts(merged, study.config.solvers.on_empty)
     grade_counts = plan.grade_counts(grade_state(study, study.grade, merged))
@@ -72,6 +76,8 @@ def study_status(study: Study) -> StatusReport:
         study=study,
         generate=[GenerateRow(c, **_counts(gen_counts, c.id, GenerateRow)) for c in study.generate],
         grade=[GradeRow(c, **_counts(grade_counts, c.id, GradeRow)) for c in study.grade],
+        journal_rows=pending,
+        notes=notes,
     )
 
 
