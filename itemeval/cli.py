@@ -236,6 +236,9 @@ def export(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI, turning itemeval's errors into their exit codes in this one place."""
+    from .manifest import set_command_line
+
+    set_command_line(["itemeval", *(sys.argv[1:] if argv is None else argv)])
     try:
         result = app(args=argv, standalone_mode=False)
     except ItemevalError as exc:

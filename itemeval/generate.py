@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -17,6 +18,7 @@ from .prompts import render
 from .records import SAMPLING_PARAMS, Cell, GenerateCondition, Item, TaskSpec
 from .run import ConditionRun, RunContext, StageResult, open_run
 from .status import solution_state
+from .store import read_store
 from .study import Study, load_study
 
 _PARAM_COLUMNS = {name: ("reasoning_budget" if name == "reasoning_tokens" else name) for name in SAMPLING_PARAMS}
@@ -99,6 +101,7 @@ def run_generate(config_path: str | Path, base_dir: str | Path | None, options: 
     with open_run(study, "generate", result, options) as run:
         cells = plan_cells(study, conditions, items, force=options.force)
         result.conditions = _summaries(conditions, cells)
+        result.notes.extend(superseded_notes(study, conditions))
         if cells.empty:
             return result
         from .estimate import lines_for_specs
@@ -110,6 +113,19 @@ def run_generate(config_path: str | Path, base_dir: str | Path | None, options: 
     return result
 
 
+def superseded_notes(study: Study, conditions: list[GenerateCondition]) -> list[str]:
+    """Say when a condition's id changed under its slug (an edited template or setting, SPEC §6): old rows stay put."""
+    stored = read_store(study.paths, "solutions", ["condition_id", "condition_slug"]).to_pandas()
+    current = {c.id for c in study.generate}
+    notes = []
+    for condition in conditions:
+        old = stored[(stored["condition_slug"] == condition.slug) & ~stored["condition_id"].isin(current)]
+        for old_id, rows in old.groupby("condition_id"):
+            notes.append(f"{condition.slug}: its prompt or settings changed, so its id is now {condition.id}; "
+                         f"the {len(rows)} rows stored under the old id {old_id} stay there and never mix with it")
+    return notes
+
+
 def _summaries(conditions: list[GenerateCondition], cells: pd.DataFrame) -> list[ConditionRun]:
     planned = cells.groupby("condition_id").size().to_dict() if not cells.empty else {}
     return [ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in conditions]
@@ -118,8 +134,9 @@ def _summaries(conditions: list[GenerateCondition], cells: pd.DataFrame) -> list
 def task_specs(study: Study, conditions: list[GenerateCondition], cells: pd.DataFrame) -> list[Any]:
     items = {item.id: item for item in study.items}
     solvers = study.config.solvers
-    runtime = {"max_retries": solvers.max_retries, "timeout": solvers.timeout,
-               "attempt_timeout": solvers.attempt_timeout, "max_connections": solvers.max_connections}
+    # inspect's GenerateConfig takes whole seconds: a fractional timeout would fail the whole condition
+    runtime = {"max_retries": solvers.max_retries, "timeout": math.ceil(solvers.timeout),
+               "attempt_timeout": math.ceil(solvers.attempt_timeout), "max_connections": solvers.max_connections}
     specs = []
     by_condition = {cid: frame for cid, frame in cells.groupby("condition_id", sort=False)}
     for condition in conditions:

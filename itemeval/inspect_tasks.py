@@ -38,19 +38,6 @@ class CallGate(Protocol):
     async def release(self, key: str, usage: dict[str, int | None] | None, cache_hit: bool) -> None: ...
 
 
-# What setting up one condition's model can raise (unknown provider, missing key or package); such a
-# condition fails alone while the others run.
-TASK_BUILD_ERRORS = (PrerequisiteError, ValueError, RuntimeError, ImportError)
-
-
-class CallGate(Protocol):
-    """Decides, before every model call, whether it may start (the spend cap of SPEC §12)."""
-
-    async def acquire(self, key: str) -> bool: ...
-
-    def release(self, key: str) -> None: ...
-
-
 # ---- routing finished samples to whoever runs the stage ------------------------------------------
 
 _sink: Callable[[EvalSample, str | None], None] | None = None
@@ -123,10 +110,18 @@ def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
         dataset=MemoryDataset(samples, name=spec.name),
         solver=[_generate_once(spec.cache_scope, gate)],
         name=spec.name,
-        model=get_model(spec.model),
+        model=_model(spec.model),
         config=GenerateConfig(**spec.config),
         metadata=spec.metadata,
     )
+
+
+def _model(name: str) -> Any:
+    # The first get_model() of a process prints inspect's hooks banner on stdout, which belongs to `--json`.
+    # Not memoized: a memoized model keeps the endpoint and key it was built with, so a later run in the
+    # same process would ignore a changed <SERVICE>_BASE_URL / _API_KEY.
+    with contextlib.redirect_stdout(sys.stderr):
+        return get_model(name, memoize=False)
 
 
 def run_tasks(tasks: list[Task], *, log_dir: Path, display: str, max_tasks: int) -> list[EvalLog] | None:
@@ -162,7 +157,7 @@ class SampleResult:
     latency_s: float | None
     effective_config: dict[str, Any]
     uuid: str | None
-    skipped: bool
+    skipped: bool  # no row: the spend cap refused the call, or an interrupt cancelled it
 
 
 def read_sample(sample: EvalSample) -> SampleResult:
@@ -180,8 +175,13 @@ def read_sample(sample: EvalSample) -> SampleResult:
         latency_s=_latency(sample, last),
         effective_config=last.config.model_dump(exclude_none=True, exclude={"cache"}) if last else {},
         uuid=sample.uuid,
-        skipped=bool(sample.metadata.get(SKIPPED_BY_BUDGET)),
+        skipped=bool(sample.metadata.get(SKIPPED_BY_BUDGET)) or _cancelled(sample),
     )
+
+
+def _cancelled(sample: EvalSample) -> bool:
+    """Cut off by Ctrl-C mid-call: not a provider failure, so its cell stays missing rather than errored."""
+    return sample.error is not None and sample.error.message.startswith("CancelledError")
 
 
 def _error_message(sample: EvalSample, events: list[ModelEvent]) -> str | None:

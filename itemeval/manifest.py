@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import re
@@ -21,6 +22,33 @@ Outcome = Literal["running", "completed", "interrupted", "budget_stopped", "fail
 _PACKAGES = ("itemeval", "inspect-ai", "pyarrow", "pandas", "pydantic", "openai")
 # A command line can carry a key (`--api-key sk-...`, `KEY=...`); mask anything that looks like one.
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|(?i:(?:api[_-]?key|token|secret)[=:])\S+)")
+
+
+_command_line: list[str] | None = None
+
+
+def set_command_line(argv: list[str]) -> None:
+    """The CLI records what the user typed (sys.argv is someone else's when itemeval runs in-process)."""
+    global _command_line
+    _command_line = list(argv)
+
+
+def command_line() -> list[str]:
+    return redact(_command_line if _command_line is not None else ["itemeval", *sys.argv[1:]])
+
+
+def close_abandoned(manifests: Path) -> int:
+    """Mark manifests still `running` as `interrupted`: the caller holds the lock, so their run is dead."""
+    closed = 0
+    for path in manifests.glob("*.json") if manifests.is_dir() else []:
+        text = path.read_text(encoding="utf-8")
+        if '"outcome": "running"' not in text:
+            continue
+        data = json.loads(text)
+        data.update(outcome="interrupted", ended_at=None, note="the process ended without finishing its manifest")
+        write_json_atomic(path, data)
+        closed += 1
+    return closed
 
 
 def new_run_id(stage: str) -> str:
@@ -88,7 +116,7 @@ def start_manifest(
     data = {
         "run_id": run_id,
         "stage": stage,
-        "command": redact(list(sys.argv)),
+        "command": command_line(),
         "cwd": os.getcwd(),
         "started_at": _now(),
         "ended_at": None,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -13,7 +12,7 @@ from .errors import EXIT_BUDGET, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNTIME, StoreE
 from .hashing import canonical_json
 from .journal import JournalWriter, replay_journals
 from .lock import study_lock
-from .manifest import Manifest, new_run_id, start_manifest
+from .manifest import Manifest, close_abandoned, command_line, new_run_id, start_manifest
 from .pricing import PriceTable, load_prices
 from .store import read_store, upsert
 from .study import Study
@@ -215,7 +214,7 @@ def _jsonable_options(options: Any) -> dict[str, Any]:
 def open_run(study: Study, stage: str, result: Any, options: Any) -> Iterator[RunContext]:
     """Hold the study lock for the whole run; recover what a killed run left, pin datasets, store items."""
     run = RunContext(study, stage, result, options)
-    command = " ".join(["itemeval", *sys.argv[1:]]) if sys.argv else f"itemeval {stage}"
+    command = " ".join(command_line())
     paths = study.paths
     try:
         paths.root.mkdir(parents=True, exist_ok=True)
@@ -223,6 +222,7 @@ def open_run(study: Study, stage: str, result: Any, options: Any) -> Iterator[Ru
         raise StoreError(f"cannot create the study dir {paths.root}: {exc.strerror}; check output_dir") from None
     with study_lock(paths, command):
         result.recovered = {k: v for k, v in replay_journals(paths).items() if v}
+        close_abandoned(paths.manifests)
         dataset_locks.pin(paths.dataset_locks, dataset_locks.read_locks(paths.dataset_locks),
                           {d.key: (d.adapter, d.revision) for d in study.datasets})
         _store_items(study)

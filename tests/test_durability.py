@@ -1,0 +1,151 @@
+"""A generate killed or interrupted mid-run loses no finished cell and never pays for one twice (SPEC §9).
+
+These run `itemeval generate` as a real subprocess and signal it once its journal holds some
+records, so they are slow-ish (a few seconds each) but exercise exactly what a user's Ctrl-C or
+an OOM kill does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from itemeval.cli import main
+from itemeval.lock import study_lock
+from itemeval.paths import StudyPaths
+from tests.conftest import REPO
+from tests.helpers import base_config, write_study
+from tests.openai_server import OpenAIServer
+
+ITEMEVAL = str(REPO / ".venv" / "bin" / "itemeval")
+N_ITEMS = 8
+
+
+def write_items_study(root: Path, **overrides) -> Path:
+    """N_ITEMS arithmetic items, one call at a time, each question tagged `[qN]` to count its requests by."""
+    rows = [{"qid": f"q{i}", "question": f"[q{i}] What is {i} + {i + 1}?", "answer": str(2 * i + 1)}
+            for i in range(N_ITEMS)]
+    config = base_config(solvers__max_connections=1, solvers__max_retries=0, **overrides)
+    config["benchmark"]["mapping"]["metadata"] = []
+    return write_study(root, config, rows=rows, prompt="{input}")
+
+
+def journal_records(study_dir: Path) -> list[dict]:
+    """The complete (newline-terminated) records in the study's journal files."""
+    records = []
+    for path in sorted((study_dir / "journal").glob("*.jsonl")):
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:  # replayed and removed since the glob
+            continue
+        for line in data.splitlines(keepends=True):
+            if line.endswith(b"\n"):
+                records.append(json.loads(line)["row"])
+    return records
+
+
+@contextlib.contextmanager
+def generate_until(path: Path, env: dict[str, str], *, records: int,
+                   extra: tuple[str, ...] = ()) -> Iterator[subprocess.Popen]:
+    """Start `itemeval generate` and yield it once its journal holds `records` complete records; never leak it."""
+    proc = subprocess.Popen([ITEMEVAL, "generate", str(path), "--display", "none", *extra], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        study_dir = path.parent / "studies" / "t"
+        deadline = time.monotonic() + 60
+        while len(journal_records(study_dir)) < records:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                _, err = proc.communicate(timeout=10)
+                pytest.fail(f"generate ended (rc {proc.returncode}) or stalled before journaling {records} rows:\n"
+                            + err.decode())
+            time.sleep(0.02)
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate(timeout=10)
+
+
+def manifest(study_dir: Path) -> dict:
+    (path,) = (study_dir / "manifests").glob("*.json")
+    return json.loads(path.read_text())
+
+
+@pytest.mark.parametrize("cache", [False, True], ids=["cache-off", "cache-on"])
+def test_sigkill_mid_run_keeps_every_journaled_cell_and_never_requests_it_again(tmp_path, capsys, monkeypatch, cache):
+    # The local server, not an offline model, so "no request" is counted where requests arrive.
+    path = write_items_study(tmp_path, cache=cache, solvers__models=["openai-api/local/slow"])
+    study_dir = tmp_path / "studies" / "t"
+    with OpenAIServer(delay=0.3) as srv:
+        for name, value in srv.env().items():
+            monkeypatch.setenv(name, value)
+        with generate_until(path, dict(os.environ), records=3) as proc:
+            assert manifest(study_dir)["outcome"] == "running"  # written when the run started
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+
+        journaled = journal_records(study_dir)  # every record that reached the disk before the kill
+        assert 3 <= len(journaled) < N_ITEMS
+        requests_before = {f"q{i}": srv.count(f"[q{i}]") for i in range(N_ITEMS)}
+
+        capsys.readouterr()
+        assert main(["status", str(path), "--json"]) == 0  # the next command of any kind recovers them
+        (row,) = json.loads(capsys.readouterr().out)["generate"]
+        assert row["done"] == len(journaled) and row["errors"] == 0
+        assert not list((study_dir / "journal").glob("*.jsonl"))
+        stored = pd.read_parquet(study_dir / "solutions.parquet").set_index("item_id")
+        for record in journaled:
+            assert stored.loc[record["item_id"], "sample_uuid"] == record["sample_uuid"]
+            assert stored.loc[record["item_id"], "solution"] == record["solution"]
+
+        capsys.readouterr()
+        assert main(["generate", str(path), "--json"]) == 0
+        result = json.loads(capsys.readouterr().out)
+        requests_after = {f"q{i}": srv.count(f"[q{i}]") for i in range(N_ITEMS)}
+
+    recovered = {record["item_id"] for record in journaled}
+    assert result["totals"]["planned"] == N_ITEMS - len(recovered)
+    assert {item: requests_after[item] - requests_before[item] for item in recovered} == dict.fromkeys(recovered, 0)
+    final = pd.read_parquet(study_dir / "solutions.parquet").set_index("item_id")
+    assert len(final) == N_ITEMS and final["error"].isna().all()
+    killed_run = journaled[0]["run_id"]
+    assert (final.loc[sorted(recovered), "run_id"] == killed_run).all()  # never re-run, with or without cache
+
+
+def test_ctrl_c_mid_run_exits_130_keeps_finished_rows_and_releases_the_lock(tmp_path, capsys):
+    path = write_items_study(tmp_path, cache=False)
+    study_dir = tmp_path / "studies" / "t"
+    env = {**os.environ, "ITEMEVAL_OFFLINE_LATENCY": "0.3"}
+
+    with generate_until(path, env, records=2, extra=("--json",)) as proc:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+
+    assert proc.returncode == 130, err.decode()
+    result = json.loads(out)  # still exactly one JSON document on stdout
+    assert result["outcome"] == "interrupted" and result["exit_code"] == 130
+    run = manifest(study_dir)
+    assert run["outcome"] == "interrupted" and run["ended_at"] and run["run_id"] == result["run_id"]
+    rows = pd.read_parquet(study_dir / "solutions.parquet")
+    assert 2 <= len(rows) < N_ITEMS and (rows["run_id"] == result["run_id"]).all()
+    assert rows["error"].isna().all()  # the call cut off by Ctrl-C is missing, not a failed row
+    assert result["totals"]["rows"] == len(rows) and result["totals"]["errors"] == 0
+    assert not list((study_dir / "journal").glob("*.jsonl"))
+    with study_lock(StudyPaths(study_dir), "test"):  # released
+        pass
+
+    capsys.readouterr()
+    assert main(["generate", str(path), "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["totals"]["planned"] == N_ITEMS - len(rows)
+    assert len(pd.read_parquet(study_dir / "solutions.parquet")) == N_ITEMS
