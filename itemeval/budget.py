@@ -14,17 +14,24 @@ from .pricing import Price
 def check_gate(estimate: Estimate, *, confirm_above: float | None, yes: bool,
                ask: Callable[[str], bool] | None) -> None:
     """Above `confirm_above` a run needs --yes or an answer on the terminal; nothing runs otherwise."""
-    expected = estimate.total("usd_ceiling")
-    if confirm_above is None or yes or expected is None or expected <= confirm_above:
+    # An unpriced model adds an unknown amount: the priced part alone can already need confirmation.
+    ceiling = _priced_total(estimate, "usd_ceiling")
+    if confirm_above is None or yes or ceiling <= confirm_above:
         return
-    question = (f"This run may spend up to ${expected:,.2f} (expected ${estimate.total('usd_expected') or 0:,.2f}), "
+    unpriced = estimate.unpriced_models()
+    plus = f" plus an unknown amount for {', '.join(unpriced)}" if unpriced else ""
+    question = (f"This run may spend up to ${ceiling:,.2f}{plus} (expected ${_priced_total(estimate, 'usd_expected'):,.2f}), "
                 f"above budget.confirm_above_usd ${confirm_above:,.2f}. Continue?")
     if ask is not None and ask(question):
         return
     raise ConfirmationRequired(
-        f"projected spend ceiling ${expected:,.2f} is above budget.confirm_above_usd ${confirm_above:,.2f}; "
+        f"projected spend ceiling ${ceiling:,.2f}{plus} is above budget.confirm_above_usd ${confirm_above:,.2f}; "
         "re-run with --yes to confirm (nothing was run)"
     )
+
+
+def _priced_total(estimate: Estimate, attribute: str) -> float:
+    return float(sum(value for value in (getattr(line, attribute) for line in estimate.lines) if value is not None))
 
 
 def check_cap(estimate: Estimate, max_usd: float | None) -> list[str]:
@@ -98,7 +105,7 @@ class PricedGate:
         return self.cap.stopped
 
     async def acquire(self, key: str, prompt: str) -> bool:
-        return await self.cap.reserve(key, worst_case_usd(self.price, prompt, self.max_tokens))
+        return await self.cap.reserve(self._key(key), worst_case_usd(self.price, prompt, self.max_tokens))
 
     async def release(self, key: str, usage: dict[str, int | None] | None, cache_hit: bool) -> None:
         if usage is None or cache_hit:
@@ -106,4 +113,9 @@ class PricedGate:
         else:
             actual = self.price.cost(usage.get("input_tokens") or 0, usage.get("output_tokens") or 0,
                                      usage.get("cache_read_tokens") or 0, usage.get("cache_write_tokens") or 0)
-        await self.cap.settle(key, actual)
+        await self.cap.settle(self._key(key), actual)
+
+    def _key(self, sample_id: str) -> str:
+        # Sample ids repeat across conditions (every generate task has an `a1#1`); one gate serves one
+        # task, so its identity keeps two tasks' calls in flight apart in the shared cap.
+        return f"{id(self)}:{sample_id}"

@@ -106,7 +106,9 @@ def line_for(stage: str, condition_id: str, slug: str, model: str, *, calls: int
                         output_tokens_expected=int(round(calls * expected)), basis=basis)
     price = prices.lookup(model)
     if price is None:
-        line.priced, line.usd_ceiling, line.usd_expected = False, None, None
+        # Unknown, never $0 -- but nothing to run costs nothing, priced or not.
+        line.priced = False
+        line.usd_ceiling = line.usd_expected = None if calls else 0.0
     else:
         line.usd_ceiling = price.cost(line.input_tokens, line.output_tokens_ceiling)
         line.usd_expected = price.cost(line.input_tokens, line.output_tokens_expected)

@@ -9,7 +9,6 @@ from typing import Any
 from . import generate as gen_stage
 from . import grade as grade_stage
 from .cost import Estimate, EstimateLine, ObservedLengths, estimate_tokens, line_for
-from .grid import select
 from .pricing import PriceTable, load_prices
 from .records import GradeCondition, TaskSpec
 from .store import read_store
@@ -59,9 +58,16 @@ def estimate_generate(study: Study, conditions: list[Any], items: list[Any], *, 
 
 
 def estimate_grade_stored(study: Study, generate: list[Any], grade: list[GradeCondition], items: list[Any], *,
-                          force: bool, prices: PriceTable) -> list[EstimateLine]:
-    """Grading of the solutions already stored: judges by their rendered prompts, scorers at no cost."""
+                          force: bool, prices: PriceTable,
+                          regenerated: frozenset[tuple[str, str, int]] = frozenset()) -> list[EstimateLine]:
+    """Grading of the solutions already stored: judges by their rendered prompts, scorers at no cost.
+
+    Cells the generate plan re-runs (`--force`) are left to `project_grading`, so none is counted twice.
+    """
     todo = grade_stage.pending(study, generate, grade, items, force=force)
+    if regenerated and not todo.empty:
+        keys = zip(todo["gen_condition_id"], todo["item_id"], todo["epoch"].astype(int))
+        todo = todo[[key not in regenerated for key in keys]].reset_index(drop=True)
     specs = grade_stage.judge_specs(study, todo, [c for c in grade if c.kind == "judge"])
     return grade_stage.estimate_lines(study, todo, grade, specs, prices)
 
@@ -119,14 +125,17 @@ def run_estimate(config_path: str | Path, base_dir: str | Path | None, options: 
     grade_options = grade_stage.GradeOptions(conditions=options.conditions, graders=options.graders,
                                              rubrics=options.rubrics)
     generate, grade = grade_stage.select_conditions(study, grade_options)
-    if options.graders or options.rubrics:
-        generate = select(study.generate, [])
     lines: list[EstimateLine] = []
     if options.stage in ("all", "generate"):
         gen_lines, gen_specs = estimate_generate(study, generate, items, force=options.force, prices=prices)
         lines += gen_lines
     if options.stage in ("all", "grade"):
-        lines += estimate_grade_stored(study, generate, grade, items, force=options.force, prices=prices)
+        regenerated = frozenset(
+            (cell.metadata["condition_id"], cell.metadata["item_id"], cell.metadata["replication"])
+            for spec in gen_specs for cell in spec.cells
+        ) if options.stage == "all" else frozenset()
+        lines += estimate_grade_stored(study, generate, grade, items, force=options.force, prices=prices,
+                                       regenerated=regenerated)
         if options.stage == "all":
             lines += project_grading(study, gen_specs, gen_lines, grade, prices)
     notes = [f"recovered {n} {store} rows from the journal of an interrupted run" for store, n in recovered.items()]

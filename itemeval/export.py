@@ -15,7 +15,7 @@ from .journal import replay_journals
 from .lock import study_lock
 from .records import TRUNCATING_STOP_REASONS
 from .store import read_store
-from .study import Study, load_study
+from .study import Study, extra_judges, load_study
 
 _SOLUTION_COLUMNS = {
     "condition_id": "gen_condition_id", "item_id": "item_id", "epoch": "epoch",
@@ -45,17 +45,24 @@ class ExportResult:
 def long_table(study: Study) -> pd.DataFrame:
     """Every stored grade with its solution, item and facet values; `replication` is the epoch."""
     paths = study.paths
-    grades = read_store(paths, "grades").to_pandas().rename(
+    grades = _frame(read_store(paths, "grades")).rename(
         columns={**_GRADE_RENAMES, "solution_hash": "graded_solution_hash"})
-    solutions = read_store(paths, "solutions", list(_SOLUTION_COLUMNS)).to_pandas().rename(columns=_SOLUTION_COLUMNS)
+    solutions = _frame(read_store(paths, "solutions", list(_SOLUTION_COLUMNS))).rename(columns=_SOLUTION_COLUMNS)
     table = grades.merge(solutions, on=["gen_condition_id", "item_id", "epoch"], how="left")
     table = table.merge(_items(study), on="item_id", how="left", suffixes=("", "_item"))
     table["truncated"] = table["stop_reason"].isin(TRUNCATING_STOP_REASONS) & table["solution"].fillna("").str.strip().ne("")
     table["stale"] = table["graded_solution_hash"] != table["current_solution_hash"]
+    # A judge defined under `graders:` but run only with `grade --grader NAME` belongs to the study too.
+    grade_ids = {c.id for c in study.grade + extra_judges(study, list(study.config.graders))}
     table["in_grid"] = table["gen_condition_id"].isin({c.id for c in study.generate}) & table[
-        "grade_condition_id"].isin({c.id for c in study.grade})
+        "grade_condition_id"].isin(grade_ids)
     table.insert(0, "replication", table.pop("epoch"))
     return table.sort_values(["grade_condition_id", "gen_condition_id", "item_id", "replication"], kind="stable")
+
+
+def _frame(table: pa.Table) -> pd.DataFrame:
+    """Token counts stay integers with nulls (pandas would turn a nullable int column into floats)."""
+    return table.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)
 
 
 def _items(study: Study) -> pd.DataFrame:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from . import plan
 from .errors import ConfigError
-from .grid import select
+from .grid import resolve_grader, select
 from .judge import parse_judge_reply, with_format_suffix
 from .prompts import render
 from .records import Cell, GradeCondition, Item, TaskSpec
@@ -188,10 +188,10 @@ def judge_specs(study: Study, todo: pd.DataFrame, conditions: list[GradeConditio
 
 
 def _judge_config(study: Study, condition: GradeCondition) -> dict[str, Any]:
-    grader = study.config.graders.get(condition.grader_name)
-    runtime = {} if grader is None else {"max_retries": grader.max_retries, "timeout": grader.timeout,
-                                         "attempt_timeout": grader.attempt_timeout,
-                                         "max_connections": grader.max_connections}
+    # A bare model id used as a grader gets the `graders:` defaults too: inspect alone retries forever.
+    grader = resolve_grader(condition.grader_name, study.config.graders)
+    runtime = {"max_retries": grader.max_retries, "timeout": grader.timeout,
+               "attempt_timeout": grader.attempt_timeout, "max_connections": grader.max_connections}
     batch = study.config.budget.batch
     return {"temperature": 0.0, "cache_prompt": "auto", **condition.judge_params,
             **{k: v for k, v in runtime.items() if v is not None}, **({"batch": batch} if batch else {})}

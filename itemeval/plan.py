@@ -49,8 +49,20 @@ def plan_generate(merged: pd.DataFrame, *, on_empty: str, force: bool) -> pd.Dat
     return merged.loc[~generate_done(merged, on_empty), CELL].reset_index(drop=True)
 
 
+def _spend(usd: pd.Series, recorded: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """(USD with nothing-recorded as 0, whether a recorded row is unpriced): a null usd is unknown, never $0."""
+    numeric = pd.to_numeric(usd, errors="coerce")
+    return numeric.fillna(0.0), recorded & numeric.isna()
+
+
+def _unknown_spend(counts: pd.DataFrame) -> pd.DataFrame:
+    counts["usd"] = counts["usd"].where(counts.pop("unpriced") == 0)
+    return counts
+
+
 def generate_counts(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
-    """Per condition: cells, done, errors, empty, truncated, missing, usd."""
+    """Per condition: cells, done, errors, empty, truncated, missing, usd (NaN when a stored row is unpriced)."""
+    usd, unpriced = _spend(merged["usd"], merged["stored"])
     frame = pd.DataFrame(
         {
             "condition_id": merged["condition_id"],
@@ -60,10 +72,11 @@ def generate_counts(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
             "empty": merged["error"].isna() & merged["blank"].fillna(False).astype(bool),
             "truncated": merged["error"].isna() & merged["stop_reason"].isin(TRUNCATING_STOP_REASONS)
             & ~merged["blank"].fillna(False).astype(bool),
-            "usd": pd.to_numeric(merged["usd"], errors="coerce").fillna(0.0),
+            "usd": usd,
+            "unpriced": unpriced,
         }
     )
-    counts = frame.groupby("condition_id", sort=False).sum()
+    counts = _unknown_spend(frame.groupby("condition_id", sort=False).sum())
     counts["missing"] = counts["cells"] - counts["done"] - counts["errors"]
     return counts
 
@@ -105,15 +118,17 @@ def plan_grade(state: pd.DataFrame, *, force: bool) -> pd.DataFrame:
 
 
 def grade_counts(state: pd.DataFrame) -> pd.DataFrame:
-    """Per grade condition: solutions, done, parse_failed, stale, errors, pending, usd."""
+    """Per grade condition: solutions, done, parse_failed, stale, errors, pending, usd (NaN when a grade is unpriced)."""
     dummies = pd.get_dummies(state["state"]).reindex(
         columns=["done", "parse_failed", "stale", "error", "pending"], fill_value=False
     )
+    usd, unpriced = _spend(state["usd"], state["state"] != "pending")
     frame = dummies.astype("int64").assign(
         grade_condition_id=state["grade_condition_id"].values,
         solutions=1,
-        usd=pd.to_numeric(state["usd"], errors="coerce").fillna(0.0).values,
+        usd=usd.values,
+        unpriced=unpriced.values,
     )
-    counts = frame.groupby("grade_condition_id", sort=False).sum()
+    counts = _unknown_spend(frame.groupby("grade_condition_id", sort=False).sum())
     counts["done"] += counts["parse_failed"]  # a parse failure is a final result
     return counts.rename(columns={"error": "errors"})

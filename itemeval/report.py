@@ -16,6 +16,11 @@ def _usd(value: float | None) -> str:
     return f"${value:,.4f}" if value < 1 else f"${value:,.2f}"
 
 
+def _sum(values: list[float | None]) -> float | None:
+    """A total that is unknown when any part is (an unpriced model), never a fake $0."""
+    return None if any(v is None for v in values) else float(sum(values))
+
+
 def status_dict(report: StatusReport) -> dict[str, Any]:
     study = report.study
     return {
@@ -50,10 +55,8 @@ def status_dict(report: StatusReport) -> dict[str, Any]:
             }
             for row in report.grade
         ],
-        "spend_usd": {
-            "generate": sum(row.usd for row in report.generate),
-            "grade": sum(row.usd for row in report.grade),
-        },
+        "spend_usd": {"generate": _sum([row.usd for row in report.generate]),
+                      "grade": _sum([row.usd for row in report.grade])},
         "journal_rows_pending": report.journal_rows,
         "notes": list(report.notes),
         "warnings": list(study.warnings),
@@ -152,6 +155,10 @@ def render_stage(result: Any, console: Console) -> None:
         + (f" (manifest {data['manifest']})" if data["manifest"] else ""),
         highlight=False, soft_wrap=True,
     )
+    if data["outcome"] == "budget_stopped":
+        left = totals["planned"] - totals["rows"]
+        console.print(f"stopped by max_usd: {left} cells were not run and stay missing (not failed); "
+                      "run again with a higher --max-usd to continue", highlight=False, soft_wrap=True)
 
 
 def estimate_dict(estimate: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import pandas as pd
 from . import plan
 from .records import GenerateCondition, GradeCondition
 from .store import read_store
-from .study import Study
+from .study import Study, extra_judges
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class GenerateRow:
     empty: int
     truncated: int
     missing: int
-    usd: float
+    usd: float | None  # None: a stored row's model is unpriced
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class GradeRow:
     stale: int
     errors: int
     pending: int
-    usd: float
+    usd: float | None  # None: a stored grade's judge is unpriced
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,16 @@ def grade_state(study: Study, conditions: list[GradeCondition], merged: pd.DataF
     return plan.grade_state(gradable, grades, [c.id for c in conditions])
 
 
+def graded_extra_judges(study: Study) -> list[GradeCondition]:
+    """Judges of `graders:` entries outside facets.grader that `grade --grader NAME` has already run."""
+    extra = extra_judges(study, list(study.config.graders))
+    if not extra:
+        return []
+    stored = read_store(study.paths, "grades", ["grade_condition_id"], where={"grade_condition_id": [c.id for c in extra]})
+    graded = set(stored.column("grade_condition_id").to_pylist())
+    return [c for c in extra if c.id in graded]
+
+
 def study_status(study: Study) -> StatusReport:
     from .run import recover_if_idle
 
@@ -71,11 +81,12 @@ def study_status(study: Study) -> StatusReport:
     notes = [f"recovered {n} {store} rows from the journal of an interrupted run" for store, n in recovered.items()]
     merged = solution_state(study)
     gen_counts = plan.generate_counts(merged, study.config.solvers.on_empty)
-    grade_counts = plan.grade_counts(grade_state(study, study.grade, merged))
+    grade = study.grade + graded_extra_judges(study)
+    grade_counts = plan.grade_counts(grade_state(study, grade, merged))
     return StatusReport(
         study=study,
         generate=[GenerateRow(c, **_counts(gen_counts, c.id, GenerateRow)) for c in study.generate],
-        grade=[GradeRow(c, **_counts(grade_counts, c.id, GradeRow)) for c in study.grade],
+        grade=[GradeRow(c, **_counts(grade_counts, c.id, GradeRow)) for c in grade],
         journal_rows=pending,
         notes=notes,
     )
@@ -86,4 +97,5 @@ def _counts(table: pd.DataFrame, condition_id: str, row_type: type) -> dict[str,
     if condition_id not in table.index:
         return {name: 0.0 if name == "usd" else 0 for name in names}
     row = table.loc[condition_id]
-    return {name: float(row[name]) if name == "usd" else int(row[name]) for name in names}
+    counts = {name: int(row[name]) for name in names if name != "usd"}
+    return {**counts, "usd": None if pd.isna(row["usd"]) else float(row["usd"])}

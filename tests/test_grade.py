@@ -1,0 +1,430 @@
+"""Stage 2 on real inspect runs: verifiable scorers and judges over stored solutions, resume, selection, adding a judge."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+
+from itemeval.cli import main
+from itemeval.judge import parse_judge_reply
+from itemeval.scorers import score_solution
+from tests.helpers import ARITH, base_config, write_study
+from tests.openai_server import OpenAIServer
+
+RUBRIC = "Problem: {input}\nReference answer: {target}\n\nCandidate solution:\n{solution}\n\nScore 1 if correct, else 0."
+SPEC_GRADE_COLUMNS = [
+    "grade_condition_id", "grade_condition_slug", "gen_condition_id", "item_id", "epoch", "grade_kind", "scorer",
+    "grader_name", "grader_model", "rubric_name", "rubric_hash", "solution_hash", "score", "score_raw", "parse_ok",
+    "parse_error", "reasoning", "judge_completion", "error", "input_tokens", "output_tokens", "total_tokens",
+    "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "usd", "cache_hit", "latency_s", "run_id",
+    "log_file", "created_at",
+]
+PARSE_CODES = {"no_json_object", "no_score_in_json", "score_not_numeric", "score_not_finite"}
+
+
+class StudyServer(OpenAIServer):
+    """The local server as solver and judge: judge prompts (they carry the format suffix) get a JSON verdict,
+    and solver replies end with `tag`, so a re-generation can change a stored text."""
+
+    tag = ""
+
+    def _completion(self, body: dict[str, Any]) -> dict[str, Any]:
+        reply = super()._completion(body)
+        message = reply["choices"][0]["message"]
+        if "## How to reply" in self._last_user(body):
+            message["content"] = 'The answer matches.\n```json\n{"score": 1, "reasoning": "matches"}\n```'
+        elif self.tag:
+            message["content"] = f"{message['content']}\n{self.tag}"
+        return reply
+
+
+@pytest.fixture(autouse=True)
+def well_formed_judges(monkeypatch):
+    monkeypatch.setenv("ITEMEVAL_JUDGE_MALFORMED_RATE", "0")
+
+
+@pytest.fixture
+def server(monkeypatch):
+    """A started StudyServer that `openai-api/local/*` models reach (inspect memoizes models, so forget them)."""
+    from inspect_ai.model import _model
+
+    with StudyServer() as srv:
+        for key, value in srv.env().items():
+            monkeypatch.setenv(key, value)
+        _model._models.clear()
+        yield srv
+    _model._models.clear()
+
+
+def study_config(**overrides: Any) -> dict[str, Any]:
+    return base_config(**{
+        "cache": False,
+        "facets__grader": ["j"],
+        "facets__rubric": ["r"],
+        "graders": {"j": {"model": "itemeval/judge", "max_tokens": 256}},
+        **overrides,
+    })
+
+
+def make_study(root: Path, **overrides: Any) -> Path:
+    return write_study(root, study_config(**overrides), rubric=RUBRIC)
+
+
+def edit_config(path: Path, **changes: Any) -> None:
+    config = yaml.safe_load(path.read_text())
+    for dotted, value in changes.items():
+        node = config
+        *parents, last = dotted.split("__")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = value
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def cli(capsys, *args: str) -> tuple[int, dict[str, Any]]:
+    code = main([*args, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def planned(result: dict[str, Any]) -> dict[str, int]:
+    return {c["slug"]: c["planned"] for c in result["conditions"]}
+
+
+def grades_table(root: Path) -> pd.DataFrame:
+    return pd.read_parquet(root / "studies" / "t" / "grades.parquet")
+
+
+def solutions_table(root: Path) -> pd.DataFrame:
+    return pd.read_parquet(root / "studies" / "t" / "solutions.parquet")
+
+
+def tree_digest(directory: Path) -> dict[str, str]:
+    """sha256 of every file under `directory`, following a store's symlink to its version dir."""
+    directory = directory.resolve()
+    return {str(p.relative_to(directory)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def study_digest(root: Path) -> dict[str, str]:
+    study = root / "studies" / "t"
+    digest = {f"{name}/{k}": v for name in ("solutions.parquet", "grades.parquet", "items.parquet")
+              if (study / name).exists() for k, v in tree_digest(study / name).items()}
+    for name in ("solutions.parquet", "grades.parquet", "items.parquet"):
+        if (study / name).is_symlink():
+            digest[f"{name}->"] = os.readlink(study / name)
+    for sub in ("manifests", "logs", "journal"):
+        digest.update({f"{sub}/{k}": v for k, v in tree_digest(study / sub).items()} if (study / sub).exists() else {})
+    digest["dataset_locks.json"] = hashlib.sha256((study / "dataset_locks.json").read_bytes()).hexdigest()
+    return digest
+
+
+def assert_invariant(frame: pd.DataFrame) -> None:
+    """SPEC §7: for rows without error, parse_ok false ⇔ parse_error set ⇔ score null."""
+    ok = frame[frame["error"].isna()]
+    assert not ok.empty
+    failed = ~ok["parse_ok"].astype(bool)
+    assert (failed == ok["parse_error"].notna()).all()
+    assert (failed == ok["score"].isna()).all()
+
+
+# ---- a generated study, graded -------------------------------------------------------------------------
+
+
+def test_grade_writes_verifiable_and_judge_rows_then_rerun_writes_nothing(tmp_path, capsys):
+    config = make_study(tmp_path)
+    assert cli(capsys, "generate", str(config))[0] == 0
+    solutions = solutions_table(tmp_path)
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and result["outcome"] == "completed"
+    assert planned(result) == {"j_r": 4, "scorer_numeric": 4}
+
+    grades = grades_table(tmp_path)
+    assert set(SPEC_GRADE_COLUMNS) <= set(grades.columns)
+    assert len(grades) == 8 and not grades.duplicated(["grade_condition_id", "gen_condition_id", "item_id", "epoch"]).any()
+    assert grades["error"].isna().all()
+    assert_invariant(grades)
+
+    texts = dict(zip(solutions["item_id"], solutions["solution"]))
+    hashes = dict(zip(solutions["item_id"], solutions["solution_hash"]))
+    targets = {row["qid"]: row["answer"] for row in ARITH}
+    verifiable = grades[grades["grade_kind"] == "verifiable"].set_index("item_id")
+    for item_id, row in verifiable.iterrows():
+        expected = score_solution("numeric", {}, texts[item_id], targets[item_id])
+        assert row["score"] == expected.score and row["score_raw"] == expected.answer
+        assert row["usd"] == 0.0 and row["scorer"] == "numeric" and row["solution_hash"] == hashes[item_id]
+
+    judge = grades[grades["grade_kind"] == "judge"]
+    assert set(judge["grader_name"]) == {"j"} and set(judge["grader_model"]) == {"itemeval/judge"}
+    assert set(judge["rubric_name"]) == {"r"} and judge["rubric_hash"].notna().all()
+    assert (judge["input_tokens"] > 0).all() and (judge["output_tokens"] > 0).all()
+    assert (judge["usd"] > 0).all() and not judge["cache_hit"].any() and judge["latency_s"].notna().all()
+    for log_file, completion, score in zip(judge["log_file"], judge["judge_completion"], judge["score"]):
+        assert log_file.startswith("logs/grade/") and (tmp_path / "studies" / "t" / log_file).is_file()
+        assert parse_judge_reply(completion).score == score
+
+    before = study_digest(tmp_path)
+    code, again = cli(capsys, "grade", str(config))
+    assert code == 0 and sum(planned(again).values()) == 0 and again["run_id"] is None
+    assert study_digest(tmp_path) == before  # no row, no manifest, no log: no judge call was made
+
+
+def test_force_regrades_everything(tmp_path, capsys):
+    config = make_study(tmp_path)
+    assert cli(capsys, "generate", str(config))[0] == 0
+    first = cli(capsys, "grade", str(config))[1]["run_id"]
+    code, result = cli(capsys, "grade", str(config), "--force")
+    assert code == 0 and planned(result) == {"j_r": 4, "scorer_numeric": 4}
+    grades = grades_table(tmp_path)
+    assert len(grades) == 8 and set(grades["run_id"]) == {result["run_id"]} != {first}
+
+
+def test_errored_solutions_are_never_graded_and_blank_ones_follow_on_empty(tmp_path, capsys, monkeypatch):
+    from itemeval.hashing import text_hash
+    from itemeval.store import read_store, upsert
+    from itemeval.study import load_study
+
+    config = make_study(tmp_path, facets__grader=[])
+    assert cli(capsys, "generate", str(config))[0] == 0
+    monkeypatch.setenv("ITEMEVAL_OFFLINE_FAIL_RATE", "1")
+    assert cli(capsys, "generate", str(config), "--force", "--limit", "1")[1]["totals"]["errors"] == 1  # a1 fails now
+    monkeypatch.delenv("ITEMEVAL_OFFLINE_FAIL_RATE")
+    # The offline solvers never reply blank: store one as a provider could have returned it.
+    study = load_study(config)
+    stored = {row["item_id"]: row for row in read_store(study.paths, "solutions").to_pylist()}
+    assert stored["a1"]["error"] and stored["a1"]["solution"] is None
+    upsert(study.paths, "solutions", [{**stored["a2"], "solution": "  \n", "solution_hash": text_hash("  \n"),
+                                       "blank": True}])
+
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and planned(result) == {"scorer_numeric": 2}
+    assert sorted(grades_table(tmp_path)["item_id"]) == ["a3", "a4"]
+
+    edit_config(config, solvers__on_empty="grade")  # not part of any id: same conditions, blank now graded
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and planned(result) == {"scorer_numeric": 1}
+    grades = grades_table(tmp_path).set_index("item_id")
+    assert sorted(grades.index) == ["a2", "a3", "a4"]
+    assert grades.loc["a2", "parse_error"] == "no_number_found" and pd.isna(grades.loc["a2", "score"])
+
+    status = cli(capsys, "status", str(config))[1]
+    assert status["generate"][0]["errors"] == 1 and status["generate"][0]["empty"] == 1
+    assert status["grade"][0]["solutions"] == 3 and status["grade"][0]["pending"] == 0
+
+
+def test_condition_grader_and_rubric_select_what_is_graded(tmp_path, capsys):
+    config = make_study(tmp_path, facets__prompt=["p", "builtin:minimal"], facets__rubric=["r", "builtin:standard"],
+                        graders={"j": {"model": "itemeval/judge"}, "k": {"model": "itemeval/judge-k"}},
+                        facets__grader=["j", "k"])
+    assert cli(capsys, "generate", str(config))[0] == 0
+    gen = {row["slug"]: row["condition_id"] for row in cli(capsys, "status", str(config))[1]["generate"]}
+    judges = ["j_r", "j_builtin-standard", "k_r", "k_builtin-standard"]
+
+    # a generate id narrows the solutions, every grade condition runs
+    code, result = cli(capsys, "grade", str(config), "--condition", gen["arith-good_p_default"], "--limit", "2")
+    assert code == 0 and planned(result) == dict.fromkeys([*judges, "scorer_numeric"], 2)
+    assert set(grades_table(tmp_path)["gen_condition_id"]) == {gen["arith-good_p_default"]}
+
+    # a grade slug (or id prefix) narrows the grade conditions, every generate condition is covered
+    code, result = cli(capsys, "grade", str(config), "--condition", "scorer_numeric")
+    assert code == 0 and planned(result) == {"scorer_numeric": 6}
+
+    # --grader and --rubric pick judge conditions and never run the verifiable one
+    code, result = cli(capsys, "grade", str(config), "--grader", "k", "--rubric", "r")
+    assert code == 0 and planned(result) == {"k_r": 6}
+    code, result = cli(capsys, "grade", str(config), "--rubric", "builtin:standard")
+    assert code == 0 and planned(result) == {"j_builtin-standard": 6, "k_builtin-standard": 6}
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and planned(result) == {**dict.fromkeys(judges, 0), "j_r": 6, "scorer_numeric": 0}
+    grades = grades_table(tmp_path)
+    assert grades.groupby("grade_condition_slug").size().to_dict() == dict.fromkeys([*judges, "scorer_numeric"], 8)
+
+    assert main(["grade", str(config), "--grader", "nobody"]) == 2
+    assert "nobody" in capsys.readouterr().err
+
+
+# ---- the reason the package exists: adding a judge later ------------------------------------------------
+
+
+def test_adding_a_judge_later_reuses_every_solution_and_calls_no_solver(tmp_path, capsys, server):
+    config = make_study(tmp_path, solvers__models=["openai-api/local/solver"], solvers__max_retries=0)
+    assert cli(capsys, "generate", str(config))[0] == 0
+    assert len(server.requests) == 4
+    assert cli(capsys, "grade", str(config))[0] == 0
+    study = tmp_path / "studies" / "t"
+    solutions_before = tree_digest(study / "solutions.parquet")
+    link_before = os.readlink(study / "solutions.parquet")
+    old_grades = grades_table(tmp_path)
+
+    graders = {"j": {"model": "itemeval/judge", "max_tokens": 256}, "new_judge": {"model": "itemeval/judge-new"}}
+    edit_config(config, graders=graders)  # defined under graders:, not listed in facets.grader
+    code, result = cli(capsys, "grade", str(config), "--grader", "new_judge")
+    assert code == 0 and planned(result) == {"new-judge_r": 4}
+    assert len(server.requests) == 4  # the solver was not called again
+    assert tree_digest(study / "solutions.parquet") == solutions_before
+    assert os.readlink(study / "solutions.parquet") == link_before
+    assert sorted(name.split("-")[1] for name in os.listdir(study / "manifests")) == ["generate", "grade", "grade"]
+
+    grades = grades_table(tmp_path)
+    new = grades[grades["grader_name"] == "new_judge"]
+    assert len(new) == 4 and set(new["grader_model"]) == {"itemeval/judge-new"} and new["score"].notna().all()
+    assert set(new["solution_hash"]) == set(solutions_table(tmp_path)["solution_hash"])
+    old = grades[grades["grader_name"] != "new_judge"].sort_values(["grade_condition_id", "item_id"])
+    pd.testing.assert_frame_equal(old.reset_index(drop=True),
+                                  old_grades.sort_values(["grade_condition_id", "item_id"]).reset_index(drop=True))
+    # status shows the new judge beside the grid, and grading it again does nothing
+    status = cli(capsys, "status", str(config))[1]
+    assert {row["slug"]: (row["solutions"], row["done"]) for row in status["grade"]} == {
+        "j_r": (4, 4), "scorer_numeric": (4, 4), "new-judge_r": (4, 4)}
+    assert status["generate"][0]["usd"] is None and status["spend_usd"]["generate"] is None  # unpriced: unknown, not $0
+    assert {row["slug"]: row["usd"] for row in status["grade"] if row["slug"] != "j_r"} == {
+        "scorer_numeric": 0.0, "new-judge_r": None}  # itemeval/judge-new has no price either
+    assert status["grade"][0]["usd"] > 0
+    code, result = cli(capsys, "grade", str(config), "--grader", "new_judge")
+    assert code == 0 and planned(result) == {"new-judge_r": 0}
+    assert len(server.requests) == 4
+    assert cli(capsys, "export", str(config))[1]["rows"] == 12
+    exported = pd.read_parquet(study / "export" / "grades_long.parquet")
+    assert exported["in_grid"].all() and (exported["grader_name"] == "new_judge").sum() == 4
+
+
+# ---- judge replies that do not parse, solutions that changed -------------------------------------------------
+
+
+def test_malformed_judge_replies_are_final_parse_failures(tmp_path, capsys, monkeypatch):
+    config = make_study(tmp_path, facets__scorer=None, facets__replications=2)
+    assert cli(capsys, "generate", str(config))[0] == 0
+    monkeypatch.setenv("ITEMEVAL_JUDGE_MALFORMED_RATE", "1")
+    assert cli(capsys, "grade", str(config))[0] == 0
+    grades = grades_table(tmp_path)
+    assert len(grades) == 8 and grades["error"].isna().all()
+    assert not grades["parse_ok"].any() and grades["score"].isna().all()
+    assert set(grades["parse_error"]) <= PARSE_CODES and len(set(grades["parse_error"])) >= 2
+    for completion, code in zip(grades["judge_completion"], grades["parse_error"]):
+        assert completion and parse_judge_reply(completion).parse_error == code
+    assert_invariant(grades)
+
+    status = cli(capsys, "status", str(config))[1]["grade"][0]
+    assert (status["done"], status["parse_failed"], status["pending"]) == (8, 8, 0)
+    monkeypatch.setenv("ITEMEVAL_JUDGE_MALFORMED_RATE", "0")
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and planned(result) == {"j_r": 0}  # not retried
+    code, result = cli(capsys, "grade", str(config), "--force")
+    assert code == 0 and planned(result) == {"j_r": 8}
+    assert grades_table(tmp_path)["parse_ok"].all()
+
+
+def test_a_solution_overwritten_at_its_key_makes_its_grades_stale(tmp_path, capsys, server):
+    config = make_study(tmp_path, solvers__models=["openai-api/local/solver"], solvers__max_retries=0)
+    assert cli(capsys, "generate", str(config))[0] == 0
+    assert cli(capsys, "grade", str(config))[0] == 0
+    old = grades_table(tmp_path).set_index(["grade_condition_slug", "item_id"])
+
+    server.tag = "On second thoughts:\nANSWER: 999"
+    code, result = cli(capsys, "generate", str(config), "--force", "--limit", "1")  # overwrites item a1 only
+    assert code == 0 and result["totals"]["rows"] == 1
+    status = cli(capsys, "status", str(config))[1]["grade"]
+    assert {row["slug"]: (row["stale"], row["pending"], row["done"]) for row in status} == {
+        "j_r": (1, 0, 3), "scorer_numeric": (1, 0, 3)}
+    assert cli(capsys, "export", str(config))[0] == 0
+    exported = pd.read_parquet(tmp_path / "studies" / "t" / "export" / "grades_long.parquet")
+    assert sorted(exported.loc[exported["stale"], "item_id"]) == ["a1", "a1"]
+
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and planned(result) == {"j_r": 1, "scorer_numeric": 1}
+    new = grades_table(tmp_path).set_index(["grade_condition_slug", "item_id"])
+    current = solutions_table(tmp_path).set_index("item_id").loc["a1", "solution_hash"]
+    assert new.loc[("scorer_numeric", "a1"), "solution_hash"] == current != old.loc[("scorer_numeric", "a1"), "solution_hash"]
+    assert new.loc[("scorer_numeric", "a1"), "score"] == 0.0 and old.loc[("scorer_numeric", "a1"), "score"] == 1.0
+    assert (new.loc[("j_r", "a2"), "run_id"]) == old.loc[("j_r", "a2"), "run_id"]  # untouched
+    assert all(row["stale"] == 0 for row in cli(capsys, "status", str(config))[1]["grade"])
+
+
+def test_judge_call_errors_are_rows_that_the_next_run_retries(tmp_path, capsys, monkeypatch):
+    config = make_study(tmp_path)
+    assert cli(capsys, "generate", str(config))[0] == 0
+    monkeypatch.setenv("ITEMEVAL_OFFLINE_FAIL_RATE", "1")  # every judge call raises; scorers need no model
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and {c["slug"]: c["errors"] for c in result["conditions"]} == {"j_r": 4, "scorer_numeric": 0}
+    judge = grades_table(tmp_path).query("grade_kind == 'judge'")
+    assert len(judge) == 4 and judge["error"].str.contains("injected failure").all()
+    assert judge["score"].isna().all() and judge["parse_ok"].isna().all() and judge["parse_error"].isna().all()
+    assert cli(capsys, "status", str(config))[1]["grade"][0]["errors"] == 4
+
+    monkeypatch.setenv("ITEMEVAL_OFFLINE_FAIL_RATE", "0")
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and planned(result) == {"j_r": 4, "scorer_numeric": 0}
+    judge = grades_table(tmp_path).query("grade_kind == 'judge'")
+    assert judge["error"].isna().all() and judge["parse_ok"].all()
+
+
+def test_a_model_id_used_as_grader_still_has_bounded_retries(tmp_path):
+    from itemeval.grade import _judge_config
+    from itemeval.study import load_study
+
+    study = load_study(make_study(tmp_path, facets__grader=["openai-api/local/judge"], graders={}))
+    config = _judge_config(study, study.grade[0])
+    assert config["temperature"] == 0.0
+    assert (config["max_retries"], config["timeout"], config["attempt_timeout"]) == (3, 600.0, 180.0)
+
+
+# ---- SIGKILL mid-grade -----------------------------------------------------------------------------------
+
+
+def test_sigkill_mid_grade_repays_nothing_that_finished(tmp_path, capsys, monkeypatch):
+    rows = [{"qid": f"q{i}", "question": f"What is {i} + {i}?", "answer": str(2 * i), "difficulty": "easy"}
+            for i in range(1, 9)]
+    config = write_study(tmp_path, study_config(
+        facets__scorer=None,
+        graders={"j": {"model": "openai-api/local/judge", "max_connections": 1, "max_retries": 0}},
+    ), rows=rows, rubric=RUBRIC)
+    assert cli(capsys, "generate", str(config))[0] == 0
+
+    with StudyServer(delay=0.5) as srv:
+        env = {**os.environ, **srv.env(), "INSPECT_DISPLAY": "none"}
+        proc = subprocess.Popen([str(Path(sys.executable).parent / "itemeval"), "grade", str(config), "--display", "none"],
+                                cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 60
+            while len(srv.statuses) < 3 and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.05)
+            time.sleep(1.0)  # a finished sample is durable within about a second
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()[-2000:]
+        time.sleep(0.6)  # let the request in flight at the kill finish on the server side
+        sent_before = len(srv.requests)
+        assert 3 <= len(srv.statuses) < 8
+
+        from inspect_ai.model import _model
+
+        monkeypatch.setenv("LOCAL_BASE_URL", srv.base_url)
+        monkeypatch.setenv("LOCAL_API_KEY", "test-key")
+        _model._models.clear()
+        code, result = cli(capsys, "grade", str(config))
+        _model._models.clear()
+        assert code == 0
+        recovered = result["recovered_rows"].get("grades", 0)
+        assert recovered >= 3  # at least the samples that finished a second before the kill
+        assert planned(result) == {"j_r": 8 - recovered}
+        assert len(srv.requests) - sent_before == 8 - recovered  # the re-run paid only for what was not recorded
+        per_item = {row["qid"]: srv.count(row["question"]) for row in rows}
+
+    grades = grades_table(tmp_path)
+    assert len(grades) == 8 and grades["error"].isna().all() and grades["parse_ok"].all()
+    first_run = set(grades.loc[grades["run_id"] != result["run_id"], "item_id"])
+    assert len(first_run) == recovered
+    assert all(per_item[item] == 1 for item in first_run)  # nothing recorded was paid for twice
