@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .cost import Estimate, worst_case_usd
+from .cost import Estimate, format_usd, worst_case_usd
 from .errors import BudgetError, ConfirmationRequired
 from .pricing import Price
 
@@ -20,12 +20,12 @@ def check_gate(estimate: Estimate, *, confirm_above: float | None, yes: bool,
         return
     unpriced = estimate.unpriced_models()
     plus = f" plus an unknown amount for {', '.join(unpriced)}" if unpriced else ""
-    question = (f"This run may spend up to ${ceiling:,.2f}{plus} (expected ${_priced_total(estimate, 'usd_expected'):,.2f}), "
-                f"above budget.confirm_above_usd ${confirm_above:,.2f}. Continue?")
+    question = (f"This run may spend up to {format_usd(ceiling)}{plus} (expected {format_usd(_priced_total(estimate, 'usd_expected'))}), "
+                f"above budget.confirm_above_usd {format_usd(confirm_above)}. Continue?")
     if ask is not None and ask(question):
         return
     raise ConfirmationRequired(
-        f"projected spend ceiling ${ceiling:,.2f}{plus} is above budget.confirm_above_usd ${confirm_above:,.2f}; "
+        f"projected spend ceiling {format_usd(ceiling)}{plus} is above budget.confirm_above_usd {format_usd(confirm_above)}; "
         "re-run with --yes to confirm (nothing was run)"
     )
 
@@ -41,16 +41,16 @@ def check_cap(estimate: Estimate, max_usd: float | None) -> list[str]:
     unpriced = estimate.unpriced_models()
     if unpriced:
         raise BudgetError(
-            f"max_usd ${max_usd:,.2f} is set but {', '.join(unpriced)} has no price, so the cap could not hold; "
+            f"max_usd {format_usd(max_usd)} is set but {', '.join(unpriced)} has no price, so the cap could not hold; "
             "add it to a pricing file (budget.pricing_path) or remove the cap (nothing was run)"
         )
     expected, ceiling = estimate.total("usd_expected") or 0.0, estimate.total("usd_ceiling") or 0.0
     if expected > max_usd:
         share = max_usd / expected if expected else 1.0
-        return [f"the expected spend ${expected:,.4f} exceeds max_usd ${max_usd:,.4f}: the run will likely stop "
+        return [f"the expected spend {format_usd(expected)} exceeds max_usd {format_usd(max_usd)}: the run will likely stop "
                 f"after about {share:.0%} of its {estimate.calls} calls; a later run with a higher cap continues"]
     if ceiling > max_usd:
-        return [f"the worst case ${ceiling:,.4f} exceeds max_usd ${max_usd:,.4f}: the run may stop before the end"]
+        return [f"the worst case {format_usd(ceiling)} exceeds max_usd {format_usd(max_usd)}: the run may stop before the end"]
     return []
 
 

@@ -112,6 +112,10 @@ def _stage_options(display: str | None, **values: Any) -> dict[str, Any]:
     return {**values, "display": chosen, "interactive": sys.stdin.isatty() and sys.stderr.isatty()}
 
 
+def _tell(message: str) -> None:
+    _stderr().print(message, markup=False, highlight=False, soft_wrap=True)
+
+
 def _asker(interactive: bool):  # noqa: ANN202 - a question -> bool function, or None
     if not interactive:
         return None
@@ -183,7 +187,7 @@ def generate(
 
     options = GenerateOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit,
                                                force=force, yes=yes, max_usd=max_usd))
-    return _finish(run_generate(config, base_dir, options, ask=_asker(options.interactive)), json_out)
+    return _finish(run_generate(config, base_dir, options, ask=_asker(options.interactive), tell=_tell), json_out)
 
 
 @app.command()
@@ -212,7 +216,7 @@ def grade(
     options = GradeOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit, force=force,
                                             yes=yes, max_usd=max_usd, graders=tuple(grader or ()),
                                             rubrics=tuple(rubric or ())))
-    return _finish(run_grade(config, base_dir, options, ask=_asker(options.interactive)), json_out)
+    return _finish(run_grade(config, base_dir, options, ask=_asker(options.interactive), tell=_tell), json_out)
 
 
 @app.command()

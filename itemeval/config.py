@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Union
@@ -72,11 +73,7 @@ class SamplingParams(_Strict):
     """Reasoning token budget for reasoning models."""
 
 
-class Solvers(SamplingParams):
-    models: list[str] = Field(min_length=1)
-    """inspect model ids, e.g. `openai/gpt-4.1-mini` or the offline `itemeval/arith-good`."""
-    on_empty: Literal["skip", "rerun", "grade"] = "skip"
-    """A blank completion without error: not graded (skip), re-generated next run (rerun), or graded."""
+class CallLimits(_Strict):
     max_retries: int = Field(default=3, ge=0)
     """inspect's retries per call for 429/5xx/timeouts (inspect alone would retry forever)."""
     timeout: float = Field(default=600.0, gt=0)
@@ -85,6 +82,19 @@ class Solvers(SamplingParams):
     """Seconds one attempt may take before it is abandoned and retried."""
     max_connections: int | None = Field(default=None, ge=1)
     """Concurrent calls per model (inspect's default when unset)."""
+
+    def inspect_limits(self) -> dict[str, Any]:
+        """These limits as GenerateConfig fields; inspect takes whole seconds, so timeouts round up."""
+        limits = {"max_retries": self.max_retries, "timeout": math.ceil(self.timeout),
+                  "attempt_timeout": math.ceil(self.attempt_timeout), "max_connections": self.max_connections}
+        return {key: value for key, value in limits.items() if value is not None}
+
+
+class Solvers(SamplingParams, CallLimits):
+    models: list[str] = Field(min_length=1)
+    """inspect model ids, e.g. `openai/gpt-4.1-mini` or the offline `itemeval/arith-good`."""
+    on_empty: Literal["skip", "rerun", "grade"] = "skip"
+    """A blank completion without error: not graded (skip), re-generated next run (rerun), or graded."""
 
 
 class ModelConfigFacet(SamplingParams):
@@ -118,7 +128,7 @@ class Facets(_Strict):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, use_attribute_docstrings=True)
 
 
-class Grader(_Strict):
+class Grader(CallLimits):
     model: str = Field(min_length=1)
     """The judge's inspect model id; it always runs at temperature 0."""
     max_tokens: int | None = Field(default=None, ge=1)
@@ -127,14 +137,6 @@ class Grader(_Strict):
     """Reasoning effort for reasoning judges; part of the id."""
     reasoning_tokens: int | None = Field(default=None, ge=1)
     """Reasoning token budget for reasoning judges; part of the id."""
-    max_retries: int = Field(default=3, ge=0)
-    """inspect's retries per judge call for 429/5xx/timeouts."""
-    timeout: float = Field(default=600.0, gt=0)
-    """Seconds a judge call may take in total, retries included."""
-    attempt_timeout: float = Field(default=180.0, gt=0)
-    """Seconds one judge attempt may take."""
-    max_connections: int | None = Field(default=None, ge=1)
-    """Concurrent calls to the judge model."""
 
 
 class Budget(_Strict):

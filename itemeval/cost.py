@@ -18,6 +18,13 @@ MESSAGE_OVERHEAD_TOKENS = 8
 """Chat-format tokens around one user message."""
 
 
+def format_usd(value: float | None) -> str:
+    """Dollars as people read them: cents for big sums, more digits for the small sums of a pilot run."""
+    if value is None:
+        return "unknown"
+    return f"${value:,.2f}" if value >= 1 else f"${value:,.4f}"
+
+
 def estimate_tokens(text: str | None) -> int:
     return math.ceil(len(text or "") / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS
 
@@ -60,6 +67,10 @@ class Estimate:
 
     def unpriced_models(self) -> list[str]:
         return sorted({line.model for line in self.lines if not line.priced and line.calls})
+
+    def summary(self) -> str:
+        return (f"estimate: {self.calls:,} calls, expected {format_usd(self.total('usd_expected'))}, "
+                f"at most {format_usd(self.total('usd_ceiling'))}")
 
     def as_dict(self) -> dict[str, Any]:
         stages = sorted({line.stage for line in self.lines})

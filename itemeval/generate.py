@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -92,7 +91,8 @@ def solution_row(
 
 
 def run_generate(config_path: str | Path, base_dir: str | Path | None, options: GenerateOptions,
-                 *, ask: Callable[[str], bool] | None = None) -> StageResult:
+                 *, ask: Callable[[str], bool] | None = None,
+                 tell: Callable[[str], None] | None = None) -> StageResult:
     """Run every missing cell of the selected generate conditions; safe to interrupt and re-run."""
     study = load_study(config_path, base_dir)  # everything is validated before anything is written
     conditions = select(study.generate, list(options.conditions))
@@ -107,7 +107,8 @@ def run_generate(config_path: str | Path, base_dir: str | Path | None, options: 
         from .estimate import lines_for_specs
 
         specs = task_specs(study, conditions, cells)
-        run.approve(lines_for_specs("generate", specs, {c.id: c.slug for c in conditions}, study, run.prices), ask)
+        slugs = {c.id: c.slug for c in conditions}
+        run.approve(lines_for_specs("generate", specs, slugs, study, run.prices), ask, tell)
         run.begin(conditions, [])
         run.execute(specs, sink=_sink(study, conditions, result))
     return result
@@ -126,6 +127,11 @@ def superseded_notes(study: Study, conditions: list[GenerateCondition]) -> list[
     return notes
 
 
+def _batch(study: Study) -> dict[str, Any]:
+    batch = study.config.budget.batch
+    return {"batch": batch} if batch else {}
+
+
 def _summaries(conditions: list[GenerateCondition], cells: pd.DataFrame) -> list[ConditionRun]:
     planned = cells.groupby("condition_id").size().to_dict() if not cells.empty else {}
     return [ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in conditions]
@@ -134,9 +140,7 @@ def _summaries(conditions: list[GenerateCondition], cells: pd.DataFrame) -> list
 def task_specs(study: Study, conditions: list[GenerateCondition], cells: pd.DataFrame) -> list[Any]:
     items = {item.id: item for item in study.items}
     solvers = study.config.solvers
-    # inspect's GenerateConfig takes whole seconds: a fractional timeout would fail the whole condition
-    runtime = {"max_retries": solvers.max_retries, "timeout": math.ceil(solvers.timeout),
-               "attempt_timeout": math.ceil(solvers.attempt_timeout), "max_connections": solvers.max_connections}
+    runtime = solvers.inspect_limits()
     specs = []
     by_condition = {cid: frame for cid, frame in cells.groupby("condition_id", sort=False)}
     for condition in conditions:
@@ -148,7 +152,7 @@ def task_specs(study: Study, conditions: list[GenerateCondition], cells: pd.Data
                  metadata={"condition_id": condition.id, "item_id": item_id, "replication": int(epoch)})
             for item_id, epoch in zip(frame["item_id"], frame["epoch"])
         ]
-        config = {**condition.params, **{k: v for k, v in runtime.items() if v is not None}}
+        config = {**condition.params, **runtime, **_batch(study)}
         specs.append(TaskSpec(name=condition.id, model=condition.model, config=config, cells=task_cells,
                               cache_scope=condition.id if study.config.cache else None,
                               metadata={"itemeval_stage": "generate", "condition_id": condition.id}))

@@ -190,11 +190,9 @@ def judge_specs(study: Study, todo: pd.DataFrame, conditions: list[GradeConditio
 def _judge_config(study: Study, condition: GradeCondition) -> dict[str, Any]:
     # A bare model id used as a grader gets the `graders:` defaults too: inspect alone retries forever.
     grader = resolve_grader(condition.grader_name, study.config.graders)
-    runtime = {"max_retries": grader.max_retries, "timeout": grader.timeout,
-               "attempt_timeout": grader.attempt_timeout, "max_connections": grader.max_connections}
     batch = study.config.budget.batch
-    return {"temperature": 0.0, "cache_prompt": "auto", **condition.judge_params,
-            **{k: v for k, v in runtime.items() if v is not None}, **({"batch": batch} if batch else {})}
+    return {"temperature": 0.0, "cache_prompt": "auto", **condition.judge_params, **grader.inspect_limits(),
+            **({"batch": batch} if batch else {})}
 
 
 def _judge_sink(conditions: list[GradeCondition], summaries: dict[str, ConditionRun]) -> Callable[..., Any]:
@@ -228,7 +226,8 @@ def estimate_lines(study: Study, todo: pd.DataFrame, grade: list[GradeCondition]
 
 
 def run_grade(config_path: str | Path, base_dir: str | Path | None, options: GradeOptions,
-              *, ask: Callable[[str], bool] | None = None) -> StageResult:
+              *, ask: Callable[[str], bool] | None = None,
+              tell: Callable[[str], None] | None = None) -> StageResult:
     """Grade every pending stored solution; never calls a solver model, never writes solutions."""
     study = load_study(config_path, base_dir)
     generate, grade = select_conditions(study, options)
@@ -243,7 +242,7 @@ def run_grade(config_path: str | Path, base_dir: str | Path | None, options: Gra
         summaries = {s.condition_id: s for s in result.conditions}
         judges = [c for c in grade if c.kind == "judge"]
         specs = judge_specs(study, todo, judges)
-        run.approve(estimate_lines(study, todo, grade, specs, run.prices), ask)
+        run.approve(estimate_lines(study, todo, grade, specs, run.prices), ask, tell)
         run.begin(generate, grade)
         grade_verifiable(study, todo, [c for c in grade if c.kind == "verifiable"], summaries, run_id=run.run_id)
         if specs:

@@ -7,13 +7,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from .cost import format_usd as _usd
+
 from .status import StatusReport
-
-
-def _usd(value: float | None) -> str:
-    if value is None:
-        return "unknown"
-    return f"${value:,.4f}" if value < 1 else f"${value:,.2f}"
 
 
 def _sum(values: list[float | None]) -> float | None:
@@ -132,11 +128,6 @@ def render_stage(result: Any, console: Console) -> None:
         console.print(f"recovered {rows} {store} rows from the journal of an interrupted run")
     for note in data["notes"]:
         console.print(note, markup=False, highlight=False, soft_wrap=True)
-    estimate = data["estimate"]
-    if estimate and estimate["total"]["calls"]:
-        total = estimate["total"]
-        console.print(f"estimate: {total['calls']:,} calls, expected {_usd(total['usd_expected'])}, "
-                      f"at most {_usd(total['usd_ceiling'])}", highlight=False)
     table = Table(title=f"{data['stage']} — {data['study']}", title_justify="left")
     for column in ("condition", "cells run", "rows", "errors", "cache hits", "spend", ""):
         table.add_column(column, justify="left" if column in ("condition", "") else "right")

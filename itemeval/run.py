@@ -106,14 +106,19 @@ class RunContext:
         return paths.logs_generate if self.stage == "generate" else paths.logs_grade
 
     def begin(self, generate: list[Any], grade: list[Any]) -> None:
-        """Write the manifest of a run that is about to spend or write something."""
+        """Pin datasets, store items and write the manifest of a run that is about to spend or write."""
+        paths = self.study.paths
+        dataset_locks.pin(paths.dataset_locks, dataset_locks.read_locks(paths.dataset_locks),
+                          {d.key: (d.adapter, d.revision) for d in self.study.datasets})
+        _store_items(self.study)
         self.manifest = start_manifest(
             self.study, stage=self.stage, run_id=self.run_id, options=_jsonable_options(self.options),
             generate=generate, grade=grade, estimate=self.result.estimate,
         )
         self.result.run_id, self.result.manifest = self.run_id, str(self.manifest.path)
 
-    def approve(self, lines: list[Any], ask: Callable[[str], bool] | None) -> None:
+    def approve(self, lines: list[Any], ask: Callable[[str], bool] | None,
+                tell: Callable[[str], None] | None = None) -> None:
         """Show the estimate of exactly these cells, apply the spend gate, and arm the hard cap."""
         from .budget import SpendCap, check_cap, check_gate
         from .cost import Estimate
@@ -121,7 +126,12 @@ class RunContext:
         estimate = Estimate(lines=lines)
         self.result.estimate = estimate.as_dict()
         max_usd = self.options.max_usd if self.options.max_usd is not None else self.study.config.budget.max_usd
-        self.result.notes.extend(check_cap(estimate, max_usd))
+        if tell is not None:
+            tell(estimate.summary())
+        notes = check_cap(estimate, max_usd)
+        self.result.notes.extend(notes)
+        for note in notes if tell is not None else []:
+            tell(note)
         check_gate(estimate, confirm_above=self.study.config.budget.confirm_above_usd, yes=self.options.yes, ask=ask)
         self.cap = SpendCap(cap=max_usd) if max_usd is not None else None
 
@@ -129,7 +139,10 @@ class RunContext:
         if self.cap is None:
             return None
         from .budget import PricedGate
+        from .cost import DEFAULT_MAX_TOKENS
 
+        # The cap's worst case assumes a reply of at most max_tokens, so a capped call must send one.
+        spec.config.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
         return PricedGate(cap=self.cap, price=self.prices.lookup(spec.model), max_tokens=spec.config.get("max_tokens"))
 
     def execute(self, specs: list[Any], *, sink: RowSink) -> None:
@@ -212,7 +225,7 @@ def _jsonable_options(options: Any) -> dict[str, Any]:
 
 @contextlib.contextmanager
 def open_run(study: Study, stage: str, result: Any, options: Any) -> Iterator[RunContext]:
-    """Hold the study lock for the whole run; recover what a killed run left, pin datasets, store items."""
+    """Hold the study lock for the whole run and first recover what a killed run left behind."""
     run = RunContext(study, stage, result, options)
     command = " ".join(command_line())
     paths = study.paths
@@ -223,9 +236,6 @@ def open_run(study: Study, stage: str, result: Any, options: Any) -> Iterator[Ru
     with study_lock(paths, command):
         result.recovered = {k: v for k, v in replay_journals(paths).items() if v}
         close_abandoned(paths.manifests)
-        dataset_locks.pin(paths.dataset_locks, dataset_locks.read_locks(paths.dataset_locks),
-                          {d.key: (d.adapter, d.revision) for d in study.datasets})
-        _store_items(study)
         try:
             yield run
         except KeyboardInterrupt:

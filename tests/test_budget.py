@@ -65,9 +65,9 @@ def test_check_cap():
         check_cap(Estimate([line(0.5), line(None, model="m/unpriced")]), 1.0)
     assert info.value.exit_code == EXIT_BUDGET
     [likely] = check_cap(Estimate([line(4.0, 2.0, calls=10)]), 1.0)
-    assert "expected spend $2.0000 exceeds max_usd $1.0000" in likely and "50%" in likely and "10 calls" in likely
+    assert "expected spend $2.00 exceeds max_usd $1.00" in likely and "50%" in likely and "10 calls" in likely
     [maybe] = check_cap(Estimate([line(4.0, 0.5)]), 1.0)
-    assert "worst case $4.0000 exceeds max_usd $1.0000" in maybe
+    assert "worst case $4.00 exceeds max_usd $1.00" in maybe
 
 
 # ---- the cap, during a run --------------------------------------------------------------------------------
@@ -210,9 +210,10 @@ def run(capsys, *args: str) -> tuple[int, dict[str, Any]]:
 def test_gate_without_yes_exits_3_and_writes_nothing(tmp_path, capsys):
     config = write_study(tmp_path, base_config(budget={"confirm_above_usd": 0.0001}))
     assert main(["generate", str(config)]) == EXIT_CONFIRM
-    assert "--yes" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--yes" in err and err.index("estimate: 4 calls") < err.index("--yes")  # the estimate came first
     study = tmp_path / "studies" / "t"
-    assert not (study / "solutions.parquet").exists() and not list(study.glob("manifests/*"))
+    assert sorted(p.name for p in study.iterdir()) == [".lock"]  # no store, pin, manifest or log
     assert not list(study.glob("logs/**/*.eval"))
     code, result = run(capsys, "generate", str(config), "--yes")
     assert code == 0 and result["totals"]["rows"] == 4 and len(list(study.glob("manifests/*.json"))) == 1
