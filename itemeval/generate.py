@@ -15,7 +15,7 @@ from .grid import select
 from .hashing import canonical_json, text_hash
 from .prompts import render
 from .records import SAMPLING_PARAMS, Cell, GenerateCondition, Item, TaskSpec
-from .run import ConditionRun, RunContext, StageResult, open_run
+from .run import ConditionRun, RunContext, StageOptions, StageResult, open_run
 from .status import solution_state
 from .store import read_store
 from .study import Study, load_study
@@ -24,14 +24,8 @@ _PARAM_COLUMNS = {name: ("reasoning_budget" if name == "reasoning_tokens" else n
 
 
 @dataclass(frozen=True)
-class GenerateOptions:
-    conditions: tuple[str, ...] = ()
-    limit: int | None = None
-    force: bool = False
-    yes: bool = False
-    max_usd: float | None = None
-    display: str = "none"
-    interactive: bool = False
+class GenerateOptions(StageOptions):
+    """What `itemeval generate` was asked to do."""
 
 
 # ---- plan ---------------------------------------------------------------------------------------------

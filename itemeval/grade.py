@@ -15,7 +15,7 @@ from .grid import resolve_grader, select
 from .judge import parse_judge_reply, with_format_suffix
 from .prompts import render
 from .records import Cell, GradeCondition, Item, TaskSpec
-from .run import ConditionRun, RunContext, StageResult, open_run
+from .run import ConditionRun, RunContext, StageOptions, StageResult, open_run
 from .scorers import score_solution
 from .status import grade_state, solution_state
 from .store import read_store, upsert
@@ -27,14 +27,9 @@ _VERIFIABLE_CHUNK = 50_000
 
 
 @dataclass(frozen=True)
-class GradeOptions:
-    conditions: tuple[str, ...] = ()
-    limit: int | None = None
-    force: bool = False
-    yes: bool = False
-    max_usd: float | None = None
-    display: str = "none"
-    interactive: bool = False
+class GradeOptions(StageOptions):
+    """What `itemeval grade` was asked to do; `graders`/`rubrics` select judge conditions only."""
+
     graders: tuple[str, ...] = ()
     rubrics: tuple[str, ...] = ()
 

@@ -18,6 +18,19 @@ from .store import read_store, upsert
 from .study import Study
 
 
+@dataclass(frozen=True)
+class StageOptions:
+    """The options generate and grade share (SPEC §8)."""
+
+    conditions: tuple[str, ...] = ()
+    limit: int | None = None
+    force: bool = False
+    yes: bool = False
+    max_usd: float | None = None
+    display: str = "none"
+    interactive: bool = False
+
+
 @dataclass
 class ConditionRun:
     """What one condition did in this run."""
