@@ -1,0 +1,135 @@
+"""Grading from the CLI: verifiable scoring of 100,000 stored solutions, a no-op re-grade, and judge overhead.
+
+Run: `.venv/bin/python benchmarks/bench_grade.py [--repeats N]` (about 3-4 minutes). Exit status 1 when a
+target is missed. Solutions are written straight into each temp study's store (`common.write_solutions`),
+so only `itemeval grade` itself is timed, as a whole command with interpreter start-up.
+
+Targets (issues 4 and 5):
+- `grade` with `facets.scorer: numeric` over 100,000 stored solutions (read, score, write): <= 5 s wall.
+- a second `grade` on a fully graded 24,000-solution study: no model call, <= 2 s wall.
+- judge grading of 2,000 solutions with `itemeval/judge` vs a plain inspect `eval()` of the same 2,000
+  judge prompts (benchmarks/plain_inspect.py, sample logging on): wall ratio <= 1.10.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from common import (BENCH_DIR, Result, eval_sample_count, itemeval, median, overhead_results, python_script,
+                    remove_store, report, restore, say, snapshot, stage_rows, study_dir, temp_dir, write_solutions,
+                    write_study)
+
+MAX_VERIFIABLE_S, MAX_NOOP_S, MAX_JUDGE_RATIO = 5.0, 2.0, 1.10
+
+
+def verifiable(repeats: int) -> list[Result]:
+    """`itemeval grade` of 100,000 solutions (10 conditions × 10,000 items) with the numeric scorer."""
+    with temp_dir("grade100k") as root:
+        models = [f"itemeval/arith-{n}" for n in (50, 60, 70, 80, 90)]
+        config = write_study(root, items=10_000, models=models, prompts=["builtin:minimal", "builtin:standard"])
+        rows = write_solutions(config, root)
+        say(f"verifiable: {rows:,} solutions stored; grading {repeats}x")
+        study = study_dir(root)
+        walls, noops, peak = [], [], 0.0
+        for _ in range(repeats):
+            remove_store(study, "grades")
+            run = itemeval("grade", config, "--json", root=root, memory=True)
+            if stage_rows(run.stdout) != rows:
+                raise RuntimeError(f"grade wrote {stage_rows(run.stdout)} rows, expected {rows}")
+            walls.append(run.wall_s)
+            peak = max(peak, run.peak_rss_mb)
+            say(f"  grade {run.wall_s:.2f} s wall, {run.cpu_s:.2f} s cpu, peak {run.peak_rss_mb:.0f} MB")
+        for _ in range(repeats):
+            run = itemeval("grade", config, "--json", root=root)
+            assert stage_rows(run.stdout) == 0, "a no-op grade wrote rows"
+            noops.append(run.wall_s)
+        return [
+            Result(f"grade numeric, {rows:,} solutions", median(walls), "s", MAX_VERIFIABLE_S, samples=walls,
+                   detail=f"{rows / median(walls):,.0f} grades/s, peak {peak:.0f} MB"),
+            Result(f"no-op grade, {rows:,} graded solutions", median(noops), "s", None, samples=noops),
+        ]
+
+
+def noop(repeats: int) -> list[Result]:
+    """A second `grade` on a fully graded 24,000-solution study (8 conditions × 1,000 items × 3 replications)."""
+    with temp_dir("grade-noop") as root:
+        config = write_study(root, items=1_000, models=["itemeval/arith-good", "itemeval/arith-weak"],
+                             prompts=["builtin:minimal", "builtin:standard"],
+                             model_configs=[{"name": "default"}, {"name": "cold", "temperature": 0.0}],
+                             replications=3)
+        rows = write_solutions(config, root)
+        first = itemeval("grade", config, "--json", root=root)
+        assert stage_rows(first.stdout) == rows
+        walls = []
+        logs_before = sorted(study_dir(root).rglob("*.eval"))
+        for _ in range(repeats):
+            run = itemeval("grade", config, "--json", root=root)
+            assert stage_rows(run.stdout) == 0, "a no-op grade wrote rows"
+            walls.append(run.wall_s)
+        assert sorted(study_dir(root).rglob("*.eval")) == logs_before, "a no-op grade ran inspect"
+        return [Result(f"no-op grade, {rows:,} graded solutions", median(walls), "s", MAX_NOOP_S, samples=walls,
+                       detail=f"first grade {first.wall_s:.2f} s")]
+
+
+def judge_spec(config: Path, root: Path) -> dict:
+    """The plain-inspect spec of exactly the judge prompts itemeval builds for the study's solutions."""
+    from itemeval.grade import _judge_config, judge_prompt
+    from itemeval.store import read_store
+    from itemeval.study import load_study
+
+    study = load_study(config, root)
+    condition = next(c for c in study.grade if c.kind == "judge")
+    items = {item.id: item for item in study.items}
+    table = read_store(study.paths, "solutions", ["condition_id", "item_id", "epoch", "solution"]).to_pylist()
+    prompts = [{"id": f"{r['condition_id']}/{r['item_id']}#{r['epoch']}",
+                "prompt": judge_prompt(condition, items[r["item_id"]], r["solution"])} for r in table]
+    config_fields = {k: v for k, v in _judge_config(study, condition).items() if k != "cache_prompt"}
+    return {"model": condition.grader_model, "config": config_fields, "prompts": prompts, "name": "plain-judge"}
+
+
+def judge(repeats: int) -> list[Result]:
+    """Judge grading of 2,000 solutions vs a plain inspect eval of the same 2,000 judge prompts, in pairs."""
+    with temp_dir("judge") as root:
+        config = write_study(root, items=1_000, models=["itemeval/arith-good"], replications=2, scorer=None,
+                             grader=True)
+        rows = write_solutions(config, root)
+        study = study_dir(root)
+        snapshot(study, root / "snapshot")
+        spec = root / "spec.json"
+        spec.write_text(json.dumps(judge_spec(config, root)), encoding="utf-8")
+        pairs = []
+        for rep in range(repeats):
+            restore(root / "snapshot", study)
+            plain_logs = root / f"plain-logs-{rep}"
+            runs = {}
+            for side in (("itemeval", "plain") if rep % 2 == 0 else ("plain", "itemeval")):
+                if side == "itemeval":
+                    runs[side] = itemeval("grade", config, "--json", root=root)
+                    assert stage_rows(runs[side].stdout) == rows
+                else:
+                    runs[side] = python_script(BENCH_DIR / "plain_inspect.py", str(spec), str(plain_logs), root=root)
+            for log in [*(study / "logs" / "grade").glob("*.eval"), *plain_logs.glob("*.eval")]:
+                assert eval_sample_count(log) == rows, f"{log} lacks sample transcripts"
+            pairs.append(runs)
+            say(f"  judge pair {rep + 1}: itemeval {runs['itemeval'].wall_s:.1f} s ({runs['itemeval'].cpu_s:.1f} s cpu), "
+                f"plain {runs['plain'].wall_s:.1f} s ({runs['plain'].cpu_s:.1f} s cpu)")
+        return overhead_results("judge", pairs, rows, MAX_JUDGE_RATIO)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3, help="runs per figure (the median is reported)")
+    parser.add_argument("--only", choices=["verifiable", "noop", "judge"], action="append")
+    args = parser.parse_args(argv)
+    chosen = args.only or ["verifiable", "noop", "judge"]
+    results = []
+    for name in chosen:
+        results += {"verifiable": verifiable, "noop": noop, "judge": judge}[name](args.repeats)
+    return report(results)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
