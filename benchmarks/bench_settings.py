@@ -21,19 +21,17 @@ from pathlib import Path
 from common import REPO, bench_env, eval_sample_count, itemeval, median, say, stage_rows, study_dir, temp_dir, write_study
 
 CANDIDATES: dict[str, dict] = {
-    "current (log_buffer=100, score=False)": {},
-    "log_realtime=False": {"log_realtime": False},
-    "log_realtime=False, log_buffer=500": {"log_realtime": False, "log_buffer": 500},
-    "log_buffer=10 (inspect default)": {"log_buffer": 10},
-    "log_buffer=1000": {"log_buffer": 1000},
+    "current (realtime off, log_buffer=500)": {},
+    "inspect defaults (realtime on, log_buffer=10)": {"log_realtime": True, "log_buffer": 10},
+    "realtime on, log_buffer=100": {"log_realtime": True, "log_buffer": 100},
+    "realtime off, log_buffer=100": {"log_buffer": 100},
+    "realtime off, log_buffer=2000": {"log_buffer": 2000},
     "log_model_api=False": {"log_model_api": False},
     "max_connections=100": {"max_connections": 100},
     "max_samples=100": {"max_samples": 100},
-    "log_header_only=True": {"log_header_only": True},
-    "all: realtime off, buffer 500, header only": {"log_realtime": False, "log_buffer": 500, "log_header_only": True},
 }
-_CALL = "            log_buffer=100,\n            score=False,\n"
-_PATCHED = ('            **{"log_buffer": 100, "score": False,\n'
+_CALL = "            log_realtime=False,\n            log_buffer=500,\n            score=False,\n"
+_PATCHED = ('            **{"log_realtime": False, "log_buffer": 500, "score": False,\n'
             '               **__import__("json").loads(__import__("os").environ.get("ITEMEVAL_BENCH_EVAL_KWARGS", "{}"))},\n')
 
 

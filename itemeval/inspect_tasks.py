@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,17 +130,38 @@ def run_tasks(tasks: list[Task], *, log_dir: Path, display: str, max_tasks: int)
     if not tasks:
         return []
     # inspect prints its hooks banner on stdout, which belongs to `--json`; send it to stderr.
-    with contextlib.redirect_stdout(sys.stderr):
+    with contextlib.redirect_stdout(sys.stderr), _frozen_heap():
         logs = eval(
             tasks,
             log_dir=str(log_dir),
             display=display,  # type: ignore[arg-type]
             fail_on_error=False,
             max_tasks=max_tasks,
-            log_buffer=100,
+            # The journal, not the .eval log, is the durable copy of each row, so inspect may write the
+            # log in big batches and skip its realtime event buffer (live view of running samples):
+            # together about 30% less CPU per sample; finished samples keep their full transcripts.
+            log_realtime=False,
+            log_buffer=500,
             score=False,
         )
     return logs or None
+
+
+@contextlib.contextmanager
+def _frozen_heap() -> Iterator[None]:
+    """Hide everything alive before the eval from Python's cyclic garbage collector while it runs.
+
+    inspect allocates many container objects per sample, which triggers full collections that
+    rescan every object of the process (over a million after importing inspect, pandas and
+    pyarrow). Freezing them halves the CPU time per sample; unfreezing afterwards lets the next
+    collection reclaim any cycle that died meanwhile, so nothing leaks from one eval to the next.
+    """
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 # ---- reading a finished sample -------------------------------------------------------------------------

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
-from .records import TRUNCATING_STOP_REASONS
+from .records import TRUNCATING_STOP_REASONS, TaskSpec
 
 GENERATE_STATE_COLUMNS = ["condition_id", "item_id", "epoch", "error", "blank", "stop_reason", "usd", "solution_hash"]
 GRADE_STATE_COLUMNS = ["grade_condition_id", "gen_condition_id", "item_id", "epoch", "solution_hash", "error", "parse_ok", "usd"]
@@ -132,3 +133,24 @@ def grade_counts(state: pd.DataFrame) -> pd.DataFrame:
     counts = _unknown_spend(frame.groupby("grade_condition_id", sort=False).sum())
     counts["done"] += counts["parse_failed"]  # a parse failure is a final result
     return counts.rename(columns={"error": "errors"})
+
+
+def eval_batches(specs: Sequence[TaskSpec], max_cells: int) -> list[list[TaskSpec]]:
+    """Split task specs into batches of at most about `max_cells` cells, one inspect eval() each.
+
+    inspect holds every finished sample of a running eval in memory, so a big run is cut into
+    batches. Every batch takes the next slice of every condition that still has cells, so the
+    conditions keep running side by side (max_tasks) and each condition's cells stay in order.
+    """
+    total = sum(len(spec.cells) for spec in specs)
+    if total == 0:
+        return []
+    count = -(-total // max(1, max_cells))
+    batches: list[list[TaskSpec]] = [[] for _ in range(count)]
+    for spec in specs:
+        size = -(-len(spec.cells) // count)
+        for number in range(count):
+            cells = spec.cells[number * size:(number + 1) * size]
+            if cells:
+                batches[number].append(replace(spec, cells=cells))
+    return [batch for batch in batches if batch]

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from . import dataset_locks
-from .errors import EXIT_BUDGET, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNTIME, StoreError
+from .errors import EXIT_BUDGET, ConfigError, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNTIME, StoreError
 from .hashing import canonical_json
 from .journal import JournalWriter, replay_journals
 from .lock import study_lock
 from .manifest import Manifest, close_abandoned, command_line, new_run_id, start_manifest
+from .plan import eval_batches
 from .pricing import PriceTable, load_prices
 from .store import read_store, upsert
 from .study import Study
@@ -79,6 +81,25 @@ class StageResult:
         return EXIT_OK
 
 
+CELLS_PER_EVAL = 1_000
+"""Cells per inspect eval() call; `ITEMEVAL_CELLS_PER_EVAL` overrides it. inspect keeps a running
+eval's finished samples in memory and gets slower per sample as an eval grows, so a big run is cut
+into batches: on the offline models 1,000 cells per eval ran fastest with peak memory under 400 MB.
+Larger batches waste less time waiting for a batch's slowest call on a slow provider."""
+
+
+def cells_per_eval() -> int:
+    value = os.environ.get("ITEMEVAL_CELLS_PER_EVAL", "")
+    if not value:
+        return CELLS_PER_EVAL
+    try:
+        cells = int(value)
+    except ValueError:
+        cells = 0
+    if cells < 1:
+        raise ConfigError(f"ITEMEVAL_CELLS_PER_EVAL={value!r} is not a positive whole number; unset it or give e.g. 2000")
+    return cells
+
 RowSink = Callable[["RunContext", Any, Any, "str | None"], "tuple[str, dict[str, Any]]"]
 
 
@@ -94,6 +115,7 @@ class RunContext:
         self.manifest: Manifest | None = None
         self.cap: Any = None
         self._prices: PriceTable | None = None
+        self.cells_per_eval = cells_per_eval()  # checked before anything is written
 
     @property
     def prices(self) -> PriceTable:
@@ -159,11 +181,18 @@ class RunContext:
         return PricedGate(cap=self.cap, price=self.prices.lookup(spec.model), max_tokens=spec.config.get("max_tokens"))
 
     def execute(self, specs: list[Any], *, sink: RowSink) -> None:
-        """Run the task specs in one inspect eval, journaling every finished sample as a store row."""
+        """Run the task specs in batches of inspect evals, journaling every finished sample as a store row."""
+        relative_logs = self.log_dir.relative_to(self.study.paths.root)
+        try:
+            self._execute_batches(specs, sink, relative_logs)
+        finally:  # a Ctrl-C between two batches still leaves every finished row in the store
+            replay_journals(self.study.paths)
+        if self.result.outcome != "interrupted" and self.cap is not None and self.cap.stopped:
+            self.result.outcome = "budget_stopped"
+
+    def _execute_batches(self, specs: list[Any], sink: RowSink, relative_logs: Path) -> None:
         from . import inspect_tasks
 
-        relative_logs = self.log_dir.relative_to(self.study.paths.root)
-        tasks = self._build(specs)
         with JournalWriter(self.study.paths, self.run_id) as journal:
 
             def on_sample(sample: Any, log_name: str | None) -> None:
@@ -175,14 +204,25 @@ class RunContext:
                 journal.append(store, row)
 
             with inspect_tasks.sample_sink(on_sample):
-                logs = inspect_tasks.run_tasks(tasks, log_dir=self.log_dir, display=self.options.display,
-                                               max_tasks=max(1, min(len(tasks), 32)))
-        replay_journals(self.study.paths)
+                for batch in eval_batches(specs, self.cells_per_eval):
+                    if not self._run_batch(batch):
+                        break
+
+    def _run_batch(self, specs: list[Any]) -> bool:
+        """One inspect eval over a batch; False when the run must stop (interrupted or out of budget)."""
+        from . import inspect_tasks
+
+        failed = {s.condition_id for s in self.result.conditions if s.failure}
+        tasks = self._build([spec for spec in specs if spec.name not in failed])
+        if not tasks:
+            return True
+        logs = inspect_tasks.run_tasks(tasks, log_dir=self.log_dir, display=self.options.display,
+                                       max_tasks=max(1, min(len(tasks), 32)))
         self._record_failures(logs or [])
-        if logs is None and tasks:
+        if logs is None:
             self.result.outcome = "interrupted"
-        elif self.cap is not None and self.cap.stopped:
-            self.result.outcome = "budget_stopped"
+            return False
+        return not (self.cap is not None and self.cap.stopped)
 
     def _build(self, specs: list[Any]) -> list[Any]:
         from . import inspect_tasks

@@ -122,10 +122,13 @@ def test_sigkill_mid_run_keeps_every_journaled_cell_and_never_requests_it_again(
     assert (final.loc[sorted(recovered), "run_id"] == killed_run).all()  # never re-run, with or without cache
 
 
-def test_ctrl_c_mid_run_exits_130_keeps_finished_rows_and_releases_the_lock(tmp_path, capsys):
+@pytest.mark.parametrize("cells_per_eval", [None, "2"], ids=["one-eval", "evals-of-2-cells"])
+def test_ctrl_c_mid_run_exits_130_keeps_finished_rows_and_releases_the_lock(tmp_path, capsys, cells_per_eval):
     path = write_items_study(tmp_path, cache=False)
     study_dir = tmp_path / "studies" / "t"
     env = {**os.environ, "ITEMEVAL_OFFLINE_LATENCY": "0.3"}
+    if cells_per_eval:  # the interrupt may land inside an eval or between two
+        env["ITEMEVAL_CELLS_PER_EVAL"] = cells_per_eval
 
     with generate_until(path, env, records=2, extra=("--json",)) as proc:
         proc.send_signal(signal.SIGINT)

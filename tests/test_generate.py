@@ -6,6 +6,7 @@ Every test runs the real CLI in-process (`itemeval.cli.main`) on real inspect an
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 import subprocess
@@ -133,6 +134,42 @@ def test_one_row_per_cell_with_every_spec_column_filled(tmp_path, capsys):
         mine = rows[rows["condition_slug"] == slug]
         assert (summary["planned"], summary["rows"], summary["errors"], summary["cache_hits"]) == (8, 8, 0, 0)
         assert summary["usd"] == pytest.approx(mine["usd"].sum())
+
+
+def test_a_run_cut_into_several_evals_writes_every_cell_once_with_its_own_log(tmp_path, capsys, monkeypatch):
+    from inspect_ai.log import read_eval_log
+
+    monkeypatch.setenv("ITEMEVAL_CELLS_PER_EVAL", "3")  # 16 cells -> 6 evals, each with a slice of both conditions
+    config = base_config(solvers__models=["itemeval/arith-good", "itemeval/arith-weak"], facets__replications=2)
+    path = write_study(tmp_path, config)
+
+    code, result = generate(capsys, path)
+
+    assert code == 0 and result["outcome"] == "completed"
+    rows = solutions(tmp_path)
+    assert len(rows) == 16 and not rows.duplicated(KEY).any() and rows["error"].isna().all()
+    assert set(rows["run_id"]) == {result["run_id"]} and len(manifests(tmp_path)) == 1
+    assert rows.groupby("condition_id")["log_file"].nunique().eq(4).all()  # 8 cells each, 2 per eval
+    study_dir = tmp_path / "studies" / "t"
+    assert len(list((study_dir / "logs" / "generate").glob("*.eval"))) == 8
+    for log_file, mine in rows.groupby("log_file"):
+        samples = {s.uuid: s for s in read_eval_log(str(study_dir / log_file)).samples}
+        assert set(samples) == set(mine["sample_uuid"])
+        assert all(samples[r.sample_uuid].output.completion == r.solution for r in mine.itertuples())
+    assert {c["slug"]: (c["planned"], c["rows"]) for c in result["conditions"]} == {
+        "arith-good_p_default": (8, 8), "arith-weak_p_default": (8, 8)}
+    assert generate(capsys, path)[1]["totals"]["planned"] == 0
+    assert gc.get_freeze_count() == 0  # the collector sees every object again once the evals are over
+
+
+@pytest.mark.parametrize("value", ["0", "lots"])
+def test_a_bad_cells_per_eval_setting_exits_2_before_anything_is_written(tmp_path, capsys, monkeypatch, value):
+    monkeypatch.setenv("ITEMEVAL_CELLS_PER_EVAL", value)
+    path = write_study(tmp_path)
+    capsys.readouterr()
+    assert main(["generate", str(path)]) == 2
+    assert f"ITEMEVAL_CELLS_PER_EVAL={value!r}" in capsys.readouterr().err
+    assert not manifests(tmp_path) and not (tmp_path / "studies" / "t" / "solutions.parquet").exists()
 
 
 def test_log_file_holds_the_rows_sample(tmp_path, capsys):

@@ -179,6 +179,19 @@ def test_grade_writes_verifiable_and_judge_rows_then_rerun_writes_nothing(tmp_pa
     assert study_digest(tmp_path) == before  # no row, no manifest, no log: no judge call was made
 
 
+def test_judging_cut_into_several_evals_grades_every_solution_once(tmp_path, capsys, monkeypatch):
+    config = make_study(tmp_path, facets__replications=2)
+    assert cli(capsys, "generate", str(config))[0] == 0
+    monkeypatch.setenv("ITEMEVAL_CELLS_PER_EVAL", "3")  # 8 judge calls -> 3 evals
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and planned(result) == {"j_r": 8, "scorer_numeric": 8}
+    judge = grades_table(tmp_path).query("grade_kind == 'judge'")
+    assert len(judge) == 8 and judge["error"].isna().all()
+    assert not judge.duplicated(["gen_condition_id", "item_id", "epoch"]).any()
+    assert judge["log_file"].nunique() == 3
+    assert sum(planned(cli(capsys, "grade", str(config))[1]).values()) == 0
+
+
 def test_force_regrades_everything(tmp_path, capsys):
     config = make_study(tmp_path)
     assert cli(capsys, "generate", str(config))[0] == 0

@@ -169,3 +169,32 @@ def test_spend_of_an_unpriced_model_is_unknown_not_zero():
     state = plan.grade_state(GRADABLE, graded, ["g", "other"])
     grade_counts = plan.grade_counts(state)
     assert pd.isna(grade_counts.loc["g", "usd"]) and grade_counts.loc["other", "usd"] == 0.0
+
+
+# ---- eval batches ---------------------------------------------------------------------------------------------
+
+
+def spec(name: str, cells: int):
+    from itemeval.records import TaskSpec
+
+    return TaskSpec(name=name, model="m", config={}, cells=[f"{name}{i}" for i in range(cells)], cache_scope=None,
+                    metadata={})
+
+
+@pytest.mark.parametrize(
+    ("sizes", "max_cells", "expected"),
+    [
+        ({"a": 5}, 10, [{"a": 5}]),
+        ({"a": 3000, "b": 3000}, 2000, [{"a": 1000, "b": 1000}] * 3),
+        ({"a": 7, "b": 2}, 4, [{"a": 3, "b": 1}, {"a": 3, "b": 1}, {"a": 1}]),
+        ({"a": 0, "b": 4}, 100, [{"b": 4}]),
+        ({"a": 0}, 100, []),
+        ({"a": 5}, 0, [{"a": 1}] * 5),
+    ],
+)
+def test_eval_batches_take_a_slice_of_every_condition(sizes, max_cells, expected):
+    batches = plan.eval_batches([spec(name, n) for name, n in sizes.items()], max_cells)
+    assert [{s.name: len(s.cells) for s in batch} for batch in batches] == expected
+    for name, n in sizes.items():  # every cell exactly once, in order
+        ran = [cell for batch in batches for s in batch if s.name == name for cell in s.cells]
+        assert ran == [f"{name}{i}" for i in range(n)]
