@@ -104,7 +104,7 @@ def _grade_table(rows: list[dict[str, Any]]) -> Table:
 
 
 def stage_dict(result: Any) -> dict[str, Any]:
-    conditions = [vars(c).copy() for c in result.conditions]
+    conditions = [{k: v for k, v in vars(c).items() if k != "effective_configs"} for c in result.conditions]
     totals = {key: sum(c[key] for c in conditions) for key in ("planned", "rows", "errors", "cache_hits")}
     spend = [c["usd"] for c in conditions]
     return {

@@ -45,9 +45,12 @@ class ConditionRun:
     cache_hits: int = 0
     usd: float | None = 0.0
     failure: str | None = None
+    effective_configs: set[str] = field(default_factory=set)  # distinct configs inspect actually sent
 
     def add(self, row: dict[str, Any]) -> None:
         self.rows += 1
+        if row.get("effective_config"):
+            self.effective_configs.add(row["effective_config"])
         self.errors += row.get("error") is not None
         self.cache_hits += bool(row["cache_hit"])
         if row["usd"] is None:
@@ -181,18 +184,32 @@ class RunContext:
         return PricedGate(cap=self.cap, price=self.prices.lookup(spec.model), max_tokens=spec.config.get("max_tokens"))
 
     def execute(self, specs: list[Any], *, sink: RowSink) -> None:
-        """Run the task specs in batches of inspect evals, journaling every finished sample as a store row."""
+        """Run the task specs in batches of inspect evals; each batch's rows reach the store as it ends."""
         relative_logs = self.log_dir.relative_to(self.study.paths.root)
         try:
-            self._execute_batches(specs, sink, relative_logs)
-        finally:  # a Ctrl-C between two batches still leaves every finished row in the store
+            for batch in eval_batches(specs, self.cells_per_eval):
+                go_on = self._run_batch(batch, sink, relative_logs)
+                replay_journals(self.study.paths)
+                if not go_on:
+                    break
+        except KeyboardInterrupt:  # between two evals or during a replay (inspect handles it inside an eval)
+            self.result.outcome = "interrupted"
+        finally:  # finish a replay that a Ctrl-C cut short, so every finished row is in the store
             replay_journals(self.study.paths)
         if self.result.outcome != "interrupted" and self.cap is not None and self.cap.stopped:
             self.result.outcome = "budget_stopped"
 
-    def _execute_batches(self, specs: list[Any], sink: RowSink, relative_logs: Path) -> None:
+    def _run_batch(self, specs: list[Any], sink: RowSink, relative_logs: Path) -> bool:
+        """One inspect eval over a batch, journaling every finished sample as a store row.
+
+        Returns False when the run must stop (interrupted or out of budget).
+        """
         from . import inspect_tasks
 
+        failed = {s.condition_id for s in self.result.conditions if s.failure}
+        tasks = self._build([spec for spec in specs if spec.name not in failed])
+        if not tasks:
+            return True
         with JournalWriter(self.study.paths, self.run_id) as journal:
 
             def on_sample(sample: Any, log_name: str | None) -> None:
@@ -204,20 +221,8 @@ class RunContext:
                 journal.append(store, row)
 
             with inspect_tasks.sample_sink(on_sample):
-                for batch in eval_batches(specs, self.cells_per_eval):
-                    if not self._run_batch(batch):
-                        break
-
-    def _run_batch(self, specs: list[Any]) -> bool:
-        """One inspect eval over a batch; False when the run must stop (interrupted or out of budget)."""
-        from . import inspect_tasks
-
-        failed = {s.condition_id for s in self.result.conditions if s.failure}
-        tasks = self._build([spec for spec in specs if spec.name not in failed])
-        if not tasks:
-            return True
-        logs = inspect_tasks.run_tasks(tasks, log_dir=self.log_dir, display=self.options.display,
-                                       max_tasks=max(1, min(len(tasks), 32)))
+                logs = inspect_tasks.run_tasks(tasks, log_dir=self.log_dir, display=self.options.display,
+                                               max_tasks=max(1, min(len(tasks), 32)))
         self._record_failures(logs or [])
         if logs is None:
             self.result.outcome = "interrupted"
@@ -256,15 +261,7 @@ class RunContext:
 
     def _effective_params(self) -> dict[str, Any]:
         """Per condition, the distinct sampling configs inspect actually sent in this run."""
-        if self.stage != "generate":
-            return {}
-        ids = [s.condition_id for s in self.result.conditions if s.rows]
-        if not ids:
-            return {}
-        table = read_store(self.study.paths, "solutions", ["condition_id", "run_id", "effective_config"],
-                           where={"condition_id": ids}).to_pandas()
-        table = table[table["run_id"] == self.run_id].dropna(subset=["effective_config"])
-        return {cid: sorted(set(group["effective_config"])) for cid, group in table.groupby("condition_id")}
+        return {s.condition_id: sorted(s.effective_configs) for s in self.result.conditions if s.effective_configs}
 
 
 def _total(conditions: list[Any]) -> float | None:
