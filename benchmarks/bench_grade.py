@@ -111,8 +111,10 @@ def judge(repeats: int) -> list[Result]:
                     assert stage_rows(runs[side].stdout) == rows
                 else:
                     runs[side] = python_script(BENCH_DIR / "plain_inspect.py", str(spec), str(plain_logs), root=root)
-            for log in [*(study / "logs" / "grade").glob("*.eval"), *plain_logs.glob("*.eval")]:
-                assert eval_sample_count(log) == rows, f"{log} lacks sample transcripts"
+            for side, logs in (("itemeval", study / "logs" / "grade"), ("plain", plain_logs)):
+                # itemeval judges in several evals (one log per batch); together they hold every call
+                logged = sum(eval_sample_count(log) for log in logs.glob("*.eval"))
+                assert logged == rows, f"{side}: the .eval logs in {logs} hold {logged} of {rows} transcripts"
             pairs.append(runs)
             say(f"  judge pair {rep + 1}: itemeval {runs['itemeval'].wall_s:.1f} s ({runs['itemeval'].cpu_s:.1f} s cpu), "
                 f"plain {runs['plain'].wall_s:.1f} s ({runs['plain'].cpu_s:.1f} s cpu)")
