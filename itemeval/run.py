@@ -85,13 +85,12 @@ class StageResult:
         return EXIT_OK
 
 
-CELLS_PER_EVAL = 800
+CELLS_PER_EVAL = 600
 """Cells per inspect eval() call; `ITEMEVAL_CELLS_PER_EVAL` overrides it. inspect keeps a running
 eval's finished samples in memory and gets slower per sample as an eval grows, so a big run is cut
-into batches. Measured on the offline models (24,000 cells, 8 conditions): each cell of a batch
-holds about 110 KB until its eval ends, and 1,000 cells per eval ran fastest but peaked right at
-400 MB; 800 costs ~3% throughput and keeps ~25 MB of headroom. Larger batches waste less time
-waiting for a batch's slowest call on a slow provider."""
+into batches. Measured on the offline models (24,000 cells, 8 conditions, whole-process peak):
+1,000 cells per eval 400 MB, 800 391 MB, 600 358 MB at 5-10% less throughput than 1,000.
+Larger batches waste less time waiting for a batch's slowest call on a slow provider."""
 
 
 def cells_per_eval() -> int:
