@@ -24,8 +24,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from common import (BENCH_DIR, Result, eval_sample_count, itemeval, median, overhead_results, python_script,
-                    report, say, stage_rows, study_dir, temp_dir, write_study)
+from common import (BENCH_DIR, Result, assert_transcripts, itemeval, median, overhead_results, python_script,
+                    report, say, stage_rows, study_dir, temp_dir, write_grid_study, write_study)
 
 MAX_RATIO, MAX_PEAK_MB, MAX_NOOP_S = 1.10, 400.0, 2.0
 
@@ -61,10 +61,8 @@ def overhead(repeats: int) -> list[Result]:
                     assert stage_rows(runs[side].stdout) == cells
                 else:
                     runs[side] = python_script(BENCH_DIR / "plain_inspect.py", str(spec), str(plain_logs), root=root)
-            for side, logs in (("itemeval", study_dir(root) / "logs" / "generate"), ("plain", plain_logs)):
-                # itemeval runs big stages as several evals (one log per batch); together they hold every cell
-                logged = sum(eval_sample_count(log) for log in logs.glob("*.eval"))
-                assert logged == cells, f"{side}: the .eval logs in {logs} hold {logged} of {cells} transcripts"
+            assert_transcripts(study_dir(root) / "logs" / "generate", cells, "itemeval")
+            assert_transcripts(plain_logs, cells, "plain inspect")
             pairs.append(runs)
             say(f"  generate pair {rep + 1}: itemeval {runs['itemeval'].wall_s:.1f} s ({runs['itemeval'].cpu_s:.1f} s cpu), "
                 f"plain {runs['plain'].wall_s:.1f} s ({runs['plain'].cpu_s:.1f} s cpu)")
@@ -74,10 +72,7 @@ def overhead(repeats: int) -> list[Result]:
 def memory(repeats: int) -> list[Result]:
     """Peak RSS of a 24,000-cell generate, then `repeats` no-op re-runs of the complete study."""
     with temp_dir("gen-24k") as root:
-        config = write_study(root, items=1_000, models=["itemeval/arith-good", "itemeval/arith-weak"],
-                             prompts=["builtin:minimal", "builtin:standard"],
-                             model_configs=[{"name": "default"}, {"name": "cold", "temperature": 0.0}],
-                             replications=3)
+        config = write_grid_study(root)
         cells = 24_000
         say(f"memory: generating {cells:,} cells (8 conditions)")
         first = itemeval("generate", config, "--json", root=root, memory=True)

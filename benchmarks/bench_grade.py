@@ -18,9 +18,9 @@ import json
 import sys
 from pathlib import Path
 
-from common import (BENCH_DIR, Result, eval_sample_count, itemeval, median, overhead_results, python_script,
-                    remove_store, report, restore, say, snapshot, stage_rows, study_dir, temp_dir, write_solutions,
-                    write_study)
+from common import (BENCH_DIR, Result, assert_transcripts, itemeval, median, overhead_results, python_script,
+                    remove_store, report, restore, say, snapshot, stage_rows, study_dir, temp_dir, write_grid_study,
+                    write_solutions, write_study)
 
 MAX_VERIFIABLE_S, MAX_NOOP_S, MAX_JUDGE_RATIO = 5.0, 2.0, 1.10
 
@@ -56,10 +56,7 @@ def verifiable(repeats: int) -> list[Result]:
 def noop(repeats: int) -> list[Result]:
     """A second `grade` on a fully graded 24,000-solution study (8 conditions × 1,000 items × 3 replications)."""
     with temp_dir("grade-noop") as root:
-        config = write_study(root, items=1_000, models=["itemeval/arith-good", "itemeval/arith-weak"],
-                             prompts=["builtin:minimal", "builtin:standard"],
-                             model_configs=[{"name": "default"}, {"name": "cold", "temperature": 0.0}],
-                             replications=3)
+        config = write_grid_study(root)
         rows = write_solutions(config, root)
         first = itemeval("grade", config, "--json", root=root)
         assert stage_rows(first.stdout) == rows
@@ -111,10 +108,8 @@ def judge(repeats: int) -> list[Result]:
                     assert stage_rows(runs[side].stdout) == rows
                 else:
                     runs[side] = python_script(BENCH_DIR / "plain_inspect.py", str(spec), str(plain_logs), root=root)
-            for side, logs in (("itemeval", study / "logs" / "grade"), ("plain", plain_logs)):
-                # itemeval judges in several evals (one log per batch); together they hold every call
-                logged = sum(eval_sample_count(log) for log in logs.glob("*.eval"))
-                assert logged == rows, f"{side}: the .eval logs in {logs} hold {logged} of {rows} transcripts"
+            assert_transcripts(study / "logs" / "grade", rows, "itemeval")
+            assert_transcripts(plain_logs, rows, "plain inspect")
             pairs.append(runs)
             say(f"  judge pair {rep + 1}: itemeval {runs['itemeval'].wall_s:.1f} s ({runs['itemeval'].cpu_s:.1f} s cpu), "
                 f"plain {runs['plain'].wall_s:.1f} s ({runs['plain'].cpu_s:.1f} s cpu)")

@@ -18,7 +18,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from common import REPO, bench_env, eval_sample_count, itemeval, median, say, stage_rows, study_dir, temp_dir, write_study
+from common import REPO, assert_transcripts, bench_env, itemeval, median, say, stage_rows, study_dir, temp_dir, write_study
 
 CANDIDATES: dict[str, dict] = {
     "current (realtime off, log_buffer=500)": {},
@@ -65,8 +65,7 @@ def main(argv: list[str] | None = None) -> int:
                 env = bench_env(root, PYTHONPATH=str(package), ITEMEVAL_BENCH_EVAL_KWARGS=json.dumps(kwargs))
                 run = itemeval("generate", config, "--json", root=root, env=env, memory=True)
                 assert stage_rows(run.stdout) == cells
-                logged = sum(eval_sample_count(log) for log in (study_dir(root) / "logs" / "generate").glob("*.eval"))
-                assert logged == cells, f"{name}: the .eval logs hold {logged} of {cells} sample transcripts"
+                assert_transcripts(study_dir(root) / "logs" / "generate", cells, name)
                 runs[name].append(run)
                 say(f"round {round_number + 1} {name:45} {run.wall_s:6.1f} s wall {run.cpu_s:6.1f} s cpu "
                     f"{run.peak_rss_mb:5.0f} MB")

@@ -190,6 +190,14 @@ def write_study(
     return config
 
 
+def write_grid_study(root: Path, **options: Any) -> Path:
+    """The 24,000-cell study: 2 models × 2 prompts × 2 model configs × 1,000 items × 3 replications."""
+    return write_study(root, items=1_000, models=["itemeval/arith-good", "itemeval/arith-weak"],
+                       prompts=["builtin:minimal", "builtin:standard"],
+                       model_configs=[{"name": "default"}, {"name": "cold", "temperature": 0.0}],
+                       replications=3, **options)
+
+
 def study_dir(root: Path, study: str = "bench") -> Path:
     return root / "studies" / study
 
@@ -277,6 +285,12 @@ def eval_sample_count(path: Path) -> int:
 
     with zipfile.ZipFile(path) as archive:
         return sum(1 for name in archive.namelist() if name.startswith("samples/"))
+
+
+def assert_transcripts(logs: Path, expected: int, what: str) -> None:
+    """The .eval logs in `logs` together hold `expected` sample transcripts (itemeval writes one log per batch)."""
+    logged = sum(eval_sample_count(log) for log in logs.glob("*.eval"))
+    assert logged == expected, f"{what}: the .eval logs in {logs} hold {logged} of {expected} sample transcripts"
 
 
 def say(message: str) -> None:

@@ -94,6 +94,7 @@ Larger batches waste less time waiting for a batch's slowest call on a slow prov
 
 
 def cells_per_eval() -> int:
+    """The batch size: ITEMEVAL_CELLS_PER_EVAL when set (a positive whole number), else CELLS_PER_EVAL."""
     value = os.environ.get("ITEMEVAL_CELLS_PER_EVAL", "")
     if not value:
         return CELLS_PER_EVAL
@@ -102,8 +103,10 @@ def cells_per_eval() -> int:
     except ValueError:
         cells = 0
     if cells < 1:
-        raise ConfigError(f"ITEMEVAL_CELLS_PER_EVAL={value!r} is not a positive whole number; unset it or give e.g. 2000")
+        raise ConfigError(f"ITEMEVAL_CELLS_PER_EVAL={value!r} is not a positive whole number; "
+                          f"unset it for the default ({CELLS_PER_EVAL}) or give e.g. {CELLS_PER_EVAL}")
     return cells
+
 
 RowSink = Callable[["RunContext", Any, Any, "str | None"], "tuple[str, dict[str, Any]]"]
 
