@@ -20,8 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from itemeval.paths import StudyPaths
-from itemeval.schemas import SOLUTIONS
 from itemeval.store import read_store, upsert
+from itemeval.store.schemas import SOLUTIONS
 
 ITEMS, EPOCHS = 2_000, 5  # 10,000 rows per condition
 BIG_CONDITIONS, SMALL_CONDITIONS = 100, 1

@@ -327,8 +327,8 @@ def write_solutions(config: Path, root: Path) -> int:
 
     from itemeval.hashing import text_hash
     from itemeval.run import item_row
-    from itemeval.schemas import SOLUTIONS
     from itemeval.store import upsert
+    from itemeval.store.schemas import SOLUTIONS
     from itemeval.study import load_study
 
     study = load_study(config, root)

@@ -1,3 +1,37 @@
-"""itemeval: generate-then-grade, item-level LLM evaluation on inspect-ai."""
+"""itemeval: generate-then-grade, item-level LLM evaluation on inspect-ai.
+
+The library behind the CLI, for notebooks and scripts:
+
+    from itemeval import load_study, run_generate, run_grade, GenerateOptions, GradeOptions
+    study = load_study("configs/demo.yaml")
+    run_generate(study, GenerateOptions(yes=True))
+    run_grade(study, GradeOptions(yes=True))
+
+Names are imported on first use, so `import itemeval` stays instant.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
+
+_PUBLIC = {
+    "load_study": "study", "Study": "study",
+    "run_generate": "generate", "GenerateOptions": "generate",
+    "run_grade": "grade", "GradeOptions": "grade",
+    "run_estimate": "estimate", "EstimateOptions": "estimate",
+    "study_status": "status", "run_export": "export",
+    "StageResult": "outcomes", "ConditionRun": "outcomes",
+    "ItemevalError": "errors", "ConfigError": "errors", "StoreError": "errors", "BudgetError": "errors",
+    "ConfirmationRequired": "errors", "StudyLocked": "errors",
+}
+
+__all__ = ["__version__", *_PUBLIC]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'itemeval' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"itemeval.{_PUBLIC[name]}"), name)

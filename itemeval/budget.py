@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass, field, replace
+from typing import Callable, Protocol
 
-from .cost import Estimate, format_usd, worst_case_usd
+from .cost import DEFAULT_MAX_TOKENS, Estimate, worst_case_usd
 from .errors import BudgetError, ConfirmationRequired
-from .pricing import Price
+from .pricing import Price, call_usd, format_usd
+from .records import TaskSpec
 
 
 def check_gate(estimate: Estimate, *, confirm_above: float | None, yes: bool,
@@ -52,6 +53,14 @@ def check_cap(estimate: Estimate, max_usd: float | None) -> list[str]:
     if ceiling > max_usd:
         return [f"the worst case {format_usd(ceiling)} exceeds max_usd {format_usd(max_usd)}: the run may stop before the end"]
     return []
+
+
+class CallGate(Protocol):
+    """Decides, before every model call, whether it may start; told what the call used when it ends."""
+
+    async def acquire(self, key: str, prompt: str) -> bool: ...
+
+    async def release(self, key: str, usage: dict[str, int | None] | None, cache_hit: bool) -> None: ...
 
 
 @dataclass
@@ -108,14 +117,16 @@ class PricedGate:
         return await self.cap.reserve(self._key(key), worst_case_usd(self.price, prompt, self.max_tokens))
 
     async def release(self, key: str, usage: dict[str, int | None] | None, cache_hit: bool) -> None:
-        if usage is None or cache_hit:
-            actual = 0.0
-        else:
-            actual = self.price.cost(usage.get("input_tokens") or 0, usage.get("output_tokens") or 0,
-                                     usage.get("cache_read_tokens") or 0, usage.get("cache_write_tokens") or 0)
-        await self.cap.settle(self._key(key), actual)
+        await self.cap.settle(self._key(key), call_usd(self.price, usage, cache_hit=cache_hit) or 0.0)
 
     def _key(self, sample_id: str) -> str:
         # Sample ids repeat across conditions (every generate task has an `a1#1`); one gate serves one
         # task, so its identity keeps two tasks' calls in flight apart in the shared cap.
         return f"{id(self)}:{sample_id}"
+
+
+def with_reply_ceiling(spec: TaskSpec) -> TaskSpec:
+    """The spec with a max_tokens set: the cap's worst case assumes a bounded reply, so a capped call must send one."""
+    if "max_tokens" in spec.config:
+        return spec
+    return replace(spec, config={**spec.config, "max_tokens": DEFAULT_MAX_TOKENS})

@@ -1,15 +1,19 @@
-"""The itemeval command line: each command parses, calls one library function and renders its result."""
+"""The itemeval command line: each command parses, loads the study, calls one library function and renders."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
+from . import __version__
 from .errors import EXIT_CONFIG, EXIT_INTERRUPTED, ItemevalError
+
+if TYPE_CHECKING:
+    from .outcomes import StageResult
+    from .study import Study
 
 app = typer.Typer(
     name="itemeval",
@@ -37,52 +41,49 @@ Display = Annotated[
     typer.Option("--display", help="inspect's progress display: rich, plain, full, log or none "
                  "(default: rich on a terminal, none otherwise)."),
 ]
+DISPLAYS = ("rich", "plain", "full", "log", "none", "conversation")
 
 
-def _stderr():  # noqa: ANN202 - a rich Console
-    from rich.console import Console
-
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        console.width = 240  # logs and CI: whole slugs and ids rather than tables cut at 80 columns
-    return console
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"itemeval {__version__}")
+        raise typer.Exit(0)
 
 
-def _stdout():  # noqa: ANN202 - a rich Console
-    from rich.console import Console
-
-    console = Console()
-    if not console.is_terminal:
-        console.width = 240  # piped output: keep whole ids rather than wrapping tables at 80 columns
-    return console
-
-
-def _warn(warnings: list[str]) -> None:
-    console = _stderr()
-    for warning in warnings:
-        console.print(f"warning: {warning}", style="yellow", markup=False, highlight=False, soft_wrap=True)
+@app.callback()
+def _root(
+    version: Annotated[Optional[bool], typer.Option("--version", callback=_show_version, is_eager=True,
+                                                    help="Print the version and exit.")] = None,
+) -> None:
+    """Generate-then-grade, item-level LLM evaluation on inspect-ai. Run `itemeval init my-study` to start."""
 
 
-def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str, ensure_ascii=False) + "\n")
+def _study(config: Path, base_dir: Path | None) -> Study:
+    from .study import load_study
+
+    return load_study(config, base_dir)  # everything is validated before anything is written
 
 
 @app.command()
 def init(
     directory: Annotated[Path, typer.Argument(help="Directory to create the study in.")],
     force: Annotated[bool, typer.Option("--force", help="Overwrite files that already exist.")] = False,
+    base_dir: BaseDir = None,
+    json_out: Json = False,
 ) -> None:
     """Scaffold a runnable offline study: config, a prompt, a rubric and a tiny dataset.
 
     Example: itemeval init my-study && cd my-study && itemeval status config.yaml
     """
+    from . import console
     from .scaffold import scaffold
 
-    written = scaffold(directory, force=force)
-    console = _stderr()
-    for path in written:
-        console.print(f"wrote {path}")
-    console.print(f"next: cd {directory} && itemeval estimate config.yaml && itemeval generate config.yaml")
+    target = base_dir / directory if base_dir is not None else directory
+    written = scaffold(target, force=force)
+    if json_out:
+        console.print_json({"directory": str(target), "written": [str(path) for path in written]})
+    else:
+        console.render_init(written, target, console.stderr())
 
 
 @app.command()
@@ -91,33 +92,26 @@ def status(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
 
     Example: itemeval status configs/demo.yaml --json
     """
-    from .report import render_status, status_dict
+    from . import console
     from .status import study_status
-    from .study import load_study
 
-    report = study_status(load_study(config, base_dir))
-    _warn(report.study.warnings)
+    report = study_status(_study(config, base_dir))
+    console.warn(report.study.warnings)
     if json_out:
-        _print_json(status_dict(report))
+        console.print_json(console.status_dict(report))
     else:
-        render_status(report, _stdout())
+        console.render_status(report, console.stdout())
 
 
 def _stage_options(display: str | None, **values: Any) -> dict[str, Any]:
-    from .generate import default_display
-
-    chosen = display or default_display()
-    if chosen not in ("rich", "plain", "full", "log", "none", "conversation"):
+    chosen = display or ("rich" if sys.stdout.isatty() else "none")
+    if chosen not in DISPLAYS:
         raise typer.BadParameter(f"unknown display {chosen!r}", param_hint="--display")
-    return {**values, "display": chosen, "interactive": sys.stdin.isatty() and sys.stderr.isatty()}
+    return {**values, "display": chosen}
 
 
-def _tell(message: str) -> None:
-    _stderr().print(message, markup=False, highlight=False, soft_wrap=True)
-
-
-def _asker(interactive: bool):  # noqa: ANN202 - a question -> bool function, or None
-    if not interactive:
+def _asker():  # noqa: ANN202 - a question -> bool function, or None when nobody can answer
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
         return None
 
     def ask(question: str) -> bool:
@@ -126,13 +120,13 @@ def _asker(interactive: bool):  # noqa: ANN202 - a question -> bool function, or
     return ask
 
 
-def _finish(result: Any, json_out: bool) -> int:
-    from .report import render_stage, stage_dict
+def _finish(result: StageResult, json_out: bool) -> int:
+    from . import console
 
     if json_out:
-        _print_json(stage_dict(result))
+        console.print_json(console.stage_dict(result))
     else:
-        render_stage(result, _stderr())
+        console.render_stage(result, console.stderr())
     return result.exit_code
 
 
@@ -152,18 +146,18 @@ def estimate(
 
     Example: itemeval estimate configs/demo.yaml --stage generate --json
     """
+    from . import console
     from .estimate import EstimateOptions, run_estimate
-    from .report import estimate_dict, render_estimate
 
     if stage not in ("all", "generate", "grade"):
         raise typer.BadParameter(f"unknown stage {stage!r}: use all, generate or grade", param_hint="--stage")
     options = EstimateOptions(conditions=tuple(condition or ()), limit=limit, force=force,
                               graders=tuple(grader or ()), rubrics=tuple(rubric or ()), stage=stage)
-    result = run_estimate(config, base_dir, options)
+    result = run_estimate(_study(config, base_dir), options)
     if json_out:
-        _print_json(estimate_dict(result))
+        console.print_json(result.as_dict())
     else:
-        render_estimate(result, _stdout())
+        console.render_estimate(result, console.stdout())
 
 
 @app.command()
@@ -183,11 +177,13 @@ def generate(
     Resumable: re-running it runs only cells that are missing or errored.
     Example: itemeval generate configs/demo.yaml --condition arith-good_concise_default --limit 5
     """
+    from . import console
     from .generate import GenerateOptions, run_generate
 
     options = GenerateOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit,
                                                force=force, yes=yes, max_usd=max_usd))
-    return _finish(run_generate(config, base_dir, options, ask=_asker(options.interactive), tell=_tell), json_out)
+    study = _study(config, base_dir)
+    return _finish(run_generate(study, options, ask=_asker(), tell=console.tell), json_out)
 
 
 @app.command()
@@ -211,12 +207,14 @@ def grade(
     Adding a judge later costs no generation: define it under graders: and run only it.
     Example: itemeval grade configs/demo.yaml --grader offline_judge
     """
+    from . import console
     from .grade import GradeOptions, run_grade
 
     options = GradeOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit, force=force,
                                             yes=yes, max_usd=max_usd, graders=tuple(grader or ()),
                                             rubrics=tuple(rubric or ())))
-    return _finish(run_grade(config, base_dir, options, ask=_asker(options.interactive), tell=_tell), json_out)
+    study = _study(config, base_dir)
+    return _finish(run_grade(study, options, ask=_asker(), tell=console.tell), json_out)
 
 
 @app.command()
@@ -226,16 +224,14 @@ def export(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
     Never aggregated: every grading event, with facet values, ready for IRT or mixed models.
     Example: itemeval export configs/demo.yaml && python -c "import pandas; print(pandas.read_csv('studies/demo/export/grades_long.csv').groupby('model').score.mean())"
     """
+    from . import console
     from .export import run_export
 
-    result = run_export(config, base_dir)
-    data = {"rows": result.rows, "parquet": str(result.parquet), "csv": str(result.csv),
-            "recovered_rows": result.recovered}
+    result = run_export(_study(config, base_dir))
     if json_out:
-        _print_json(data)
+        console.print_json(console.export_dict(result))
     else:
-        _stderr().print(f"exported {result.rows} grades to {result.parquet} and {result.csv}", highlight=False,
-                        soft_wrap=True)
+        console.render_export(result, console.stderr())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -246,10 +242,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = app(args=argv, standalone_mode=False)
     except ItemevalError as exc:
-        _stderr().print(f"error: {exc}", style="red", highlight=False, markup=False, soft_wrap=True)
+        from . import console
+
+        console.error(str(exc))
         return exc.exit_code
     except (typer.Abort, KeyboardInterrupt):
-        _stderr().print("interrupted")
+        from . import console
+
+        console.stderr().print("interrupted")
         return EXIT_INTERRUPTED
     except typer.Exit as exc:
         return exc.exit_code

@@ -6,17 +6,18 @@ import difflib
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Any, Literal, Optional, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from .errors import ConfigError
 from .hashing import content_hash
 from .paths import StudyPaths
+from .records import REASONING_EFFORTS, SAMPLING_PARAMS, SamplingParam
 
 STUDY_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
-ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
+ReasoningEffort = Literal[REASONING_EFFORTS]  # type: ignore[valid-type]
 
 
 class _Strict(BaseModel):
@@ -58,19 +59,15 @@ class Benchmark(_Strict):
     """How dataset columns become items."""
 
 
-class SamplingParams(_Strict):
-    temperature: float | None = Field(default=None, ge=0)
-    """Sampling temperature; part of the condition id."""
-    top_p: float | None = Field(default=None, gt=0, le=1)
-    """Nucleus sampling; part of the condition id."""
-    max_tokens: int | None = Field(default=None, ge=1)
-    """Most tokens a reply may have; also the ceiling the estimate uses."""
-    seed: int | None = None
-    """Sampling seed, for providers that honour one."""
-    reasoning_effort: ReasoningEffort | None = None
-    """Reasoning effort for reasoning models."""
-    reasoning_tokens: int | None = Field(default=None, ge=1)
-    """Reasoning token budget for reasoning models."""
+def _sampling_field(param: SamplingParam) -> tuple[Any, Any]:
+    kind: Any = {"float": float, "int": int}.get(param.type) or Literal[param.choices]  # type: ignore[valid-type]
+    return Optional[kind], Field(default=None, description=param.doc, **param.bounds)
+
+
+SamplingParams = create_model(
+    "SamplingParams", __base__=_Strict, __doc__="The sampling settings, one field per entry of SAMPLING_PARAMS.",
+    **{param.name: _sampling_field(param) for param in SAMPLING_PARAMS},
+)
 
 
 class CallLimits(_Strict):
@@ -90,14 +87,14 @@ class CallLimits(_Strict):
         return {key: value for key, value in limits.items() if value is not None}
 
 
-class Solvers(SamplingParams, CallLimits):
+class Solvers(SamplingParams, CallLimits):  # type: ignore[misc,valid-type]
     models: list[str] = Field(min_length=1)
     """inspect model ids, e.g. `openai/gpt-4.1-mini` or the offline `itemeval/arith-good`."""
     on_empty: Literal["skip", "rerun", "grade"] = "skip"
     """A blank completion without error: not graded (skip), re-generated next run (rerun), or graded."""
 
 
-class ModelConfigFacet(SamplingParams):
+class ModelConfigFacet(SamplingParams):  # type: ignore[misc,valid-type]
     name: str = Field(min_length=1)
     """Names this model config in ids and slugs; its params override `solvers.*`."""
 

@@ -1,14 +1,15 @@
-"""Estimate calls, tokens and dollars of the cells a run would execute, from text and the stores (SPEC §12)."""
+"""Estimate calls, tokens and dollars of the cells a run would execute, from their prompts and observed reply lengths."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import pandas as pd
 
-from .pricing import Price, PriceTable
+from .pricing import Price, PriceTable, format_usd, total_usd
+from .records import GradeCondition, TaskSpec
 
 CHARS_PER_TOKEN = 4
 """The token heuristic: ceil(characters / 4); tokenizers are not available offline."""
@@ -16,13 +17,6 @@ DEFAULT_MAX_TOKENS = 4096
 """Output ceiling assumed for a call whose config sets no max_tokens."""
 MESSAGE_OVERHEAD_TOKENS = 8
 """Chat-format tokens around one user message."""
-
-
-def format_usd(value: float | None) -> str:
-    """Dollars as people read them: cents for big sums, more digits for the small sums of a pilot run."""
-    if value is None:
-        return "unknown"
-    return f"${value:,.2f}" if value >= 1 else f"${value:,.4f}"
 
 
 def estimate_tokens(text: str | None) -> int:
@@ -58,8 +52,7 @@ class Estimate:
     notes: list[str] = field(default_factory=list)
 
     def total(self, attribute: str, stage: str | None = None) -> float | None:
-        values = [getattr(line, attribute) for line in self.lines if stage in (None, line.stage)]
-        return None if any(v is None for v in values) else float(sum(values))
+        return total_usd(getattr(line, attribute) for line in self.lines if stage in (None, line.stage))
 
     @property
     def calls(self) -> int:
@@ -129,3 +122,36 @@ def line_for(stage: str, condition_id: str, slug: str, model: str, *, calls: int
 def worst_case_usd(price: Price, prompt: str, max_tokens: int | None) -> float:
     """The most one call can cost: every prompt byte a token, and a full-length reply."""
     return price.cost(worst_case_input_tokens(prompt), max_tokens or DEFAULT_MAX_TOKENS)
+
+
+def lines_for_specs(stage: str, specs: Sequence[TaskSpec], slugs: dict[str, str], *, observed: ObservedLengths,
+                    prices: PriceTable) -> list[EstimateLine]:
+    """One line per task spec: its calls, the tokens of its rendered prompts and its reply ceiling."""
+    return [
+        line_for(stage, spec.name, slugs[spec.name], spec.model, calls=len(spec.cells),
+                 input_tokens=sum(estimate_tokens(cell.prompt) for cell in spec.cells),
+                 max_tokens=spec.config.get("max_tokens"), observed=observed, prices=prices)
+        for spec in specs
+    ]
+
+
+def scorer_line(condition: GradeCondition, calls: int) -> EstimateLine:
+    """A verifiable scorer's line: its calls cost nothing."""
+    return EstimateLine(stage="grade", condition_id=condition.id, slug=condition.slug,
+                        model=f"scorer:{condition.scorer}", calls=calls, basis="free")
+
+
+def merge_lines(lines: list[EstimateLine]) -> list[EstimateLine]:
+    """One line per (stage, condition), summing stored and projected work."""
+    merged: dict[tuple[str, str], EstimateLine] = {}
+    for line in lines:
+        key = (line.stage, line.condition_id)
+        if key not in merged:
+            merged[key] = line
+            continue
+        into = merged[key]
+        for name in ("calls", "input_tokens", "output_tokens_ceiling", "output_tokens_expected"):
+            setattr(into, name, getattr(into, name) + getattr(line, name))
+        for name in ("usd_ceiling", "usd_expected"):
+            setattr(into, name, total_usd([getattr(into, name), getattr(line, name)]))
+    return list(merged.values())

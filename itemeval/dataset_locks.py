@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .atomic import write_json_atomic
 from .errors import ConfigError, StoreError
+from .store.files import write_json_atomic
 
 
 class DatasetLock(BaseModel):

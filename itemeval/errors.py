@@ -1,4 +1,4 @@
-"""The one error family of itemeval, each kind carrying its documented exit code (SPEC §8)."""
+"""The one error family of itemeval, each kind carrying its documented exit code (README "A short tour")."""
 
 from __future__ import annotations
 
@@ -46,8 +46,3 @@ class StudyLocked(ItemevalError):
 
     exit_code = EXIT_LOCKED
 
-
-class Interrupted(ItemevalError):
-    """The user interrupted the command (Ctrl-C)."""
-
-    exit_code = EXIT_INTERRUPTED

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from . import generate as gen_stage
 from . import grade as grade_stage
-from .cost import Estimate, EstimateLine, ObservedLengths, estimate_tokens, line_for
+from . import plan
+from .cost import (
+    Estimate,
+    EstimateLine,
+    estimate_tokens,
+    line_for,
+    lines_for_specs,
+    merge_lines,
+    scorer_line,
+)
 from .pricing import PriceTable, load_prices
-from .records import GradeCondition, TaskSpec
-from .store import read_store
-from .study import Study, load_study
+from .records import GenerateCondition, GradeCondition, Item, TaskSpec
+from .run import recover_if_idle
+from .state import observed_lengths
+from .study import Study
 
 
 @dataclass(frozen=True)
@@ -25,40 +33,17 @@ class EstimateOptions:
     stage: str = "all"  # all | generate | grade
 
 
-def study_prices(study: Study) -> PriceTable:
-    override = study.config.budget.pricing_path
-    return load_prices(study.loaded.input_path(override) if override else None)
-
-
-def _observed(study: Study, stage: str) -> ObservedLengths:
-    if stage == "generate":
-        rows = read_store(study.paths, "solutions", ["condition_id", "model", "error", "output_tokens"]).to_pandas()
-        return ObservedLengths.from_rows(rows, "condition_id", "model")
-    rows = read_store(study.paths, "grades", ["grade_condition_id", "grader_model", "error", "output_tokens",
-                                              "grade_kind"]).to_pandas()
-    return ObservedLengths.from_rows(rows[rows["grade_kind"] == "judge"], "grade_condition_id", "grader_model")
-
-
-def lines_for_specs(stage: str, specs: list[TaskSpec], slugs: dict[str, str], study: Study,
-                    prices: PriceTable) -> list[EstimateLine]:
-    observed = _observed(study, stage)
-    return [
-        line_for(stage, spec.name, slugs[spec.name], spec.model, calls=len(spec.cells),
-                 input_tokens=sum(estimate_tokens(cell.prompt) for cell in spec.cells),
-                 max_tokens=spec.config.get("max_tokens"), observed=observed, prices=prices)
-        for spec in specs
-    ]
-
-
-def estimate_generate(study: Study, conditions: list[Any], items: list[Any], *, force: bool,
+def estimate_generate(study: Study, conditions: list[GenerateCondition], items: list[Item], *, force: bool,
                       prices: PriceTable) -> tuple[list[EstimateLine], list[TaskSpec]]:
     cells = gen_stage.plan_cells(study, conditions, items, force=force)
     specs = gen_stage.task_specs(study, conditions, cells)
-    return lines_for_specs("generate", specs, {c.id: c.slug for c in conditions}, study, prices), specs
+    lines = lines_for_specs("generate", specs, {c.id: c.slug for c in conditions},
+                            observed=observed_lengths(study, "generate"), prices=prices)
+    return lines, specs
 
 
-def estimate_grade_stored(study: Study, generate: list[Any], grade: list[GradeCondition], items: list[Any], *,
-                          force: bool, prices: PriceTable,
+def estimate_grade_stored(study: Study, generate: list[GenerateCondition], grade: list[GradeCondition],
+                          items: list[Item], *, force: bool, prices: PriceTable,
                           regenerated: frozenset[tuple[str, str, int]] = frozenset()) -> list[EstimateLine]:
     """Grading of the solutions already stored: judges by their rendered prompts, scorers at no cost.
 
@@ -77,55 +62,35 @@ def project_grading(study: Study, gen_specs: list[TaskSpec], gen_lines: list[Est
     """Grading of the solutions this plan will generate: the rubric over a solution of the expected length."""
     expected = {line.condition_id: line.output_tokens_expected / line.calls for line in gen_lines if line.calls}
     items = {item.id: item for item in study.items}
-    observed = _observed(study, "grade")
+    observed = observed_lengths(study, "grade")
+    calls = sum(len(spec.cells) for spec in gen_specs)
     lines = []
     for condition in grade:
-        calls, tokens = 0, 0.0
-        for spec in gen_specs:
-            for cell in spec.cells:
-                calls += 1
-                if condition.kind == "judge":
-                    prompt = grade_stage.judge_prompt(condition, items[cell.metadata["item_id"]], "")
-                    tokens += estimate_tokens(prompt) + expected.get(spec.name, 0.0)
         if condition.kind == "verifiable":
-            lines.append(EstimateLine(stage="grade", condition_id=condition.id, slug=condition.slug,
-                                      model=f"scorer:{condition.scorer}", calls=calls, basis="free"))
+            lines.append(scorer_line(condition, calls))
             continue
+        tokens = sum(
+            estimate_tokens(grade_stage.judge_prompt(condition, items[cell.metadata["item_id"]], ""))
+            + expected.get(spec.name, 0.0)
+            for spec in gen_specs for cell in spec.cells
+        )
         lines.append(line_for("grade", condition.id, condition.slug, condition.grader_model, calls=calls,
                               input_tokens=tokens, max_tokens=condition.judge_params.get("max_tokens"),
                               observed=observed, prices=prices))
     return lines
 
 
-def merge_lines(lines: list[EstimateLine]) -> list[EstimateLine]:
-    """One line per (stage, condition), summing stored and projected work."""
-    merged: dict[tuple[str, str], EstimateLine] = {}
-    for line in lines:
-        key = (line.stage, line.condition_id)
-        if key not in merged:
-            merged[key] = line
-            continue
-        into = merged[key]
-        for name in ("calls", "input_tokens", "output_tokens_ceiling", "output_tokens_expected"):
-            setattr(into, name, getattr(into, name) + getattr(line, name))
-        for name in ("usd_ceiling", "usd_expected"):
-            a, b = getattr(into, name), getattr(line, name)
-            setattr(into, name, None if a is None or b is None else a + b)
-    return list(merged.values())
-
-
-def run_estimate(config_path: str | Path, base_dir: str | Path | None, options: EstimateOptions) -> Estimate:
+def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
     """No model calls, no network, no keys: read the config and the stores, and price the plan."""
-    from .run import recover_if_idle
-
-    study = load_study(config_path, base_dir)
     recovered, pending = recover_if_idle(study)
-    prices = study_prices(study)
-    items = study.items[: options.limit] if options.limit is not None else study.items
+    prices = load_prices(study.pricing_path)
+    items = plan.first_items(study.items, options.limit)
     grade_options = grade_stage.GradeOptions(conditions=options.conditions, graders=options.graders,
                                              rubrics=options.rubrics)
     generate, grade = grade_stage.select_conditions(study, grade_options)
     lines: list[EstimateLine] = []
+    gen_lines: list[EstimateLine] = []
+    gen_specs: list[TaskSpec] = []
     if options.stage in ("all", "generate"):
         gen_lines, gen_specs = estimate_generate(study, generate, items, force=options.force, prices=prices)
         lines += gen_lines
@@ -133,7 +98,7 @@ def run_estimate(config_path: str | Path, base_dir: str | Path | None, options: 
         regenerated = frozenset(
             (cell.metadata["condition_id"], cell.metadata["item_id"], cell.metadata["replication"])
             for spec in gen_specs for cell in spec.cells
-        ) if options.stage == "all" else frozenset()
+        )
         lines += estimate_grade_stored(study, generate, grade, items, force=options.force, prices=prices,
                                        regenerated=regenerated)
         if options.stage == "all":

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,16 +10,16 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .journal import replay_journals
-from .lock import study_lock
-from .records import TRUNCATING_STOP_REASONS
+from .records import SAMPLING_PARAMS, TRUNCATING_STOP_REASONS
+from .run import locked
 from .store import read_store
-from .study import Study, extra_judges, load_study
+from .store.files import write_file_atomic
+from .study import Study, extra_judges
 
 _SOLUTION_COLUMNS = {
     "condition_id": "gen_condition_id", "item_id": "item_id", "epoch": "epoch",
     "condition_slug": "gen_condition_slug", "model": "model", "prompt_name": "prompt", "prompt_hash": "prompt_hash",
-    "model_config_name": "model_config", "temperature": "temperature", "max_tokens": "max_tokens",
+    "model_config_name": "model_config", **{param.column: param.column for param in SAMPLING_PARAMS},
     "solution": "solution", "solution_hash": "current_solution_hash", "stop_reason": "stop_reason",
     "input_tokens": "solution_input_tokens", "output_tokens": "solution_output_tokens",
     "reasoning_tokens": "solution_reasoning_tokens", "usd": "solution_usd", "cache_hit": "solution_cache_hit",
@@ -72,23 +71,14 @@ def _items(study: Study) -> pd.DataFrame:
     return pd.concat([items.reset_index(drop=True), meta], axis=1)
 
 
-def run_export(config_path: str | Path, base_dir: str | Path | None) -> ExportResult:
-    study = load_study(config_path, base_dir)
+def run_export(study: Study) -> ExportResult:
+    """Write the long table as parquet and CSV under the study's export/ dir, each file replaced atomically."""
     paths = study.paths
-    with study_lock(paths, "itemeval export"):
-        recovered = {k: v for k, v in replay_journals(paths).items() if v}
+    with locked(study, "itemeval export") as recovered:
         table = long_table(study)
         paths.export.mkdir(parents=True, exist_ok=True)
         arrow = pa.Table.from_pandas(table, preserve_index=False)
         parquet, csv = paths.export / "grades_long.parquet", paths.export / "grades_long.csv"
-        _write_atomic(parquet, lambda tmp: pq.write_table(arrow, tmp))
-        _write_atomic(csv, lambda tmp: table.to_csv(tmp, index=False))
+        write_file_atomic(parquet, lambda tmp: pq.write_table(arrow, tmp))
+        write_file_atomic(csv, lambda tmp: table.to_csv(tmp, index=False))
     return ExportResult(parquet=parquet, csv=csv, rows=len(table), recovered=recovered)
-
-
-def _write_atomic(path: Path, write) -> None:  # noqa: ANN001 - a function of the temp path
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    write(tmp)
-    with open(tmp, "rb") as handle:
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)

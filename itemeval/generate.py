@@ -2,25 +2,24 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
 from . import plan
+from .cost import lines_for_specs
 from .grid import select
 from .hashing import canonical_json, text_hash
+from .outcomes import ConditionRun, SampleResult, StageResult
+from .pricing import call_usd
 from .prompts import render
 from .records import SAMPLING_PARAMS, Cell, GenerateCondition, Item, TaskSpec
-from .run import ConditionRun, RunContext, StageOptions, StageResult, open_run
-from .status import solution_state
-from .store import read_store
-from .study import Study, load_study
-
-_PARAM_COLUMNS = {name: ("reasoning_budget" if name == "reasoning_tokens" else name) for name in SAMPLING_PARAMS}
+from .run import Ask, Run, StageOptions, Tell, open_run
+from .runner import RowSink
+from .state import observed_lengths, solution_state, superseded_notes
+from .study import Study
 
 
 @dataclass(frozen=True)
@@ -41,14 +40,33 @@ def render_prompt(condition: GenerateCondition, item: Item) -> str:
     return render(condition.prompt.text, {**item.metadata, "input": item.input, "id": item.id})
 
 
+def task_specs(study: Study, conditions: list[GenerateCondition], cells: pd.DataFrame) -> list[TaskSpec]:
+    """One inspect task per condition with cells to run; each sample is one (item, replication)."""
+    items = {item.id: item for item in study.items}
+    runtime = study.config.solvers.inspect_limits()
+    batch = study.config.budget.batch
+    by_condition = {cid: frame for cid, frame in cells.groupby("condition_id", sort=False)}
+    specs = []
+    for condition in (c for c in conditions if c.id in by_condition):
+        frame = by_condition[condition.id]
+        task_cells = [
+            Cell(sample_id=f"{item_id}#{epoch}", prompt=render_prompt(condition, items[item_id]),
+                 metadata={"condition_id": condition.id, "item_id": item_id, "replication": int(epoch)})
+            for item_id, epoch in zip(frame["item_id"], frame["epoch"])
+        ]
+        config = {**condition.params, **runtime, **({"batch": batch} if batch else {})}
+        specs.append(TaskSpec(name=condition.id, model=condition.model, config=config, cells=task_cells,
+                              cache_scope=condition.id if study.config.cache else None,
+                              metadata={"itemeval_stage": "generate", "condition_id": condition.id}))
+    return specs
+
+
 # ---- persist: a finished sample -> a store row -----------------------------------------------------------
 
 
-def solution_row(
-    condition: GenerateCondition, item: Item, epoch: int, result: Any, *, run_id: str, log_file: str | None,
-    usd: float | None,
-) -> dict[str, Any]:
-    """One solutions.parquet row from what inspect reported for a cell (`result` is a SampleResult)."""
+def solution_row(condition: GenerateCondition, item: Item, epoch: int, result: SampleResult, *, run_id: str,
+                 usd: float | None) -> dict[str, Any]:
+    """One solutions.parquet row from what inspect reported for a cell."""
     effective = result.effective_config
     text = result.completion
     return {
@@ -62,8 +80,8 @@ def solution_row(
         "prompt_name": condition.prompt.ref,
         "prompt_hash": condition.prompt.hash,
         "model_config_name": condition.model_config_name,
-        **{column: condition.params.get(name) for name, column in _PARAM_COLUMNS.items()},
-        **{f"effective_{column}": effective.get(name) for name, column in _PARAM_COLUMNS.items()},
+        **{param.column: condition.params.get(param.name) for param in SAMPLING_PARAMS},
+        **{f"effective_{param.column}": effective.get(param.name) for param in SAMPLING_PARAMS},
         "effective_config": canonical_json(effective) if effective else None,
         "solution": text,
         "solution_hash": text_hash(text),
@@ -75,22 +93,37 @@ def solution_row(
         "cache_hit": result.cache_hit,
         "latency_s": result.latency_s,
         "run_id": run_id,
-        "log_file": log_file,
+        "log_file": result.log_file,
         "sample_uuid": result.uuid,
         "created_at": datetime.now(timezone.utc).isoformat(),
     }
 
 
+def _sink(study: Study, conditions: list[GenerateCondition], run: Run) -> RowSink:
+    """Turns each finished sample into a solutions row for the journal, counting it for the summary."""
+    by_id = {c.id: c for c in conditions}
+    items = {item.id: item for item in study.items}
+    summaries = {s.condition_id: s for s in run.result.conditions}
+
+    def to_row(result: SampleResult) -> tuple[str, dict[str, Any]]:
+        meta = result.metadata
+        condition = by_id[meta["condition_id"]]
+        usd = call_usd(run.prices.lookup(condition.model), result.usage, cache_hit=result.cache_hit)
+        row = solution_row(condition, items[meta["item_id"]], int(meta["replication"]), result,
+                           run_id=run.run_id, usd=usd)
+        summaries[condition.id].add(row)
+        return "solutions", row
+
+    return to_row
+
+
 # ---- execute --------------------------------------------------------------------------------------------
 
 
-def run_generate(config_path: str | Path, base_dir: str | Path | None, options: GenerateOptions,
-                 *, ask: Callable[[str], bool] | None = None,
-                 tell: Callable[[str], None] | None = None) -> StageResult:
+def run_generate(study: Study, options: GenerateOptions, *, ask: Ask | None = None, tell: Tell | None = None) -> StageResult:
     """Run every missing cell of the selected generate conditions; safe to interrupt and re-run."""
-    study = load_study(config_path, base_dir)  # everything is validated before anything is written
     conditions = select(study.generate, list(options.conditions))
-    items = study.items[: options.limit] if options.limit is not None else study.items
+    items = plan.first_items(study.items, options.limit)
     result = StageResult(stage="generate", study=study.config.study)
     with open_run(study, "generate", result, options) as run:
         cells = plan_cells(study, conditions, items, force=options.force)
@@ -98,78 +131,15 @@ def run_generate(config_path: str | Path, base_dir: str | Path | None, options: 
         result.notes.extend(superseded_notes(study, conditions))
         if cells.empty:
             return result
-        from .estimate import lines_for_specs
-
         specs = task_specs(study, conditions, cells)
-        slugs = {c.id: c.slug for c in conditions}
-        run.approve(lines_for_specs("generate", specs, slugs, study, run.prices), ask, tell)
+        lines = lines_for_specs("generate", specs, {c.id: c.slug for c in conditions},
+                                observed=observed_lengths(study, "generate"), prices=run.prices)
+        run.approve(lines, ask, tell)
         run.begin(conditions, [])
-        run.execute(specs, sink=_sink(study, conditions, result))
+        run.execute(specs, _sink(study, conditions, run))
     return result
-
-
-def superseded_notes(study: Study, conditions: list[GenerateCondition]) -> list[str]:
-    """Say when a condition's id changed under its slug (an edited template or setting, SPEC §6): old rows stay put."""
-    stored = read_store(study.paths, "solutions", ["condition_id", "condition_slug"]).to_pandas()
-    current = {c.id for c in study.generate}
-    notes = []
-    for condition in conditions:
-        old = stored[(stored["condition_slug"] == condition.slug) & ~stored["condition_id"].isin(current)]
-        for old_id, rows in old.groupby("condition_id"):
-            notes.append(f"{condition.slug}: its prompt or settings changed, so its id is now {condition.id}; "
-                         f"the {len(rows)} rows stored under the old id {old_id} stay there and never mix with it")
-    return notes
-
-
-def _batch(study: Study) -> dict[str, Any]:
-    batch = study.config.budget.batch
-    return {"batch": batch} if batch else {}
 
 
 def _summaries(conditions: list[GenerateCondition], cells: pd.DataFrame) -> list[ConditionRun]:
     planned = cells.groupby("condition_id").size().to_dict() if not cells.empty else {}
     return [ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in conditions]
-
-
-def task_specs(study: Study, conditions: list[GenerateCondition], cells: pd.DataFrame) -> list[Any]:
-    items = {item.id: item for item in study.items}
-    solvers = study.config.solvers
-    runtime = solvers.inspect_limits()
-    specs = []
-    by_condition = {cid: frame for cid, frame in cells.groupby("condition_id", sort=False)}
-    for condition in conditions:
-        frame = by_condition.get(condition.id)
-        if frame is None:
-            continue
-        task_cells = [
-            Cell(sample_id=f"{item_id}#{epoch}", prompt=render_prompt(condition, items[item_id]),
-                 metadata={"condition_id": condition.id, "item_id": item_id, "replication": int(epoch)})
-            for item_id, epoch in zip(frame["item_id"], frame["epoch"])
-        ]
-        config = {**condition.params, **runtime, **_batch(study)}
-        specs.append(TaskSpec(name=condition.id, model=condition.model, config=config, cells=task_cells,
-                              cache_scope=condition.id if study.config.cache else None,
-                              metadata={"itemeval_stage": "generate", "condition_id": condition.id}))
-    return specs
-
-
-def _sink(study: Study, conditions: list[GenerateCondition], result: StageResult) -> Callable[..., Any]:
-    """Turns each finished sample into a solutions row for the journal, counting it for the summary."""
-    by_id = {c.id: c for c in conditions}
-    items = {item.id: item for item in study.items}
-    summaries = {s.condition_id: s for s in result.conditions}
-
-    def to_row(run: RunContext, sample: Any, outcome: Any, log_file: str | None) -> tuple[str, dict[str, Any]]:
-        meta = sample.metadata
-        condition = by_id[meta["condition_id"]]
-        usd = run.cost(condition.model, outcome)
-        row = solution_row(condition, items[meta["item_id"]], int(meta["replication"]), outcome,
-                           run_id=run.run_id, log_file=log_file, usd=usd)
-        summaries[condition.id].add(row)
-        return "solutions", row
-
-    return to_row
-
-
-def default_display() -> str:
-    return "rich" if sys.stdout.isatty() else "none"

@@ -4,27 +4,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 
 from . import plan
+from .cost import EstimateLine, lines_for_specs, scorer_line
 from .errors import ConfigError
-from .grid import resolve_grader, select
+from .grid import matches, resolve_grader, select
 from .judge import parse_judge_reply, with_format_suffix
+from .outcomes import ConditionRun, SampleResult, StageResult
+from .pricing import PriceTable, call_usd
 from .prompts import render
-from .records import Cell, GradeCondition, Item, TaskSpec
-from .run import ConditionRun, RunContext, StageOptions, StageResult, open_run
-from .schemas import GRADES
-from .scorers import SCORERS, ScoreResult
-from .status import grade_state, solution_state
+from .records import Cell, GenerateCondition, GradeCondition, Item, TaskSpec
+from .run import Ask, Run, StageOptions, Tell, open_run
+from .runner import RowSink
+from .scorers import SCORERS, ScoreContext, ScoreResult
+from .state import grade_state, observed_lengths, solution_state
 from .store import read_store, upsert
-from .study import Study, extra_judges, load_study
+from .store.schemas import GRADES
+from .study import Study, extra_judges
 
-_USAGE_COLUMNS = ("input_tokens", "output_tokens", "total_tokens", "cache_read_tokens", "cache_write_tokens",
-                  "reasoning_tokens")
 _VERIFIABLE_CHUNK = 50_000
 _NO_RESULT = ScoreResult(score=1.0, answer=None)  # a placeholder for the columns every row shares
 
@@ -40,7 +41,7 @@ class GradeOptions(StageOptions):
 # ---- plan: which grade conditions, over which solutions ---------------------------------------------------
 
 
-def select_conditions(study: Study, options: GradeOptions) -> tuple[list[Any], list[GradeCondition]]:
+def select_conditions(study: Study, options: GradeOptions) -> tuple[list[GenerateCondition], list[GradeCondition]]:
     """(generate conditions, grade conditions) this run covers, after --condition, --grader and --rubric."""
     grade = study.grade + extra_judges(study, list(options.graders))
     if options.graders or options.rubrics:
@@ -53,24 +54,20 @@ def select_conditions(study: Study, options: GradeOptions) -> tuple[list[Any], l
     return select(study.generate, gen_selectors), select(grade, grade_selectors)
 
 
-def _split_selectors(generate: list[Any], grade: list[Any], selectors: list[str]) -> tuple[list[str], list[str]]:
+def _split_selectors(generate: list[GenerateCondition], grade: list[GradeCondition],
+                     selectors: list[str]) -> tuple[list[str], list[str]]:
     """--condition may name generate or grade conditions; each narrows its own side."""
     gen, grade_side = [], []
     for selector in selectors:
-        matched_gen = bool(select_quiet(generate, selector))
-        matched_grade = bool(select_quiet(grade, selector))
-        if not (matched_gen or matched_grade):
+        matched_gen = any(matches(c, selector) for c in generate)
+        if not (matched_gen or any(matches(c, selector) for c in grade)):
             known = ", ".join(c.slug for c in [*generate, *grade])
             raise ConfigError(f"--condition: no condition matches {selector!r} (conditions: {known})")
         (gen if matched_gen else grade_side).append(selector)
     return gen, grade_side
 
 
-def select_quiet(conditions: list[Any], selector: str) -> list[Any]:
-    return [c for c in conditions if c.id == selector or c.slug == selector or c.id.startswith(selector)]
-
-
-def pending(study: Study, generate: list[Any], grade: list[GradeCondition], items: list[Item], *,
+def pending(study: Study, generate: list[GenerateCondition], grade: list[GradeCondition], items: list[Item], *,
             force: bool) -> pd.DataFrame:
     """(grade condition × solution) pairs to grade now, with the solution's current hash."""
     merged = solution_state(study, [c.id for c in generate], [item.id for item in items])
@@ -80,7 +77,7 @@ def pending(study: Study, generate: list[Any], grade: list[GradeCondition], item
 # ---- verifiable scorers: pure Python, no inspect ----------------------------------------------------------
 
 
-def verifiable_row(condition: GradeCondition, key: tuple[str, str, int], solution_hash: str, result: Any,
+def verifiable_row(condition: GradeCondition, key: tuple[str, str, int], solution_hash: str, result: ScoreResult,
                    *, run_id: str) -> dict[str, Any]:
     gen_condition_id, item_id, epoch = key
     return {
@@ -112,24 +109,24 @@ def grade_verifiable(study: Study, todo: pd.DataFrame, conditions: list[GradeCon
     if wanted.empty:
         return
     by_id = {c.id: c for c in conditions}
-    targets = {item.id: item.target for item in study.items}
+    contexts = {item.id: ScoreContext(targets=(item.target,), metadata=item.metadata) for item in study.items}
     for gen_id, group in wanted.groupby("gen_condition_id", sort=False):
         texts = _solution_texts(study, gen_id)
         for grade_id, pairs in group.groupby("grade_condition_id", sort=False):
             condition = by_id[grade_id]
             for start in range(0, len(pairs), _VERIFIABLE_CHUNK):
                 chunk = pairs.iloc[start:start + _VERIFIABLE_CHUNK]
-                upsert(study.paths, "grades", _verifiable_table(condition, gen_id, chunk, texts, targets, run_id))
+                upsert(study.paths, "grades", _verifiable_table(condition, gen_id, chunk, texts, contexts, run_id))
                 summaries[grade_id].rows += len(chunk)
 
 
 def _verifiable_table(condition: GradeCondition, gen_id: str, pairs: pd.DataFrame, texts: dict[tuple[str, int], str],
-                      targets: dict[str, str], run_id: str) -> pa.Table:
+                      contexts: dict[str, ScoreContext], run_id: str) -> pa.Table:
     """The grade rows of one scorer over one generate condition's solutions, built column by column for speed."""
     spec = SCORERS[condition.scorer]  # params were validated when the study loaded
     item_ids = pairs["item_id"].tolist()
     epochs = [int(e) for e in pairs["epoch"]]
-    results = [spec.fn(texts.get((item_id, epoch)) or "", targets[item_id], **condition.scorer_params)
+    results = [spec.fn(texts.get((item_id, epoch)) or "", contexts[item_id], **condition.scorer_params)
                for item_id, epoch in zip(item_ids, epochs)]
     n = len(results)
     base = verifiable_row(condition, (gen_id, "", 0), "", _NO_RESULT, run_id=run_id)
@@ -160,13 +157,14 @@ def judge_prompt(condition: GradeCondition, item: Item, solution: str) -> str:
     return with_format_suffix(render(condition.rubric.text, values))
 
 
-def judge_row(condition: GradeCondition, meta: dict[str, Any], outcome: Any, *, run_id: str,
-              log_file: str | None, usd: float | None) -> dict[str, Any]:
+def judge_row(condition: GradeCondition, outcome: SampleResult, *, run_id: str, usd: float | None) -> dict[str, Any]:
+    """One grades row from a judge call: the parsed score, or the parse failure, or the call's error."""
+    meta = outcome.metadata
     row = {
         **_grade_base(condition, meta["gen_condition_id"], meta["item_id"], meta["replication"],
                       meta["solution_hash"], run_id),
         **outcome.usage, "usd": usd, "cache_hit": outcome.cache_hit, "latency_s": outcome.latency_s,
-        "log_file": log_file, "judge_completion": outcome.completion, "error": outcome.error,
+        "log_file": outcome.log_file, "judge_completion": outcome.completion, "error": outcome.error,
     }
     if outcome.error is None:
         parsed = parse_judge_reply(outcome.completion or "")
@@ -175,7 +173,7 @@ def judge_row(condition: GradeCondition, meta: dict[str, Any], outcome: Any, *, 
     return row
 
 
-def judge_specs(study: Study, todo: pd.DataFrame, conditions: list[GradeCondition]) -> list[Any]:
+def judge_specs(study: Study, todo: pd.DataFrame, conditions: list[GradeCondition]) -> list[TaskSpec]:
     items = {item.id: item for item in study.items}
     specs = []
     for condition in conditions:
@@ -207,13 +205,14 @@ def _judge_config(study: Study, condition: GradeCondition) -> dict[str, Any]:
             **({"batch": batch} if batch else {})}
 
 
-def _judge_sink(conditions: list[GradeCondition], summaries: dict[str, ConditionRun]) -> Callable[..., Any]:
+def _judge_sink(conditions: list[GradeCondition], run: Run) -> RowSink:
     by_id = {c.id: c for c in conditions}
+    summaries = {s.condition_id: s for s in run.result.conditions}
 
-    def to_row(run: RunContext, sample: Any, outcome: Any, log_file: str | None) -> tuple[str, dict[str, Any]]:
-        condition = by_id[sample.metadata["grade_condition_id"]]
-        row = judge_row(condition, sample.metadata, outcome, run_id=run.run_id, log_file=log_file,
-                        usd=run.cost(condition.grader_model, outcome))
+    def to_row(outcome: SampleResult) -> tuple[str, dict[str, Any]]:
+        condition = by_id[outcome.metadata["grade_condition_id"]]
+        usd = call_usd(run.prices.lookup(condition.grader_model), outcome.usage, cache_hit=outcome.cache_hit)
+        row = judge_row(condition, outcome, run_id=run.run_id, usd=usd)
         summaries[condition.id].add(row)
         return "grades", row
 
@@ -224,26 +223,19 @@ def _judge_sink(conditions: list[GradeCondition], summaries: dict[str, Condition
 
 
 def estimate_lines(study: Study, todo: pd.DataFrame, grade: list[GradeCondition], specs: list[TaskSpec],
-                   prices: Any) -> list[Any]:
+                   prices: PriceTable) -> list[EstimateLine]:
     """The estimate of exactly this plan: judges by their rendered prompts, scorers at no cost."""
-    from .cost import EstimateLine
-    from .estimate import lines_for_specs
-
-    lines = lines_for_specs("grade", specs, {c.id: c.slug for c in grade}, study, prices)
+    lines = lines_for_specs("grade", specs, {c.id: c.slug for c in grade},
+                            observed=observed_lengths(study, "grade"), prices=prices)
     for condition in (c for c in grade if c.kind == "verifiable"):
-        calls = int((todo["grade_condition_id"] == condition.id).sum())
-        lines.append(EstimateLine(stage="grade", condition_id=condition.id, slug=condition.slug,
-                                  model=f"scorer:{condition.scorer}", calls=calls, basis="free"))
+        lines.append(scorer_line(condition, int((todo["grade_condition_id"] == condition.id).sum())))
     return lines
 
 
-def run_grade(config_path: str | Path, base_dir: str | Path | None, options: GradeOptions,
-              *, ask: Callable[[str], bool] | None = None,
-              tell: Callable[[str], None] | None = None) -> StageResult:
+def run_grade(study: Study, options: GradeOptions, *, ask: Ask | None = None, tell: Tell | None = None) -> StageResult:
     """Grade every pending stored solution; never calls a solver model, never writes solutions."""
-    study = load_study(config_path, base_dir)
     generate, grade = select_conditions(study, options)
-    items = study.items[: options.limit] if options.limit is not None else study.items
+    items = plan.first_items(study.items, options.limit)
     result = StageResult(stage="grade", study=study.config.study)
     with open_run(study, "grade", result, options) as run:
         todo = pending(study, generate, grade, items, force=options.force)
@@ -251,12 +243,12 @@ def run_grade(config_path: str | Path, base_dir: str | Path | None, options: Gra
         result.conditions = [ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in grade]
         if todo.empty:
             return result
-        summaries = {s.condition_id: s for s in result.conditions}
         judges = [c for c in grade if c.kind == "judge"]
         specs = judge_specs(study, todo, judges)
         run.approve(estimate_lines(study, todo, grade, specs, run.prices), ask, tell)
         run.begin(generate, grade)
+        summaries = {s.condition_id: s for s in result.conditions}
         grade_verifiable(study, todo, [c for c in grade if c.kind == "verifiable"], summaries, run_id=run.run_id)
         if specs:
-            run.execute(specs, sink=_judge_sink(judges, summaries))
+            run.execute(specs, _judge_sink(judges, run))
     return result

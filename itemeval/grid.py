@@ -1,4 +1,4 @@
-"""Facets crossed into generate and grade conditions with content-hashed `slug--hash` ids (SPEC §6)."""
+"""Facets crossed into generate and grade conditions with content-hashed `slug--hash` ids (README "Concepts")."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from .config import Grader, ModelConfigFacet, ScorerEntry, Solvers, StudyConfig
 from .errors import ConfigError
 from .hashing import canonical_json, condition_id, sha256_hex, slug_part
 from .judge import FORMAT_SUFFIX_VERSION
-from .records import SAMPLING_PARAMS, GenerateCondition, GradeCondition, Template
+from .records import SAMPLING_PARAM_NAMES, GenerateCondition, GradeCondition, Template
 from .scorers import SCORERS, validate_scorer_params
 
 JUDGE_TEMPERATURE = 0.0
@@ -22,8 +22,8 @@ def model_short_name(model: str) -> str:
 
 def resolve_params(solvers: Solvers, model_config: ModelConfigFacet) -> dict[str, Any]:
     """`solvers.*` overridden by the params the model config sets (an explicit null clears one)."""
-    params = {name: getattr(solvers, name) for name in SAMPLING_PARAMS}
-    for name in SAMPLING_PARAMS:
+    params = {name: getattr(solvers, name) for name in SAMPLING_PARAM_NAMES}
+    for name in SAMPLING_PARAM_NAMES:
         if name in model_config.model_fields_set:
             params[name] = getattr(model_config, name)
     return {name: value for name, value in params.items() if value is not None}
@@ -146,13 +146,14 @@ def select(conditions: list[Any], selectors: list[str]) -> list[Any]:
     """Conditions matching any selector: an exact id, an id prefix, or a slug. No selector keeps all."""
     if not selectors:
         return list(conditions)
-    chosen = [c for c in conditions if any(_matches(c, s) for s in selectors)]
-    unmatched = [s for s in selectors if not any(_matches(c, s) for c in conditions)]
+    chosen = [c for c in conditions if any(matches(c, s) for s in selectors)]
+    unmatched = [s for s in selectors if not any(matches(c, s) for c in conditions)]
     if unmatched:
         known = ", ".join(c.slug for c in conditions)
         raise ConfigError(f"--condition: no condition matches {', '.join(map(repr, unmatched))} (conditions: {known})")
     return chosen
 
 
-def _matches(condition: Any, selector: str) -> bool:
+def matches(condition: Any, selector: str) -> bool:
+    """Whether a --condition selector names the condition: its exact id, an id prefix or its slug."""
     return condition.id == selector or condition.slug == selector or condition.id.startswith(selector)

@@ -34,7 +34,7 @@ def slug_part(text: str) -> str:
 
 
 def condition_id(slug: str, payload: dict[str, Any]) -> str:
-    """`<slug>--<first 12 hex of sha256(canonical_json(payload))>` (SPEC §6)."""
+    """`<slug>--<first 12 hex of sha256(canonical_json(payload))>` (README "Concepts")."""
     return f"{slug}--{sha256_hex(canonical_json(payload))[:12]}"
 
 

@@ -1,13 +1,12 @@
-"""The one place itemeval touches inspect-ai: build tasks, run them, and hand each finished sample on."""
+"""The one place itemeval runs inspect-ai: build tasks, run them, and hand each finished sample on as a plain record."""
 
 from __future__ import annotations
 
 import contextlib
 import gc
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Callable, Iterator
 
 from inspect_ai import Task, eval
 from inspect_ai._util.error import PrerequisiteError
@@ -18,6 +17,8 @@ from inspect_ai.log import EvalLog, EvalSample, transcript
 from inspect_ai.model import CachePolicy, ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from .budget import CallGate
+from .outcomes import SampleResult
 from .records import TaskSpec
 
 try:  # the log file name inspect will use, known when the task starts (private in 0.3.285)
@@ -31,15 +32,9 @@ SKIPPED_BY_BUDGET = "itemeval_budget_skipped"
 TASK_BUILD_ERRORS = (PrerequisiteError, ValueError, RuntimeError, ImportError)
 
 
-class CallGate(Protocol):
-    """Decides, before every model call, whether it may start (the spend cap of SPEC §12)."""
-
-    async def acquire(self, key: str, prompt: str) -> bool: ...
-
-    async def release(self, key: str, usage: dict[str, int | None] | None, cache_hit: bool) -> None: ...
-
-
 # ---- routing finished samples to whoever runs the stage ------------------------------------------
+
+SampleSink = Callable[[SampleResult], None]
 
 _sink: Callable[[EvalSample, str | None], None] | None = None
 _log_files: dict[str, str] = {}
@@ -59,10 +54,20 @@ class _Journaling(Hooks):
 
 
 @contextlib.contextmanager
-def sample_sink(sink: Callable[[EvalSample, str | None], None]) -> Iterator[None]:
-    """Every sample finished inside this block is passed to `sink(sample, log_file_name)`."""
+def sample_sink(sink: SampleSink, *, log_prefix: Path) -> Iterator[None]:
+    """Every sample finished inside this block is read into a SampleResult and passed to `sink`.
+
+    Samples that never made their call (refused by the spend cap, cancelled by an interrupt) are
+    not passed on: their cells stay missing. `log_prefix` is prepended to each log file's name.
+    """
     global _sink
-    _sink = sink
+
+    def forward(sample: EvalSample, log_name: str | None) -> None:
+        result = read_sample(sample, str(log_prefix / log_name) if log_name else None)
+        if not result.skipped:
+            sink(result)
+
+    _sink = forward
     try:
         yield
     finally:
@@ -125,10 +130,13 @@ def _model(name: str) -> Any:
         return get_model(name, memoize=False)
 
 
-def run_tasks(tasks: list[Task], *, log_dir: Path, display: str, max_tasks: int) -> list[EvalLog] | None:
-    """Run all tasks concurrently in one eval; None when the user interrupted it (inspect returns [])."""
+def run_tasks(tasks: list[Task], *, log_dir: Path, display: str, max_tasks: int) -> dict[str, str] | None:
+    """Run all tasks concurrently in one eval; returns {task name: failure} for tasks that failed as a whole.
+
+    None when the user interrupted the eval (inspect then returns no logs).
+    """
     if not tasks:
-        return []
+        return {}
     # inspect prints its hooks banner on stdout, which belongs to `--json`; send it to stderr.
     with contextlib.redirect_stdout(sys.stderr), _frozen_heap():
         logs = eval(
@@ -144,7 +152,17 @@ def run_tasks(tasks: list[Task], *, log_dir: Path, display: str, max_tasks: int)
             log_buffer=500,
             score=False,
         )
-    return logs or None
+    return _failures(logs) if logs else None
+
+
+def _failures(logs: list[EvalLog]) -> dict[str, str]:
+    """The last line of each failed task's error, by task name."""
+    failures = {}
+    for log in logs:
+        if log.status == "error":
+            message = log.error.message if log.error else "the task failed"
+            failures[log.eval.task] = message.strip().splitlines()[-1][:500]
+    return failures
 
 
 @contextlib.contextmanager
@@ -167,28 +185,15 @@ def _frozen_heap() -> Iterator[None]:
 # ---- reading a finished sample -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SampleResult:
-    """What a finished sample tells us, in plain values."""
-
-    completion: str | None
-    stop_reason: str | None
-    error: str | None
-    usage: dict[str, int | None]
-    cache_hit: bool
-    latency_s: float | None
-    effective_config: dict[str, Any]
-    uuid: str | None
-    skipped: bool  # no row: the spend cap refused the call, or an interrupt cancelled it
-
-
-def read_sample(sample: EvalSample) -> SampleResult:
+def read_sample(sample: EvalSample, log_file: str | None = None) -> SampleResult:
+    """The plain values of a finished sample that a stage turns into a store row."""
     events = [event for event in sample.events if isinstance(event, ModelEvent)]
     last = events[-1] if events else None
     error = _error_message(sample, events)
     has_output = bool(sample.output.choices) and error is None
     usage = sample.output.usage if sample.output.usage is not None else (last.output.usage if last else None)
     return SampleResult(
+        metadata=sample.metadata,
         completion=sample.output.completion if has_output else None,
         stop_reason=str(sample.output.stop_reason) if has_output else None,
         error=error,
@@ -197,6 +202,7 @@ def read_sample(sample: EvalSample) -> SampleResult:
         latency_s=_latency(sample, last),
         effective_config=last.config.model_dump(exclude_none=True, exclude={"cache"}) if last else {},
         uuid=sample.uuid,
+        log_file=log_file,
         skipped=bool(sample.metadata.get(SKIPPED_BY_BUDGET)) or _cancelled(sample),
     )
 

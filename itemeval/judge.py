@@ -1,4 +1,4 @@
-"""The judge's reply contract: the format suffix appended to every rubric and the strict parse of its reply (SPEC §5, §10)."""
+"""The judge's reply contract: the format suffix appended to every rubric and the strict parse of its reply (README "Graders")."""
 
 from __future__ import annotations
 
@@ -180,7 +180,7 @@ def _objects_in(text: str) -> Iterator[dict[str, Any]]:
 
 
 def candidate_objects(text: str) -> Iterator[dict[str, Any]]:
-    """JSON objects in the order SPEC §10 tries them: fenced blocks last to first, then the rest."""
+    """JSON objects in the order the parser tries them: fenced blocks last to first, then the rest."""
     fenced = [match[1] for match in _FENCED.finditer(text)]
     for block in reversed(fenced):
         yield from _objects_in(block)
@@ -239,7 +239,7 @@ def _reasoning(value: Any) -> str | None:
 
 
 def parse_judge_reply(text: str) -> JudgeParse:
-    """The score and reasoning from a judge's reply, or the reason there are none (SPEC §10).
+    """The score and reasoning from a judge's reply, or the reason there are none (README "Graders").
 
     Objects are tried in `candidate_objects` order and the first with a top-level `score` key wins,
     even when that score is unusable: a later, better-looking object is never preferred to it.

@@ -1,4 +1,4 @@
-"""Run manifests: what a run was asked to do, under which versions, and how it ended (SPEC §13)."""
+"""Run manifests: what a run was asked to do, under which versions, and how it ended (README "The study directory")."""
 
 from __future__ import annotations
 
@@ -12,13 +12,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from .atomic import write_json_atomic
+from .outcomes import Outcome
 from .records import GenerateCondition, GradeCondition
-from .study import Study
+from .store.files import write_json_atomic
 
-Outcome = Literal["running", "completed", "interrupted", "budget_stopped", "failed"]
+if TYPE_CHECKING:
+    from .study import Study
 _PACKAGES = ("itemeval", "inspect-ai", "pyarrow", "pandas", "pydantic", "openai")
 # A command line can carry a key (`--api-key sk-...`, `KEY=...`); mask anything that looks like one.
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|(?i:(?:api[_-]?key|token|secret)[=:])\S+)")

@@ -1,4 +1,4 @@
-"""Deterministic stand-ins for real providers, served to inspect as the `itemeval/*` models (SPEC §11).
+"""Deterministic stand-ins for real providers, served to inspect as the `itemeval/*` models (README "Built-in offline models").
 
 Solvers (`arith-good`, `arith-fair`, `arith-weak`, any `arith-<name>`) compute the true answer of the
 arithmetic problem in the prompt and report it correctly with probability `correct_probability(...)`.

@@ -8,7 +8,7 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class StudyPaths:
-    """All paths of one study directory, `<output_dir>/<study>/` (SPEC §7)."""
+    """All paths of one study directory, `<output_dir>/<study>/` (README "The study directory")."""
 
     root: Path
 

@@ -8,11 +8,16 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .records import TRUNCATING_STOP_REASONS, TaskSpec
+from .records import TRUNCATING_STOP_REASONS, Item, TaskSpec
 
 GENERATE_STATE_COLUMNS = ["condition_id", "item_id", "epoch", "error", "blank", "stop_reason", "usd", "solution_hash"]
 GRADE_STATE_COLUMNS = ["grade_condition_id", "gen_condition_id", "item_id", "epoch", "solution_hash", "error", "parse_ok", "usd"]
 CELL = ["condition_id", "item_id", "epoch"]
+
+
+def first_items(items: Sequence[Item], limit: int | None) -> list[Item]:
+    """The items a run covers: the first `limit` of them (`--limit`), or all."""
+    return list(items if limit is None else items[:limit])
 
 
 def grid_cells(condition_ids: Sequence[str], item_ids: Sequence[str], replications: int) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""The price table: packaged USD-per-million-token prices, merged with a study's override file (SPEC §12).
+"""The price table: packaged USD-per-million-token prices, merged with a study's override file (README "Cost").
 
 Lookup is by exact inspect model id after `normalise_model_id` (surrounding whitespace dropped,
 lower-cased). Nothing else is folded together, on purpose:
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -50,6 +50,35 @@ class Price:
             + cache_write_tokens * cache_write
         )
         return total / PER_TOKENS
+
+
+def call_usd(price: Price | None, usage: Mapping[str, int | None] | None, *, cache_hit: bool) -> float | None:
+    """USD of one finished call: 0 for a local cache hit or a call without usage, None when unpriced."""
+    if cache_hit:
+        return 0.0
+    if price is None:
+        return None
+    if usage is None:
+        return 0.0
+    return price.cost(usage.get("input_tokens") or 0, usage.get("output_tokens") or 0,
+                      usage.get("cache_read_tokens") or 0, usage.get("cache_write_tokens") or 0)
+
+
+def total_usd(values: Iterable[float | None]) -> float | None:
+    """A sum that is unknown when any part is (an unpriced model), never a fake $0."""
+    total = 0.0
+    for value in values:
+        if value is None:
+            return None
+        total += value
+    return total
+
+
+def format_usd(value: float | None) -> str:
+    """Dollars as people read them: cents for big sums, more digits for the small sums of a pilot run."""
+    if value is None:
+        return "unknown"
+    return f"${value:,.2f}" if value >= 1 else f"${value:,.4f}"
 
 
 def normalise_model_id(model_id: str) -> str:

@@ -1,4 +1,4 @@
-"""The nouns of itemeval: items, conditions and the key columns of every store. Read this first."""
+"""The nouns of itemeval: items, conditions, the cells that run and the key columns of every store. Read this first."""
 
 from __future__ import annotations
 
@@ -9,15 +9,47 @@ SOLUTION_KEY = ("condition_id", "item_id", "epoch")
 GRADE_KEY = ("grade_condition_id", "gen_condition_id", "item_id", "epoch")
 ITEM_KEY = ("item_id",)
 
-SAMPLING_PARAMS = ("temperature", "top_p", "max_tokens", "seed", "reasoning_effort", "reasoning_tokens")
-"""Sampling settings that are part of a generate condition's identity (SPEC §6)."""
-
 TRUNCATING_STOP_REASONS = frozenset({"max_tokens", "model_length"})
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
+
+
+@dataclass(frozen=True)
+class SamplingParam:
+    """One sampling setting of a generate condition: part of its id, a config key and a solutions column."""
+
+    name: str
+    """The key under `solvers:` / `facets.model_config`, and inspect's GenerateConfig field."""
+    column: str
+    """The solutions column holding the requested value (`effective_<column>`: what inspect sent)."""
+    type: Literal["float", "int", "str"]
+    doc: str
+    bounds: dict[str, float] = field(default_factory=dict)
+    """Pydantic bounds (ge, gt, le) a configured value must respect."""
+    choices: tuple[str, ...] = ()
+    """The allowed values of a string setting."""
+
+
+SAMPLING_PARAMS: tuple[SamplingParam, ...] = (
+    SamplingParam("temperature", "temperature", "float", "Sampling temperature; part of the condition id.",
+                  bounds={"ge": 0}),
+    SamplingParam("top_p", "top_p", "float", "Nucleus sampling; part of the condition id.", bounds={"gt": 0, "le": 1}),
+    SamplingParam("max_tokens", "max_tokens", "int", "Most tokens a reply may have; also the ceiling the estimate uses.",
+                  bounds={"ge": 1}),
+    SamplingParam("seed", "seed", "int", "Sampling seed, for providers that honour one."),
+    SamplingParam("reasoning_effort", "reasoning_effort", "str", "Reasoning effort for reasoning models.",
+                  choices=REASONING_EFFORTS),
+    # The usage column `reasoning_tokens` counts tokens spent, so the requested budget needs its own name.
+    SamplingParam("reasoning_tokens", "reasoning_budget", "int", "Reasoning token budget for reasoning models.",
+                  bounds={"ge": 1}),
+)
+"""Every sampling setting, declared once: the config, the condition ids, the store schema and the export read it."""
+
+SAMPLING_PARAM_NAMES = tuple(param.name for param in SAMPLING_PARAMS)
 
 
 @dataclass(frozen=True)
 class Item:
-    """One problem, as mapped from a dataset row (SPEC §3)."""
+    """One problem, as mapped from a dataset row (README "Concepts")."""
 
     id: str
     input: str
@@ -43,7 +75,7 @@ class Template:
 
 @dataclass(frozen=True)
 class GenerateCondition:
-    """One solver model × prompt × model config (SPEC §3, §6)."""
+    """One solver model × prompt × model config, with its content-hashed id."""
 
     id: str
     slug: str
@@ -56,7 +88,7 @@ class GenerateCondition:
 
 @dataclass(frozen=True)
 class GradeCondition:
-    """A judge (grader × rubric) or a verifiable scorer applied to stored solutions (SPEC §3, §6)."""
+    """A judge (grader × rubric) or a verifiable scorer applied to stored solutions, with its content-hashed id."""
 
     id: str
     slug: str

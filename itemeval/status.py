@@ -9,8 +9,9 @@ import pandas as pd
 
 from . import plan
 from .records import GenerateCondition, GradeCondition
-from .store import read_store
-from .study import Study, extra_judges
+from .run import recover_if_idle
+from .state import grade_state, graded_extra_judges, solution_state
+from .study import Study
 
 
 @dataclass(frozen=True)
@@ -46,37 +47,8 @@ class StatusReport:
     notes: list[str] = field(default_factory=list)
 
 
-def solution_state(study: Study, condition_ids: list[str] | None = None, item_ids: list[str] | None = None) -> pd.DataFrame:
-    """The grid's cells (optionally only some conditions and items) merged with their stored solutions' state."""
-    ids = condition_ids if condition_ids is not None else [c.id for c in study.generate]
-    items = item_ids if item_ids is not None else [item.id for item in study.items]
-    cells = plan.grid_cells(ids, items, study.replications)
-    stored = read_store(study.paths, "solutions", plan.GENERATE_STATE_COLUMNS, where={"condition_id": ids}).to_pandas()
-    return plan.attach_solutions(cells, stored)
-
-
-def grade_state(study: Study, conditions: list[GradeCondition], merged: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Every (grade condition × gradable solution) with its state (done, parse_failed, stale, error, pending)."""
-    merged = solution_state(study) if merged is None else merged
-    gradable = plan.gradable(merged, study.config.solvers.on_empty)
-    where = {"grade_condition_id": [c.id for c in conditions]}
-    grades = read_store(study.paths, "grades", plan.GRADE_STATE_COLUMNS, where=where).to_pandas()
-    return plan.grade_state(gradable, grades, [c.id for c in conditions])
-
-
-def graded_extra_judges(study: Study) -> list[GradeCondition]:
-    """Judges of `graders:` entries outside facets.grader that `grade --grader NAME` has already run."""
-    extra = extra_judges(study, list(study.config.graders))
-    if not extra:
-        return []
-    stored = read_store(study.paths, "grades", ["grade_condition_id"], where={"grade_condition_id": [c.id for c in extra]})
-    graded = set(stored.column("grade_condition_id").to_pylist())
-    return [c for c in extra if c.id in graded]
-
-
 def study_status(study: Study) -> StatusReport:
-    from .run import recover_if_idle
-
+    """The grid's completion and spend; first recovers a dead run's journal when the study is idle."""
     recovered, pending = recover_if_idle(study)
     notes = [f"recovered {n} {store} rows from the journal of an interrupted run" for store, n in recovered.items()]
     merged = solution_state(study)

@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import dataset_locks
-from .config import LoadedConfig, load_config
+from .config import LoadedConfig, StudyConfig, load_config
 from .errors import ConfigError
 from .grid import generate_conditions, judge_conditions, verifiable_conditions
 from .items import ADAPTERS, check_unique, dataset_key, map_rows
+from .paths import StudyPaths
 from .prompts import PROMPT_FIELDS, RUBRIC_FIELDS, check_template, load_template
 from .records import GenerateCondition, GradeCondition, Item, Template
 
@@ -36,16 +37,22 @@ class Study:
     warnings: list[str] = field(default_factory=list)
 
     @property
-    def config(self):  # noqa: ANN201 - the StudyConfig
+    def config(self) -> StudyConfig:
         return self.loaded.config
 
     @property
-    def paths(self):  # noqa: ANN201 - the StudyPaths
+    def paths(self) -> StudyPaths:
         return self.loaded.study
 
     @property
     def replications(self) -> int:
         return self.config.facets.replications
+
+    @property
+    def pricing_path(self) -> Path | None:
+        """The study's pricing override file (`budget.pricing_path`), resolved; None when it has none."""
+        override = self.config.budget.pricing_path
+        return self.loaded.input_path(override) if override else None
 
 
 def load_study(path: str | Path, base_dir: str | Path | None = None, *, pin: bool = False) -> Study:

@@ -97,3 +97,31 @@ def test_repo_demo_config_loads(config, capsys):
     assert main(["status", str(REPO / config), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["study"] == "demo" and len(data["generate"]) == 8 and len(data["grade"]) == 2
+
+
+def test_version_prints_the_package_version(capsys):
+    from itemeval import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"itemeval {__version__}"
+
+
+def test_python_dash_m_itemeval_is_the_same_cli(tmp_path):
+    path = write_study(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "itemeval", "status", str(path), "--json"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["study"] == "t"
+    bad = subprocess.run([sys.executable, "-m", "itemeval", "status", "missing.yaml"],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert bad.returncode == 2 and "missing.yaml" in bad.stderr
+
+
+def test_init_takes_base_dir_and_json(tmp_path, capsys):
+    (tmp_path / "base").mkdir()
+    assert main(["init", "s", "-C", str(tmp_path / "base"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["directory"] == str(tmp_path / "base" / "s")
+    assert sorted(data["written"]) == sorted(str(p) for p in (tmp_path / "base" / "s").rglob("*") if p.is_file())
+    assert (tmp_path / "base" / "s" / "config.yaml").is_file() and not (tmp_path / "s").exists()
+    assert main(["init", "s", "-C", str(tmp_path / "base"), "--json"]) == 2  # exists: needs --force

@@ -1,4 +1,4 @@
-"""A generate killed or interrupted mid-run loses no finished cell and never pays for one twice (SPEC §9).
+"""A generate killed or interrupted mid-run loses no finished cell and never pays for one twice (README "What runs, and when").
 
 These run `itemeval generate` as a real subprocess and signal it once its journal holds some
 records, so they are slow-ish (a few seconds each) but exercise exactly what a user's Ctrl-C or
@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,13 +21,12 @@ import pandas as pd
 import pytest
 
 from itemeval.cli import main
-from itemeval.lock import study_lock
 from itemeval.paths import StudyPaths
-from tests.conftest import REPO
+from itemeval.store.lock import study_lock
 from tests.helpers import base_config, write_study
 from tests.openai_server import OpenAIServer
 
-ITEMEVAL = str(REPO / ".venv" / "bin" / "itemeval")
+ITEMEVAL = [sys.executable, "-m", "itemeval"]  # the CLI of whatever environment runs the tests
 N_ITEMS = 8
 
 
@@ -57,7 +57,7 @@ def journal_records(study_dir: Path) -> list[dict]:
 def generate_until(path: Path, env: dict[str, str], *, records: int,
                    extra: tuple[str, ...] = ()) -> Iterator[subprocess.Popen]:
     """Start `itemeval generate` and yield it once its journal holds `records` complete records; never leak it."""
-    proc = subprocess.Popen([ITEMEVAL, "generate", str(path), "--display", "none", *extra], env=env,
+    proc = subprocess.Popen([*ITEMEVAL, "generate", str(path), "--display", "none", *extra], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         study_dir = path.parent / "studies" / "t"

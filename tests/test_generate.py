@@ -10,6 +10,7 @@ import gc
 import json
 import shutil
 import subprocess
+import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -19,9 +20,8 @@ import yaml
 
 from itemeval.cli import main
 from itemeval.hashing import content_hash, text_hash
-from itemeval.lock import study_lock
 from itemeval.paths import StudyPaths
-from tests.conftest import REPO
+from itemeval.store.lock import study_lock
 from tests.helpers import ARITH, base_config, write_study
 
 KEY = ["condition_id", "item_id", "epoch"]
@@ -457,7 +457,7 @@ def test_json_is_the_only_stdout_and_a_failed_condition_exits_1(tmp_path):
     config = base_config(solvers__models=["itemeval/arith-good", "nosuchprovider/x"])
     path = write_study(tmp_path, config)
 
-    proc = subprocess.run([str(REPO / ".venv/bin/itemeval"), "generate", str(path), "--json"],
+    proc = subprocess.run([sys.executable, "-m", "itemeval", "generate", str(path), "--json"],
                           capture_output=True, text=True, timeout=120)
 
     assert proc.returncode == 1, proc.stderr

@@ -130,7 +130,7 @@ def study_digest(root: Path) -> dict[str, str]:
 
 
 def assert_invariant(frame: pd.DataFrame) -> None:
-    """SPEC §7: for rows without error, parse_ok false ⇔ parse_error set ⇔ score null."""
+    """The grades invariant (README "The study directory"): for rows without error, parse_ok false ⇔ parse_error set ⇔ score null."""
     ok = frame[frame["error"].isna()]
     assert not ok.empty
     failed = ~ok["parse_ok"].astype(bool)
@@ -405,7 +405,7 @@ def test_sigkill_mid_grade_repays_nothing_that_finished(tmp_path, capsys, monkey
 
     with StudyServer(delay=0.5) as srv:
         env = {**os.environ, **srv.env(), "INSPECT_DISPLAY": "none"}
-        proc = subprocess.Popen([str(Path(sys.executable).parent / "itemeval"), "grade", str(config), "--display", "none"],
+        proc = subprocess.Popen([sys.executable, "-m", "itemeval", "grade", str(config), "--display", "none"],
                                 cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             deadline = time.monotonic() + 60

@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 from itemeval.errors import StoreError
-from itemeval.journal import JournalWriter, pending_journal_rows, replay_journals
 from itemeval.paths import StudyPaths
 from itemeval.store import read_store
+from itemeval.store.journal import JournalWriter, pending_journal_rows, replay_journals
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -149,8 +149,8 @@ def test_records_reach_the_disk_without_close(paths):
 WRITER = r"""
 import sys, time
 from pathlib import Path
-from itemeval.journal import JournalWriter
 from itemeval.paths import StudyPaths
+from itemeval.store.journal import JournalWriter
 journal = JournalWriter(StudyPaths(Path(sys.argv[1])), "run1")  # never closed: killed instead
 n = 0
 while True:

@@ -14,16 +14,16 @@ from pathlib import Path
 import pytest
 
 from itemeval.errors import StudyLocked
-from itemeval.lock import lock_holder, study_lock
 from itemeval.paths import StudyPaths
+from itemeval.store.lock import lock_holder, study_lock
 
 REPO = Path(__file__).resolve().parent.parent
 
 HOLDER = r"""
 import sys
 from pathlib import Path
-from itemeval.lock import study_lock
 from itemeval.paths import StudyPaths
+from itemeval.store.lock import study_lock
 with study_lock(StudyPaths(Path(sys.argv[1])), "itemeval generate configs/demo.yaml"):
     print("held", flush=True)
     sys.stdin.read()  # hold until the test closes our stdin, or kills us

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -20,8 +21,8 @@ import pytest
 
 from itemeval.errors import StoreError
 from itemeval.paths import StudyPaths
-from itemeval.schemas import STORES
 from itemeval.store import PART_LIMIT, coerce_rows, read_store, upsert, verify_store
+from itemeval.store.schemas import STORES
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -256,22 +257,34 @@ def test_leftovers_of_a_killed_writer_are_ignored_then_cleaned(paths):
 
 def test_read_store_sees_whole_versions_while_a_writer_commits(paths):
     upsert(paths, "solutions", [solution("c", "i0")])
+    read_done = threading.Event()  # set after every read, so the writer can wait for one per commit
     done = threading.Event()
+    failures: list[Exception] = []
 
     def write() -> None:
-        for n in range(1, 60):
-            upsert(paths, "solutions", [solution("c", f"i{n}"), solution("d", f"i{n}"), solution("c", f"i{n - 1}", run_id="x")])
-        done.set()
+        try:
+            for n in range(1, 60):
+                # progress by count, not speed: a read finishes after each commit before the next one starts
+                read_done.clear()
+                if not read_done.wait(timeout=120):
+                    raise TimeoutError("the reader finished no read in 120 s")
+                upsert(paths, "solutions", [solution("c", f"i{n}"), solution("d", f"i{n}"), solution("c", f"i{n - 1}", run_id="x")])
+        except Exception as exc:  # a thread's exception is lost unless the test re-raises it
+            failures.append(exc)
+        finally:
+            done.set()
 
-    writer = threading.Thread(target=write)
+    writer = threading.Thread(target=write, daemon=True)
     writer.start()
     seen = []
-    while not done.is_set():
+    while not done.is_set():  # reads never wait for the writer, so they overlap its commits
         table = read_store(paths, "solutions", ["condition_id", "item_id", "epoch"]).to_pandas()
         assert not table.duplicated().any()
         seen.append(len(table))
+        read_done.set()
     writer.join()
-    assert seen == sorted(seen) and len(seen) > 5
+    assert not failures, failures
+    assert seen == sorted(seen) and len(seen) >= 59
     assert len(read_store(paths, "solutions", ["item_id"])) == 60 + 59
 
 
@@ -297,6 +310,7 @@ if __name__ == "__main__":
     print("ready", flush=True)
     while True:
         upsert(paths, "solutions", batch(n))
+        print("committed", flush=True)
         n += 1
 '''
 
@@ -313,20 +327,22 @@ def test_sigkill_at_any_instant_leaves_each_upsert_all_or_nothing(paths):
     namespace: dict = {}
     exec(CHILD, namespace)  # the same batch() the child runs, to recompute the expected store
     rng = random.Random(7)
-    committed = []
+    batches = 0
     for _ in range(20):
         child = subprocess.Popen([sys.executable, "-c", CHILD, str(paths.root)], stdout=subprocess.PIPE, cwd=REPO)
         assert child.stdout.readline() == b"ready\n"
-        signal_after = rng.uniform(0.02, 0.4)
-        try:
-            child.wait(timeout=signal_after)
-        except subprocess.TimeoutExpired:
-            child.send_signal(signal.SIGKILL)
+        # Progress by count, not speed: wait for 1-3 announced commits, then kill at a random instant
+        # of whatever the child is doing by then, most often in the middle of its next upsert.
+        announced = rng.randint(1, 3)
+        for _ in range(announced):
+            assert child.stdout.readline() == b"committed\n"
+        time.sleep(rng.uniform(0, 0.1))
+        child.send_signal(signal.SIGKILL)
         assert child.wait() == -signal.SIGKILL
+        child.stdout.close()
 
-        frame = pd.read_parquet(paths.solutions) if paths.solutions.exists() else pd.DataFrame(columns=["run_id"])
-        batches = max((int(tag[1:]) for tag in frame["run_id"]), default=-1) + 1
+        frame = pd.read_parquet(paths.solutions)
+        before, batches = batches, max((int(tag[1:]) for tag in frame["run_id"]), default=-1) + 1
+        assert batches >= before + announced, "every upsert the child announced must be in the store"
         assert keyed(frame, "solutions", "run_id") == expected_after(batches, namespace["batch"])
-        committed.append(batches)
-    assert committed[-1] > 20, "the child should commit many upserts between kills"
-    assert verify_store(paths, "solutions") == len(expected_after(committed[-1], namespace["batch"]))
+    assert verify_store(paths, "solutions") == len(expected_after(batches, namespace["batch"]))

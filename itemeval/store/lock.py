@@ -11,8 +11,8 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
-from .errors import StudyLocked
-from .paths import StudyPaths
+from ..errors import StudyLocked
+from ..paths import StudyPaths
 
 
 @contextmanager

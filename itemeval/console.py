@@ -1,20 +1,58 @@
-"""Results, estimates and status turned into rich tables for people or JSON-ready dicts for scripts."""
+"""What the CLI shows: stage results, estimates and status as rich tables for people or JSON for scripts."""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+import sys
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
-from .cost import format_usd as _usd
+from .outcomes import StageResult
+from .pricing import format_usd as _usd
+from .pricing import total_usd
 
-from .status import StatusReport
+if TYPE_CHECKING:  # the status and cost modules pull in pandas, which `itemeval --help` must not wait for
+    from .cost import Estimate
+    from .status import StatusReport
+
+WIDE = 240
+"""Width for output that is not a terminal (logs, CI, pipes): whole slugs and ids rather than tables cut at 80."""
 
 
-def _sum(values: list[float | None]) -> float | None:
-    """A total that is unknown when any part is (an unpriced model), never a fake $0."""
-    return None if any(v is None for v in values) else float(sum(values))
+def stderr() -> Console:
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        console.width = WIDE
+    return console
+
+
+def stdout() -> Console:
+    console = Console()
+    if not console.is_terminal:
+        console.width = WIDE
+    return console
+
+
+def warn(warnings: list[str]) -> None:
+    console = stderr()
+    for warning in warnings:
+        console.print(f"warning: {warning}", style="yellow", markup=False, highlight=False, soft_wrap=True)
+
+
+def tell(message: str) -> None:
+    """One line of progress or advice for the person at the terminal, on stderr."""
+    stderr().print(message, markup=False, highlight=False, soft_wrap=True)
+
+
+def error(message: str) -> None:
+    stderr().print(f"error: {message}", style="red", highlight=False, markup=False, soft_wrap=True)
+
+
+def print_json(data: Any) -> None:
+    """The one JSON document of a `--json` command, on stdout."""
+    sys.stdout.write(json.dumps(data, indent=2, default=str, ensure_ascii=False) + "\n")
 
 
 def status_dict(report: StatusReport) -> dict[str, Any]:
@@ -51,8 +89,8 @@ def status_dict(report: StatusReport) -> dict[str, Any]:
             }
             for row in report.grade
         ],
-        "spend_usd": {"generate": _sum([row.usd for row in report.generate]),
-                      "grade": _sum([row.usd for row in report.grade])},
+        "spend_usd": {"generate": total_usd(row.usd for row in report.generate),
+                      "grade": total_usd(row.usd for row in report.grade)},
         "journal_rows_pending": report.journal_rows,
         "notes": list(report.notes),
         "warnings": list(study.warnings),
@@ -103,10 +141,9 @@ def _grade_table(rows: list[dict[str, Any]]) -> Table:
     return table
 
 
-def stage_dict(result: Any) -> dict[str, Any]:
+def stage_dict(result: StageResult) -> dict[str, Any]:
     conditions = [{k: v for k, v in vars(c).items() if k != "effective_configs"} for c in result.conditions]
     totals = {key: sum(c[key] for c in conditions) for key in ("planned", "rows", "errors", "cache_hits")}
-    spend = [c["usd"] for c in conditions]
     return {
         "stage": result.stage,
         "study": result.study,
@@ -116,13 +153,13 @@ def stage_dict(result: Any) -> dict[str, Any]:
         "manifest": result.manifest,
         "recovered_rows": result.recovered,
         "conditions": conditions,
-        "totals": {**totals, "usd": None if any(v is None for v in spend) else sum(spend)},
+        "totals": {**totals, "usd": total_usd(c["usd"] for c in conditions)},
         "estimate": result.estimate,
         "notes": list(result.notes),
     }
 
 
-def render_stage(result: Any, console: Console) -> None:
+def render_stage(result: StageResult, console: Console) -> None:
     data = stage_dict(result)
     for store, rows in data["recovered_rows"].items():
         console.print(f"recovered {rows} {store} rows from the journal of an interrupted run")
@@ -152,11 +189,7 @@ def render_stage(result: Any, console: Console) -> None:
                       "run again with a higher --max-usd to continue", highlight=False, soft_wrap=True)
 
 
-def estimate_dict(estimate: Any) -> dict[str, Any]:
-    return estimate.as_dict()
-
-
-def render_estimate(estimate: Any, console: Console, *, title: str = "estimate") -> None:
+def render_estimate(estimate: Estimate, console: Console, *, title: str = "estimate") -> None:
     data = estimate.as_dict()
     table = Table(title=title, title_justify="left")
     for column in ("stage", "condition", "model", "calls", "input tok", "output tok (ceiling)",
@@ -177,3 +210,18 @@ def render_estimate(estimate: Any, console: Console, *, title: str = "estimate")
                   f"at most {_usd(total['usd_ceiling'])} (tokens: {data['token_heuristic']})", highlight=False)
     for note in data["notes"]:
         console.print(note, markup=False, highlight=False, soft_wrap=True)
+
+
+def render_export(result: Any, console: Console) -> None:
+    console.print(f"exported {result.rows} grades to {result.parquet} and {result.csv}", highlight=False, soft_wrap=True)
+
+
+def export_dict(result: Any) -> dict[str, Any]:
+    return {"rows": result.rows, "parquet": str(result.parquet), "csv": str(result.csv),
+            "recovered_rows": result.recovered}
+
+
+def render_init(written: list[Any], directory: Any, console: Console) -> None:
+    for path in written:
+        console.print(f"wrote {path}")
+    console.print(f"next: cd {directory} && itemeval estimate config.yaml && itemeval generate config.yaml")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from .records import GRADE_KEY, ITEM_KEY, SOLUTION_KEY
+from ..records import GRADE_KEY, ITEM_KEY, SAMPLING_PARAMS, SOLUTION_KEY
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -20,14 +20,8 @@ _USAGE = [
     ("latency_s", pa.float64()),
 ]
 
-_PARAMS = [
-    ("temperature", pa.float64()),
-    ("top_p", pa.float64()),
-    ("max_tokens", pa.int64()),
-    ("seed", pa.int64()),
-    ("reasoning_effort", pa.string()),
-    ("reasoning_budget", pa.int64()),  # requested reasoning_tokens (the name is taken by usage)
-]
+_ARROW_TYPES = {"float": pa.float64(), "int": pa.int64(), "str": pa.string()}
+_PARAMS = [(param.column, _ARROW_TYPES[param.type]) for param in SAMPLING_PARAMS]
 
 SOLUTIONS = pa.schema(
     [

@@ -1,4 +1,4 @@
-"""The study's parquet stores: keyed atomic upserts and column-selective reads (layout in README "Store layout")."""
+"""The local store backend: each store a symlink to an immutable version directory of parquet parts (README "Store layout")."""
 
 from __future__ import annotations
 
@@ -8,22 +8,29 @@ import shutil
 import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from .errors import StoreError
-from .hashing import canonical_json, sha256_hex
-from .paths import StudyPaths
+from ..errors import StoreError
+from ..paths import StudyPaths
+from .files import fsync_path
 from .schemas import STORES
-
-PART_LIMIT = 8
-"""A partition holding more parts than this after an upsert gets its smallest parts merged."""
+from .table import (
+    PartitionPlan,
+    check_columns,
+    coerce_rows,
+    last_per_key,
+    merge_partition,
+    partition_columns,
+    split_partitions,
+    wanted_partitions,
+    where_filter,
+)
 
 _PART = re.compile(r"^p-(?P<phash>[0-9a-f]{16})-v\d{6,}-\d+\.parquet$")
 _VERSION = re.compile(r"^v(\d{6,})$")
@@ -31,23 +38,19 @@ _WRITE_LOCK = threading.Lock()  # the study lock excludes other processes; this 
 _READ_ATTEMPTS = 3
 
 
-def partition_columns(store: str) -> tuple[str, ...]:
-    """Key columns that pick a row's part files: all but the trailing (item_id, epoch) ones."""
-    _, key = STORES[store]
-    return key[:-2] if len(key) > 2 else ()
-
-
 def upsert(paths: StudyPaths, store: str, rows: pa.Table | Iterable[Mapping[str, Any]]) -> int:
     """Insert or replace `rows` by key in one atomic step; returns the number of distinct keys written."""
-    table = _last_per_key(coerce_rows(store, rows), STORES[store][1])
+    _, key = STORES[store]
+    table = last_per_key(coerce_rows(store, rows), key)
     if table.num_rows == 0:
         return 0
     with _WRITE_LOCK:
         layout = _open_layout(paths, store)
         _sweep(layout, keep={layout.version, layout.version - 1})
+        read_part = partial(_read_part, layout)
         plan = {
-            phash: _merge_partition(layout, layout.parts.get(phash, []), new)
-            for phash, new in _split_partitions(table, partition_columns(store)).items()
+            phash: merge_partition(layout.parts.get(phash, []), new, key=key, read_part=read_part)
+            for phash, new in split_partitions(table, partition_columns(store)).items()
         }
         _commit(layout, plan)
     return table.num_rows
@@ -68,7 +71,7 @@ def read_store(
     """
     schema, _ = STORES[store]
     names = list(schema.names if columns is None else columns)
-    _check_columns(store, names)
+    check_columns(store, names)
     for _ in range(_READ_ATTEMPTS):
         try:
             return _read_snapshot(paths, store, names, where or {})
@@ -83,79 +86,9 @@ def verify_store(paths: StudyPaths, store: str) -> int:
     layout = _open_layout(paths, store)
     keys = [_read_part(layout, name, key) for names in layout.parts.values() for name in names]
     table = pa.concat_tables(keys) if keys else schema.empty_table().select(list(key))
-    if _last_per_key(table, key).num_rows != table.num_rows:
+    if last_per_key(table, key).num_rows != table.num_rows:
         raise StoreError(f"{layout.path} holds duplicate keys; it was not written by itemeval")
     return table.num_rows
-
-
-# ---- coercion: any input rows -> a table with exactly the store's schema
-
-
-def coerce_rows(store: str, rows: pa.Table | Iterable[Mapping[str, Any]]) -> pa.Table:
-    """Rows as a table of exactly the store's schema: missing columns null, unknown columns an error."""
-    schema, key = STORES[store]
-    if not isinstance(rows, pa.Table):
-        rows = list(rows)
-    given = rows.column_names if isinstance(rows, pa.Table) else {name for row in rows for name in row}
-    unknown = sorted(set(given) - set(schema.names))
-    if unknown:
-        raise StoreError(f"unknown column(s) {', '.join(unknown)} for the {store} store; known: {', '.join(schema.names)}")
-    arrays = [_coerce_column(rows, field) for field in schema]
-    table = pa.Table.from_arrays(arrays, schema=schema)
-    for name in key:
-        if table.column(name).null_count:
-            raise StoreError(f"rows for the {store} store need a value in key column {name}")
-    return table
-
-
-def _coerce_column(rows: pa.Table | list[Mapping[str, Any]], field: pa.Field) -> pa.Array:
-    try:
-        if isinstance(rows, pa.Table):
-            if field.name not in rows.column_names:
-                return pa.nulls(rows.num_rows, field.type)
-            return pc.cast(rows.column(field.name).combine_chunks(), field.type)
-        values = [_plain_value(row.get(field.name), field.type) for row in rows]
-        return pa.array(values, type=field.type)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as exc:
-        raise StoreError(f"column {field.name} cannot be stored as {field.type}: {exc}") from exc
-
-
-def _plain_value(value: Any, typ: pa.DataType) -> Any:
-    """JSON-shaped values to what arrow takes without guessing: ISO strings to UTC datetimes, 3.0 to 3."""
-    if value is None:
-        return None
-    if pa.types.is_timestamp(typ):
-        stamp = datetime.fromisoformat(value) if isinstance(value, str) else value
-        return stamp if stamp.tzinfo else stamp.replace(tzinfo=timezone.utc)
-    if pa.types.is_integer(typ) and isinstance(value, float):
-        if not value.is_integer():
-            raise ValueError(f"{value!r} is not a whole number")
-        return int(value)
-    return value
-
-
-def _last_per_key(table: pa.Table, key: Sequence[str]) -> pa.Table:
-    """The table without repeated keys, keeping each key's last row and the rows' order."""
-    indexed = table.append_column("_row", pa.array(range(table.num_rows), pa.int64()))
-    last = indexed.group_by(list(key), use_threads=False).aggregate([("_row", "max")])["_row_max"]
-    if len(last) == table.num_rows:
-        return table
-    return table.take(last.take(pc.sort_indices(last)))
-
-
-def _split_partitions(table: pa.Table, columns: Sequence[str]) -> dict[str, pa.Table]:
-    if not columns:
-        return {_partition_hash(()): table}
-    indexed = table.append_column("_row", pa.array(range(table.num_rows), pa.int64()))
-    groups = indexed.group_by(list(columns), use_threads=False).aggregate([("_row", "list")])
-    return {
-        _partition_hash(tuple(group[name] for name in columns)): table.take(group["_row_list"])
-        for group in groups.to_pylist()
-    }
-
-
-def _partition_hash(values: tuple[Any, ...]) -> str:
-    return sha256_hex(canonical_json(list(values)))[:16]
 
 
 # ---- layout: the symlink, its version directories and their part files
@@ -224,60 +157,10 @@ def _read_part(layout: _Layout, name: str, columns: Sequence[str] | None = None)
         raise StoreError(f"{layout.path / name} is not a readable parquet file ({exc}); move it away") from exc
 
 
-# ---- the upsert: merge new rows into a partition, then commit a new version
+# ---- commit: build the next version directory, then swap the link to it
 
 
-@dataclass
-class _PartitionPlan:
-    keep: list[str]  # existing part names carried over unchanged
-    write: list[pa.Table]  # tables to write as new parts
-
-
-def _merge_partition(layout: _Layout, names: list[str], new: pa.Table) -> _PartitionPlan:
-    """Carry over the parts no new key touches; rewrite the others without those keys; compact."""
-    _, key = STORES[layout.store]
-    new_keys = new.select(list(key))
-    sizes: dict[str, int] = {}
-    rewritten: list[pa.Table] = []
-    for name in names:
-        keys = _read_part(layout, name, key)
-        hit = _hit_mask(keys, new_keys)
-        if not pc.any(hit).as_py():
-            sizes[name] = keys.num_rows
-        else:
-            rewritten.append(_read_part(layout, name).filter(pc.invert(hit)))
-    fresh = pa.concat_tables([*rewritten, new])
-    group = _compaction_group(sizes, fresh.num_rows)
-    merged = [_read_part(layout, name) for name in group if name]
-    keep = [name for name in sizes if name not in group]
-    if "" in group:  # the fresh part is among the smallest: merge into it
-        return _PartitionPlan(keep, [pa.concat_tables([*merged, fresh])])
-    return _PartitionPlan(keep, [fresh, pa.concat_tables(merged)] if merged else [fresh])
-
-
-def _hit_mask(keys: pa.Table, new_keys: pa.Table) -> pa.Array:
-    """True for each row of `keys` whose key is among `new_keys`."""
-    indexed = keys.append_column("_row", pa.array(range(keys.num_rows), pa.int64()))
-    hits = indexed.join(new_keys, keys=keys.column_names, join_type="left semi", use_threads=False)["_row"]
-    return pc.is_in(indexed["_row"], value_set=hits.combine_chunks())
-
-
-def _compaction_group(sizes: dict[str, int], fresh_rows: int) -> list[str]:
-    """Names of the smallest parts to merge ("" = the fresh part) so at most PART_LIMIT remain.
-
-    The group grows while its merged size would reach the next part's, so parts form size tiers
-    and each row is rewritten O(log n) times rather than at every compaction.
-    """
-    entries = sorted([(rows, name) for name, rows in sizes.items()] + [(fresh_rows, "")])
-    count = len(entries) - PART_LIMIT + 1
-    if count <= 1:
-        return []
-    while count < len(entries) and sum(rows for rows, _ in entries[:count]) >= entries[count][0]:
-        count += 1
-    return [name for _, name in entries[:count]]
-
-
-def _commit(layout: _Layout, plan: dict[str, _PartitionPlan]) -> None:
+def _commit(layout: _Layout, plan: dict[str, PartitionPlan]) -> None:
     version = layout.version + 1
     target = layout.versions / f"v{version:06d}"
     target.mkdir(parents=True)
@@ -332,50 +215,21 @@ def _sweep(layout: _Layout, keep: set[int]) -> None:
             os.unlink(entry.path)
 
 
-def fsync_path(path: Path) -> None:
-    """Flush a file's or a directory's content to the disk (a directory's: its new entries)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-# ---- reads
-
-
-def _check_columns(store: str, names: Sequence[str]) -> None:
-    unknown = sorted(set(names) - set(STORES[store][0].names))
-    if unknown:
-        raise StoreError(f"unknown column(s) {', '.join(unknown)} in the {store} store")
+# ---- reads: one version's wanted parts as a dataset
 
 
 def _read_snapshot(paths: StudyPaths, store: str, names: list[str], where: Mapping[str, Collection[Any]]) -> pa.Table:
     schema, _ = STORES[store]
-    _check_columns(store, list(where))
+    check_columns(store, list(where))
     layout = _open_layout(paths, store)
-    files = [layout.current / name for phash in _wanted_partitions(layout, where) for name in layout.parts[phash]]
+    wanted = wanted_partitions(store, layout.parts, where)
+    files = [layout.current / name for phash in wanted for name in layout.parts[phash]]
     if not files:
         return schema.empty_table().select(names)
     dataset = ds.dataset([str(path) for path in files], schema=schema, format="parquet")
     for fragment in dataset.get_fragments():
         _check_fragment(fragment, layout)
-    expression = None
-    for column, values in where.items():
-        test = pc.field(column).isin(pa.array(list(values), schema.field(column).type))
-        expression = test if expression is None else expression & test
-    return dataset.to_table(columns=names, filter=expression)
-
-
-def _wanted_partitions(layout: _Layout, where: Mapping[str, Collection[Any]]) -> list[str]:
-    """Partition hashes worth reading: all, unless `where` pins every partition column."""
-    columns = partition_columns(layout.store)
-    if not columns or not all(column in where for column in columns):
-        return list(layout.parts)
-    combos: list[tuple[Any, ...]] = [()]
-    for column in columns:
-        combos = [combo + (value,) for combo in combos for value in where[column]]
-    return [phash for phash in {_partition_hash(combo) for combo in combos} if phash in layout.parts]
+    return dataset.to_table(columns=names, filter=where_filter(schema, where))
 
 
 def _check_fragment(fragment: ds.ParquetFileFragment, layout: _Layout) -> None:

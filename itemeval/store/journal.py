@@ -18,10 +18,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from .errors import StoreError
-from .paths import StudyPaths
+from ..errors import StoreError
+from ..paths import StudyPaths
+from .files import fsync_path
+from .local import upsert
 from .schemas import STORES
-from .store import fsync_path, upsert
 
 SYNC_INTERVAL_S = 0.25
 """How often the background thread flushes and fsyncs: a record is durable within about this long."""

@@ -1,0 +1,85 @@
+"""What running a stage produces, as plain values: one sample's result, one condition's counts, one stage's outcome."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
+
+from .errors import EXIT_BUDGET, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNTIME
+
+Outcome = Literal["running", "completed", "interrupted", "budget_stopped", "failed"]
+
+
+@dataclass(frozen=True)
+class SampleResult:
+    """What one finished inspect sample tells a stage: the call's outcome and the cell it belongs to."""
+
+    metadata: Mapping[str, Any]
+    """The cell's metadata, as the stage put it on the sample (ids linking it to its store row)."""
+    completion: str | None
+    stop_reason: str | None
+    error: str | None
+    usage: dict[str, int | None]
+    cache_hit: bool
+    latency_s: float | None
+    effective_config: dict[str, Any]
+    """The generate config inspect actually sent with the call."""
+    uuid: str | None
+    log_file: str | None
+    """The `.eval` log holding the sample's transcript, relative to the study directory."""
+    skipped: bool = False
+    """No row: the spend cap refused the call, or an interrupt cancelled it."""
+
+
+@dataclass
+class ConditionRun:
+    """What one condition did in this run."""
+
+    condition_id: str
+    slug: str
+    planned: int = 0
+    rows: int = 0
+    errors: int = 0
+    cache_hits: int = 0
+    usd: float | None = 0.0
+    failure: str | None = None
+    effective_configs: set[str] = field(default_factory=set)  # distinct configs inspect actually sent
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.rows += 1
+        if row.get("effective_config"):
+            self.effective_configs.add(row["effective_config"])
+        self.errors += row.get("error") is not None
+        self.cache_hits += bool(row["cache_hit"])
+        if row["usd"] is None:
+            self.usd = None
+        elif self.usd is not None:
+            self.usd += row["usd"]
+
+
+@dataclass
+class StageResult:
+    """The outcome of a generate or grade run, rendered by the CLI as text or JSON."""
+
+    stage: str
+    study: str
+    outcome: Outcome = "completed"
+    run_id: str | None = None
+    recovered: dict[str, int] = field(default_factory=dict)
+    conditions: list[ConditionRun] = field(default_factory=list)
+    estimate: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+    manifest: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if self.outcome == "interrupted":
+            return EXIT_INTERRUPTED
+        if self.outcome == "budget_stopped":
+            return EXIT_BUDGET
+        if self.outcome == "failed" or any(c.failure for c in self.conditions):
+            return EXIT_RUNTIME
+        return EXIT_OK
+
+    def condition(self, condition_id: str) -> ConditionRun:
+        return next(c for c in self.conditions if c.condition_id == condition_id)

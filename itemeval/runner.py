@@ -1,0 +1,128 @@
+"""Run task specs as a sequence of inspect evals, journaling every finished sample as a store row."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .budget import CallGate
+from .errors import ConfigError
+from .outcomes import SampleResult
+from .paths import StudyPaths
+from .plan import eval_batches
+from .records import TaskSpec
+from .store.journal import JournalWriter, replay_journals
+
+CELLS_PER_EVAL = 600
+"""Cells per inspect eval() call; `ITEMEVAL_CELLS_PER_EVAL` overrides it. inspect keeps a running
+eval's finished samples in memory and gets slower per sample as an eval grows, so a big run is cut
+into batches. Measured on the offline models (24,000 cells, 8 conditions, whole-process peak):
+1,000 cells per eval 400 MB, 800 391 MB, 600 358 MB at 5-10% less throughput than 1,000.
+Larger batches waste less time waiting for a batch's slowest call on a slow provider."""
+
+RowSink = Callable[[SampleResult], "tuple[str, dict[str, Any]]"]
+"""Turns one finished sample into (store name, row) for the journal."""
+GateFor = Callable[[TaskSpec], "CallGate | None"]
+"""The spend-cap gate of one task's calls, or None when the run is uncapped."""
+
+
+def cells_per_eval() -> int:
+    """The batch size: ITEMEVAL_CELLS_PER_EVAL when set (a positive whole number), else CELLS_PER_EVAL."""
+    value = os.environ.get("ITEMEVAL_CELLS_PER_EVAL", "")
+    if not value:
+        return CELLS_PER_EVAL
+    try:
+        cells = int(value)
+    except ValueError:
+        cells = 0
+    if cells < 1:
+        raise ConfigError(f"ITEMEVAL_CELLS_PER_EVAL={value!r} is not a positive whole number; "
+                          f"unset it for the default ({CELLS_PER_EVAL}) or give e.g. {CELLS_PER_EVAL}")
+    return cells
+
+
+@dataclass
+class Execution:
+    """How running the specs went: whether the user interrupted it, and the conditions whose task failed."""
+
+    interrupted: bool = False
+    failures: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Runner:
+    """Where and how one run executes its specs."""
+
+    paths: StudyPaths
+    run_id: str
+    log_dir: Path
+    display: str
+    cells_per_eval: int
+    gate_for: GateFor
+    stopped: Callable[[], bool]
+    """True once the spend cap has stopped the run: no further batch starts."""
+
+    def execute(self, specs: Sequence[TaskSpec], sink: RowSink) -> Execution:
+        """Run the specs batch by batch; each batch's rows reach the store as it ends."""
+        execution = Execution()
+        try:
+            for batch in eval_batches(specs, self.cells_per_eval):
+                self._run_batch([spec for spec in batch if spec.name not in execution.failures], sink, execution)
+                replay_journals(self.paths)
+                _return_free_memory()
+                if execution.interrupted or self.stopped():
+                    break
+        except KeyboardInterrupt:  # between two evals or during a replay (inspect handles it inside an eval)
+            execution.interrupted = True
+        finally:  # finish a replay that a Ctrl-C cut short, so every finished row is in the store
+            replay_journals(self.paths)
+        return execution
+
+    def _run_batch(self, specs: list[TaskSpec], sink: RowSink, execution: Execution) -> None:
+        """One inspect eval over a batch, journaling every finished sample as a store row."""
+        from . import inspect_tasks
+
+        tasks = self._build(specs, execution)
+        if not tasks:
+            return
+        with JournalWriter(self.paths, self.run_id) as journal:
+
+            def on_sample(result: SampleResult) -> None:
+                journal.append(*sink(result))
+
+            with inspect_tasks.sample_sink(on_sample, log_prefix=self.log_dir.relative_to(self.paths.root)):
+                failures = inspect_tasks.run_tasks(tasks, log_dir=self.log_dir, display=self.display,
+                                                   max_tasks=max(1, min(len(tasks), 32)))
+        if failures is None:
+            execution.interrupted = True
+            return
+        known = {spec.name for spec in specs}
+        execution.failures.update((name, message) for name, message in failures.items() if name in known)
+
+    def _build(self, specs: list[TaskSpec], execution: Execution) -> list[Any]:
+        from . import inspect_tasks
+
+        tasks = []
+        for spec in specs:
+            try:
+                tasks.append(inspect_tasks.build_task(spec, self.gate_for(spec)))
+            except inspect_tasks.TASK_BUILD_ERRORS as exc:  # one condition's model cannot be set up
+                execution.failures[spec.name] = f"{type(exc).__name__}: {exc}"
+        return tasks
+
+
+def _return_free_memory() -> None:
+    """Hand memory freed by the last batch back to the OS, so a long run's peak does not creep up.
+
+    Arrow's allocator and glibc both keep freed blocks for reuse; between batches that only
+    fragments the heap. Measured on 24,000 cells: the peak fell from 397 to 387 MB.
+    """
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+    with contextlib.suppress(OSError, AttributeError):  # glibc only; elsewhere nothing to trim
+        ctypes.CDLL("libc.so.6").malloc_trim(0)

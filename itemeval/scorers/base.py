@@ -1,0 +1,83 @@
+"""The pieces every scorer shares: the result it returns, the context it reads, where the answer is in a reply."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+# One shared read-only empty mapping, so no context can grow metadata another one sees.
+_NO_METADATA: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """The outcome of one scorer on one solution; `score is None` exactly when `parse_error` is set."""
+
+    score: float | None
+    answer: str | None
+    """What was read from the solution (stored as `score_raw`)."""
+    parse_error: str | None = None
+    """A failure code such as `no_number_found`; a result, not an exception."""
+    explanation: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.score is None) != (self.parse_error is not None):
+            raise ValueError(f"ScoreResult needs a score or a parse_error, not both or neither: {self}")
+
+
+@dataclass(frozen=True)
+class ScoreContext:
+    """What a scorer may know about the item besides the solution."""
+
+    targets: tuple[str, ...] = ()
+    """One or several acceptable targets."""
+    choices: tuple[str, ...] = ()
+    """The item's option texts, when it has choices."""
+    # Metadata and logprobs may hold unhashable values, so they stay out of the hash (not out of ==).
+    metadata: Mapping[str, Any] = field(default_factory=lambda: _NO_METADATA, hash=False)
+    """The item's mapped metadata columns."""
+    logprobs: Any = field(default=None, hash=False)
+    """The solution's stored logprobs, when generate asked for them."""
+
+    @property
+    def target(self) -> str:
+        """The first target, "" when there is none."""
+        return self.targets[0] if self.targets else ""
+
+    @classmethod
+    def of(cls, target: str | Sequence[str], **rest: Any) -> ScoreContext:
+        """A context from one target string or a sequence of them; `rest` are the other fields."""
+        targets = (target,) if isinstance(target, str) else tuple(target)
+        return cls(targets=targets, **rest)
+
+
+def failed(code: str, answer: str | None, explanation: str) -> ScoreResult:
+    """A result that could not be scored: the failure `code` is data, not an exception."""
+    return ScoreResult(score=None, answer=answer, parse_error=code, explanation=explanation)
+
+
+# "**Answer**:" is how markdown-happy models write the label, so emphasis before the colon counts.
+_ANSWER_LABEL = re.compile(r"answer[*_]*\s*:", re.IGNORECASE)
+
+
+def answer_region(text: str) -> str:
+    """The text after the last `ANSWER:` label (case-insensitive), else the whole text.
+
+    The last line containing the label wins, and on that line its last label. When nothing but
+    emphasis follows the label ("**Answer:**" alone on its line), the next non-blank line is the
+    answer, because models often put the answer on the line below the label.
+    """
+    lines = text.splitlines()
+    for index in range(len(lines) - 1, -1, -1):
+        labels = list(_ANSWER_LABEL.finditer(lines[index]))
+        if not labels:
+            continue
+        rest = lines[index][labels[-1].end() :].strip()
+        if rest.strip("*_ \t"):
+            return rest
+        following = [line.strip() for line in lines[index + 1 :] if line.strip()]
+        return following[0] if following else ""
+    return text.strip()
