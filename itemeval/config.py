@@ -41,7 +41,9 @@ class Mapping(_Strict):
     input: str = Field(min_length=1)
     """Column holding the problem text (required, non-blank in every row)."""
     target: str | None = None
-    """Column holding the reference answer; "" when not mapped."""
+    """Column holding the reference answer, or a list of acceptable answers; "" when not mapped."""
+    choices: str | None = None
+    """Column holding the item's options as a list of texts (a JSON list in CSV), for choice scorers."""
     id: str | None = None
     """A column, or a template like `{dataset}:{row}` over columns, `{row}` and `{dataset}`; default `{row}`."""
     grading_scheme: str | None = None
@@ -60,7 +62,7 @@ class Benchmark(_Strict):
 
 
 def _sampling_field(param: SamplingParam) -> tuple[Any, Any]:
-    kind: Any = {"float": float, "int": int}.get(param.type) or Literal[param.choices]  # type: ignore[valid-type]
+    kind: Any = {"float": float, "int": int, "bool": bool}.get(param.type) or Literal[param.choices]  # type: ignore[valid-type]
     return Optional[kind], Field(default=None, description=param.doc, **param.bounds)
 
 
@@ -101,9 +103,11 @@ class ModelConfigFacet(SamplingParams):  # type: ignore[misc,valid-type]
 
 class ScorerEntry(_Strict):
     name: str
-    """A verifiable scorer: exact_match, multiple_choice or numeric."""
+    """A scorer: itemeval's (numeric, multiple_choice, exact_match, risk, numeric_risk), inspect-ai's by name
+    (match, includes, pattern, answer, choice, f1, exact, multi_scorer, model_graded_qa, model_graded_fact),
+    or a user's inspect @scorer as `module.path:function`."""
     params: dict[str, Any] = {}
-    """Scorer parameters, validated at load time (e.g. numeric's rel_tol)."""
+    """Scorer parameters, validated at load time against the scorer's own signature."""
 
 
 class Facets(_Strict):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -13,6 +13,7 @@ from . import plan
 from .cost import EstimateLine, lines_for_specs, scorer_line
 from .errors import ConfigError
 from .grid import matches, resolve_grader, select
+from .hashing import canonical_json
 from .judge import parse_judge_reply, with_format_suffix
 from .outcomes import ConditionRun, SampleResult, StageResult
 from .pricing import PriceTable, call_usd
@@ -20,7 +21,8 @@ from .prompts import render
 from .records import Cell, GenerateCondition, GradeCondition, Item, TaskSpec
 from .run import Ask, Run, StageOptions, Tell, open_run
 from .runner import RowSink
-from .scorers import SCORERS, ScoreContext, ScoreResult
+from .scorers import ScoreContext, ScoreResult
+from .scorers.registry import resolve, score_many
 from .state import grade_state, observed_lengths, solution_state
 from .store import read_store, upsert
 from .store.schemas import GRADES
@@ -80,10 +82,15 @@ def pending(study: Study, generate: list[GenerateCondition], grade: list[GradeCo
 def verifiable_row(condition: GradeCondition, key: tuple[str, str, int], solution_hash: str, result: ScoreResult,
                    *, run_id: str) -> dict[str, Any]:
     gen_condition_id, item_id, epoch = key
+    # itemeval's own scorers have always kept what they read in score_raw (and their explanation as reasoning).
+    own = result.raw is None
     return {
         **_grade_base(condition, gen_condition_id, item_id, epoch, solution_hash, run_id),
-        "score": result.score, "score_raw": result.answer, "parse_ok": result.parse_error is None,
-        "parse_error": result.parse_error, "reasoning": result.explanation,
+        "score": result.score, "score_raw": result.answer if own else result.raw,
+        "parse_ok": result.parse_error is None, "parse_error": result.parse_error,
+        "reasoning": result.explanation if own else None, "answer": result.answer,
+        "explanation": result.explanation,
+        "score_metadata": canonical_json(dict(result.metadata)) if result.metadata else None,
         "usd": 0.0, "cache_hit": False,
     }
 
@@ -102,50 +109,69 @@ def _grade_base(condition: GradeCondition, gen_condition_id: str, item_id: str, 
     }
 
 
+def score_context(item: Item) -> ScoreContext:
+    return ScoreContext(targets=item.targets, choices=item.choices, metadata=item.metadata, input=item.input)
+
+
 def grade_verifiable(study: Study, todo: pd.DataFrame, conditions: list[GradeCondition], summaries: dict[str, ConditionRun],
                      *, run_id: str) -> None:
-    """Score every pending solution of the verifiable conditions, one generate condition's texts at a time."""
+    """Score every pending solution of the verifiable conditions, one generate condition's solutions at a time."""
     wanted = todo[todo["grade_condition_id"].isin([c.id for c in conditions])]
     if wanted.empty:
         return
     by_id = {c.id: c for c in conditions}
-    contexts = {item.id: ScoreContext(targets=(item.target,), metadata=item.metadata) for item in study.items}
+    contexts = {item.id: score_context(item) for item in study.items}
+    with_logprobs = any(resolve(c.scorer, study.loaded.config_dir).needs == ("logprobs",) for c in conditions)
     for gen_id, group in wanted.groupby("gen_condition_id", sort=False):
-        texts = _solution_texts(study, gen_id)
+        stored = _stored_solutions(study, gen_id, logprobs=with_logprobs)
         for grade_id, pairs in group.groupby("grade_condition_id", sort=False):
             condition = by_id[grade_id]
             for start in range(0, len(pairs), _VERIFIABLE_CHUNK):
                 chunk = pairs.iloc[start:start + _VERIFIABLE_CHUNK]
-                upsert(study.paths, "grades", _verifiable_table(condition, gen_id, chunk, texts, contexts, run_id))
+                table = _verifiable_table(study, condition, gen_id, chunk, stored, contexts, run_id)
+                upsert(study.paths, "grades", table)
                 summaries[grade_id].rows += len(chunk)
 
 
-def _verifiable_table(condition: GradeCondition, gen_id: str, pairs: pd.DataFrame, texts: dict[tuple[str, int], str],
-                      contexts: dict[str, ScoreContext], run_id: str) -> pa.Table:
+def _verifiable_table(study: Study, condition: GradeCondition, gen_id: str, pairs: pd.DataFrame,
+                      stored: dict[tuple[str, int], tuple[str, Any]], contexts: dict[str, ScoreContext],
+                      run_id: str) -> pa.Table:
     """The grade rows of one scorer over one generate condition's solutions, built column by column for speed."""
-    spec = SCORERS[condition.scorer]  # params were validated when the study loaded
     item_ids = pairs["item_id"].tolist()
     epochs = [int(e) for e in pairs["epoch"]]
-    results = [spec.fn(texts.get((item_id, epoch)) or "", contexts[item_id], **condition.scorer_params)
-               for item_id, epoch in zip(item_ids, epochs)]
+    rows = []
+    for item_id, epoch in zip(item_ids, epochs):
+        text, logprobs = stored.get((item_id, epoch), ("", None))
+        context = contexts[item_id] if logprobs is None else replace(contexts[item_id], logprobs=logprobs)
+        rows.append((text or "", context, item_id, epoch))
+    results = score_many(condition.scorer, condition.scorer_params, rows, study.loaded.config_dir)
     n = len(results)
     base = verifiable_row(condition, (gen_id, "", 0), "", _NO_RESULT, run_id=run_id)
     columns = {name: [value] * n for name, value in base.items()}
+    own = [r.raw is None for r in results]
     columns.update(
         item_id=item_ids, epoch=epochs, solution_hash=pairs["solution_hash"].tolist(),
-        score=[r.score for r in results], score_raw=[r.answer for r in results],
+        score=[r.score for r in results], score_raw=[r.answer if o else r.raw for r, o in zip(results, own)],
         parse_ok=[r.parse_error is None for r in results], parse_error=[r.parse_error for r in results],
-        reasoning=[r.explanation for r in results],
+        reasoning=[r.explanation if o else None for r, o in zip(results, own)],
+        answer=[r.answer for r in results], explanation=[r.explanation for r in results],
+        score_metadata=[canonical_json(dict(r.metadata)) if r.metadata else None for r in results],
         created_at=[datetime.now(timezone.utc)] * n,
     )
     return pa.table({name: pa.array(values, type=GRADES.field(name).type) for name, values in columns.items()})
 
 
+def _stored_solutions(study: Study, gen_condition_id: str, *, logprobs: bool = False) -> dict[tuple[str, int], tuple[str, Any]]:
+    """(item_id, epoch) -> (solution text, logprobs or None) of one generate condition."""
+    columns = ["item_id", "epoch", "solution", *(["logprobs"] if logprobs else [])]
+    table = read_store(study.paths, "solutions", columns, where={"condition_id": [gen_condition_id]})
+    keys = zip(table.column("item_id").to_pylist(), table.column("epoch").to_pylist())
+    values = table.column("logprobs").to_pylist() if logprobs else [None] * table.num_rows
+    return dict(zip(keys, zip(table.column("solution").to_pylist(), values)))
+
+
 def _solution_texts(study: Study, gen_condition_id: str) -> dict[tuple[str, int], str]:
-    table = read_store(study.paths, "solutions", ["item_id", "epoch", "solution"],
-                       where={"condition_id": [gen_condition_id]})
-    return dict(zip(zip(table.column("item_id").to_pylist(), table.column("epoch").to_pylist()),
-                    table.column("solution").to_pylist()))
+    return {key: text for key, (text, _) in _stored_solutions(study, gen_condition_id).items()}
 
 
 # ---- judges: one inspect task per judge condition -----------------------------------------------------------

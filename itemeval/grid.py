@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from .config import Grader, ModelConfigFacet, ScorerEntry, Solvers, StudyConfig
@@ -9,7 +10,7 @@ from .errors import ConfigError
 from .hashing import canonical_json, condition_id, sha256_hex, slug_part
 from .judge import FORMAT_SUFFIX_VERSION
 from .records import SAMPLING_PARAM_NAMES, GenerateCondition, GradeCondition, Template
-from .scorers import SCORERS, validate_scorer_params
+from .scorers.registry import canonical_name, resolve, validate_scorer_params
 
 JUDGE_TEMPERATURE = 0.0
 _JUDGE_PARAMS = ("max_tokens", "reasoning_effort", "reasoning_tokens")
@@ -31,6 +32,9 @@ def resolve_params(solvers: Solvers, model_config: ModelConfigFacet) -> dict[str
 
 def generate_condition(model: str, prompt: Template, model_config: ModelConfigFacet, solvers: Solvers) -> GenerateCondition:
     params = resolve_params(solvers, model_config)
+    if params.get("top_logprobs") and not params.get("logprobs"):
+        raise ConfigError(f"model config {model_config.name!r}: top_logprobs needs logprobs: true (under solvers: "
+                          "or the model_config)")
     payload = {
         "model": model,
         "model_config": {"name": model_config.name, **params},
@@ -110,24 +114,29 @@ def scorer_entries(scorer: None | str | list[str | ScorerEntry]) -> list[ScorerE
     return [ScorerEntry(name=e) if isinstance(e, str) else e for e in entries]
 
 
-def verifiable_conditions(config: StudyConfig) -> list[GradeCondition]:
-    """One condition per `facets.scorer` entry; a name used twice gets a params-derived suffix."""
+def verifiable_conditions(config: StudyConfig, config_dir: Path | None = None) -> list[GradeCondition]:
+    """One condition per `facets.scorer` entry; a name used twice gets a suffix from its own params."""
     entries = scorer_entries(config.facets.scorer)
-    names = [entry.name for entry in entries]
+    names = [canonical_name(entry.name) for entry in entries]
     conditions = []
     for index, entry in enumerate(entries):
+        name = canonical_name(entry.name)
         try:
-            params = validate_scorer_params(entry.name, entry.params)
+            spec = resolve(name, config_dir)
+            params = validate_scorer_params(name, entry.params, config_dir)
         except ConfigError as exc:
             raise ConfigError(f"facets.scorer[{index}]: {exc}") from None
-        payload = {"scorer": entry.name, "params": params, "rule_version": SCORERS[entry.name].rule_version}
-        slug = f"scorer_{slug_part(entry.name)}"
-        if names.count(entry.name) > 1:
+        if "choices" in spec.needs and not config.benchmark.mapping.choices:
+            raise ConfigError(f"facets.scorer[{index}]: scorer {name!r} needs each item's options: set "
+                              "benchmark.mapping.choices to a column holding a list of option texts")
+        payload = {"scorer": name, "params": params, "rule_version": spec.rule_version}
+        slug = f"scorer_{slug_part(name)}"
+        if names.count(name) > 1:
             slug += "-" + sha256_hex(canonical_json(params))[:4]
         conditions.append(
             GradeCondition(
                 id=condition_id(slug, payload), slug=slug, kind="verifiable", payload=payload,
-                scorer=entry.name, scorer_params=params,
+                scorer=name, scorer_params=params,
             )
         )
     _check_distinct(conditions, "facets.scorer")
@@ -157,3 +166,15 @@ def select(conditions: list[Any], selectors: list[str]) -> list[Any]:
 def matches(condition: Any, selector: str) -> bool:
     """Whether a --condition selector names the condition: its exact id, an id prefix or its slug."""
     return condition.id == selector or condition.slug == selector or condition.id.startswith(selector)
+
+
+def check_logprobs(generate: list[GenerateCondition], grade: list[GradeCondition], config_dir: Path | None) -> None:
+    """A scorer that reads logprobs needs every generate condition to ask for them."""
+    readers = [c for c in grade if c.kind == "verifiable" and "logprobs" in resolve(c.scorer, config_dir).needs]
+    if not readers:
+        return
+    missing = [c.slug for c in generate if not (c.params.get("logprobs") and c.params.get("top_logprobs"))]
+    if missing:
+        raise ConfigError(
+            f"facets.scorer: {readers[0].scorer} reads the first token's top logprobs, but {', '.join(missing)} "
+            "do not request them: add `logprobs: true` and `top_logprobs: 20` under solvers: (or the model_config)")

@@ -164,7 +164,8 @@ def map_rows(raw: RawDataset, mapping: Mapping, limit: int | None) -> list[Item]
 
 
 def _check_columns(raw: RawDataset, mapping: Mapping, first: dict[str, Any]) -> None:
-    wanted = [("input", mapping.input), ("target", mapping.target), ("grading_scheme", mapping.grading_scheme)]
+    wanted = [("input", mapping.input), ("target", mapping.target), ("grading_scheme", mapping.grading_scheme),
+              ("choices", mapping.choices)]
     wanted += [("metadata", column) for column in mapping.metadata]
     if mapping.id and "{" not in mapping.id:
         wanted.append(("id", mapping.id))
@@ -194,18 +195,49 @@ def _map_row(raw: RawDataset, mapping: Mapping, row: dict[str, Any], index: int)
             f"benchmark.mapping.input: dataset {raw.key} row {index} has a blank {mapping.input!r}; "
             "every item needs a non-blank input (drop or fix the row)"
         )
-    target = _as_text(row.get(mapping.target)) if mapping.target else ""
+    targets = _targets(row.get(mapping.target)) if mapping.target else ()
     scheme = row.get(mapping.grading_scheme) if mapping.grading_scheme else None
     return Item(
         id=_item_id(raw, mapping.id, row, index),
         input=text,
-        target=target,
+        target=_target_text(targets),
+        targets=targets,
+        choices=_choices(raw, mapping.choices, row, index) if mapping.choices else (),
         grading_scheme=scheme if scheme is None or isinstance(scheme, str) else canonical_json(_jsonable(scheme)),
         metadata={column: _jsonable(row.get(column)) for column in mapping.metadata},
         dataset_id=raw.key,
         dataset_revision=raw.revision,
         row=index,
     )
+
+
+def _targets(value: Any) -> tuple[str, ...]:
+    """One target, or several acceptable ones when the column holds a list; a blank target is none."""
+    value = _jsonable(value)
+    if isinstance(value, list):
+        return tuple(_as_text(v) for v in value if _as_text(v) != "")
+    text = _as_text(value)
+    return (text,) if text != "" else ()
+
+
+def _target_text(targets: tuple[str, ...]) -> str:
+    """What `{target}` renders and the items store keeps: the target itself, or a JSON list of several."""
+    if len(targets) == 1:
+        return targets[0]
+    return canonical_json(list(targets)) if targets else ""
+
+
+def _choices(raw: RawDataset, column: str, row: dict[str, Any], index: int) -> tuple[str, ...]:
+    value = _jsonable(row.get(column))
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)  # CSV cells can only hold a list as JSON text
+        except json.JSONDecodeError:
+            pass
+    if not isinstance(value, list) or not value:
+        raise ConfigError(f"benchmark.mapping.choices: dataset {raw.key} row {index} has {column!r} = {value!r}; "
+                          "it must be a non-empty list of option texts (in CSV, a JSON list such as [\"Paris\", \"Rome\"])")
+    return tuple(_as_text(v) for v in value)
 
 
 def _item_id(raw: RawDataset, template: str | None, row: dict[str, Any], index: int) -> str:

@@ -24,7 +24,15 @@ from statistics import NormalDist
 from typing import NamedTuple
 
 import anyio
-from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelCall, ModelOutput, ModelUsage, modelapi
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    ModelAPI,
+    ModelCall,
+    ModelOutput,
+    ModelUsage,
+    modelapi,
+)
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 try:  # private in inspect 0.3.285; losing it only makes every call epoch 1

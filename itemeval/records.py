@@ -21,7 +21,7 @@ class SamplingParam:
     """The key under `solvers:` / `facets.model_config`, and inspect's GenerateConfig field."""
     column: str
     """The solutions column holding the requested value (`effective_<column>`: what inspect sent)."""
-    type: Literal["float", "int", "str"]
+    type: Literal["float", "int", "str", "bool"]
     doc: str
     bounds: dict[str, float] = field(default_factory=dict)
     """Pydantic bounds (ge, gt, le) a configured value must respect."""
@@ -41,6 +41,12 @@ SAMPLING_PARAMS: tuple[SamplingParam, ...] = (
     # The usage column `reasoning_tokens` counts tokens spent, so the requested budget needs its own name.
     SamplingParam("reasoning_tokens", "reasoning_budget", "int", "Reasoning token budget for reasoning models.",
                   bounds={"ge": 1}),
+    # The solutions column `logprobs` holds the logprobs themselves, so the request is `logprobs_requested`.
+    SamplingParam("logprobs", "logprobs_requested", "bool",
+                  "Ask the provider for the generated tokens' logprobs (stored in the `logprobs` column)."),
+    SamplingParam("top_logprobs", "top_logprobs", "int",
+                  "How many most likely alternatives to return per token (1-20); needs logprobs: true.",
+                  bounds={"ge": 1, "le": 20}),
 )
 """Every sampling setting, declared once: the config, the condition ids, the store schema and the export read it."""
 
@@ -54,11 +60,16 @@ class Item:
     id: str
     input: str
     target: str
+    """The reference answer as templates render it: the one target, or a JSON list of several."""
     grading_scheme: str | None
     metadata: dict[str, Any]
     dataset_id: str
     dataset_revision: str
     row: int
+    targets: tuple[str, ...] = ()
+    """Every acceptable answer (one for a plain target; none when the target is "")."""
+    choices: tuple[str, ...] = ()
+    """The item's options, in order (option A first), when mapping.choices is set."""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,12 @@ from pathlib import Path
 from . import dataset_locks
 from .config import LoadedConfig, StudyConfig, load_config
 from .errors import ConfigError
-from .grid import generate_conditions, judge_conditions, verifiable_conditions
+from .grid import (
+    check_logprobs,
+    generate_conditions,
+    judge_conditions,
+    verifiable_conditions,
+)
 from .items import ADAPTERS, check_unique, dataset_key, map_rows
 from .paths import StudyPaths
 from .prompts import PROMPT_FIELDS, RUBRIC_FIELDS, check_template, load_template
@@ -63,14 +68,16 @@ def load_study(path: str | Path, base_dir: str | Path | None = None, *, pin: boo
     rubrics = _templates(loaded, "rubric", loaded.config.facets.rubric, warnings)
     items, datasets = _items(loaded, pin=pin)
     config = loaded.config
-    grade = judge_conditions(config, rubrics, list(config.facets.grader)) + verifiable_conditions(config)
+    grade = judge_conditions(config, rubrics, list(config.facets.grader)) + verifiable_conditions(config, loaded.config_dir)
+    generate = generate_conditions(config, prompts)
+    check_logprobs(generate, grade, loaded.config_dir)
     return Study(
         loaded=loaded,
         prompts=prompts,
         rubrics=rubrics,
         items=items,
         datasets=datasets,
-        generate=generate_conditions(config, prompts),
+        generate=generate,
         grade=grade,
         warnings=warnings,
     )

@@ -10,8 +10,9 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "itemeval"
 
-INSPECT_ADAPTERS = {"itemeval.inspect_tasks", "itemeval.offline"}
-"""The only modules that may import inspect_ai: building and running tasks, and the offline provider."""
+INSPECT_ADAPTERS = {"itemeval.inspect_tasks", "itemeval.inspect_scorers", "itemeval.offline"}
+"""The only modules that may import inspect_ai: building and running tasks, running inspect's scorers over
+stored solutions, and the offline provider."""
 
 LAYERS = [
     {"itemeval.errors", "itemeval.hashing", "itemeval.paths", "itemeval.records", "itemeval.outcomes"},

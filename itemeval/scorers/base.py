@@ -6,7 +6,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Callable, Literal
+
+from pydantic import BaseModel
 
 # One shared read-only empty mapping, so no context can grow metadata another one sees.
 _NO_METADATA: Mapping[str, Any] = MappingProxyType({})
@@ -22,6 +24,10 @@ class ScoreResult:
     parse_error: str | None = None
     """A failure code such as `no_number_found`; a result, not an exception."""
     explanation: str | None = None
+    raw: str | None = None
+    """The score's original value as text when it was not a float (inspect's "C", "I", "P", "N"); stored as `score_raw`."""
+    metadata: Mapping[str, Any] | None = None
+    """What else the scorer reported (e.g. `option_probs`, `risk_score`); stored as JSON in `score_metadata`."""
 
     def __post_init__(self) -> None:
         if (self.score is None) != (self.parse_error is not None):
@@ -41,6 +47,8 @@ class ScoreContext:
     """The item's mapped metadata columns."""
     logprobs: Any = field(default=None, hash=False)
     """The solution's stored logprobs, when generate asked for them."""
+    input: str = ""
+    """The item's input, for scorers that read the question (inspect's TaskState.input)."""
 
     @property
     def target(self) -> str:
@@ -52,6 +60,23 @@ class ScoreContext:
         """A context from one target string or a sequence of them; `rest` are the other fields."""
         targets = (target,) if isinstance(target, str) else tuple(target)
         return cls(targets=targets, **rest)
+
+
+Family = Literal["careful", "probability", "inspect", "user", "multi", "model_graded"]
+
+
+@dataclass(frozen=True)
+class ScorerSpec:
+    """One scorer: its family, params model and rule version; pure families also carry their function."""
+
+    fn: Callable[..., ScoreResult] | None
+    """`fn(solution, context, **params)` for the careful and probability families; None for inspect's scorers."""
+    params_model: type[BaseModel]
+    rule_version: str
+    """Part of the grade condition's identity: bump it whenever the scorer's rules change."""
+    family: Family = "careful"
+    needs: tuple[str, ...] = ()
+    """What the study must provide: "choices" (mapping.choices), "logprobs" (solvers.logprobs)."""
 
 
 def failed(code: str, answer: str | None, explanation: str) -> ScoreResult:

@@ -1,17 +1,18 @@
-"""The registry of scorers by name, with their params models and rule versions."""
+"""The registry of scorers by name: each family's params, rule version and how a batch of solutions is scored."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import ConfigError
-from .base import ScoreContext, ScoreResult
+from .base import ScoreContext, ScoreResult, ScorerSpec
 from .choice import multiple_choice
 from .numeric import numeric
+from .probability import numeric_risk, risk
 from .text import exact_match
 
 
@@ -29,28 +30,62 @@ class NumericParams(BaseModel):
     abs_tol: float = Field(default=1e-9, ge=0)
 
 
-@dataclass(frozen=True)
-class ScorerSpec:
-    """One registered scorer: its pure function, its params model and its rule version."""
+class RiskParams(BaseModel):
+    """The tokens whose first-token probabilities `risk` compares; the last is the positive class."""
 
-    fn: Callable[..., ScoreResult]
-    """`fn(solution, context, **params)`: a `ScoreContext` and the params validated by `params_model`."""
-    params_model: type[BaseModel]
-    rule_version: str
-    """Part of the grade condition's identity: bump it whenever the scorer's rules change."""
+    model_config = ConfigDict(extra="forbid", strict=True)
+    option_tokens: list[str] = Field(default=["0", "1"], min_length=2)
+
+
+class NumericRiskParams(BaseModel):
+    """The target values (negative, positive) that `numeric_risk` predicts between."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    labels: list[str] = Field(default=["0", "1"], min_length=2, max_length=2)
 
 
 SCORERS: dict[str, ScorerSpec] = {
     "exact_match": ScorerSpec(fn=exact_match, params_model=NoParams, rule_version="1"),
     "multiple_choice": ScorerSpec(fn=multiple_choice, params_model=NoParams, rule_version="1"),
     "numeric": ScorerSpec(fn=numeric, params_model=NumericParams, rule_version="1"),
+    "risk": ScorerSpec(fn=risk, params_model=RiskParams, rule_version="1", family="probability", needs=("logprobs",)),
+    "numeric_risk": ScorerSpec(fn=numeric_risk, params_model=NumericRiskParams, rule_version="1",
+                               family="probability"),
 }
+"""itemeval's own scorers. inspect-ai's are resolved by name (INSPECT_NAMES), user scorers by `module:function`."""
+
+ALIASES = {"risk_scorer": "risk", "numeric_risk_scorer": "numeric_risk"}
+"""cruijff_kit's names for the probability scorers; an alias is the same condition as the name."""
+
+INSPECT_NAMES = ("match", "includes", "pattern", "answer", "choice", "f1", "exact")
+MODEL_GRADED_NAMES = ("model_graded_qa", "model_graded_fact")
+MULTI = "multi_scorer"
 
 
-def _scorer(name: str) -> ScorerSpec:
-    if name not in SCORERS:
-        raise ConfigError(f"unknown scorer {name!r}; known scorers: {', '.join(sorted(SCORERS))}")
-    return SCORERS[name]
+def canonical_name(name: str) -> str:
+    return ALIASES.get(name, name)
+
+
+def known_names() -> str:
+    """Every scorer a config may name, by family, for error messages."""
+    return (f"{', '.join(sorted(SCORERS))} (itemeval's); {', '.join(INSPECT_NAMES)}, {MULTI}, "
+            f"{', '.join(MODEL_GRADED_NAMES)} (inspect-ai's); or a user scorer as module.path:function")
+
+
+def resolve(name: str, config_dir: Path | None = None) -> ScorerSpec:
+    """The spec of a scorer named in the config; inspect's scorers and user scorers import inspect-ai here."""
+    name = canonical_name(name)
+    if name in SCORERS:
+        return SCORERS[name]
+    if name in INSPECT_NAMES or name == MULTI or ":" in name:
+        from .. import inspect_scorers
+
+        return inspect_scorers.spec(name, config_dir or Path.cwd())
+    if name in MODEL_GRADED_NAMES:
+        from .. import inspect_scorers
+
+        return inspect_scorers.model_graded_spec(name)
+    raise ConfigError(f"unknown scorer {name!r}; known scorers: {known_names()}")
 
 
 def _describe_params_error(name: str, spec: ScorerSpec, exc: ValidationError) -> str:
@@ -61,6 +96,8 @@ def _describe_params_error(name: str, spec: ScorerSpec, exc: ValidationError) ->
         where = ".".join(str(part) for part in error["loc"])
         if error["type"] == "extra_forbidden":
             problems.append(f"unknown param {where!r}")
+        elif error["type"] == "missing":
+            problems.append(f"param {where!r} is required")
         elif where:
             problems.append(f"param {where!r}: {error['msg']} (got {error['input']!r})")
         else:
@@ -68,14 +105,64 @@ def _describe_params_error(name: str, spec: ScorerSpec, exc: ValidationError) ->
     return f"scorer {name!r}: {'; '.join(problems)}. Allowed params: {allowed}"
 
 
-def validate_scorer_params(name: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+def validate_scorer_params(name: str, params: Mapping[str, Any] | None, config_dir: Path | None = None) -> dict[str, Any]:
     """The scorer's params with defaults filled in, so spelling a default out gives the same condition."""
-    spec = _scorer(name)
+    spec = resolve(name, config_dir)
     try:
         validated = spec.params_model.model_validate({} if params is None else params)
     except ValidationError as exc:
         raise ConfigError(_describe_params_error(name, spec, exc)) from None
-    return validated.model_dump()
+    dumped = validated.model_dump()
+    if spec.family == "multi":
+        from .. import inspect_scorers
+
+        dumped["scorers"] = _validate_entries(dumped["scorers"], config_dir)
+        inspect_scorers.check_reducer(dumped["reducer"])
+    return dumped
+
+
+def _validate_entries(entries: list[Any], config_dir: Path | None) -> list[dict[str, Any]]:
+    """multi_scorer's sub-entries, each validated like a top-level entry and carrying its rule version."""
+    if not entries:
+        raise ConfigError(f"scorer {MULTI!r}: params.scorers needs at least one entry")
+    validated = []
+    for index, entry in enumerate(entries):
+        name, params = (entry, {}) if isinstance(entry, str) else (entry.get("name"), entry.get("params") or {})
+        if not isinstance(name, str) or (not isinstance(entry, str) and set(entry) - {"name", "params"}):
+            raise ConfigError(f"scorer {MULTI!r}: params.scorers[{index}] must be a name or {{name, params}}")
+        sub = resolve(name, config_dir)
+        if sub.family not in ("inspect", "user"):
+            raise ConfigError(f"scorer {MULTI!r}: params.scorers[{index}] is {name!r}; multi_scorer combines "
+                              f"inspect scorers ({', '.join(INSPECT_NAMES)}) and user scorers only")
+        validated.append({"name": canonical_name(name), "params": validate_scorer_params(name, params, config_dir),
+                          "rule_version": sub.rule_version})
+    return validated
+
+
+def score_many(name: str, params: Mapping[str, Any], rows: Sequence[tuple[str, ScoreContext, str, int]],
+               config_dir: Path | None = None) -> list[ScoreResult]:
+    """Score (solution, context, item_id, epoch) rows with one scorer entry, in order."""
+    spec = resolve(name, config_dir)
+    if spec.fn is not None:
+        return [best_over_targets(spec, solution, context, params) for solution, context, _, _ in rows]
+    from .. import inspect_scorers
+
+    return inspect_scorers.score_entry(canonical_name(name), dict(params), rows, config_dir or Path.cwd())
+
+
+def best_over_targets(spec: ScorerSpec, solution: str, context: ScoreContext, params: Mapping[str, Any]) -> ScoreResult:
+    """A pure scorer against several acceptable targets: the first full credit, else the first target's result."""
+    assert spec.fn is not None
+    if len(context.targets) <= 1:
+        return spec.fn(solution, context, **params)
+    first = None
+    for target in context.targets:
+        result = spec.fn(solution, ScoreContext(targets=(target,), choices=context.choices, metadata=context.metadata,
+                                                logprobs=context.logprobs, input=context.input), **params)
+        if result.score == 1.0:
+            return result
+        first = first or result
+    return first  # type: ignore[return-value]
 
 
 def score_solution(
@@ -83,4 +170,4 @@ def score_solution(
 ) -> ScoreResult:
     """Grade one solution with a registered scorer, against a target string or a full context."""
     context = target if isinstance(target, ScoreContext) else ScoreContext.of(target)
-    return _scorer(name).fn(solution, context, **validate_scorer_params(name, params))
+    return score_many(name, validate_scorer_params(name, params), [(solution, context, "item", 1)])[0]

@@ -27,6 +27,7 @@ from .table import (
     last_per_key,
     merge_partition,
     partition_columns,
+    readable_schema,
     split_partitions,
     wanted_partitions,
     where_filter,
@@ -144,13 +145,20 @@ def _open_layout(paths: StudyPaths, store: str) -> _Layout:
 
 
 def _read_part(layout: _Layout, name: str, columns: Sequence[str] | None = None) -> pa.Table:
-    """One part file's columns, after checking it is parquet with exactly the store's schema."""
+    """One part file's columns (all of today's schema for None), after checking it is an itemeval part."""
     schema, _ = STORES[layout.store]
     try:
         part = pq.ParquetFile(layout.current / name)
-        if not part.schema_arrow.equals(schema):
+        physical = part.schema_arrow
+        if not readable_schema(layout.store, physical):
             raise StoreError(f"{layout.path / name} does not have the columns and types of an itemeval store; move it away")
-        return part.read(columns=None if columns is None else list(columns))
+        wanted = list(schema.names if columns is None else columns)
+        table = part.read(columns=[name for name in wanted if name in physical.names])
+        if table.num_columns == len(wanted):
+            return table
+        # A part written before some columns existed: they read as nulls.
+        return pa.table({name: table.column(name) if name in physical.names else pa.nulls(table.num_rows, schema.field(name).type)
+                         for name in wanted}, schema=pa.schema([schema.field(name) for name in wanted]))
     except FileNotFoundError:
         raise  # a concurrent writer moved on: the reader resolves the link again
     except (pa.ArrowInvalid, OSError) as exc:
@@ -238,5 +246,5 @@ def _check_fragment(fragment: ds.ParquetFileFragment, layout: _Layout) -> None:
         physical = fragment.physical_schema
     except pa.ArrowInvalid as exc:
         raise StoreError(f"{shown} is not a readable parquet file ({exc}); move it away") from exc
-    if not physical.equals(STORES[layout.store][0]):
+    if not readable_schema(layout.store, physical):
         raise StoreError(f"{shown} does not have the columns and types of an itemeval store; move it away")

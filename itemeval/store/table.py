@@ -27,6 +27,19 @@ def partition_columns(store: str) -> tuple[str, ...]:
     return key[:-2] if len(key) > 2 else ()
 
 
+def readable_schema(store: str, physical: pa.Schema) -> bool:
+    """Whether a part written with `physical` belongs to this store: its schema, or an earlier one.
+
+    Columns are only ever added to a store, so a part written by an earlier itemeval has a subset of
+    today's columns with today's types, and reads with nulls in the columns it lacks.
+    """
+    schema, key = STORES[store]
+    if not set(key) <= set(physical.names):
+        return False
+    return all(schema.get_field_index(field.name) >= 0 and schema.field(field.name).type.equals(field.type)
+               for field in physical)
+
+
 # ---- coercion: any input rows -> a table with exactly the store's schema
 
 

@@ -1,0 +1,299 @@
+"""inspect-ai's own scorers over stored solutions: a TaskState rebuilt from each row, inspect's verdict kept whole."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect as pyinspect
+import math
+import sys
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal, Union
+
+from inspect_ai.model import ChatMessageUser, ModelOutput
+from inspect_ai.scorer import (
+    Score,
+    Target,
+    answer,
+    choice,
+    exact,
+    f1,
+    includes,
+    match,
+    multi_scorer,
+    pattern,
+)
+from inspect_ai.scorer._metric import value_to_float
+from inspect_ai.solver import TaskState
+from inspect_ai.solver._multiple_choice import (
+    parse_answers,
+    set_choices_based_on_generated_response,
+)
+from pydantic import BaseModel, ConfigDict, create_model
+
+from .errors import ConfigError
+from .hashing import content_hash
+from .scorers.base import ScoreContext, ScoreResult, ScorerSpec
+
+CATALOGUE: dict[str, Callable[..., Any]] = {
+    "match": match, "includes": includes, "pattern": pattern, "answer": answer, "choice": choice, "f1": f1,
+    "exact": exact,
+}
+"""inspect-ai's scorers that read only the stored text, its targets and choices, by their inspect names."""
+
+RULE_VERSION = f"inspect-ai=={metadata.version('inspect-ai')}"
+"""The rules of inspect's scorers are those of the installed inspect-ai: a new version is a new grade condition."""
+
+_MODEL = "itemeval/stored"  # the model name on rebuilt states; the scorers never call it
+_TO_FLOAT = value_to_float()
+
+
+# ---- params: validated against each scorer's own signature -------------------------------------------------
+
+
+def params_model(name: str, factory: Callable[..., Any], *, extra: Mapping[str, tuple[Any, Any]] = {}) -> type[BaseModel]:
+    """A strict pydantic model of the factory's params that YAML can express (callables and models are left out)."""
+    hints = typing.get_type_hints(factory)
+    fields: dict[str, tuple[Any, Any]] = dict(extra)
+    for param in pyinspect.signature(factory).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        annotation = _yaml_part(hints.get(param.name, Any))
+        if annotation is None:
+            continue
+        fields[param.name] = (annotation, ... if param.default is param.empty else param.default)
+    config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    return create_model(f"{name.replace(':', '_').replace('.', '_')}_params", __config__=config, **fields)
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _yaml_part(annotation: Any) -> Any:
+    """The part of an annotation a YAML value can take, or None when it can take none (a callable, a Model)."""
+    if annotation is Any or annotation in _PLAIN:
+        return annotation
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is Literal:
+        return annotation
+    if origin in (Union, getattr(__import__("types"), "UnionType", Union)):
+        kept = [part for part in (_yaml_part(arg) for arg in args) if part is not None]
+        if not kept or kept == [type(None)]:
+            return None
+        return Union[tuple(kept)]  # type: ignore[return-value]
+    if origin in (list, tuple, Sequence) and all(_yaml_part(arg) is not None for arg in args if arg is not Ellipsis):
+        return list[_yaml_part(args[0])] if args else list  # type: ignore[misc]
+    if origin in (dict, Mapping) and args and args[0] is str and _yaml_part(args[1]) is not None:
+        return dict[str, _yaml_part(args[1])]  # type: ignore[misc]
+    return None
+
+
+# ---- user scorers: `module.path:function` ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UserScorer:
+    factory: Callable[..., Any]
+    source_hash: str
+
+
+def load_user_scorer(ref: str, config_dir: Path) -> UserScorer:
+    """Import `module.path:function` (the config's directory first on the path) and hash the module's source."""
+    module_name, _, function = ref.partition(":")
+    if not module_name or not function:
+        raise ConfigError(f"scorer {ref!r}: a user scorer is written `module.path:function`")
+    added = str(config_dir) not in sys.path
+    if added:
+        sys.path.insert(0, str(config_dir))
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"scorer {ref!r}: cannot import module {module_name!r} ({exc}); put it beside the config "
+                          "or install it") from None
+    finally:
+        if added:
+            sys.path.remove(str(config_dir))
+    factory = getattr(module, function, None)
+    if not callable(factory):
+        found = ", ".join(sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_")))
+        raise ConfigError(f"scorer {ref!r}: {module_name} has no function {function!r} (it has: {found or 'none'})")
+    source = Path(module.__file__).read_text(encoding="utf-8") if getattr(module, "__file__", None) else ""
+    return UserScorer(factory=factory, source_hash=content_hash(source)[:16])
+
+
+# ---- scoring --------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    """One stored solution to score: its text, its item's context and the cell's key."""
+
+    solution: str
+    context: ScoreContext
+    item_id: str
+    epoch: int
+
+
+class _StoredOutput:
+    """What the catalogue's scorers read of `state.output`: the stored text. Cheaper than a ModelOutput per row;
+    user scorers, which may read more, get a real ModelOutput."""
+
+    __slots__ = ("completion",)
+
+    def __init__(self, completion: str) -> None:
+        self.completion = completion
+
+
+def score_rows(scorer: Callable[..., Any], rows: Sequence[Row], *, light_output: bool,
+               mark_choices: bool | None = None) -> list[ScoreResult]:
+    """inspect's verdict on every row, in order. `mark_choices`: replay the multiple_choice solver's answer
+    parsing first (needed by `choice`), with its `multiple_correct` setting."""
+    return asyncio.run(_score_rows(scorer, rows, light_output=light_output, mark_choices=mark_choices))
+
+
+async def _score_rows(scorer: Callable[..., Any], rows: Sequence[Row], *, light_output: bool,
+                      mark_choices: bool | None) -> list[ScoreResult]:
+    results = []
+    targets: dict[tuple[str, ...], Target] = {}
+    for row in rows:
+        state = _state(row, light_output=light_output)
+        if mark_choices is not None and state.choices:
+            answers = parse_answers(state, mark_choices)
+            if answers:
+                set_choices_based_on_generated_response(state, answers)
+        target = targets.get(row.context.targets)
+        if target is None:
+            target = targets[row.context.targets] = Target(list(row.context.targets))
+        try:
+            score = await scorer(state, target)
+        except Exception as exc:  # noqa: BLE001 - a scorer's own failure on one row is that row's error
+            results.append(ScoreResult(score=None, answer=None, parse_error="scorer_error",
+                                       explanation=f"{type(exc).__name__}: {exc}"))
+            continue
+        results.append(to_result(score, row.solution))
+    return results
+
+
+def _state(row: Row, *, light_output: bool) -> TaskState:
+    state = TaskState(model=_MODEL, sample_id=row.item_id, epoch=row.epoch, input=row.context.input or " ",
+                      messages=[ChatMessageUser(content=row.context.input or " ")],
+                      choices=list(row.context.choices) or None, metadata=dict(row.context.metadata))
+    state.output = _StoredOutput(row.solution) if light_output else ModelOutput.from_content(_MODEL, row.solution)
+    return state
+
+
+def to_result(score: Score | None, solution: str) -> ScoreResult:
+    """A ScoreResult keeping inspect's value (as `raw`), answer, explanation and metadata.
+
+    Letters and other scalars become floats as inspect's `value_to_float` maps them (C 1, P 0.5, I 0, N 0).
+    A scorer that declines (None, or inspect's unscored NaN) and a list or dict value are failures, not 0.
+    """
+    if score is None:
+        return ScoreResult(score=None, answer=None, parse_error="unscored", explanation="the scorer returned no score")
+    explanation = None if score.explanation == solution else score.explanation
+    meta = dict(score.metadata or {})
+    if score.reason:
+        meta["reason"] = str(score.reason)
+    value = score.value
+    raw = _raw(value)
+    common = {"answer": score.answer, "explanation": explanation, "raw": raw, "metadata": meta or None}
+    if isinstance(value, float) and math.isnan(value):
+        return ScoreResult(score=None, parse_error="unscored", **common)
+    if isinstance(value, (list, dict)):
+        return ScoreResult(score=None, parse_error="score_not_scalar", **common)
+    if isinstance(value, str) and not _is_known(value):
+        return ScoreResult(score=None, parse_error="score_not_numeric", **common)
+    return ScoreResult(score=_TO_FLOAT(value), **common)
+
+
+def _raw(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        import json
+
+        return json.dumps(value, default=str)
+    return repr(float(value)) if math.isfinite(value) else None
+
+
+def _is_known(value: str) -> bool:
+    """Whether inspect's value_to_float reads the string (it would otherwise log a warning and return 0)."""
+    lowered = value.lower()
+    if value in ("C", "I", "P", "N") or lowered in ("yes", "no", "true", "false"):
+        return True
+    try:
+        return math.isfinite(float(value))
+    except ValueError:
+        return False
+
+
+# ---- the registry's entry points -----------------------------------------------------------------------------------
+
+_CHOICE_EXTRA = {"multiple_correct": (bool, False)}
+"""`choice` scores what inspect's multiple_choice solver parsed from the reply; this is that solver's setting."""
+
+
+class _MultiParams(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    scorers: list[Any]
+    reducer: str = "mode"
+
+
+def spec(name: str, config_dir: Path) -> ScorerSpec:
+    """The registry spec of one of inspect's scorers, `multi_scorer`, or a user's `module:function` scorer."""
+    if name in CATALOGUE:
+        extra = _CHOICE_EXTRA if name == "choice" else {}
+        return ScorerSpec(fn=None, params_model=params_model(name, CATALOGUE[name], extra=extra),
+                          rule_version=RULE_VERSION, family="inspect", needs=("choices",) if name == "choice" else ())
+    if name == "multi_scorer":
+        return ScorerSpec(fn=None, params_model=_MultiParams, rule_version=RULE_VERSION, family="multi")
+    user = load_user_scorer(name, config_dir)
+    return ScorerSpec(fn=None, params_model=params_model(name, user.factory), rule_version=f"source:{user.source_hash}",
+                      family="user")
+
+
+def check_reducer(reducer: str) -> None:
+    from inspect_ai.scorer._reducer.registry import create_reducers
+
+    try:
+        create_reducers(reducer)
+    except Exception as exc:  # noqa: BLE001 - inspect raises several kinds for an unknown reducer
+        raise ConfigError(f"scorer 'multi_scorer': unknown reducer {reducer!r} ({exc}); e.g. mode, mean, max, median") from None
+
+
+def build(name: str, params: Mapping[str, Any], config_dir: Path) -> Any:
+    """The inspect scorer object for one validated entry."""
+    if name in CATALOGUE:
+        return CATALOGUE[name](**{k: v for k, v in params.items() if k not in _CHOICE_EXTRA})
+    if name == "multi_scorer":
+        check_reducer(params["reducer"])
+        return multi_scorer([build(e["name"], e["params"], config_dir) for e in params["scorers"]], params["reducer"])
+    return load_user_scorer(name, config_dir).factory(**params)
+
+
+def _choice_setting(name: str, params: Mapping[str, Any]) -> bool | None:
+    """`multiple_correct` when the entry (or one of multi_scorer's) is `choice`; None when none is."""
+    if name == "choice":
+        return bool(params.get("multiple_correct", False))
+    if name == "multi_scorer":
+        found = [_choice_setting(e["name"], e["params"]) for e in params["scorers"]]
+        return next((f for f in found if f is not None), None)
+    return None
+
+
+def _only_catalogue(name: str, params: Mapping[str, Any]) -> bool:
+    if name == "multi_scorer":
+        return all(_only_catalogue(e["name"], e["params"]) for e in params["scorers"])
+    return name in CATALOGUE
+
+
+def score_entry(name: str, params: dict[str, Any], rows: Sequence[tuple[str, ScoreContext, str, int]],
+                config_dir: Path) -> list[ScoreResult]:
+    """Score stored solutions with one inspect-family entry."""
+    scorer = build(name, params, config_dir)
+    batch = [Row(solution, context, item_id, epoch) for solution, context, item_id, epoch in rows]
+    return score_rows(scorer, batch, light_output=_only_catalogue(name, params), mark_choices=_choice_setting(name, params))

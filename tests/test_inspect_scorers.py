@@ -1,0 +1,175 @@
+"""inspect-ai's scorers by name over stored solutions give exactly inspect's own verdict.
+
+The reference is a real inspect `eval()` in which a mock model replies with each stored text and
+inspect scores it (with its `multiple_choice` solver for `choice`); itemeval's verdict on the same
+text, targets and choices must be identical: value, answer and the float it maps to.
+"""
+
+from __future__ import annotations
+
+import pytest
+from inspect_ai import Task, eval
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.scorer import value_to_float
+from inspect_ai.solver import generate, multiple_choice
+
+from itemeval.errors import ConfigError
+from itemeval.inspect_scorers import CATALOGUE
+from itemeval.scorers import ScoreContext
+from itemeval.scorers.registry import score_many, validate_scorer_params
+
+REPLIES: list[tuple[str, str | list[str]]] = [
+    ("Paris", "Paris"),
+    ("paris", "Paris"),
+    ("The capital of France is Paris.", "Paris"),
+    ("The capital of France is Paris", "Paris"),
+    ("PARIS!", "paris"),
+    ("I believe the answer is Lyon, not Paris.", "Paris"),
+    ("Let me think step by step.\nFrance's capital city is Paris.\nANSWER: Paris", "Paris"),
+    ("ANSWER: 42", "42"),
+    ("The result is 42.0", "42"),
+    ("It costs $1,234 in total.", "1234"),
+    ("The answer is 1,234", "1,234"),
+    ("There are 3 apples and 4 pears, so 7 fruit.", "7"),
+    ("Seven", "7"),
+    ("", "Paris"),
+    ("   ", "anything"),
+    ("The Eiffel Tower is in the city of Paris, France.", ["Paris", "Paris, France"]),
+    ("New York City", ["NYC", "New York City", "New York"]),
+    ("The theory of relativity was proposed by Albert Einstein in 1905.", "Albert Einstein"),
+    ("An apple a day keeps the doctor away", "the apple"),
+    ("Answer: mitochondria", "Mitochondria"),
+    ("**Answer:** 3.14", "3.14"),
+    ("x = 5\ny = 10\nx + y = 15", "15"),
+    ("60%", "60"),
+    ("The word is 'cat'.", "cat"),
+    ("yes", "Yes"),
+    ("No, that is not correct.", "no"),
+]
+
+PARAMS: list[tuple[str, dict]] = [
+    ("match", {}),
+    ("match", {"location": "exact"}),
+    ("match", {"location": "begin", "ignore_case": False}),
+    ("match", {"location": "any", "numeric": True}),
+    ("match", {"location": "end", "numeric": True}),
+    ("includes", {}),
+    ("includes", {"ignore_case": False}),
+    ("pattern", {"pattern": r"ANSWER:\s*(\w+)"}),
+    ("pattern", {"pattern": r"(\d+)", "match_all": True}),
+    ("answer", {"pattern": "line"}),
+    ("answer", {"pattern": "word"}),
+    ("f1", {}),
+    ("f1", {"stop_words": ["the", "is"]}),
+    ("exact", {}),
+]
+
+
+def _mock(texts: dict[str, str]):
+    def reply(input, tools, tool_choice, config):  # noqa: A002 - inspect's callback signature
+        prompt = input[-1].text
+        key = next(k for k in texts if f"[{k}]" in prompt)
+        output = ModelOutput.from_content(model="mockllm/model", content=texts[key])
+        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # no tiktoken offline
+        return output
+
+    return get_model("mockllm/model", custom_outputs=reply)
+
+
+def inspect_verdicts(scorer, solver, samples: list[tuple[str, str, str | list[str], list[str] | None]]) -> dict:
+    """{id: Score} from a real eval whose mock model replies with each sample's text."""
+    texts = {sample_id: text for sample_id, text, _, _ in samples}
+    dataset = MemoryDataset([Sample(id=sample_id, input=f"[{sample_id}] question", target=target, choices=choices)
+                             for sample_id, _, target, choices in samples])
+    log = eval(Task(dataset=dataset, solver=solver, scorer=scorer), model=_mock(texts), display="none",
+               log_dir="logs")[0]
+    assert log.status == "success", log.error
+    return {sample.id: next(iter(sample.scores.values())) for sample in log.samples}
+
+
+def targets_of(target: str | list[str]) -> tuple[str, ...]:
+    return (target,) if isinstance(target, str) else tuple(target)
+
+
+@pytest.mark.parametrize(("name", "params"), PARAMS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(PARAMS)])
+def test_text_scorers_give_inspects_own_verdict(name, params):
+    samples = [(f"r{i}", text, target, None) for i, (text, target) in enumerate(REPLIES)]
+    expected = inspect_verdicts(CATALOGUE[name](**params), generate(), samples)
+    validated = validate_scorer_params(name, params)
+    rows = [(text, ScoreContext(targets=targets_of(target), input="question"), sample_id, 1)
+            for sample_id, text, target, _ in samples]
+    ours = score_many(name, validated, rows)
+    to_float = value_to_float()
+    for (sample_id, text, target, _), result in zip(samples, ours):
+        score = expected[sample_id]
+        assert result.score == to_float(score.value), (sample_id, text, target, score)
+        assert result.answer == score.answer, (sample_id, text)
+        assert result.parse_error is None
+
+
+CHOICES = ["Paris", "Rome", "Madrid", "Berlin"]
+CHOICE_REPLIES: list[tuple[str, str | list[str]]] = [
+    ("ANSWER: A", "A"),
+    ("ANSWER: B", "A"),
+    ("Let me think. Paris is the capital of France.\n\nANSWER: A", "A"),
+    ("ANSWER: a", "A"),
+    ("The answer is A.", "A"),
+    ("ANSWER: (C)", "C"),
+    ("**ANSWER: D**", "D"),
+    ("ANSWER: $B$", "B"),
+    ("I am not sure.", "A"),
+    ("", "B"),
+    ("ANSWER: E", "A"),
+    ("ANSWER: A, C", ["A", "C"]),
+    ("ANSWER: AC", "AC"),
+    ("answer: c.", "C"),
+]
+
+
+@pytest.mark.parametrize("multiple_correct", [False, True])
+def test_choice_gives_inspects_own_verdict_after_the_multiple_choice_solver(multiple_correct):
+    samples = [(f"c{i}", text, target, CHOICES) for i, (text, target) in enumerate(CHOICE_REPLIES)]
+    expected = inspect_verdicts(CATALOGUE["choice"](), multiple_choice(multiple_correct=multiple_correct), samples)
+    validated = validate_scorer_params("choice", {"multiple_correct": multiple_correct})
+    rows = [(text, ScoreContext(targets=targets_of(target), choices=tuple(CHOICES), input="question"), sample_id, 1)
+            for sample_id, text, target, _ in samples]
+    ours = score_many("choice", validated, rows)
+    for (sample_id, text, _, _), result in zip(samples, ours):
+        score = expected[sample_id]
+        assert (result.score, result.raw, result.answer) == (value_to_float()(score.value), score.value, score.answer), text
+
+
+def test_multi_scorer_reduces_as_inspect_does():
+    from inspect_ai.scorer import includes, match, multi_scorer
+
+    samples = [(f"m{i}", text, target, None) for i, (text, target) in enumerate(REPLIES)]
+    expected = inspect_verdicts(multi_scorer([match(location="exact"), includes(), match()], "mode"), generate(), samples)
+    params = validate_scorer_params("multi_scorer", {"scorers": [{"name": "match", "params": {"location": "exact"}},
+                                                                 "includes", "match"], "reducer": "mode"})
+    ours = score_many("multi_scorer", params, [(text, ScoreContext(targets=targets_of(target)), sid, 1)
+                                              for sid, text, target, _ in samples])
+    assert [r.score for r in ours] == [value_to_float()(expected[sid].value) for sid, *_ in samples]
+
+
+@pytest.mark.parametrize(("name", "params", "message"), [
+    ("match", {"location": "middle"}, "'begin', 'end', 'any' or 'exact'"),
+    ("match", {"ignorecase": True}, "unknown param 'ignorecase'"),
+    ("match", {"ignore_case": "yes"}, "param 'ignore_case'"),
+    ("pattern", {}, "param 'pattern' is required"),
+    ("answer", {"pattern": "sentence"}, "'letter', 'word' or 'line'"),
+    ("f1", {"answer_fn": "str.strip"}, "unknown param 'answer_fn'"),
+    ("multi_scorer", {"scorers": []}, "at least one entry"),
+    ("multi_scorer", {"scorers": ["numeric"]}, "combines inspect scorers"),
+    ("multi_scorer", {"scorers": ["match"], "reducer": "nonsense"}, "unknown reducer 'nonsense'"),
+    ("multi_scorer", {"reducer": "mode"}, "param 'scorers' is required"),
+])
+def test_bad_params_name_the_param_and_the_valid_ones(name, params, message):
+    with pytest.raises(ConfigError) as raised:
+        validate_scorer_params(name, params)
+    assert message in str(raised.value)
+
+
+def test_defaults_spelled_out_give_the_same_params():
+    assert validate_scorer_params("match", {}) == validate_scorer_params("match", {"location": "end", "ignore_case": True})
+    assert validate_scorer_params("match", {}) == {"location": "end", "ignore_case": True, "numeric": False}
