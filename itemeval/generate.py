@@ -87,6 +87,7 @@ def solution_row(condition: GenerateCondition, item: Item, epoch: int, result: S
         "solution_hash": text_hash(text),
         "blank": result.error is None and not (text or "").strip(),
         "stop_reason": result.stop_reason,
+        "logprobs": result.logprobs,
         "error": result.error,
         **result.usage,
         "usd": usd,

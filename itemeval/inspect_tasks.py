@@ -54,16 +54,17 @@ class _Journaling(Hooks):
 
 
 @contextlib.contextmanager
-def sample_sink(sink: SampleSink, *, log_prefix: Path) -> Iterator[None]:
+def sample_sink(sink: SampleSink, *, log_prefix: Path, logprob_tokens: int = 8) -> Iterator[None]:
     """Every sample finished inside this block is read into a SampleResult and passed to `sink`.
 
     Samples that never made their call (refused by the spend cap, cancelled by an interrupt) are
-    not passed on: their cells stay missing. `log_prefix` is prepended to each log file's name.
+    not passed on: their cells stay missing. `log_prefix` is prepended to each log file's name;
+    the first `logprob_tokens` generated tokens' logprobs are kept.
     """
     global _sink
 
     def forward(sample: EvalSample, log_name: str | None) -> None:
-        result = read_sample(sample, str(log_prefix / log_name) if log_name else None)
+        result = read_sample(sample, str(log_prefix / log_name) if log_name else None, logprob_tokens=logprob_tokens)
         if not result.skipped:
             sink(result)
 
@@ -185,7 +186,7 @@ def _frozen_heap() -> Iterator[None]:
 # ---- reading a finished sample -------------------------------------------------------------------------
 
 
-def read_sample(sample: EvalSample, log_file: str | None = None) -> SampleResult:
+def read_sample(sample: EvalSample, log_file: str | None = None, *, logprob_tokens: int = 8) -> SampleResult:
     """The plain values of a finished sample that a stage turns into a store row."""
     events = [event for event in sample.events if isinstance(event, ModelEvent)]
     last = events[-1] if events else None
@@ -203,8 +204,19 @@ def read_sample(sample: EvalSample, log_file: str | None = None) -> SampleResult
         effective_config=last.config.model_dump(exclude_none=True, exclude={"cache"}) if last else {},
         uuid=sample.uuid,
         log_file=log_file,
+        logprobs=_logprobs(sample, logprob_tokens) if has_output else None,
         skipped=bool(sample.metadata.get(SKIPPED_BY_BUDGET)) or _cancelled(sample),
     )
+
+
+def _logprobs(sample: EvalSample, tokens: int) -> list[dict[str, Any]] | None:
+    """The first `tokens` generated tokens' logprobs with their top alternatives; None when the provider sent none."""
+    logprobs = sample.output.choices[0].logprobs
+    if logprobs is None or not logprobs.content:
+        return None
+    return [{"token": lp.token, "logprob": lp.logprob,
+             "top": [{"token": top.token, "logprob": top.logprob} for top in lp.top_logprobs or []]}
+            for lp in logprobs.content[:tokens]]
 
 
 def _cancelled(sample: EvalSample) -> bool:

@@ -27,10 +27,13 @@ import anyio
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
+    Logprob,
+    Logprobs,
     ModelAPI,
     ModelCall,
     ModelOutput,
     ModelUsage,
+    TopLogprob,
     modelapi,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
@@ -190,6 +193,58 @@ def _slip(answer: Fraction, key: tuple[object, ...]) -> Fraction:
     return answer + offsets[int(unit("slip", *key) * len(offsets))]
 
 
+_CLAIM = re.compile(r"\bis\s+(?P<expr>[^?]+?)\s+(?P<op>greater than|more than|less than|equal to|at least|at most)"
+                    r"\s+(?P<number>-?\d+(?:\.\d+)?)", re.I)
+_BINARY_CUE = re.compile(r"\b(?:0 or 1|1 or 0)\b|\b1 if\b.*\b0\b", re.I | re.S)
+_COMPARE = {"greater than": operator.gt, "more than": operator.gt, "less than": operator.lt,
+            "equal to": operator.eq, "at least": operator.ge, "at most": operator.le}
+
+
+def find_claim(text: str) -> tuple[Problem, bool] | None:
+    """A yes/no arithmetic claim asked for as 0 or 1 ("Is 17 * 23 greater than 400? Answer 1 or 0."), with its truth."""
+    if not _BINARY_CUE.search(text):
+        return None
+    claim = _CLAIM.search(text)
+    problem = find_problem(claim["expr"]) if claim else None
+    if problem is None:
+        return None
+    return problem, bool(_COMPARE[claim["op"].lower()](problem.answer, Fraction(claim["number"])))
+
+
+def binary_reply(model: str, prompt: str, problem: Problem, truth: bool, *, temperature: float, epoch: int,
+                 seed: int | None) -> tuple[str, float]:
+    """"1" or "0" and the model's probability of that token: right answers tend to be the confident ones."""
+    key: tuple[object, ...] = (model, prompt, epoch, seed) if temperature > 0 else (model, prompt)
+    good = is_correct(model, prompt, problem, temperature=temperature, epoch=epoch, seed=seed)
+    said = truth if good else not truth
+    spread = unit("confidence", *key)
+    confidence = 0.62 + 0.37 * spread if good else 0.51 + 0.3 * spread
+    return ("1" if said else "0"), confidence
+
+
+_TOKEN = re.compile(r"\s?\w+|\s?[^\w\s]|\n")
+_FILLERS = (" the", ".", " a", "\n", " is", ",", " to", " of", " and", " in", " it", ":", " I", " that", " for",
+            " this", " we", " so", " be", " on")
+
+
+def token_logprobs(text: str, key: tuple[object, ...], *, top: int | None, first_probability: float | None = None,
+                   tokens: int = 32) -> list[tuple[str, float, list[tuple[str, float]]]]:
+    """Deterministic, plausible logprobs of a reply's first tokens: (token, logprob, top alternatives).
+
+    A binary answer ("0"/"1") puts the rest of its probability on the other label first, so a risk
+    scorer reads a real two-way split. `top` alternatives include the token itself, as OpenAI's do.
+    """
+    found = []
+    for index, token in enumerate(_TOKEN.findall(text)[:tokens]):
+        p = first_probability if index == 0 and first_probability is not None else 0.55 + 0.44 * unit("lp", *key, index)
+        others = ([("0" if token.strip() == "1" else "1", (1 - p) * 0.97)] if token.strip() in ("0", "1") else [])
+        rest = 1 - p - sum(q for _, q in others)
+        others += [(filler, rest * 0.5 ** (n + 1)) for n, filler in enumerate(f for f in _FILLERS if f != token)]
+        alternatives = sorted([(token, p), *others], key=lambda pair: -pair[1])[: top or 0]
+        found.append((token, math.log(p), [(t, math.log(q)) for t, q in alternatives]))
+    return found
+
+
 def solver_reply(
     model: str, prompt: str, *, temperature: float, epoch: int = 1, seed: int | None = None, problem_text: str | None = None
 ) -> str:
@@ -334,17 +389,21 @@ class OfflineModel(ModelAPI):
     async def count_text_tokens(self, text: str) -> int:
         return _tokens(text)  # inspect's default needs tiktoken files, which are not available offline
 
-    def _reply(self, prompt: str, last_user: str, config: GenerateConfig, epoch: int) -> str:
+    def _reply(self, prompt: str, last_user: str, config: GenerateConfig, epoch: int) -> tuple[str, float | None]:
+        """The reply, and the probability of its first token when that token is a 0/1 answer."""
         name = self.model_name
         settings = self._settings()
         if name == "fail" or unit("fail", name, prompt, epoch) < settings.fail_rate:
             raise RuntimeError(f"itemeval/{name}: injected failure")
         if name == "echo":
-            return last_user
+            return last_user, None
         if name.startswith("judge"):
-            return judge_reply(name, prompt, malformed_rate=settings.malformed_rate, scale=settings.scale)
+            return judge_reply(name, prompt, malformed_rate=settings.malformed_rate, scale=settings.scale), None
         temperature = DEFAULT_TEMPERATURE if config.temperature is None else config.temperature
-        return solver_reply(name, prompt, temperature=temperature, epoch=epoch, seed=config.seed, problem_text=last_user)
+        if claim := find_claim(last_user):
+            return binary_reply(name, prompt, *claim, temperature=temperature, epoch=epoch, seed=config.seed)
+        reply = solver_reply(name, prompt, temperature=temperature, epoch=epoch, seed=config.seed, problem_text=last_user)
+        return reply, None
 
     async def generate(
         self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
@@ -354,10 +413,16 @@ class OfflineModel(ModelAPI):
         prompt = "\n\n".join(m.text for m in input)
         last_user = next((m.text for m in reversed(input) if m.role == "user"), prompt)
         epoch = _current_epoch()
-        reply, stop = self._reply(prompt, last_user, config, epoch), "stop"
+        (reply, first_probability), stop = self._reply(prompt, last_user, config, epoch), "stop"
         if config.max_tokens is not None and _tokens(reply) > config.max_tokens:
             reply, stop = reply[: config.max_tokens * 4], "max_tokens"
         output = ModelOutput.from_content(model=self.model_name, content=reply, stop_reason=stop)
+        if config.logprobs:
+            found = token_logprobs(reply, (self.model_name, prompt, epoch), top=config.top_logprobs,
+                                   first_probability=first_probability)
+            output.choices[0].logprobs = Logprobs(content=[
+                Logprob(token=token, logprob=logprob, top_logprobs=[TopLogprob(token=t, logprob=lp) for t, lp in tops])
+                for token, logprob, tops in found])
         output.usage = ModelUsage(
             input_tokens=_tokens(prompt), output_tokens=_tokens(reply), total_tokens=_tokens(prompt) + _tokens(reply)
         )

@@ -29,6 +29,8 @@ class SampleResult:
     """The `.eval` log holding the sample's transcript, relative to the study directory."""
     skipped: bool = False
     """No row: the spend cap refused the call, or an interrupt cancelled it."""
+    logprobs: list[dict[str, Any]] | None = None
+    """The first generated tokens as {token, logprob, top: [{token, logprob}]}, when the call asked for them."""
 
 
 @dataclass

@@ -21,7 +21,7 @@ from .manifest import (
 from .outcomes import StageResult
 from .pricing import PriceTable, load_prices, total_usd
 from .records import GenerateCondition, GradeCondition, Item, TaskSpec
-from .runner import RowSink, Runner, cells_per_eval
+from .runner import RowSink, Runner, cells_per_eval, logprob_tokens
 from .store import read_store, upsert
 from .store.journal import pending_journal_rows, replay_journals
 from .store.lock import study_lock
@@ -57,7 +57,8 @@ class Run:
         self.prices: PriceTable = load_prices(study.pricing_path)
         self.manifest: Manifest | None = None
         self.cap: SpendCap | None = None
-        self.cells_per_eval = cells_per_eval()  # checked before anything is written
+        self.cells_per_eval = cells_per_eval()  # both checked before anything is written
+        self.logprob_tokens = logprob_tokens()
 
     def approve(self, lines: list[EstimateLine], ask: Ask | None, tell: Tell | None = None) -> None:
         """Show the estimate of exactly these cells, apply the spend gate, and arm the hard cap."""
@@ -90,7 +91,8 @@ class Run:
         runner = Runner(paths=paths, run_id=self.run_id,
                         log_dir=paths.logs_generate if self.stage == "generate" else paths.logs_grade,
                         display=self.options.display, cells_per_eval=self.cells_per_eval,
-                        gate_for=self._gate, stopped=lambda: self.cap is not None and self.cap.stopped)
+                        gate_for=self._gate, stopped=lambda: self.cap is not None and self.cap.stopped,
+                        logprob_tokens=self.logprob_tokens)
         execution = runner.execute(specs, sink)
         for condition in self.result.conditions:
             condition.failure = execution.failures.get(condition.condition_id, condition.failure)

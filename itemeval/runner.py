@@ -30,19 +30,32 @@ GateFor = Callable[[TaskSpec], "CallGate | None"]
 """The spend-cap gate of one task's calls, or None when the run is uncapped."""
 
 
+LOGPROB_TOKENS = 8
+"""Generated tokens whose logprobs a solution row keeps; `ITEMEVAL_LOGPROB_TOKENS` overrides it."""
+
+
 def cells_per_eval() -> int:
     """The batch size: ITEMEVAL_CELLS_PER_EVAL when set (a positive whole number), else CELLS_PER_EVAL."""
-    value = os.environ.get("ITEMEVAL_CELLS_PER_EVAL", "")
+    return _positive_setting("ITEMEVAL_CELLS_PER_EVAL", CELLS_PER_EVAL)
+
+
+def logprob_tokens() -> int:
+    """How many generated tokens' logprobs to keep: ITEMEVAL_LOGPROB_TOKENS when set, else LOGPROB_TOKENS."""
+    return _positive_setting("ITEMEVAL_LOGPROB_TOKENS", LOGPROB_TOKENS)
+
+
+def _positive_setting(name: str, default: int) -> int:
+    value = os.environ.get(name, "")
     if not value:
-        return CELLS_PER_EVAL
+        return default
     try:
-        cells = int(value)
+        number = int(value)
     except ValueError:
-        cells = 0
-    if cells < 1:
-        raise ConfigError(f"ITEMEVAL_CELLS_PER_EVAL={value!r} is not a positive whole number; "
-                          f"unset it for the default ({CELLS_PER_EVAL}) or give e.g. {CELLS_PER_EVAL}")
-    return cells
+        number = 0
+    if number < 1:
+        raise ConfigError(f"{name}={value!r} is not a positive whole number; "
+                          f"unset it for the default ({default}) or give e.g. {default}")
+    return number
 
 
 @dataclass
@@ -65,6 +78,7 @@ class Runner:
     gate_for: GateFor
     stopped: Callable[[], bool]
     """True once the spend cap has stopped the run: no further batch starts."""
+    logprob_tokens: int = LOGPROB_TOKENS
 
     def execute(self, specs: Sequence[TaskSpec], sink: RowSink) -> Execution:
         """Run the specs batch by batch; each batch's rows reach the store as it ends."""
@@ -94,7 +108,8 @@ class Runner:
             def on_sample(result: SampleResult) -> None:
                 journal.append(*sink(result))
 
-            with inspect_tasks.sample_sink(on_sample, log_prefix=self.log_dir.relative_to(self.paths.root)):
+            with inspect_tasks.sample_sink(on_sample, log_prefix=self.log_dir.relative_to(self.paths.root),
+                                           logprob_tokens=self.logprob_tokens):
                 failures = inspect_tasks.run_tasks(tasks, log_dir=self.log_dir, display=self.display,
                                                    max_tasks=max(1, min(len(tasks), 32)))
         if failures is None:

@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from itemeval.offline import find_problem, fmt
+from itemeval.offline import find_claim, find_problem, fmt, token_logprobs
 
 TRIGGERS = ("FAIL500", "RATE429", "HANG", "BAD400")
 CHAT_PATH = "/v1/chat/completions"
@@ -187,8 +187,11 @@ class OpenAIServer:
 
     def _completion(self, body: dict[str, Any]) -> dict[str, Any]:
         prompt = self._last_user(body)
-        problem = find_problem(prompt)
-        content = f"Computing it directly.\nANSWER: {fmt(problem.answer)}" if problem else self.reply_text
+        problem, claim = find_problem(prompt), find_claim(prompt)
+        if claim:
+            content = "1" if claim[1] else "0"
+        else:
+            content = f"Computing it directly.\nANSWER: {fmt(problem.answer)}" if problem else self.reply_text
         finish = "stop"
         limit = body.get("max_completion_tokens") or body.get("max_tokens")
         if limit and _tokens(content) > limit:
@@ -201,7 +204,8 @@ class OpenAIServer:
             "created": int(time.time()),
             "model": body.get("model", "unknown"),
             "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish, "logprobs": None}
+                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish,
+                 "logprobs": _wire_logprobs(content, prompt, body.get("top_logprobs"), claim) if body.get("logprobs") else None}
             ],
             "usage": {
                 "prompt_tokens": prompt_tokens,
@@ -211,6 +215,15 @@ class OpenAIServer:
                 "completion_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
             },
         }
+
+
+def _wire_logprobs(content: str, prompt: str, top: int | None, claim: Any) -> dict[str, Any]:
+    """Logprobs as OpenAI's chat completions send them: per token, its logprob, bytes and top alternatives."""
+    found = token_logprobs(content, ("server", prompt), top=top, first_probability=0.9 if claim else None)
+    return {"content": [
+        {"token": token, "logprob": logprob, "bytes": list(token.encode()),
+         "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in tops]}
+        for token, logprob, tops in found]}
 
 
 class _Handler(BaseHTTPRequestHandler):
