@@ -53,7 +53,7 @@ def estimate_grade_stored(study: Study, generate: list[GenerateCondition], grade
     if regenerated and not todo.empty:
         keys = zip(todo["gen_condition_id"], todo["item_id"], todo["epoch"].astype(int))
         todo = todo[[key not in regenerated for key in keys]].reset_index(drop=True)
-    specs = grade_stage.judge_specs(study, todo, [c for c in grade if c.kind == "judge"])
+    specs = grade_stage.judge_specs(study, todo, [c for c in grade if c.kind != "verifiable"])
     return grade_stage.estimate_lines(study, todo, grade, specs, prices)
 
 
@@ -70,14 +70,21 @@ def project_grading(study: Study, gen_specs: list[TaskSpec], gen_lines: list[Est
             lines.append(scorer_line(condition, calls))
             continue
         tokens = sum(
-            estimate_tokens(grade_stage.judge_prompt(condition, items[cell.metadata["item_id"]], ""))
-            + expected.get(spec.name, 0.0)
+            estimate_tokens(_grading_prompt(condition, items[cell.metadata["item_id"]])) + expected.get(spec.name, 0.0)
             for spec in gen_specs for cell in spec.cells
         )
-        lines.append(line_for("grade", condition.id, condition.slug, condition.grader_model, calls=calls,
-                              input_tokens=tokens, max_tokens=condition.judge_params.get("max_tokens"),
-                              observed=observed, prices=prices))
+        max_tokens = condition.judge_params.get("max_tokens") or condition.scorer_params.get("max_tokens")
+        for model in (condition.grader_model or "").split(","):  # a model-graded panel: each model grades
+            lines.append(line_for("grade", condition.id, condition.slug, model, calls=calls, input_tokens=tokens,
+                                  max_tokens=max_tokens, observed=observed, prices=prices))
     return lines
+
+
+def _grading_prompt(condition: GradeCondition, item: Item) -> str:
+    """What a grader reads besides the solution: the rendered rubric, or a model-graded scorer's question and target."""
+    if condition.kind == "model_graded":
+        return f"{item.input}\n{item.target}" + " " * 4 * grade_stage.MODEL_GRADED_TEMPLATE_TOKENS
+    return grade_stage.judge_prompt(condition, item, "")
 
 
 def run_estimate(study: Study, options: EstimateOptions) -> Estimate:

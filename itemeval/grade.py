@@ -10,13 +10,21 @@ import pandas as pd
 import pyarrow as pa
 
 from . import plan
-from .cost import EstimateLine, lines_for_specs, scorer_line
+from .config import CallLimits
+from .cost import (
+    EstimateLine,
+    estimate_tokens,
+    line_for,
+    lines_for_specs,
+    merge_lines,
+    scorer_line,
+)
 from .errors import ConfigError
 from .grid import matches, resolve_grader, select
 from .hashing import canonical_json
 from .judge import parse_judge_reply, with_format_suffix
 from .outcomes import ConditionRun, SampleResult, StageResult
-from .pricing import PriceTable, call_usd
+from .pricing import PriceTable, call_usd, total_usd
 from .prompts import render
 from .records import Cell, GenerateCondition, GradeCondition, Item, TaskSpec
 from .run import Ask, Run, StageOptions, Tell, open_run
@@ -28,6 +36,8 @@ from .store import read_store, upsert
 from .store.schemas import GRADES
 from .study import Study, extra_judges
 
+MODEL_GRADED_TEMPLATE_TOKENS = 250
+"""Tokens of inspect's model-graded template and instructions around the question, answer and criterion."""
 _VERIFIABLE_CHUNK = 50_000
 _NO_RESULT = ScoreResult(score=1.0, answer=None)  # a placeholder for the columns every row shares
 
@@ -45,15 +55,25 @@ class GradeOptions(StageOptions):
 
 def select_conditions(study: Study, options: GradeOptions) -> tuple[list[GenerateCondition], list[GradeCondition]]:
     """(generate conditions, grade conditions) this run covers, after --condition, --grader and --rubric."""
-    grade = study.grade + extra_judges(study, list(options.graders))
+    model_graded = [c for c in study.grade if c.kind == "model_graded"]
+    judge_names = [name for name in options.graders if not any(_graded_by(c, [name]) for c in model_graded)]
+    grade = study.grade + extra_judges(study, judge_names)
     if options.graders or options.rubrics:
-        grade = [c for c in grade if c.kind == "judge"
-                 and (not options.graders or c.grader_name in options.graders)
-                 and (not options.rubrics or c.rubric.ref in options.rubrics)]
+        grade = [c for c in grade if c.kind != "verifiable"
+                 and (not options.graders or _graded_by(c, options.graders))
+                 and (not options.rubrics or (c.rubric is not None and c.rubric.ref in options.rubrics))]
         if not grade:
             raise ConfigError(f"no judge condition matches --grader {list(options.graders)} --rubric {list(options.rubrics)}")
     gen_selectors, grade_selectors = _split_selectors(study.generate, grade, list(options.conditions))
     return select(study.generate, gen_selectors), select(grade, grade_selectors)
+
+
+def _graded_by(condition: GradeCondition, names: list[str] | tuple[str, ...]) -> bool:
+    """Whether `--grader` names this condition: a judge's grader name; a model-graded scorer's name or model."""
+    if condition.kind == "judge":
+        return condition.grader_name in names
+    models = (condition.grader_model or "").split(",")
+    return condition.kind == "model_graded" and (condition.scorer in names or any(m in names for m in models))
 
 
 def _split_selectors(generate: list[GenerateCondition], grade: list[GradeCondition],
@@ -199,7 +219,31 @@ def judge_row(condition: GradeCondition, outcome: SampleResult, *, run_id: str, 
     return row
 
 
+def model_graded_row(condition: GradeCondition, outcome: SampleResult, *, run_id: str, usd: float | None) -> dict[str, Any]:
+    """One grades row from a model-graded scorer's verdict on a replayed solution (or the error of its calls)."""
+    meta = outcome.metadata
+    key = (meta["gen_condition_id"], meta["item_id"], meta["replication"])
+    verdict = ScoreResult(**outcome.score) if outcome.error is None and outcome.score else None
+    row = verifiable_row(condition, key, meta["solution_hash"], verdict or _NO_RESULT, run_id=run_id)
+    usage = _summed(outcome.calls)
+    row.update(**usage, usd=usd, cache_hit=bool(outcome.calls) and all(cached for _, _, cached in outcome.calls),
+               latency_s=outcome.latency_s, log_file=outcome.log_file, error=outcome.error)
+    if verdict is None:
+        row.update(score=None, score_raw=None, parse_ok=None, parse_error=None, answer=None, explanation=None)
+    return row
+
+
+def _summed(calls: tuple[tuple[str, dict[str, int | None], bool], ...]) -> dict[str, int | None]:
+    """Tokens of every call, added up; a count no call reported stays unknown."""
+    total: dict[str, int | None] = {}
+    for _, usage, _ in calls:
+        for name, value in usage.items():
+            total[name] = value if total.get(name) is None else total[name] + (value or 0)
+    return total
+
+
 def judge_specs(study: Study, todo: pd.DataFrame, conditions: list[GradeCondition]) -> list[TaskSpec]:
+    """One inspect task per judge or model-graded condition with pending solutions."""
     items = {item.id: item for item in study.items}
     specs = []
     for condition in conditions:
@@ -210,20 +254,33 @@ def judge_specs(study: Study, todo: pd.DataFrame, conditions: list[GradeConditio
         for gen_id, frame in group.groupby("gen_condition_id", sort=False):
             texts = _solution_texts(study, gen_id)
             for item_id, epoch, solution_hash in zip(frame["item_id"], frame["epoch"], frame["solution_hash"]):
-                solution = texts.get((item_id, int(epoch))) or ""
-                cells.append(Cell(
-                    sample_id=f"{gen_id}/{item_id}#{int(epoch)}",
-                    prompt=judge_prompt(condition, items[item_id], solution),
-                    metadata={"grade_condition_id": condition.id, "gen_condition_id": gen_id, "item_id": item_id,
-                              "replication": int(epoch), "solution_hash": solution_hash},
-                ))
-        specs.append(TaskSpec(name=condition.id, model=condition.grader_model, config=_judge_config(study, condition),
-                              cells=cells, cache_scope=condition.id if study.config.cache else None,
-                              metadata={"itemeval_stage": "grade", "grade_condition_id": condition.id}))
+                cells.append(_grading_cell(condition, items[item_id], gen_id, int(epoch), solution_hash,
+                                           texts.get((item_id, int(epoch))) or ""))
+        model_graded = condition.kind == "model_graded"
+        specs.append(TaskSpec(
+            name=condition.id, model=(condition.grader_model or "").split(",")[0], config=_judge_config(study, condition),
+            cells=cells, cache_scope=condition.id if study.config.cache else None,
+            metadata={"itemeval_stage": "grade", "grade_condition_id": condition.id},
+            scorer={"name": condition.scorer, "params": condition.scorer_params} if model_graded else None))
     return specs
 
 
+def _grading_cell(condition: GradeCondition, item: Item, gen_id: str, epoch: int, solution_hash: str,
+                  solution: str) -> Cell:
+    """A judge sees the rendered rubric; a model-graded scorer sees the item's input and replays the solution."""
+    metadata = {"grade_condition_id": condition.id, "gen_condition_id": gen_id, "item_id": item.id,
+                "replication": epoch, "solution_hash": solution_hash}
+    if condition.kind == "model_graded":
+        return Cell(sample_id=f"{gen_id}/{item.id}#{epoch}", prompt=item.input,
+                    metadata={**metadata, "solution": solution, "targets": list(item.targets)})
+    return Cell(sample_id=f"{gen_id}/{item.id}#{epoch}", prompt=judge_prompt(condition, item, solution),
+                metadata=metadata)
+
+
 def _judge_config(study: Study, condition: GradeCondition) -> dict[str, Any]:
+    if condition.kind == "model_graded":  # the limits of `graders:` defaults; the scorer's models carry them
+        max_tokens = condition.scorer_params.get("max_tokens")
+        return {**CallLimits().inspect_limits(), **({"max_tokens": max_tokens} if max_tokens else {})}
     # A bare model id used as a grader gets the `graders:` defaults too: inspect alone retries forever.
     grader = resolve_grader(condition.grader_name, study.config.graders)
     batch = study.config.budget.batch
@@ -237,8 +294,13 @@ def _judge_sink(conditions: list[GradeCondition], run: Run) -> RowSink:
 
     def to_row(outcome: SampleResult) -> tuple[str, dict[str, Any]]:
         condition = by_id[outcome.metadata["grade_condition_id"]]
-        usd = call_usd(run.prices.lookup(condition.grader_model), outcome.usage, cache_hit=outcome.cache_hit)
-        row = judge_row(condition, outcome, run_id=run.run_id, usd=usd)
+        if condition.kind == "model_graded":
+            usd = total_usd(call_usd(run.prices.lookup(model), usage, cache_hit=cached)
+                            for model, usage, cached in outcome.calls)
+            row = model_graded_row(condition, outcome, run_id=run.run_id, usd=usd)
+        else:
+            usd = call_usd(run.prices.lookup(condition.grader_model), outcome.usage, cache_hit=outcome.cache_hit)
+            row = judge_row(condition, outcome, run_id=run.run_id, usd=usd)
         summaries[condition.id].add(row)
         return "grades", row
 
@@ -250,12 +312,23 @@ def _judge_sink(conditions: list[GradeCondition], run: Run) -> RowSink:
 
 def estimate_lines(study: Study, todo: pd.DataFrame, grade: list[GradeCondition], specs: list[TaskSpec],
                    prices: PriceTable) -> list[EstimateLine]:
-    """The estimate of exactly this plan: judges by their rendered prompts, scorers at no cost."""
-    lines = lines_for_specs("grade", specs, {c.id: c.slug for c in grade},
-                            observed=observed_lengths(study, "grade"), prices=prices)
+    """The estimate of exactly this plan: judges by their rendered prompts, scorers at no cost, and each model of a
+    model-graded scorer by the question, solution and target it is shown (plus its template)."""
+    observed = observed_lengths(study, "grade")
+    lines = lines_for_specs("grade", [s for s in specs if s.scorer is None], {c.id: c.slug for c in grade},
+                            observed=observed, prices=prices)
+    by_id = {c.id: c for c in grade}
+    for spec in (s for s in specs if s.scorer is not None):
+        condition = by_id[spec.name]
+        tokens = sum(estimate_tokens(f"{cell.prompt}\n{cell.metadata['solution']}\n{cell.metadata['targets']}")
+                     + MODEL_GRADED_TEMPLATE_TOKENS for cell in spec.cells)
+        for model in (condition.grader_model or "").split(","):
+            lines.append(line_for("grade", condition.id, condition.slug, model, calls=len(spec.cells),
+                                  input_tokens=tokens, max_tokens=spec.config.get("max_tokens"), observed=observed,
+                                  prices=prices))
     for condition in (c for c in grade if c.kind == "verifiable"):
         lines.append(scorer_line(condition, int((todo["grade_condition_id"] == condition.id).sum())))
-    return lines
+    return merge_lines(lines)
 
 
 def run_grade(study: Study, options: GradeOptions, *, ask: Ask | None = None, tell: Tell | None = None) -> StageResult:
@@ -269,7 +342,7 @@ def run_grade(study: Study, options: GradeOptions, *, ask: Ask | None = None, te
         result.conditions = [ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in grade]
         if todo.empty:
             return result
-        judges = [c for c in grade if c.kind == "judge"]
+        judges = [c for c in grade if c.kind != "verifiable"]
         specs = judge_specs(study, todo, judges)
         run.approve(estimate_lines(study, todo, grade, specs, run.prices), ask, tell)
         run.begin(generate, grade)

@@ -129,14 +129,20 @@ def verifiable_conditions(config: StudyConfig, config_dir: Path | None = None) -
         if "choices" in spec.needs and not config.benchmark.mapping.choices:
             raise ConfigError(f"facets.scorer[{index}]: scorer {name!r} needs each item's options: set "
                               "benchmark.mapping.choices to a column holding a list of option texts")
-        payload = {"scorer": name, "params": params, "rule_version": spec.rule_version}
+        graded = spec.family == "model_graded"
+        if graded:
+            params = _inline_template(params, config_dir, index)
+        payload = {"scorer": name, "params": params, "rule_version": spec.rule_version,
+                   **({"temperature": JUDGE_TEMPERATURE} if graded else {})}
         slug = f"scorer_{slug_part(name)}"
         if names.count(name) > 1:
             slug += "-" + sha256_hex(canonical_json(params))[:4]
+        models = ([params["model"]] if isinstance(params["model"], str) else params["model"]) if graded else []
         conditions.append(
             GradeCondition(
-                id=condition_id(slug, payload), slug=slug, kind="verifiable", payload=payload,
-                scorer=name, scorer_params=params,
+                id=condition_id(slug, payload), slug=slug, kind="model_graded" if graded else "verifiable",
+                payload=payload, scorer=name, scorer_params=params,
+                grader_name=name if graded else None, grader_model=",".join(models) or None,
             )
         )
     _check_distinct(conditions, "facets.scorer")
@@ -166,6 +172,19 @@ def select(conditions: list[Any], selectors: list[str]) -> list[Any]:
 def matches(condition: Any, selector: str) -> bool:
     """Whether a --condition selector names the condition: its exact id, an id prefix or its slug."""
     return condition.id == selector or condition.slug == selector or condition.id.startswith(selector)
+
+
+def _inline_template(params: dict[str, Any], config_dir: Path | None, index: int) -> dict[str, Any]:
+    """A model-graded `template` naming a file (relative to the config) is replaced by its text, so editing the
+    file changes the condition's id like editing a rubric does."""
+    template = params.get("template")
+    if not template or "\n" in template or "{" in template:
+        return params
+    path = (config_dir or Path.cwd()) / template
+    if not path.is_file():
+        raise ConfigError(f"facets.scorer[{index}]: template {template!r} is neither a template text (with "
+                          f"{{question}}, {{answer}}, {{criterion}}) nor a file at {path}")
+    return {**params, "template": path.read_text(encoding="utf-8")}
 
 
 def check_logprobs(generate: list[GenerateCondition], grade: list[GradeCondition], config_dir: Path | None) -> None:

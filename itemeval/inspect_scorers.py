@@ -14,7 +14,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal, Union
 
-from inspect_ai.model import ChatMessageUser, ModelOutput
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelOutput,
+    get_model,
+)
 from inspect_ai.scorer import (
     Score,
     Target,
@@ -24,6 +30,8 @@ from inspect_ai.scorer import (
     f1,
     includes,
     match,
+    model_graded_fact,
+    model_graded_qa,
     multi_scorer,
     pattern,
 )
@@ -195,12 +203,14 @@ def to_result(score: Score | None, solution: str) -> ScoreResult:
     if score is None:
         return ScoreResult(score=None, answer=None, parse_error="unscored", explanation="the scorer returned no score")
     explanation = None if score.explanation == solution else score.explanation
-    meta = dict(score.metadata or {})
+    # The grader's conversation (model-graded scorers) is in the .eval log already; the rest is stored as JSON.
+    meta = {key: _plain(value) for key, value in (score.metadata or {}).items() if key != "grading"}
     if score.reason:
         meta["reason"] = str(score.reason)
     value = score.value
     raw = _raw(value)
-    common = {"answer": score.answer, "explanation": explanation, "raw": raw, "metadata": meta or None}
+    answer = None if score.answer == solution else score.answer  # the whole solution is in the solutions store
+    common = {"answer": answer, "explanation": explanation, "raw": raw, "metadata": meta or None}
     if isinstance(value, float) and math.isnan(value):
         return ScoreResult(score=None, parse_error="unscored", **common)
     if isinstance(value, (list, dict)):
@@ -208,6 +218,19 @@ def to_result(score: Score | None, solution: str) -> ScoreResult:
     if isinstance(value, str) and not _is_known(value):
         return ScoreResult(score=None, parse_error="score_not_numeric", **common)
     return ScoreResult(score=_TO_FLOAT(value), **common)
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-able copy of a metadata value (pydantic models dumped, other objects as text)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
 
 
 def _raw(value: Any) -> str | None:
@@ -297,3 +320,45 @@ def score_entry(name: str, params: dict[str, Any], rows: Sequence[tuple[str, Sco
     scorer = build(name, params, config_dir)
     batch = [Row(solution, context, item_id, epoch) for solution, context, item_id, epoch in rows]
     return score_rows(scorer, batch, light_output=_only_catalogue(name, params), mark_choices=_choice_setting(name, params))
+
+
+# ---- model-graded scorers: graders that run as grade tasks ----------------------------------------------------------
+
+MODEL_GRADED = {"model_graded_qa": model_graded_qa, "model_graded_fact": model_graded_fact}
+GRADER_TEMPERATURE = 0.0
+"""Like itemeval's judges, model-graded scorers grade at temperature 0, so a re-grade repeats and caches."""
+
+
+class _ModelGradedParams(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    model: Union[str, list[str]]
+    """The grader's inspect model id, or several for a panel whose grades `reducer` combines."""
+    template: str | None = None
+    instructions: str | None = None
+    grade_pattern: str | None = None
+    partial_credit: bool = False
+    reducer: str = "majority"
+    max_tokens: int | None = None
+    """Most tokens a grader reply may have (a capped run sends one in any case)."""
+
+
+def model_graded_spec(name: str) -> ScorerSpec:
+    return ScorerSpec(fn=None, params_model=_ModelGradedParams, rule_version=RULE_VERSION, family="model_graded")
+
+
+def grader_models(params: Mapping[str, Any]) -> list[str]:
+    model = params["model"]
+    return [model] if isinstance(model, str) else list(model)
+
+
+def build_model_graded(name: str, params: Mapping[str, Any], *, config: Mapping[str, Any],
+                       cache_scope: str | None) -> Any:
+    """inspect's model-graded scorer whose grader models carry the grade task's limits, cache and temperature."""
+    generate = {key: value for key, value in config.items()
+                if key in ("max_retries", "timeout", "attempt_timeout", "max_connections", "max_tokens")}
+    cache = CachePolicy(expiry=None, per_epoch=False, scopes={"condition": cache_scope}) if cache_scope else None
+    models = [get_model(model, config=GenerateConfig(temperature=GRADER_TEMPERATURE, cache=cache, **generate),
+                        memoize=False)
+              for model in grader_models(params)]
+    options = {key: params[key] for key in ("template", "instructions", "grade_pattern", "partial_credit")}
+    return MODEL_GRADED[name](**options, model=models if len(models) > 1 else models[0], reducer=params["reducer"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -14,7 +15,14 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.event import ModelEvent
 from inspect_ai.hooks import Hooks, SampleEnd, TaskStart, hooks
 from inspect_ai.log import EvalLog, EvalSample, transcript
-from inspect_ai.model import CachePolicy, ChatMessageUser, GenerateConfig, get_model
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelOutput,
+    get_model,
+)
+from inspect_ai.scorer import Target
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from .budget import CallGate
@@ -27,6 +35,7 @@ except ImportError:  # pragma: no cover - a later inspect moved it; rows then ca
     eval_log_name = None
 
 SKIPPED_BY_BUDGET = "itemeval_budget_skipped"
+VERDICT = "itemeval_verdict"  # where a replay task's solver leaves the model-graded scorer's ScoreResult
 # What setting up one condition's model can raise (unknown provider, missing key or package); such a
 # condition fails alone while the others run.
 TASK_BUILD_ERRORS = (PrerequisiteError, ValueError, RuntimeError, ImportError)
@@ -108,14 +117,57 @@ def _last_call_was_cached() -> bool:
     return bool(events and events[-1].cache == "read")
 
 
+@solver
+def _replay_and_score(scorer: Any, gate: CallGate | None) -> Solver:
+    """The stored solution as the model's output, then inspect's model-graded scorer on it (its calls are the cost)."""
+    from .inspect_scorers import to_result
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        solution = state.metadata["solution"]
+        state.output = ModelOutput.from_content(model=str(state.model), content=solution)
+        state.messages.append(state.output.message)
+        key = str(state.sample_id)
+        if gate is not None and not await gate.acquire(key, f"{state.input_text}\n{solution}\n{state.metadata['targets']}"):
+            state.metadata[SKIPPED_BY_BUDGET] = True
+            state.completed = True
+            return state
+        try:
+            score = await scorer(state, Target(list(state.metadata["targets"])))
+        finally:
+            if gate is not None:
+                await gate.release(key, _summed_usage(), _last_call_was_cached())
+        state.metadata[VERDICT] = asdict(to_result(score, solution))  # plain values: the log stores metadata as JSON
+        return state
+
+    return solve
+
+
+def _summed_usage() -> dict[str, int | None]:
+    """The usage of every model call of the running sample, added up."""
+    total: dict[str, int | None] = dict.fromkeys(_usage(None), 0)
+    for event in transcript().events:
+        if isinstance(event, ModelEvent) and event.cache != "read":
+            for name, value in _usage(event.output.usage).items():
+                total[name] = (total[name] or 0) + (value or 0)
+    return total
+
+
 def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
     samples = [
         Sample(id=cell.sample_id, input=[ChatMessageUser(content=cell.prompt)], metadata=cell.metadata)
         for cell in spec.cells
     ]
+    if spec.scorer is not None:
+        from .inspect_scorers import build_model_graded
+
+        scorer = build_model_graded(spec.scorer["name"], spec.scorer["params"], config=spec.config,
+                                    cache_scope=spec.cache_scope)
+        step = _replay_and_score(scorer, gate)
+    else:
+        step = _generate_once(spec.cache_scope, gate)
     return Task(
         dataset=MemoryDataset(samples, name=spec.name),
-        solver=[_generate_once(spec.cache_scope, gate)],
+        solver=[step],
         name=spec.name,
         model=_model(spec.model),
         config=GenerateConfig(**spec.config),
@@ -206,6 +258,8 @@ def read_sample(sample: EvalSample, log_file: str | None = None, *, logprob_toke
         log_file=log_file,
         logprobs=_logprobs(sample, logprob_tokens) if has_output else None,
         skipped=bool(sample.metadata.get(SKIPPED_BY_BUDGET)) or _cancelled(sample),
+        calls=tuple((str(event.model), _usage(event.output.usage), event.cache == "read") for event in events),
+        score=sample.metadata.get(VERDICT),
     )
 
 

@@ -268,10 +268,12 @@ def solver_reply(
 
 _FINAL = re.compile(r"ANSWER:[ \t]*([^\n]*)", re.I)
 _REFERENCE = re.compile(
-    r"\b(?:reference(?:[ \t]+(?:answer|solution))?|target(?:[ \t]+answer)?|(?:expected|correct|gold)[ \t]+answer)"
+    r"(?:\b(?:reference(?:[ \t]+(?:answer|solution))?|target(?:[ \t]+answer)?|(?:expected|correct|gold)[ \t]+answer)"
+    r"|\[(?:criterion|expert)\])"  # inspect's model_graded_qa / model_graded_fact templates
     r"[ \t*_]*(?:[:=]|\n)\s*([^\n]+)",
     re.I,
 )
+_GRADE_PROTOCOL = re.compile(r"GRADE: \$LETTER")
 
 
 def _number(text: str) -> float | None:
@@ -306,9 +308,15 @@ def judge_verdict(model: str, text: str) -> tuple[int, str]:
 
 
 def judge_reply(model: str, text: str, *, malformed_rate: float, scale: int = 1) -> str:
-    """A short review ending in a fenced JSON verdict, malformed for a `malformed_rate` share of inputs."""
+    """A short review ending in a fenced JSON verdict, malformed for a `malformed_rate` share of inputs.
+
+    Asked in inspect's model-graded protocol (`GRADE: $LETTER`), it ends with `GRADE: C` or `GRADE: I` instead.
+    """
     score, reason = judge_verdict(model, text)
     lines = ["I compared the candidate's final answer with the reference.", reason]
+    if _GRADE_PROTOCOL.search(text):
+        malformed = unit("malformed", model, text) < malformed_rate
+        return "\n".join(lines + ["I cannot settle on a grade." if malformed else f"GRADE: {'C' if score else 'I'}"])
     if unit("malformed", model, text) < malformed_rate:
         kind = int(unit("malformed-kind", model, text) * 3)
         if kind == 0:  # no JSON object at all

@@ -31,6 +31,10 @@ class SampleResult:
     """No row: the spend cap refused the call, or an interrupt cancelled it."""
     logprobs: list[dict[str, Any]] | None = None
     """The first generated tokens as {token, logprob, top: [{token, logprob}]}, when the call asked for them."""
+    calls: tuple[tuple[str, dict[str, int | None], bool], ...] = ()
+    """Every model call of the sample as (model, usage, served from the cache): a model-graded scorer may make several."""
+    score: Any = None
+    """A model-graded scorer's verdict on the replayed solution (a scorers.ScoreResult)."""
 
 
 @dataclass

@@ -64,6 +64,16 @@ def call_usd(price: Price | None, usage: Mapping[str, int | None] | None, *, cac
                       usage.get("cache_read_tokens") or 0, usage.get("cache_write_tokens") or 0)
 
 
+def panel_price(prices: list[Price | None]) -> Price | None:
+    """One price whose rates are the sum of several models' rates: what a call to each of them costs at most."""
+    if not prices or any(price is None for price in prices):
+        return None
+    known = [price for price in prices if price is not None]
+    return Price(input=sum(p.input for p in known), output=sum(p.output for p in known),
+                 cache_read=sum(p.input if p.cache_read is None else p.cache_read for p in known),
+                 cache_write=sum(p.input if p.cache_write is None else p.cache_write for p in known))
+
+
 def total_usd(values: Iterable[float | None]) -> float | None:
     """A sum that is unknown when any part is (an unpriced model), never a fake $0."""
     total = 0.0

@@ -99,11 +99,11 @@ class GenerateCondition:
 
 @dataclass(frozen=True)
 class GradeCondition:
-    """A judge (grader × rubric) or a verifiable scorer applied to stored solutions, with its content-hashed id."""
+    """A judge (grader × rubric), a verifiable scorer or a model-graded inspect scorer over stored solutions."""
 
     id: str
     slug: str
-    kind: Literal["judge", "verifiable"]
+    kind: Literal["judge", "verifiable", "model_graded"]
     payload: dict[str, Any]
     # judge conditions
     grader_name: str | None = None
@@ -134,3 +134,6 @@ class TaskSpec:
     cells: Sequence[Cell]
     cache_scope: str | None  # None: no response cache; else the scope that keeps conditions apart
     metadata: dict[str, Any]
+    scorer: dict[str, Any] | None = None
+    """A model-graded scorer entry ({name, params}): the task replays each cell's stored solution (metadata
+    `solution`, `targets`) and inspect's scorer makes the model calls, instead of one generate() per cell."""

@@ -19,7 +19,7 @@ from .manifest import (
     start_manifest,
 )
 from .outcomes import StageResult
-from .pricing import PriceTable, load_prices, total_usd
+from .pricing import Price, PriceTable, load_prices, panel_price, total_usd
 from .records import GenerateCondition, GradeCondition, Item, TaskSpec
 from .runner import RowSink, Runner, cells_per_eval, logprob_tokens
 from .store import read_store, upsert
@@ -104,7 +104,15 @@ class Run:
     def _gate(self, spec: TaskSpec) -> PricedGate | None:
         if self.cap is None:
             return None
-        return PricedGate(cap=self.cap, price=self.prices.lookup(spec.model), max_tokens=spec.config.get("max_tokens"))
+        return PricedGate(cap=self.cap, price=self._price(spec), max_tokens=spec.config.get("max_tokens"))
+
+    def _price(self, spec: TaskSpec) -> Price | None:
+        """The task's model's price; a model-graded panel's models all grade each sample, so their rates add up
+        (a conservative bound that the cap holds to: actual usage is priced at the summed rates too)."""
+        if spec.scorer is None:
+            return self.prices.lookup(spec.model)
+        model = spec.scorer["params"]["model"]
+        return panel_price([self.prices.lookup(m) for m in ([model] if isinstance(model, str) else model)])
 
     def finish(self) -> None:
         if self.manifest is None:

@@ -106,7 +106,14 @@ class Runner:
         with JournalWriter(self.paths, self.run_id) as journal:
 
             def on_sample(result: SampleResult) -> None:
-                journal.append(*sink(result))
+                # inspect swallows a hook's exception, so one here would silently lose a paid row: record it
+                # as the condition's failure (exit 1) instead.
+                try:
+                    journal.append(*sink(result))
+                except Exception as exc:  # noqa: BLE001 - any failure to store a finished sample
+                    condition = result.metadata.get("grade_condition_id") or result.metadata.get("condition_id")
+                    execution.failures.setdefault(str(condition), f"a finished sample could not be stored: "
+                                                                  f"{type(exc).__name__}: {exc}")
 
             with inspect_tasks.sample_sink(on_sample, log_prefix=self.log_dir.relative_to(self.paths.root),
                                            logprob_tokens=self.logprob_tokens):

@@ -63,7 +63,7 @@ def test_inspect_scorers_by_name_grade_stored_solutions_with_list_targets(tmp_pa
     assert includes.loc["q1", "score_raw"] == "C" and includes.loc["q3", "score_raw"] == "I"
     match = table[table["scorer"] == "match"].set_index("item_id")
     assert match["score"].to_dict() == {"q1": 1.0, "q2": 1.0, "q3": 1.0}
-    assert includes["parse_ok"].all() and includes["answer"].notna().all()
+    assert includes["parse_ok"].all() and includes["answer"].isna().all()  # inspect read the whole solution
     f1 = table[table["scorer"] == "f1"]
     assert f1["score"].between(0, 1).all() and f1["score_raw"].notna().all()
     assert run(capsys, "grade", str(path))["totals"]["rows"] == 0  # resumable: nothing left
