@@ -9,6 +9,9 @@ Targets (issues 4 and 5):
 - a second `grade` on a fully graded 24,000-solution study: no model call, <= 2 s wall.
 - judge grading of 2,000 solutions with `itemeval/judge` vs a plain inspect `eval()` of the same 2,000
   judge prompts (benchmarks/plain_inspect.py, sample logging on): wall ratio <= 1.10.
+- inspect-ai's scorers by name (issue 12): `match` + `includes` + `answer` over the same 100,000 solutions,
+  end to end, <= 3x the `numeric` grade of the same run; peak RSS <= 500 MB. `f1` is reported per grade
+  over 10,000 solutions: its cost is inspect's own per-token normalisation, which itemeval runs unchanged.
 """
 
 from __future__ import annotations
@@ -18,11 +21,30 @@ import json
 import sys
 from pathlib import Path
 
-from common import (BENCH_DIR, Result, assert_transcripts, itemeval, median, overhead_results, python_script,
-                    remove_store, report, restore, say, snapshot, stage_rows, study_dir, temp_dir, write_grid_study,
-                    write_solutions, write_study)
+from common import (
+    BENCH_DIR,
+    Result,
+    assert_transcripts,
+    itemeval,
+    median,
+    overhead_results,
+    python_script,
+    remove_store,
+    report,
+    restore,
+    say,
+    snapshot,
+    stage_rows,
+    study_dir,
+    temp_dir,
+    write_grid_study,
+    write_solutions,
+    write_study,
+)
 
 MAX_VERIFIABLE_S, MAX_NOOP_S, MAX_JUDGE_RATIO = 5.0, 2.0, 1.10
+MAX_INSPECT_RATIO, MAX_INSPECT_PEAK_MB = 3.0, 500.0
+INSPECT_SCORERS = "[match, includes, {name: answer, params: {pattern: line}}]"
 
 
 def verifiable(repeats: int) -> list[Result]:
@@ -51,6 +73,53 @@ def verifiable(repeats: int) -> list[Result]:
                    detail=f"{rows / median(walls):,.0f} grades/s, peak {peak:.0f} MB"),
             Result(f"no-op grade, {rows:,} graded solutions", median(noops), "s", None, samples=noops),
         ]
+
+
+def inspect_scorers(repeats: int) -> list[Result]:
+    """inspect's scorers over 100,000 stored solutions against `numeric` over the same solutions, in one run."""
+    with temp_dir("grade-inspect") as root:
+        models = [f"itemeval/arith-{n}" for n in (50, 60, 70, 80, 90)]
+        numeric_config = write_study(root, items=10_000, models=models, prompts=["builtin:minimal", "builtin:standard"])
+        rows = write_solutions(numeric_config, root)
+        inspect_config = root / "inspect.yaml"
+        inspect_config.write_text(numeric_config.read_text().replace("scorer: numeric", f"scorer: {INSPECT_SCORERS}"))
+        study = study_dir(root)
+        ratios, peak, walls = [], 0.0, {"numeric": [], "inspect": []}
+        for rep in range(repeats):
+            for side in (("numeric", "inspect") if rep % 2 == 0 else ("inspect", "numeric")):
+                remove_store(study, "grades")
+                run = itemeval("grade", numeric_config if side == "numeric" else inspect_config, "--json", root=root,
+                               memory=True)
+                expected = rows if side == "numeric" else 3 * rows
+                if stage_rows(run.stdout) != expected:
+                    raise RuntimeError(f"{side} grade wrote {stage_rows(run.stdout)} rows, expected {expected}")
+                walls[side].append(run.wall_s)
+                if side == "inspect":
+                    peak = max(peak, run.peak_rss_mb)
+            ratios.append(walls["inspect"][-1] / walls["numeric"][-1])
+            say(f"  pair {rep + 1}: numeric {walls['numeric'][-1]:.1f} s, match+includes+answer "
+                f"{walls['inspect'][-1]:.1f} s (ratio {ratios[-1]:.2f}), peak {peak:.0f} MB")
+        f1_us = _f1_cost(root, models)
+        return [
+            Result(f"inspect scorers x3, {rows:,} solutions / numeric", median(ratios), "x", MAX_INSPECT_RATIO,
+                   samples=ratios, detail=f"{median(walls['inspect']):.1f} s vs {median(walls['numeric']):.1f} s"),
+            Result("inspect scorers x3, peak RSS", peak, "MB", MAX_INSPECT_PEAK_MB),
+            Result("f1 per grade (inspect's normalisation)", f1_us, "us", None),
+        ]
+
+
+def _f1_cost(root: Path, models: list[str]) -> float:
+    """Microseconds per f1 grade beyond a numeric grade, over 10,000 solutions."""
+    with temp_dir("grade-f1") as f1_root:
+        config = write_study(f1_root, items=1_000, models=models, prompts=["builtin:minimal", "builtin:standard"],
+                             scorer="[numeric, f1]")
+        rows = write_solutions(config, f1_root)
+        both = itemeval("grade", config, "--json", root=f1_root)
+        remove_store(study_dir(f1_root), "grades")
+        config.write_text(config.read_text().replace("scorer: [numeric, f1]", "scorer: numeric"))
+        numeric = itemeval("grade", config, "--json", root=f1_root)
+        say(f"  f1 + numeric {both.wall_s:.1f} s, numeric alone {numeric.wall_s:.1f} s over {rows:,} solutions")
+        return max(0.0, both.wall_s - numeric.wall_s) / rows * 1e6
 
 
 def noop(repeats: int) -> list[Result]:
@@ -119,12 +188,12 @@ def judge(repeats: int) -> list[Result]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure (the median is reported)")
-    parser.add_argument("--only", choices=["verifiable", "noop", "judge"], action="append")
+    parser.add_argument("--only", choices=["verifiable", "noop", "judge", "inspect"], action="append")
     args = parser.parse_args(argv)
-    chosen = args.only or ["verifiable", "noop", "judge"]
+    chosen = args.only or ["verifiable", "noop", "judge", "inspect"]
     results = []
     for name in chosen:
-        results += {"verifiable": verifiable, "noop": noop, "judge": judge}[name](args.repeats)
+        results += {"verifiable": verifiable, "noop": noop, "judge": judge, "inspect": inspect_scorers}[name](args.repeats)
     return report(results)
 
 

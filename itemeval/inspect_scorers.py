@@ -41,6 +41,7 @@ from inspect_ai.solver._multiple_choice import (
     parse_answers,
     set_choices_based_on_generated_response,
 )
+from inspect_ai.solver._task_state import Choices
 from pydantic import BaseModel, ConfigDict, create_model
 
 from .errors import ConfigError
@@ -58,6 +59,7 @@ RULE_VERSION = f"inspect-ai=={metadata.version('inspect-ai')}"
 
 _MODEL = "itemeval/stored"  # the model name on rebuilt states; the scorers never call it
 _TO_FLOAT = value_to_float()
+_LETTERS = {letter: _TO_FLOAT(letter) for letter in ("C", "I", "P", "N")}
 
 
 # ---- params: validated against each scorer's own signature -------------------------------------------------
@@ -136,14 +138,8 @@ def load_user_scorer(ref: str, config_dir: Path) -> UserScorer:
 # ---- scoring --------------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Row:
-    """One stored solution to score: its text, its item's context and the cell's key."""
-
-    solution: str
-    context: ScoreContext
-    item_id: str
-    epoch: int
+Row = tuple[str, ScoreContext, str, int]
+"""One stored solution to score: (its text, its item's context, item id, epoch)."""
 
 
 class _StoredOutput:
@@ -165,32 +161,53 @@ def score_rows(scorer: Callable[..., Any], rows: Sequence[Row], *, light_output:
 
 async def _score_rows(scorer: Callable[..., Any], rows: Sequence[Row], *, light_output: bool,
                       mark_choices: bool | None) -> list[ScoreResult]:
-    results = []
+    results: list[ScoreResult] = []
     targets: dict[tuple[str, ...], Target] = {}
-    for row in rows:
-        state = _state(row, light_output=light_output)
+    for solution, context, item_id, epoch in rows:  # the hot loop of a large grade: kept free of calls it can avoid
+        if light_output:
+            state = _SHARED_STATES.get((item_id, context.input)) or _new_shared_state(solution, context, item_id, epoch)
+            state.output = _StoredOutput(solution)
+            if context.choices:
+                state.choices = Choices(list(context.choices))  # fresh marks for this reply
+        else:
+            state = _state(solution, context, item_id, epoch, light_output=False)
         if mark_choices is not None and state.choices:
             answers = parse_answers(state, mark_choices)
             if answers:
                 set_choices_based_on_generated_response(state, answers)
-        target = targets.get(row.context.targets)
+        target = targets.get(context.targets)
         if target is None:
-            target = targets[row.context.targets] = Target(list(row.context.targets))
+            target = targets[context.targets] = Target(list(context.targets))
         try:
             score = await scorer(state, target)
         except Exception as exc:  # noqa: BLE001 - a scorer's own failure on one row is that row's error
             results.append(ScoreResult(score=None, answer=None, parse_error="scorer_error",
                                        explanation=f"{type(exc).__name__}: {exc}"))
             continue
-        results.append(to_result(score, row.solution))
+        results.append(to_result(score, solution))
     return results
 
 
-def _state(row: Row, *, light_output: bool) -> TaskState:
-    state = TaskState(model=_MODEL, sample_id=row.item_id, epoch=row.epoch, input=row.context.input or " ",
-                      messages=[ChatMessageUser(content=row.context.input or " ")],
-                      choices=list(row.context.choices) or None, metadata=dict(row.context.metadata))
-    state.output = _StoredOutput(row.solution) if light_output else ModelOutput.from_content(_MODEL, row.solution)
+_SHARED_STATES: dict[tuple[str, str], TaskState] = {}
+_SHARED_LIMIT = 20_000
+"""Items whose rebuilt state is kept between calls (about 3 KB each)."""
+
+
+def _new_shared_state(solution: str, context: ScoreContext, item_id: str, epoch: int) -> TaskState:
+    """One state per item for the catalogue's scorers, which read the output, target and choices and change
+    nothing but the choices' marks: building a TaskState costs ten times more than scoring it, and an item's
+    state serves every replication, generate condition and scorer entry."""
+    if len(_SHARED_STATES) >= _SHARED_LIMIT:
+        _SHARED_STATES.clear()  # a study this large rebuilds states now and then; memory stays bounded
+    state = _SHARED_STATES[(item_id, context.input)] = _state(solution, context, item_id, epoch, light_output=True)
+    return state
+
+
+def _state(solution: str, context: ScoreContext, item_id: str, epoch: int, *, light_output: bool) -> TaskState:
+    state = TaskState(model=_MODEL, sample_id=item_id, epoch=epoch, input=context.input or " ",
+                      messages=[ChatMessageUser(content=context.input or " ")],
+                      choices=list(context.choices) or None, metadata=dict(context.metadata))
+    state.output = _StoredOutput(solution) if light_output else ModelOutput.from_content(_MODEL, solution)
     return state
 
 
@@ -202,12 +219,15 @@ def to_result(score: Score | None, solution: str) -> ScoreResult:
     """
     if score is None:
         return ScoreResult(score=None, answer=None, parse_error="unscored", explanation="the scorer returned no score")
+    value = score.value
+    if isinstance(value, str) and value in _LETTERS and score.metadata is None and not score.reason:  # the usual case
+        return ScoreResult(score=_LETTERS[value], answer=None if score.answer == solution else score.answer,
+                           explanation=None if score.explanation == solution else score.explanation, raw=value)
     explanation = None if score.explanation == solution else score.explanation
     # The grader's conversation (model-graded scorers) is in the .eval log already; the rest is stored as JSON.
     meta = {key: _plain(value) for key, value in (score.metadata or {}).items() if key != "grading"}
     if score.reason:
         meta["reason"] = str(score.reason)
-    value = score.value
     raw = _raw(value)
     answer = None if score.answer == solution else score.answer  # the whole solution is in the solutions store
     common = {"answer": answer, "explanation": explanation, "raw": raw, "metadata": meta or None}
@@ -318,8 +338,7 @@ def score_entry(name: str, params: dict[str, Any], rows: Sequence[tuple[str, Sco
                 config_dir: Path) -> list[ScoreResult]:
     """Score stored solutions with one inspect-family entry."""
     scorer = build(name, params, config_dir)
-    batch = [Row(solution, context, item_id, epoch) for solution, context, item_id, epoch in rows]
-    return score_rows(scorer, batch, light_output=_only_catalogue(name, params), mark_choices=_choice_setting(name, params))
+    return score_rows(scorer, rows, light_output=_only_catalogue(name, params), mark_choices=_choice_setting(name, params))
 
 
 # ---- model-graded scorers: graders that run as grade tasks ----------------------------------------------------------
