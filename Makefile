@@ -19,6 +19,9 @@ demo: $(STAMP)
 	$(BIN)/itemeval generate configs/demo.yaml
 	$(BIN)/itemeval grade configs/demo.yaml
 	$(BIN)/itemeval status configs/demo.yaml
+	$(BIN)/itemeval generate configs/claims.yaml
+	$(BIN)/itemeval grade configs/claims.yaml
+	$(BIN)/itemeval status configs/claims.yaml
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q tests

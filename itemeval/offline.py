@@ -274,6 +274,7 @@ _REFERENCE = re.compile(
     re.I,
 )
 _GRADE_PROTOCOL = re.compile(r"GRADE: \$LETTER")
+_SUBMISSION = re.compile(r"^\[Submission\]:[ \t]*(\S[^\n]*)\n(?:\*+|\[)", re.M)
 
 
 def _number(text: str) -> float | None:
@@ -295,7 +296,9 @@ def judge_verdict(model: str, text: str) -> tuple[int, str]:
     """1 when the last `ANSWER:` equals the reference line, else 0, with a one-line reason."""
     finals = [m[1].strip() for m in _FINAL.finditer(text) if m[1].strip()]
     numeric = [f for f in finals if _number(f) is not None]
-    candidate = (numeric or finals or [None])[-1]
+    # A one-line submission in inspect's model-graded template is the answer itself.
+    submitted = [m[1].strip() for m in _SUBMISSION.finditer(text)]
+    candidate = (numeric or finals or submitted or [None])[-1]
     # An empty `{target}` leaves the next heading where the reference should be: that is no reference.
     reference = next((m for m in _REFERENCE.finditer(text) if not m[1].lstrip().startswith("#")), None)
     if candidate is None or reference is None:
