@@ -7,6 +7,7 @@ import importlib
 import inspect as pyinspect
 import math
 import sys
+import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -14,13 +15,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal, Union
 
-from inspect_ai.model import (
-    CachePolicy,
-    ChatMessageUser,
-    GenerateConfig,
-    ModelOutput,
-    get_model,
-)
+from inspect_ai.model import ChatMessageUser, ModelOutput
 from inspect_ai.scorer import (
     Score,
     Target,
@@ -30,8 +25,6 @@ from inspect_ai.scorer import (
     f1,
     includes,
     match,
-    model_graded_fact,
-    model_graded_qa,
     multi_scorer,
     pattern,
 )
@@ -67,7 +60,10 @@ _LETTERS = {letter: _TO_FLOAT(letter) for letter in ("C", "I", "P", "N")}
 
 def params_model(name: str, factory: Callable[..., Any], *, extra: Mapping[str, tuple[Any, Any]] = {}) -> type[BaseModel]:
     """A strict pydantic model of the factory's params that YAML can express (callables and models are left out)."""
-    hints = typing.get_type_hints(factory)
+    try:
+        hints = typing.get_type_hints(factory)
+    except (NameError, TypeError):  # a user's annotation that cannot be resolved: its params take any value
+        hints = {}
     fields: dict[str, tuple[Any, Any]] = dict(extra)
     for param in pyinspect.signature(factory).parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
@@ -90,7 +86,7 @@ def _yaml_part(annotation: Any) -> Any:
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin is Literal:
         return annotation
-    if origin in (Union, getattr(__import__("types"), "UnionType", Union)):
+    if origin in (Union, types.UnionType):
         kept = [part for part in (_yaml_part(arg) for arg in args) if part is not None]
         if not kept or kept == [type(None)]:
             return None
@@ -339,45 +335,3 @@ def score_entry(name: str, params: dict[str, Any], rows: Sequence[tuple[str, Sco
     """Score stored solutions with one inspect-family entry."""
     scorer = build(name, params, config_dir)
     return score_rows(scorer, rows, light_output=_only_catalogue(name, params), mark_choices=_choice_setting(name, params))
-
-
-# ---- model-graded scorers: graders that run as grade tasks ----------------------------------------------------------
-
-MODEL_GRADED = {"model_graded_qa": model_graded_qa, "model_graded_fact": model_graded_fact}
-GRADER_TEMPERATURE = 0.0
-"""Like itemeval's judges, model-graded scorers grade at temperature 0, so a re-grade repeats and caches."""
-
-
-class _ModelGradedParams(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    model: Union[str, list[str]]
-    """The grader's inspect model id, or several for a panel whose grades `reducer` combines."""
-    template: str | None = None
-    instructions: str | None = None
-    grade_pattern: str | None = None
-    partial_credit: bool = False
-    reducer: str = "majority"
-    max_tokens: int | None = None
-    """Most tokens a grader reply may have (a capped run sends one in any case)."""
-
-
-def model_graded_spec(name: str) -> ScorerSpec:
-    return ScorerSpec(fn=None, params_model=_ModelGradedParams, rule_version=RULE_VERSION, family="model_graded")
-
-
-def grader_models(params: Mapping[str, Any]) -> list[str]:
-    model = params["model"]
-    return [model] if isinstance(model, str) else list(model)
-
-
-def build_model_graded(name: str, params: Mapping[str, Any], *, config: Mapping[str, Any],
-                       cache_scope: str | None) -> Any:
-    """inspect's model-graded scorer whose grader models carry the grade task's limits, cache and temperature."""
-    generate = {key: value for key, value in config.items()
-                if key in ("max_retries", "timeout", "attempt_timeout", "max_connections", "max_tokens")}
-    cache = CachePolicy(expiry=None, per_epoch=False, scopes={"condition": cache_scope}) if cache_scope else None
-    models = [get_model(model, config=GenerateConfig(temperature=GRADER_TEMPERATURE, cache=cache, **generate),
-                        memoize=False)
-              for model in grader_models(params)]
-    options = {key: params[key] for key in ("template", "instructions", "grade_pattern", "partial_credit")}
-    return MODEL_GRADED[name](**options, model=models if len(models) > 1 else models[0], reducer=params["reducer"])

@@ -158,7 +158,7 @@ def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
         for cell in spec.cells
     ]
     if spec.scorer is not None:
-        from .inspect_scorers import build_model_graded
+        from .inspect_graders import build_model_graded
 
         scorer = build_model_graded(spec.scorer["name"], spec.scorer["params"], config=spec.config,
                                     cache_scope=spec.cache_scope)

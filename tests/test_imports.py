@@ -10,7 +10,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "itemeval"
 
-INSPECT_ADAPTERS = {"itemeval.inspect_tasks", "itemeval.inspect_scorers", "itemeval.offline"}
+INSPECT_ADAPTERS = {"itemeval.inspect_tasks", "itemeval.inspect_scorers", "itemeval.inspect_graders", "itemeval.offline"}
 """The only modules that may import inspect_ai: building and running tasks, running inspect's scorers over
 stored solutions, and the offline provider."""
 

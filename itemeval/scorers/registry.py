@@ -82,9 +82,9 @@ def resolve(name: str, config_dir: Path | None = None) -> ScorerSpec:
 
         return inspect_scorers.spec(name, config_dir or Path.cwd())
     if name in MODEL_GRADED_NAMES:
-        from .. import inspect_scorers
+        from .. import inspect_graders
 
-        return inspect_scorers.model_graded_spec(name)
+        return inspect_graders.model_graded_spec(name)
     raise ConfigError(f"unknown scorer {name!r}; known scorers: {known_names()}")
 
 
