@@ -86,6 +86,3 @@ class StageResult:
         if self.outcome == "failed" or any(c.failure for c in self.conditions):
             return EXIT_RUNTIME
         return EXIT_OK
-
-    def condition(self, condition_id: str) -> ConditionRun:
-        return next(c for c in self.conditions if c.condition_id == condition_id)
