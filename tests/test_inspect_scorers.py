@@ -179,3 +179,21 @@ def test_bad_params_name_the_param_and_the_valid_ones(name, params, message):
 def test_defaults_spelled_out_give_the_same_params():
     assert validate_scorer_params("match", {}) == validate_scorer_params("match", {"location": "end", "ignore_case": True})
     assert validate_scorer_params("match", {}) == {"location": "end", "ignore_case": True, "numeric": False}
+
+
+def test_cached_normalisers_give_inspects_uncached_results():
+    """f1 and exact run inspect's normalisers behind caches; every token and text must normalise as uncached."""
+    from inspect_ai.scorer import _classification
+
+    cached = _classification._normalize_token
+    assert hasattr(cached, "cache_info"), "the normaliser is not cached: f1 at 100,000 grades is ~15x slower"
+    tokens = [token for text, _ in REPLIES for token in _classification._tokenize(text)]
+    tokens += ["The", "(3.14)", "3.14.", "1e3", "-5", "nan", "inf", "an", "A", "'cat'.", "$1,234", "", " ", "É", "ß"]
+    for token in tokens + tokens:  # twice: the second pass reads the cache
+        assert cached(token) == cached.__wrapped__(token), token
+    text = _classification._normalize
+    texts = [t for reply, target in REPLIES for t in [reply, *targets_of(target)]]
+    for stop_words in (None, ["the", "is"], []):
+        for sample in texts + texts:
+            assert text(sample, stop_words) == text.__wrapped__(sample, stop_words), (sample, stop_words)
+    assert text("The cat") == text.__wrapped__("The cat")
