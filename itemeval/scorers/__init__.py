@@ -1,6 +1,7 @@
 """Verifiable scorers: pure functions that grade a solution's text against what is known about its item."""
 
-from .base import ScoreContext, ScoreResult, answer_region
+from .answer import answer_region, find_answer
+from .base import ScoreContext, ScoreResult
 from .choice import multiple_choice, read_choice
 from .numeric import numeric, read_final_number, read_target_number
 from .registry import SCORERS, ScorerSpec, score_solution, validate_scorer_params
@@ -12,6 +13,7 @@ __all__ = [
     "ScoreResult",
     "ScorerSpec",
     "answer_region",
+    "find_answer",
     "exact_match",
     "multiple_choice",
     "numeric",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -82,27 +81,3 @@ class ScorerSpec:
 def failed(code: str, answer: str | None, explanation: str) -> ScoreResult:
     """A result that could not be scored: the failure `code` is data, not an exception."""
     return ScoreResult(score=None, answer=answer, parse_error=code, explanation=explanation)
-
-
-# "**Answer**:" is how markdown-happy models write the label, so emphasis before the colon counts.
-_ANSWER_LABEL = re.compile(r"answer[*_]*\s*:", re.IGNORECASE)
-
-
-def answer_region(text: str) -> str:
-    """The text after the last `ANSWER:` label (case-insensitive), else the whole text.
-
-    The last line containing the label wins, and on that line its last label. When nothing but
-    emphasis follows the label ("**Answer:**" alone on its line), the next non-blank line is the
-    answer, because models often put the answer on the line below the label.
-    """
-    lines = text.splitlines()
-    for index in range(len(lines) - 1, -1, -1):
-        labels = list(_ANSWER_LABEL.finditer(lines[index]))
-        if not labels:
-            continue
-        rest = lines[index][labels[-1].end() :].strip()
-        if rest.strip("*_ \t"):
-            return rest
-        following = [line.strip() for line in lines[index + 1 :] if line.strip()]
-        return following[0] if following else ""
-    return text.strip()

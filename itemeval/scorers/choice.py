@@ -3,54 +3,116 @@
 from __future__ import annotations
 
 import re
+import string
+from dataclasses import dataclass
 
-from .base import ScoreContext, ScoreResult, answer_region, failed
+from .answer import find_answer, joined_by_hedge
+from .base import ScoreContext, ScoreResult, failed
+from .text import normalise_text
 
-_LONE_LETTER = re.compile(r"(?:(?:option|choice|letter)\s*)?[(\[]?([A-Za-z])[)\]]?\.?", re.IGNORECASE)
 _TARGET_LETTER = re.compile(r"[(\[]?([A-Za-z])[)\]]?\.?")
-_LEADING_LABEL = re.compile(r"\s*(?:[(\[]([A-Za-z])[)\]]|([A-Za-z])[).:])(?=\s|$)")
+_LONE_LETTER = re.compile(r"(?:(?:option|choice|letter)\s*)?[(\[]?([A-Za-z])[)\]]?[.:]?", re.IGNORECASE)
+_LEADING_LOWER = re.compile(r"\s*(?:[(\[]([a-z])[)\]]|([a-z])[).:])(?=\s|$)")
 _OPTION_TOKEN = re.compile(
     r"[(\[](?P<bracketed>[A-Za-z])[)\]]"  # "(c)", "[B]"
-    r"|(?<![\w'’.])(?P<capital>[A-Z])(?![\w'’]|\.\w)"  # a standalone capital, not "I'm" or "U.S."
+    r"|(?<![\w'’.])(?P<capital>[A-Z])(?![\w'’(]|\.\w)"  # a standalone capital, not "I'm", "U.S." or "O(n)"
 )
+_MARKUP = re.compile(r"[*`$]|\\text\{|\\textbf\{|\\mathrm\{|[{}]")
+_NEGATION = re.compile(
+    r"(?:\bnot|\bnor|\bneither|\brather\s+than|\binstead\s+of|\bisn[’']t|\bexcept)\s*(?:option\s+)?[(\[]?$", re.IGNORECASE
+)
+_NOT_A_NOUN = re.compile(r"\s+(?:is|was|seems|looks|would|should|must|could|can|matches|fits|works|holds|"
+                         r"gives|correct|right|wrong|and|or|nor|but|because|since)\b")
+_UNIT_BEFORE = re.compile(r"\d\s*$")
 
 
-def _is_prose_capital(text: str, match: re.Match[str]) -> bool:
-    """The pronoun "I", or an article "A" opening a sentence ("A quick check shows...")."""
-    letter = match["capital"]
-    if letter == "I":
-        return True
-    if letter != "A":
-        return False
-    before = text[: match.start()]
-    starts_sentence = not before.strip() or (before[-1].isspace() and before.rstrip()[-1] in ".!?:")
-    return starts_sentence and re.match(r"\s+[a-z]", text[match.end() :]) is not None
+@dataclass(frozen=True)
+class _Letter:
+    letter: str
+    start: int
+    end: int
+    labelled: bool
+    """Written as an option label ("(B)", "B)"), which prose capitals never are."""
 
 
-def read_choice(text: str) -> str | None:
-    """The chosen option letter (upper case) in an answer, or None.
+def _is_prose_capital(text: str, match: re.Match[str], *, marked: bool) -> bool:
+    """The pronoun "I"; an article "A" opening a phrase ("A quick check"); a unit after a number ("10 V").
 
-    Rules, first that applies wins (markdown `*` and backticks are ignored throughout):
-    1. the whole answer is one letter, bracketed or not, any case: "B", "(b)", "**B**", "b.", "Option C";
-    2. the answer opens with an option label, any case: "B) Paris", "(b) Paris", "B. Paris", "c: 12";
-    3. the last option token in the answer: a bracketed letter "(c)" of any case, or a standalone
-       capital A–Z — except the pronoun "I" and an article "A" that opens a sentence and is followed
-       by a lower-case word. So "I think it's B" reads B. Bare lower-case letters in prose are never
-       read ("the answer is a bit unclear" has no letter), and "B is right, not A" reads A.
+    A marked answer that opens with "A" names option A ("I would pick A over C").
     """
-    plain = re.sub(r"[*`]", "", text).strip()
-    if lone := _LONE_LETTER.fullmatch(plain):
+    letter, before = match["capital"], text[: match.start()]
+    if letter == "I" or _UNIT_BEFORE.search(before):
+        return True
+    if letter != "A" or (marked and not before.strip()) or not re.match(r"\s+[a-z]", text[match.end():]):
+        return False
+    return _NOT_A_NOUN.match(text[match.end():]) is None  # "A is correct", "A and C" name options
+
+
+def _letters(text: str, options: str | None, *, marked: bool) -> list[_Letter]:
+    """Every option letter named in `text`, in order: not negated ("not D"), among the item's options."""
+    found = []
+    for match in _OPTION_TOKEN.finditer(text):
+        if not match["bracketed"] and _is_prose_capital(text, match, marked=marked):
+            continue
+        letter = (match["bracketed"] or match["capital"]).upper()
+        if options is not None and letter not in options:
+            continue
+        if _NEGATION.search(text[max(0, match.start() - 20):match.start()]):
+            continue
+        labelled = bool(match["bracketed"]) or text[match.end():match.end() + 1] == ")"
+        found.append(_Letter(letter, match.start(), match.end(), labelled))
+    return found
+
+
+class Ambiguous(Exception):
+    """The answer names two different options as the answer."""
+
+
+def read_choice(text: str, *, marked: bool = True, options: str | None = None) -> str | None:
+    """The chosen option letter (upper case) in an answer, or None; raises Ambiguous on a hedge.
+
+    Rules (markdown, `$` and `\\text{}` ignored; only `options` count when given; "not D", "nor B" never count):
+    1. the whole answer is one letter, bracketed or not, any case: "B", "(b)", "**B**", "b.", "Option C";
+    2. it opens with a lower-case option label: "b) Paris", "(c) 12";
+    3. a marked answer (after a label, or "the answer is …") names its option first: "B because A is too
+       small" reads B; two different option labels ("B) … and D) …") are ambiguous;
+    4. in a whole reply the last option named wins: a bracketed letter or a standalone capital, except the
+       pronoun "I", an article "A" opening a phrase, and a unit after a number ("10 V");
+    5. the chosen letter joined to another by "or", "and", "/", or a comma ("B or D", "A, C") is ambiguous.
+    """
+    plain = _MARKUP.sub("", text).strip()
+    if (lone := _LONE_LETTER.fullmatch(plain)) and (options is None or lone[1].upper() in options):
         return lone[1].upper()
-    if label := _LEADING_LABEL.match(plain):
+    if (label := _LEADING_LOWER.match(plain)) and (options is None or (label[1] or label[2]).upper() in options):
         return (label[1] or label[2]).upper()
-    tokens = [m for m in _OPTION_TOKEN.finditer(plain) if m["bracketed"] or not _is_prose_capital(plain, m)]
-    if not tokens:
+    letters = _letters(plain, options, marked=marked)
+    if not letters:
         return None
-    return (tokens[-1]["bracketed"] or tokens[-1]["capital"]).upper()
+    if marked:
+        labels = {letter.letter for letter in letters if letter.labelled}
+        if len(labels) > 1:
+            raise Ambiguous(plain)
+        chosen = letters[0]
+        other = next((letter for letter in letters if letter.letter != chosen.letter), None)
+        if other is not None and joined_by_hedge(plain[chosen.end:other.start]):
+            raise Ambiguous(plain)
+        return chosen.letter
+    chosen = letters[-1]
+    other = next((letter for letter in reversed(letters) if letter.letter != chosen.letter), None)
+    if other is not None and joined_by_hedge(plain[other.end:chosen.start]):
+        raise Ambiguous(plain)
+    return chosen.letter
+
+
+def _option_by_text(answer: str, choices: tuple[str, ...]) -> str | None:
+    """The letter of the one option whose text the answer is ("Paris" for "B) Paris")."""
+    said = normalise_text(answer)
+    matching = [index for index, choice in enumerate(choices) if said and normalise_text(choice) == said]
+    return string.ascii_uppercase[matching[0]] if len(matching) == 1 else None
 
 
 def multiple_choice(solution: str, context: ScoreContext) -> ScoreResult:
-    """1.0 when the chosen letter (see `read_choice`) is the target letter.
+    """1.0 when the chosen letter (see `read_choice`) is the target letter; the option's own text counts too.
 
     The target must be a single letter, optionally bracketed, any case ("B", "(b)", "b.").
     """
@@ -58,7 +120,14 @@ def multiple_choice(solution: str, context: ScoreContext) -> ScoreResult:
     lone = _TARGET_LETTER.fullmatch(re.sub(r"[*`]", "", target).strip())
     if lone is None:
         return failed("target_not_letter", None, f"the target {target!r} is not a single option letter")
-    choice = read_choice(answer_region(solution))
+    options = string.ascii_uppercase[: len(context.choices)] if context.choices else None
+    answer = find_answer(solution)
+    try:
+        choice = read_choice(answer.text, marked=answer.marked, options=options)
+    except Ambiguous as hedge:
+        return failed("ambiguous_answer", str(hedge), "the answer names more than one option")
+    if choice is None and context.choices:
+        choice = _option_by_text(answer.text, context.choices)
     if choice is None:
         return failed("no_letter_found", None, "no option letter found in the answer")
     return ScoreResult(score=1.0 if choice == lone[1].upper() else 0.0, answer=choice)

@@ -2,38 +2,75 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
-from .base import ScoreContext, ScoreResult, answer_region, failed
+from .answer import find_answer, is_hedge, joined_by_hedge, last_boxed
+from .base import ScoreContext, ScoreResult, failed
 
-# LaTeX spellings of things the number pattern reads in plain form: "1{,}234", "1\,234", "\$5".
-_MATH_SPELLINGS = (("{,}", ","), ("\\,", ""), ("\\!", ""), ("\\$", "$"), ("\\%", "%"), ("\u2212", "-"))
+# LaTeX spellings of things the number pattern reads in plain form: "1{,}234", "1\,234", "\$5", "3 \times 10^8".
+_MATH_SPELLINGS = (
+    ("{,}", ","), ("\\,", ""), ("\\!", ""), ("\\ ", " "), ("\\;", " "), ("\\$", "$"), ("\\%", "%"), ("\u2212", "-"),
+    ("\\times", "×"), ("\\cdot", "×"), ("\\approx", "≈"), ("\\left", ""), ("\\right", ""), ("\\(", ""), ("\\)", ""),
+    ("\\[", ""), ("\\]", ""),
+)
+_SUPERSCRIPT = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
+_TO_PLAIN = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_TEXT_COMMAND = re.compile(r"\\(?:text|mathrm|textbf|mathbf|operatorname|mbox)\s*\{([^{}]*)\}")
+_FRAC_SHORTHAND = re.compile(r"\\([dt]?frac)\s*(?:(\d)|\{([^{}]*)\})\s*(?:(\d)|\{([^{}]*)\})")
+_UNIT_POWER = re.compile(r"(?<=[A-Za-z])\s*\^\s*(?:\{\s*-?\d+\s*\}|-?\d+)")  # cm^2, s^{2}: a unit's exponent
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
-_NUMBER = re.compile(
-    rf"""
-    (?<![\w.])                      # not the tail of a word or of another number ("H2O", "v1.2")
-    \$?(?P<sign>-)?\$?
+_NUMBER_PARTS = rf"""
+    (?<![\w.^])                      # not the tail of a word or of another number ("H2O", "v1.2"), not an exponent
+    \$?
     (?:
         \\[dt]?frac\{{(?P<fnum>[^{{}}]*)\}}\{{(?P<fden>[^{{}}]*)\}}
+      | (?P<whole>\d+)[ ](?P<mnum>\d+)/(?P<mden>\d+)(?![\d/.])
       | (?P<mant>{_DIGITS})
         (?:
-            (?P<exp>[eE][-+]?\d+)
-          | \s*(?:×|\\times|\\cdot|\*|x)\s*10\^\{{?(?P<pow>-?\d+)\}}?
-          | \s*/\s*(?P<den>{_DIGITS})(?![\d/])
+            (?P<exp>[eE][-+]?\d+)(?!\w)
+          | \s*(?:×|\*|x)\s*10\s*\^\s*\{{?\s*(?P<pow>-?\d+)\s*\}}?
+          | \s*\^\s*\{{?\s*(?P<power>-?\d+)\s*\}}?
+          | /(?P<den>{_DIGITS})(?![\d/])
+          SPACED
         )?
+        (?:\s*(?P<scale>thousand|million|billion|trillion)\b)?
     )
-    """,
-    re.VERBOSE,
-)
+"""
+# "3 / 4" after an answer label is a fraction; at the end of a cut-off reply "180 / 2.5" is an unfinished sum.
+_NUMBER_MARKED = re.compile(_NUMBER_PARTS.replace("SPACED", r"| \s+/\s+(?P<sden>\d+)(?![\d/.])"), re.VERBOSE)
+_NUMBER_WHOLE = re.compile(_NUMBER_PARTS.replace("SPACED", ""), re.VERBOSE)
 _PLAIN = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)")
-_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_NEGATED = re.compile(r"\b(?:not|rather\s+than|instead\s+of)\s+[-−]?\$?\d[\d,.]*", re.IGNORECASE)
+_ASIDE = re.compile(r"\s\(([^()]*)\)")
+_OPERATOR_ONLY = re.compile(r"\s*[-+*/×÷]\s*")
+_WORDS = {word: n for n, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_TENS = {word: 10 * n for n, word in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
+         if n >= 2}
 
 
-def _normalise_math(text: str) -> str:
-    for spelling, plain in _MATH_SPELLINGS:
-        text = text.replace(spelling, plain)
-    return text
+class Ambiguous(Exception):
+    """The answer offers more than one number (a hedge, a range, two answers)."""
+
+
+class Unfinished(Exception):
+    """The answer ends in an arithmetic expression that was never evaluated."""
+
+
+def normalise_math(text: str) -> str:
+    """Plain text for the number pattern: LaTeX spellings, `\\text{}`, superscripts and unit exponents."""
+    text = text.replace("\u2212", "-")
+    if "\\" in text or "{" in text:  # most replies have no LaTeX: skip its rewrites
+        for spelling, plain in _MATH_SPELLINGS:
+            text = text.replace(spelling, plain)
+        text = _TEXT_COMMAND.sub(r"\1", text)
+        text = _FRAC_SHORTHAND.sub(lambda m: f"\\{m[1]}{{{m[2] or m[3]}}}{{{m[4] or m[5]}}}", text)
+    text = _SUPERSCRIPT.sub(lambda m: "^{" + m.group(0).translate(_TO_PLAIN) + "}", text)
+    return _UNIT_POWER.sub("", text) if "^" in text else text
 
 
 def _plain_number(text: str | None) -> float | None:
@@ -42,64 +79,132 @@ def _plain_number(text: str | None) -> float | None:
 
 
 def _number_value(match: re.Match[str]) -> float | None:
-    """The value of one matched number, or None when it is not a finite number (1/0, 1e999)."""
-    if match["fnum"] is not None:
-        numerator, denominator = _plain_number(match["fnum"]), _plain_number(match["fden"])
+    """The value of one matched number (unsigned), or None when it is not a finite number (1/0, 1e999)."""
+    groups = match.groupdict()
+    if groups["fnum"] is not None:
+        numerator, denominator = _plain_number(groups["fnum"]), _plain_number(groups["fden"])
+    elif groups["whole"] is not None:
+        numerator = float(groups["whole"]) * float(groups["mden"]) + float(groups["mnum"])
+        denominator = float(groups["mden"])
     else:
-        numerator = _plain_number(match["mant"])
-        denominator = _plain_number(match["den"]) if match["den"] else 1.0
-        if match["exp"] and numerator is not None:
-            numerator = float(match["mant"].replace(",", "") + match["exp"])
-        elif match["pow"] and numerator is not None:
-            numerator *= float(f"1e{match['pow']}")  # a string keeps 10^400 an inf, not an OverflowError
+        numerator, denominator = _plain_number(groups["mant"]), 1.0
+        if numerator is None:
+            return None
+        if groups["exp"]:
+            numerator = float(groups["mant"].replace(",", "") + groups["exp"])
+        elif groups["pow"]:
+            numerator *= float(f"1e{groups['pow']}")  # a string keeps 10^400 an inf, not an OverflowError
+        elif groups["power"]:
+            numerator = _power(numerator, int(groups["power"]))
+        elif groups["den"] or groups.get("sden"):
+            denominator = _plain_number(groups["den"] or groups["sden"])
+        if groups["scale"] and numerator is not None:
+            numerator *= _SCALES[groups["scale"].lower()]
     if numerator is None or not denominator:
         return None
-    value = -numerator / denominator if match["sign"] else numerator / denominator
+    value = numerator / denominator
     return value if math.isfinite(value) else None
 
 
-def _last_number(text: str) -> tuple[str, float] | None:
-    found = None
-    for match in _NUMBER.finditer(text):
+def _power(base: float, exponent: int) -> float | None:
+    try:
+        return float(base**exponent) if abs(exponent) <= 1000 else None
+    except (OverflowError, ZeroDivisionError):
+        return None
+
+
+def _is_negative(text: str, start: int) -> bool:
+    """A minus right before the number that is a sign, not a subtraction or a range ("- 5", "to -5", "=-5")."""
+    before = text[:start].rstrip().removesuffix("$").rstrip()
+    if not before.endswith("-"):
+        return False
+    prior = before[:-1].rstrip().removesuffix("$").rstrip()
+    return not prior or prior[-1] in "=:([{,≈~" or re.search(r"(?:^|\s)[A-Za-z]{2,}$", prior) is not None
+
+
+def _numbers(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int, str, float]]:
+    """Every finite number in `text` as (start, end, text read, signed value)."""
+    found = []
+    for match in pattern.finditer(text):
         value = _number_value(match)
-        if value is not None:
-            found = (match.group(0).strip(), value)
+        if value is None:
+            continue
+        raw = match.group(0).strip()
+        if _is_negative(text, match.start()):
+            value, raw = -value, "-" + raw
+        found.append((match.start(), match.end(), raw, value))
     return found
 
 
-def _last_boxed(text: str) -> str | None:
-    """The content of the last `\\boxed{...}`, nested braces included; None if there is none."""
-    starts = list(_BOXED.finditer(text))
-    if not starts:
+def _number_word(text: str) -> tuple[str, float] | None:
+    """A whole answer written as a number word: "twelve", "Twenty-one"."""
+    word = text.strip().strip("*_.!`\"'").strip().lower()
+    if word in _WORDS:
+        return text.strip(), float(_WORDS[word])
+    tens, _, unit = word.replace(" ", "-").partition("-")
+    if tens in _TENS and (not unit or unit in _WORDS and 0 < _WORDS[unit] < 10):
+        return text.strip(), float(_TENS[tens] + (_WORDS[unit] if unit else 0))
+    return None
+
+
+def _focus(text: str) -> str:
+    """A marked answer without what cannot be it: asides in brackets, "not 48", the left side of an equation."""
+    for aside in _ASIDE.finditer(text):
+        if is_hedge(aside[1]):
+            raise Ambiguous(aside.group(0).strip())
+    text = _NEGATED.sub(" ", _ASIDE.sub(" ", text))
+    for sign in ("=", "≈"):
+        if sign in text:
+            text = text.rsplit(sign, 1)[1]
+    return text
+
+
+def read_answer_number(text: str, *, marked: bool) -> tuple[str, float] | None:
+    """The final number of an answer as (the text read, its value), or None when there is none.
+
+    Raises Ambiguous when the final number is joined to a different one by "or", "and", "to", a comma, a
+    slash or a range dash, and Unfinished when it is the last operand of an unevaluated expression.
+    """
+    text = normalise_math(text)
+    if marked:
+        text = _focus(text)
+        if (word := _number_word(text)) is not None:
+            return word
+    else:
+        text = _NEGATED.sub(" ", text)
+    numbers = _numbers(text, _NUMBER_MARKED if marked else _NUMBER_WHOLE)
+    if not numbers:
         return None
-    depth, begin = 1, starts[-1].end()
-    for index in range(begin, len(text)):
-        depth += {"{": 1, "}": -1}.get(text[index], 0)
-        if depth == 0:
-            return text[begin:index]
-    return text[begin:]  # a truncated reply still committed to what it had boxed
-
-
-def read_target_number(target: str) -> float | None:
-    """The target as a number, when the whole target is one: "1,234", "$5", "50%", "\\frac{3}{4}"."""
-    text = _normalise_math(target).strip()
-    boxed = _last_boxed(text)
-    if boxed is not None and text.startswith("\\"):
-        text = boxed
-    text = text.strip().strip("$").strip().rstrip(".").removesuffix("%").strip()
-    match = _NUMBER.fullmatch(text)
-    return _number_value(match) if match else None
+    start, end, raw, value = numbers[-1]
+    if len(numbers) > 1:
+        previous = numbers[-2]
+        between = text[previous[1]:start]
+        is_range = between in ("-", "–", "—")  # "40-42"; a spaced "24 - 6" is a subtraction
+        if not is_range and _OPERATOR_ONLY.fullmatch(between) and not text[end:].strip(" .!?*_$\n"):
+            raise Unfinished(text[previous[0]:end])
+        if previous[3] != value and (is_range or joined_by_hedge(between)):
+            raise Ambiguous(text[previous[0]:end])
+    return raw, value
 
 
 def read_final_number(text: str) -> tuple[str, float] | None:
-    """The final number in an answer as (the text read, its value); the last `\\boxed{}` decides if any.
+    """The final number of a reply's answer (see `read_answer_number`); the last `\\boxed{}` decides if any."""
+    answer = find_answer(text)
+    return read_answer_number(answer.text, marked=answer.marked)
 
-    `$`, `%` and thousands separators are dropped ("50%" reads 50, not 0.5); fractions "3/4",
-    "\\frac{3}{4}", "\\dfrac", scientific "1.5e3" and "1.5 × 10^3" are read as their value.
-    """
-    region = _normalise_math(text)
-    boxed = _last_boxed(region)
-    return _last_number(region if boxed is None else boxed)
+
+@functools.lru_cache(maxsize=4096)  # an item's target is read once per solution graded against it
+def read_target_number(target: str) -> float | None:
+    """The target as a number, when the whole target is one: "1,234", "$5", "-1/2", "50%", "\\frac{3}{4}"."""
+    text = normalise_math(target).strip()
+    boxed = last_boxed(text)
+    if boxed is not None and text.startswith("\\"):
+        text = boxed
+    text = text.strip().strip("$").strip().rstrip(".").removesuffix("%").strip()
+    negative = text.startswith("-")
+    match = _NUMBER_MARKED.fullmatch(text.removeprefix("-").strip())
+    value = _number_value(match) if match else None
+    return None if value is None else -value if negative else value
 
 
 def numeric(solution: str, context: ScoreContext, *, rel_tol: float = 1e-6, abs_tol: float = 1e-9) -> ScoreResult:
@@ -107,7 +212,13 @@ def numeric(solution: str, context: ScoreContext, *, rel_tol: float = 1e-6, abs_
     expected = read_target_number(context.target)
     if expected is None:
         return failed("target_not_numeric", None, f"the target {context.target!r} is not a number")
-    found = read_final_number(answer_region(solution))
+    answer = find_answer(solution)
+    try:
+        found = read_answer_number(answer.text, marked=answer.marked)
+    except Ambiguous as hedge:
+        return failed("ambiguous_answer", str(hedge), "the answer offers more than one number")
+    except Unfinished as sum_:
+        return failed("unfinished_expression", str(sum_), "the answer ends in an expression it never evaluated")
     if found is None:
         return failed("no_number_found", None, "no number found in the answer")
     raw, value = found

@@ -6,7 +6,8 @@ import math
 import re
 from collections.abc import Sequence
 
-from .base import ScoreContext, ScoreResult, answer_region, failed
+from .answer import answer_region
+from .base import ScoreContext, ScoreResult, failed
 
 _PROBABILITY = re.compile(r"(?<![\w.])(?P<number>\d+(?:\.\d+)?|\.\d+)\s*(?P<percent>%?)")
 

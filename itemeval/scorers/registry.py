@@ -45,11 +45,11 @@ class NumericRiskParams(BaseModel):
 
 
 SCORERS: dict[str, ScorerSpec] = {
-    "exact_match": ScorerSpec(fn=exact_match, params_model=NoParams, rule_version="1"),
-    "multiple_choice": ScorerSpec(fn=multiple_choice, params_model=NoParams, rule_version="1"),
-    "numeric": ScorerSpec(fn=numeric, params_model=NumericParams, rule_version="1"),
+    "exact_match": ScorerSpec(fn=exact_match, params_model=NoParams, rule_version="2"),
+    "multiple_choice": ScorerSpec(fn=multiple_choice, params_model=NoParams, rule_version="2"),
+    "numeric": ScorerSpec(fn=numeric, params_model=NumericParams, rule_version="2"),
     "risk": ScorerSpec(fn=risk, params_model=RiskParams, rule_version="1", family="probability", needs=("logprobs",)),
-    "numeric_risk": ScorerSpec(fn=numeric_risk, params_model=NumericRiskParams, rule_version="1",
+    "numeric_risk": ScorerSpec(fn=numeric_risk, params_model=NumericRiskParams, rule_version="2",
                                family="probability"),
 }
 """itemeval's own scorers. inspect-ai's are resolved by name (INSPECT_NAMES), user scorers by `module:function`."""

@@ -1,25 +1,77 @@
-"""The `exact_match` scorer: the answer equals the target up to case, whitespace runs and a trailing period."""
+"""The `exact_match` scorer: the answer equals the target once both are stripped of how models wrap answers."""
 
 from __future__ import annotations
 
-from .base import ScoreContext, ScoreResult, answer_region, failed
+import re
+import unicodedata
+
+from .answer import find_answer, is_hedge
+from .base import ScoreContext, ScoreResult, failed
+
+_LATEX_WRAPPER = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mathit|emph|boxed|fbox)\s*\{([^{}]*)\}")
+_MATH_DELIMITERS = re.compile(r"\\\[|\\\]|\\\(|\\\)|\$\$?")
+_PAIRS = {"`": "`", '"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "[": "]", "(": ")", "{": "}", "*": "*",
+          "_": "_", "„": "“"}
+_TRAILING = ".!?…;,:"
+_LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=\S)")
+_NOT_CLAUSE = re.compile(r",\s+not\s+[^,]*$", re.IGNORECASE)
+_TRAILING_ASIDE = re.compile(r"(?<=\S)\s+\(([^()]*)\)$")
+_HEDGED = re.compile(r"^(?:either\s+)?\S.*?\s+or\s+\S", re.IGNORECASE)
 
 
-def _normalise_text(text: str) -> str:
-    """Case-folded, whitespace runs collapsed, wrapping `*` emphasis and one trailing period dropped."""
-    collapsed = " ".join(text.split()).strip("* ")
-    if collapsed.endswith("."):
-        collapsed = collapsed[:-1].rstrip()
-    return collapsed.casefold()
+def _unwrap(text: str) -> str:
+    """Strip wrappers and trailing punctuation until none is left: "`**Paris**`." → "Paris"."""
+    previous = None
+    while text != previous:
+        previous = text
+        text = _LATEX_WRAPPER.sub(r"\1", text)
+        text = _MATH_DELIMITERS.sub("", text).strip().rstrip(_TRAILING).strip()
+        if (text[:1] in ("*", "_")) != (text[-1:] in ("*", "_")):
+            text = text.strip("*_ ")  # emphasis left dangling by a cut: "Canberra**"
+        while len(text) >= 2 and _PAIRS.get(text[0]) == text[-1]:
+            text = text[1:-1].strip()
+    return text
+
+
+def normalise_text(text: str) -> str:
+    """Compatibility forms folded (NFKC: "Ｐａｒｉｓ", "H₂O"), wrappers and end punctuation gone, whitespace runs
+    collapsed, case folded, a leading article dropped."""
+    folded = unicodedata.normalize("NFKC", text)
+    collapsed = " ".join(_unwrap(" ".join(folded.split())).split()).casefold()
+    return _LEADING_ARTICLE.sub("", collapsed)
+
+
+class Ambiguous(Exception):
+    """The answer offers two answers ("Paris or Lyon", "Paris (or maybe Lyon)")."""
+
+
+def read_text_answer(answer: str) -> str:
+    """The answer without a trailing ", not Sydney" or aside "(France)"; raises Ambiguous on a hedge."""
+    text = _unwrap(" ".join(unicodedata.normalize("NFKC", answer).split()))
+    aside = _TRAILING_ASIDE.search(text)
+    if aside is not None:
+        if is_hedge(aside[1]):
+            raise Ambiguous(text)
+        text = text[: aside.start()]
+    return _unwrap(_NOT_CLAUSE.sub("", text))
 
 
 def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
-    """1.0 when the answer equals the target ignoring case, runs of whitespace and a trailing period.
+    """1.0 when the answer equals the target after both are normalised (see `normalise_text`).
 
-    Runs of whitespace compare equal to a single space ("New  York" = "New York" ≠ "NewYork").
+    Runs of whitespace compare equal to a single space ("New  York" = "New York" ≠ "NewYork"). A trailing
+    ", not X" or aside in brackets is dropped; an answer offering two ("Paris or Lyon") is `ambiguous_answer`.
     """
-    answer = answer_region(solution)
-    expected = _normalise_text(context.target)
+    answer = find_answer(solution).text
+    expected = normalise_text(context.target)
     if not expected:
         return failed("empty_target", answer, "the item's target is empty, so there is nothing to match")
-    return ScoreResult(score=1.0 if _normalise_text(answer) == expected else 0.0, answer=answer)
+    if normalise_text(answer) == expected:
+        return ScoreResult(score=1.0, answer=answer)
+    try:
+        read = read_text_answer(answer)
+    except Ambiguous:
+        return failed("ambiguous_answer", answer, "the answer offers more than one answer")
+    if _HEDGED.match(read) and " or " not in expected:
+        return failed("ambiguous_answer", answer, "the answer offers more than one answer")
+    return ScoreResult(score=1.0 if normalise_text(read) == expected else 0.0, answer=answer)

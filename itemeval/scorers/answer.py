@@ -1,0 +1,164 @@
+"""Where the final answer is in a reply, and the wrappers, asides and hedges around it.
+
+Shared by the careful scorers. The answer is, first that applies: the text after the last answer label
+(`ANSWER:`, `**Final answer:**`, `Answer：`, GSM8K's `####`, a line opening `Answer -`), with display
+math on the lines below a bare label; the last `<answer>…</answer>`; the last `\\boxed{}`; the sentence
+after the last "the answer is" (or "I'd go with", "I'll choose", …), or before "… is the answer";
+else the whole reply. Inside a labelled answer an "answer is" sentence narrows it further (Minerva's
+"Final Answer: The final answer is 17. I hope it is correct.").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_LABELS = (
+    re.compile(r"answer[*_]*\s*[:：]", re.IGNORECASE),  # ANSWER:, **Answer:**, Final answer:, Answer：
+    re.compile(r"^[ \t]*[*_]*(?:final\s+)?answer[*_]*[ \t]+[-–—][ \t]", re.IGNORECASE | re.MULTILINE),  # Answer - Paris
+)
+_GSM8K = re.compile(r"^[ \t]*#{4}[ \t]*(?=[-−$\d])", re.MULTILINE)  # "#### 72" (not a markdown heading)
+_TAG = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.IGNORECASE | re.DOTALL)
+_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_PHRASE = re.compile(
+    r"(?:\b(?:final|correct|right|best)\s+)?\b(?:answer|choice)\s+(?:is|would\s+be|should\s+be|will\s+be|must\s+be)"
+    r"(?:\s*[:：])?"
+    r"|\bI(?:'ll|’ll|\s+will|'d|’d|\s+would)?\s+(?:choose|pick|select|go\s+with|say)\b(?:\s*[:：])?",
+    re.IGNORECASE,
+)
+_IS_THE_ANSWER = re.compile(
+    r"(?:^|(?<=[.!?:\n]))\s*(?P<answer>[^.!?\n]{1,80}?)\s+is\s+(?:the|my)\s+(?:final\s+|correct\s+|right\s+)?answer\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<![.\s])[.!?](?=\s|$)|\n")
+_SUPPOSING = re.compile(r"\b(?:if|whether|suppose|assume|assuming|unless)\b[^.!?\n]*$", re.IGNORECASE)
+_DISPLAY_OPEN = {"\\[": "\\]", "$$": "$$"}
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    marked: bool
+    """True when the reply marked its answer (label, tag, box or phrase); False for the whole reply."""
+
+
+def find_answer(reply: str) -> Answer:
+    labelled = _after_last_label(reply)
+    if labelled is not None:
+        return Answer(_unbox(_narrow_to_phrase(labelled)), True)
+    tags = list(_TAG.finditer(reply))
+    if tags:
+        return Answer(_unbox(tags[-1][1].strip()), True)
+    boxed = last_boxed(reply)
+    if boxed is not None:
+        return Answer(boxed.strip(), True)
+    phrased = _phrase_sentence(reply)
+    if phrased is not None:
+        return Answer(phrased, True)
+    return Answer(reply.strip(), False)
+
+
+def answer_region(reply: str) -> str:
+    """The text of the final answer (see the module's rules)."""
+    return find_answer(reply).text
+
+
+def _last_label_end(reply: str) -> int | None:
+    ends = []
+    if "nswer" in reply or "NSWER" in reply:
+        ends += [match.end() for pattern in _LABELS for match in pattern.finditer(reply)]
+    if "####" in reply:
+        ends += [match.end() for match in _GSM8K.finditer(reply)]
+    return max(ends) if ends else None
+
+
+def _after_last_label(reply: str) -> str | None:
+    end = _last_label_end(reply)
+    if end is None:
+        return None
+    line_end = reply.find("\n", end)
+    rest = reply[end:] if line_end < 0 else reply[end:line_end]
+    rest = rest.strip("*_ \t")  # the label's own emphasis: "**Answer:** Paris", "**Answer: C**"
+    if rest:
+        opened = _open_display(rest)
+        return rest if opened is None else _display_block(reply[end:], opened)
+    below = reply[end:] if line_end < 0 else reply[line_end + 1:]
+    lines = [line.strip() for line in below.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    opened = _open_display(lines[0])
+    return lines[0] if opened is None else _display_block(below, opened)
+
+
+def _open_display(line: str) -> str | None:
+    """The closing delimiter when `line` opens display math it does not close."""
+    for opening, closing in _DISPLAY_OPEN.items():
+        if line.startswith(opening) and closing not in line[len(opening):]:
+            return closing
+    return None
+
+
+def _display_block(text: str, closing: str) -> str:
+    start = text.find("$$") if closing == "$$" else text.find("\\[")
+    stop = text.find(closing, start + 2)
+    return text[start:] if stop < 0 else text[start:stop + len(closing)]
+
+
+def _narrow_to_phrase(region: str) -> str:
+    phrased = _phrase_sentence(region)
+    return region if phrased is None else phrased
+
+
+def _phrase_sentence(text: str) -> str | None:
+    """The sentence after the last answer phrase, or the subject of a trailing "X is the answer"."""
+    phrases = [p for p in _PHRASE.finditer(text) if not _SUPPOSING.search(text[max(0, p.start() - 40):p.start()])]
+    reverse = list(_IS_THE_ANSWER.finditer(text))
+    if reverse and (not phrases or reverse[-1].start() > phrases[-1].start()):
+        return reverse[-1]["answer"].strip()
+    if not phrases:
+        return None
+    rest = text[phrases[-1].end():]
+    end = _SENTENCE_END.search(rest.lstrip())
+    sentence = rest.lstrip() if end is None else rest.lstrip()[:end.start()]
+    return sentence.strip() or None
+
+
+def last_boxed(text: str) -> str | None:
+    """The content of the last `\\boxed{...}`, nested braces included; None if there is none."""
+    starts = list(_BOXED.finditer(text))
+    if not starts:
+        return None
+    depth, begin = 1, starts[-1].end()
+    for index in range(begin, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[index], 0)
+        if depth == 0:
+            return text[begin:index]
+    return text[begin:]  # a truncated reply still committed to what it had boxed
+
+
+def _unbox(text: str) -> str:
+    boxed = last_boxed(text)
+    return text if boxed is None else boxed.strip()
+
+
+# ---- hedges: two answers joined by "or", "and", a comma, a slash or a range dash --------------------------------
+
+_HEDGE_WORDS = re.compile(
+    r"\b(?:or|and|to|either|maybe|possibly|perhaps|probably|between)\b|[,/&?~]|(?<=\S)[-–—](?=\S)|\s[–—]\s",
+    re.IGNORECASE,
+)
+_FILLER = re.compile(r"[\s()\[\]*_`$]|\b(?:option|choice|it's|its|it is|is|be|could|might|or maybe)\b", re.IGNORECASE)
+
+
+def joined_by_hedge(between: str) -> bool:
+    """Whether the text between two different answers only joins them ("2 or 0.5", "B/D", "40-42", "A, C")."""
+    hedges = _HEDGE_WORDS.findall(between)
+    return bool(hedges) and not _FILLER.sub("", _HEDGE_WORDS.sub("", between)).strip(".!")
+
+
+_HEDGE_ASIDE = re.compile(r"\b(?:or|maybe|possibly|perhaps|probably|alternatively)\b", re.IGNORECASE)
+
+
+def is_hedge(aside: str) -> bool:
+    """Whether an aside offers another answer ("(or possibly 8)", "(maybe Lyon)")."""
+    return _HEDGE_ASIDE.search(aside) is not None

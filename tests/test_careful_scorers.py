@@ -1,0 +1,50 @@
+"""itemeval's own scorers against a careful human's verdicts on realistic replies (tests/careful_cases.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from itemeval.scorers import ScoreContext, score_solution
+from tests.careful_cases import EXACT_MATCH_CASES, MULTIPLE_CHOICE_CASES, NUMERIC_CASES
+
+
+def verdict_of(result) -> float | str:
+    """1.0 or 0.0 for a read answer, the failure code otherwise."""
+    return result.parse_error if result.score is None else result.score
+
+
+def agreement(scorer: str, cases) -> tuple[float, int]:
+    """(share of cases where the scorer credits exactly when the human does, wrong credits)."""
+    agree = wrong = 0
+    for reply, target, human, *choices in cases:
+        context = ScoreContext.of(target, choices=tuple(choices[0] or ()) if choices else ())
+        credited = score_solution(scorer, None, reply, context).score == 1.0
+        agree += credited == (human == 1.0)
+        wrong += credited and human != 1.0
+    return agree / len(cases), wrong
+
+
+@pytest.mark.parametrize(("reply", "target", "human"), NUMERIC_CASES)
+def test_numeric_reads_what_a_careful_human_reads(reply, target, human):
+    assert verdict_of(score_solution("numeric", None, reply, target)) == human
+
+
+@pytest.mark.parametrize(("reply", "target", "human", "choices"), MULTIPLE_CHOICE_CASES)
+def test_multiple_choice_reads_what_a_careful_human_reads(reply, target, human, choices):
+    context = ScoreContext.of(target, choices=tuple(choices or ()))
+    assert verdict_of(score_solution("multiple_choice", None, reply, context)) == human
+
+
+@pytest.mark.parametrize(("reply", "target", "human"), EXACT_MATCH_CASES)
+def test_exact_match_reads_what_a_careful_human_reads(reply, target, human):
+    assert verdict_of(score_solution("exact_match", None, reply, target)) == human
+
+
+@pytest.mark.parametrize(("scorer", "cases", "least"), [
+    ("numeric", NUMERIC_CASES, 0.90), ("multiple_choice", MULTIPLE_CHOICE_CASES, 0.95),
+    ("exact_match", EXACT_MATCH_CASES, 0.88),
+])
+def test_tables_are_large_and_agreement_meets_the_targets(scorer, cases, least):
+    share, wrong = agreement(scorer, cases)
+    assert len(cases) >= 100
+    assert share >= least and wrong <= 0.01 * len(cases), (share, wrong)
