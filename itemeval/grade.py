@@ -31,7 +31,7 @@ from .run import Ask, Run, StageOptions, Tell, open_run
 from .runner import RowSink
 from .scorers import ScoreContext, ScoreResult
 from .scorers.registry import resolve, score_many
-from .state import grade_state, observed_lengths, solution_state
+from .state import grade_state, grade_superseded_notes, observed_lengths, solution_state
 from .store import read_store, upsert
 from .store.schemas import GRADES
 from .study import Study, extra_judges
@@ -340,6 +340,7 @@ def run_grade(study: Study, options: GradeOptions, *, ask: Ask | None = None, te
         todo = pending(study, generate, grade, items, force=options.force)
         planned = todo.groupby("grade_condition_id").size().to_dict() if not todo.empty else {}
         result.conditions = [ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in grade]
+        result.notes.extend(grade_superseded_notes(study, grade))
         if todo.empty:
             return result
         judges = [c for c in grade if c.kind != "verifiable"]

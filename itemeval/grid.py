@@ -115,9 +115,9 @@ def scorer_entries(scorer: None | str | list[str | ScorerEntry]) -> list[ScorerE
 
 
 def verifiable_conditions(config: StudyConfig, config_dir: Path | None = None) -> list[GradeCondition]:
-    """One condition per `facets.scorer` entry; a name used twice gets a suffix from its own params."""
+    """One condition per `facets.scorer` entry; an entry whose params are not the scorer's defaults gets a slug
+    suffix from its own params, so no entry's id depends on its siblings."""
     entries = scorer_entries(config.facets.scorer)
-    names = [canonical_name(entry.name) for entry in entries]
     conditions = []
     for index, entry in enumerate(entries):
         name = canonical_name(entry.name)
@@ -134,9 +134,7 @@ def verifiable_conditions(config: StudyConfig, config_dir: Path | None = None) -
             params = _inline_template(params, config_dir, index)
         payload = {"scorer": name, "params": params, "rule_version": spec.rule_version,
                    **({"temperature": JUDGE_TEMPERATURE} if graded else {})}
-        slug = f"scorer_{slug_part(name)}"
-        if names.count(name) > 1:
-            slug += "-" + sha256_hex(canonical_json(params))[:4]
+        slug = f"scorer_{slug_part(name)}" + _params_suffix(name, params, config_dir)
         models = ([params["model"]] if isinstance(params["model"], str) else params["model"]) if graded else []
         conditions.append(
             GradeCondition(
@@ -147,6 +145,15 @@ def verifiable_conditions(config: StudyConfig, config_dir: Path | None = None) -
         )
     _check_distinct(conditions, "facets.scorer")
     return conditions
+
+
+def _params_suffix(name: str, params: dict[str, Any], config_dir: Path | None) -> str:
+    """"" for the scorer's default params, else a short hash of the entry's own params."""
+    try:
+        defaults = validate_scorer_params(name, {}, config_dir)
+    except ConfigError:
+        defaults = None  # the scorer has required params: every entry names its own
+    return "" if params == defaults else "-" + sha256_hex(canonical_json(params))[:4]
 
 
 def _check_distinct(conditions: list[Any], field: str) -> None:

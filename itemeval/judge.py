@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +39,7 @@ class JudgeParse:
     """The score value as JSON text, as the judge wrote it ("7", "\\"7\\"", "true", "NaN")."""
     reasoning: str | None
     parse_error: str | None
-    """`no_json_object`, `no_score_in_json`, `score_not_numeric` or `score_not_finite`."""
+    """`no_json_object`, `invalid_json`, `no_score_in_json`, `score_not_numeric` or `score_not_finite`."""
 
     def __post_init__(self) -> None:
         if (self.score is None) != (self.parse_error is not None):
@@ -55,7 +54,6 @@ class JudgeParse:
 
 # Pairs of ``` fences, with or without a language tag; the tag never contains a brace, so the
 # object search below can look at the whole content between the fences.
-_FENCED = re.compile(r"```(.*?)```", re.DOTALL)
 _JSON_ESCAPES = frozenset('"\\/bfnrtu')
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _TRAILING_COMMA_END = re.compile(r"\s*[}\]]")
@@ -167,24 +165,25 @@ def _load_object(span: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _objects_in(text: str) -> Iterator[dict[str, Any]]:
-    """Parseable top-level objects, last to first; inside a span that is not JSON, its inner spans."""
-    pending = _object_spans(text)  # a stack, not recursion: prose can nest braces arbitrarily deep
-    while pending:
-        start, end = pending.pop()
-        parsed = _load_object(text[start:end])
-        if parsed is not None:
-            yield parsed
-        else:
-            pending.extend(_object_spans(text, start + 1, end - 1))
+_CANDIDATE = re.compile(r"""\{\s*(?:["'}]|[A-Za-z_]\w*\s*:)""")
+"""How a JSON object (or a judge's failed attempt at one: single quotes, bare keys) opens; `{1, 2}` does not."""
+_CODE_FENCE = re.compile(r"```[ \t]*(?!json\b|jsonc\b|JSON\b)[A-Za-z][\w+-]*[^\n]*\n.*?```", re.DOTALL)
 
 
-def candidate_objects(text: str) -> Iterator[dict[str, Any]]:
-    """JSON objects in the order the parser tries them: fenced blocks last to first, then the rest."""
-    fenced = [match[1] for match in _FENCED.finditer(text)]
-    for block in reversed(fenced):
-        yield from _objects_in(block)
-    yield from _objects_in(_FENCED.sub(" ", text))
+def last_candidate(text: str) -> str | None:
+    """The reply's last JSON object as written (by where it ends), or None when there is none.
+
+    Objects inside a fence tagged with another language (```python) are code, not a verdict. An object the
+    judge opened after its last complete one and never closed (a cut-off reply) is the last one, returned
+    as the unclosed text so it fails to parse: an earlier object never stands in for it.
+    """
+    visible = _CODE_FENCE.sub(lambda match: " " * len(match.group(0)), text)
+    spans = [span for span in _object_spans(visible) if _CANDIDATE.match(visible, span[0])]
+    after = spans[-1][1] if spans else 0
+    unclosed = _CANDIDATE.search(visible, after)
+    if unclosed is not None:
+        return text[unclosed.start():]
+    return text[spans[-1][0]:spans[-1][1]] if spans else None
 
 
 # --- reading the score --------------------------------------------------------------------------
@@ -241,18 +240,24 @@ def _reasoning(value: Any) -> str | None:
 def parse_judge_reply(text: str) -> JudgeParse:
     """The score and reasoning from a judge's reply, or the reason there are none (README "Graders").
 
-    Objects are tried in `candidate_objects` order and the first with a top-level `score` key wins,
-    even when that score is unusable: a later, better-looking object is never preferred to it.
-    A `score` nested deeper ({"result": {"score": 5}}) does not count. Tolerated beyond JSON:
-    LaTeX backslashes in strings, trailing commas, literal newlines in strings. Not tolerated:
-    single-quoted keys or strings, comments, unquoted keys.
+    Only the reply's last JSON object counts (`last_candidate`): when it cannot be read or has no top-level
+    `score`, the grade fails, because an earlier object may be one the judge quoted from the solution it
+    grades, and a solution must never grade itself. A `score` nested deeper ({"result": {"score": 5}}) does
+    not count. Tolerated beyond JSON: LaTeX backslashes in strings, trailing commas, literal newlines in
+    strings. Not tolerated: single-quoted keys or strings, comments, unquoted keys (`invalid_json`).
     """
-    found_object = False
-    for obj in candidate_objects(text or ""):
-        found_object = True
-        if "score" in obj:
-            score, error = _score_value(obj["score"])
-            reasoning = _reasoning(obj.get("reasoning"))
-            return JudgeParse(score=score, score_raw=_json_text(obj["score"]), reasoning=reasoning, parse_error=error)
-    error = "no_score_in_json" if found_object else "no_json_object"
-    return JudgeParse(score=None, score_raw=None, reasoning=None, parse_error=error)
+    candidate = last_candidate(text or "")
+    if candidate is None:
+        return _failed("no_json_object")
+    obj = _load_object(candidate)
+    if obj is None:
+        return _failed("invalid_json")
+    if "score" not in obj:
+        return _failed("no_score_in_json")
+    score, error = _score_value(obj["score"])
+    return JudgeParse(score=score, score_raw=_json_text(obj["score"]), reasoning=_reasoning(obj.get("reasoning")),
+                      parse_error=error)
+
+
+def _failed(code: str) -> JudgeParse:
+    return JudgeParse(score=None, score_raw=None, reasoning=None, parse_error=code)

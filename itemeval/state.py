@@ -50,13 +50,31 @@ def observed_lengths(study: Study, stage: str) -> ObservedLengths:
 
 
 def superseded_notes(study: Study, conditions: list[GenerateCondition]) -> list[str]:
-    """Say when a condition's id changed under its slug (an edited template or setting): old rows stay put."""
-    stored = read_store(study.paths, "solutions", ["condition_id", "condition_slug"]).to_pandas()
-    current = {c.id for c in study.generate}
+    """Say when a generate condition's id changed under its slug (an edited template or setting)."""
+    return _superseded(study, "solutions", "condition_id", "condition_slug", conditions,
+                       {c.id for c in study.generate}, "its prompt or settings changed", "rows")
+
+
+def grade_superseded_notes(study: Study, conditions: list[GradeCondition]) -> list[str]:
+    """Say when a grade condition's id changed under its slug (an edited rubric, new scorer rules or params)."""
+    current = {c.id for c in study.grade + extra_judges(study, list(study.config.graders))}
+    return _superseded(study, "grades", "grade_condition_id", "grade_condition_slug", conditions, current,
+                       "its rubric, grader, scorer rules or params changed", "grades")
+
+
+def _superseded(study: Study, store: str, id_column: str, slug_column: str, conditions: list, current: set[str],
+                why: str, rows_word: str) -> list[str]:
+    """Old rows stay under the old id and never mix with the new one: each note says so and how many there are."""
+    if not conditions:
+        return []
+    slugs = [c.slug for c in conditions]
+    stored = read_store(study.paths, store, [id_column, slug_column], where={slug_column: slugs}).to_pandas()
+    old = stored[~stored[id_column].isin(current)]
+    counts = old.groupby([slug_column, id_column]).size()
     notes = []
     for condition in conditions:
-        old = stored[(stored["condition_slug"] == condition.slug) & ~stored["condition_id"].isin(current)]
-        for old_id, rows in old.groupby("condition_id"):
-            notes.append(f"{condition.slug}: its prompt or settings changed, so its id is now {condition.id}; "
-                         f"the {len(rows)} rows stored under the old id {old_id} stay there and never mix with it")
+        for (slug, old_id), count in counts.items():
+            if slug == condition.slug:
+                notes.append(f"{condition.slug}: {why}, so its id is now {condition.id}; the {count} {rows_word} "
+                             f"stored under the old id {old_id} stay there and never mix with it")
     return notes

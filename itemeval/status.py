@@ -10,7 +10,7 @@ import pandas as pd
 from . import plan
 from .records import GenerateCondition, GradeCondition
 from .run import recover_if_idle
-from .state import grade_state, graded_extra_judges, solution_state
+from .state import grade_state, grade_superseded_notes, graded_extra_judges, solution_state, superseded_notes
 from .study import Study
 
 
@@ -55,6 +55,7 @@ def study_status(study: Study) -> StatusReport:
     gen_counts = plan.generate_counts(merged, study.config.solvers.on_empty)
     grade = study.grade + graded_extra_judges(study)
     grade_counts = plan.grade_counts(grade_state(study, grade, merged))
+    notes += superseded_notes(study, study.generate) + grade_superseded_notes(study, grade)
     return StatusReport(
         study=study,
         generate=[GenerateRow(c, **_counts(gen_counts, c.id, GenerateRow)) for c in study.generate],

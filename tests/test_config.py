@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from itemeval.cli import main
 from itemeval.config import load_config
-from itemeval.errors import ConfigError
 from tests.helpers import base_config, write_study
 
 

@@ -333,8 +333,11 @@ def test_editing_the_prompt_starts_a_new_empty_condition_and_keeps_old_rows(tmp_
     before = solutions(tmp_path)
 
     (tmp_path / "prompts" / "p.md").write_text("Think step by step.\n" + PROMPT)
-    (row,) = status(capsys, path)["generate"]
+    report = status(capsys, path)
+    (row,) = report["generate"]
     assert row["condition_id"] != old_id and row["slug"] == "arith-good_p_default"
+    (note,) = [n for n in report["notes"] if n.startswith("arith-good_p_default:")]  # status says so too
+    assert old_id in note and row["condition_id"] in note and "4 rows" in note
     assert (row["done"], row["missing"]) == (0, 4)
 
     code, second = generate(capsys, path)

@@ -30,7 +30,7 @@ SPEC_GRADE_COLUMNS = [
     "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "usd", "cache_hit", "latency_s", "run_id",
     "log_file", "created_at",
 ]
-PARSE_CODES = {"no_json_object", "no_score_in_json", "score_not_numeric", "score_not_finite"}
+PARSE_CODES = {"no_json_object", "invalid_json", "no_score_in_json", "score_not_numeric", "score_not_finite"}
 
 
 class StudyServer(OpenAIServer):
@@ -441,3 +441,25 @@ def test_sigkill_mid_grade_repays_nothing_that_finished(tmp_path, capsys, monkey
     first_run = set(grades.loc[grades["run_id"] != result["run_id"], "item_id"])
     assert len(first_run) == recovered
     assert all(per_item[item] == 1 for item in first_run)  # nothing recorded was paid for twice
+
+
+def test_an_edited_rubric_starts_a_new_judge_condition_and_grade_and_status_say_so(tmp_path, capsys):
+    config = make_study(tmp_path)
+    assert cli(capsys, "generate", str(config))[0] == 0
+    code, first = cli(capsys, "grade", str(config))
+    old_id = next(c["condition_id"] for c in first["conditions"] if c["slug"] == "j_r")
+    graded = int((grades_table(tmp_path)["grade_condition_id"] == old_id).sum())
+    assert code == 0 and graded == 4 and not first["notes"]
+
+    (tmp_path / "rubrics" / "r.md").write_text("Be strict.\n" + RUBRIC)
+    code, report = cli(capsys, "status", str(config))
+    new_id = next(row["condition_id"] for row in report["grade"] if row["slug"] == "j_r")
+    (note,) = [n for n in report["notes"] if n.startswith("j_r:")]
+    assert new_id != old_id and old_id in note and new_id in note and f"{graded} grades" in note
+
+    code, second = cli(capsys, "grade", str(config))
+    (note,) = [n for n in second["notes"] if n.startswith("j_r:")]
+    assert code == 0 and old_id in note and new_id in note
+    assert planned(second)["j_r"] == 4 and "scorer_numeric" not in " ".join(second["notes"])
+    grades = grades_table(tmp_path)
+    assert set(grades.loc[grades["grade_condition_slug"] == "j_r", "grade_condition_id"]) == {old_id, new_id}

@@ -98,7 +98,17 @@ def test_editing_one_template_changes_only_its_conditions(tmp_path):
 def test_same_scorer_twice_with_different_params_gets_distinct_slugs(tmp_path):
     config = base_config(facets__scorer=["numeric", {"name": "numeric", "params": {"rel_tol": 0.01}}])
     slugs = list(_ids(write_study(tmp_path, config))[1])
-    assert len(slugs) == 2 and all(s.startswith("scorer_numeric-") for s in slugs) and slugs[0] != slugs[1]
+    assert slugs[0] == "scorer_numeric" and slugs[1].startswith("scorer_numeric-") and len(slugs[1]) == len(slugs[0]) + 5
+
+
+@pytest.mark.parametrize("first", ["numeric", {"name": "numeric", "params": {"rel_tol": 0.01}},
+                                   {"name": "match", "params": {"location": "exact"}}])
+def test_adding_or_removing_a_sibling_entry_never_changes_an_entrys_id(tmp_path, first):
+    alone = _ids(write_study(tmp_path / "alone", base_config(facets__scorer=[first])))[1]
+    siblings = [first, {"name": "numeric", "params": {"abs_tol": 0.5}}, {"name": "match", "params": {"location": "any"}}]
+    together = _ids(write_study(tmp_path / "together", base_config(facets__scorer=siblings)))[1]
+    (slug, condition_id), = alone.items()
+    assert together[slug] == condition_id
 
 
 def test_scorer_defaults_spelled_out_give_the_same_id(tmp_path):

@@ -63,7 +63,7 @@ def test_model_graded_qa_grades_stored_solutions_like_a_judge(tmp_path, capsys):
     assert (graded["grader_model"] == "itemeval/judge").all() and graded["log_file"].str.startswith("logs/grade/").all()
     assert graded["explanation"].str.contains("GRADE:").all()  # the grader's reply, as inspect reports it
     assert all((tmp_path / "studies" / "t" / f).is_file() for f in graded["log_file"])
-    line = next(c for c in result["conditions"] if c["slug"] == "scorer_model-graded-qa")
+    line = next(c for c in result["conditions"] if c["slug"].startswith("scorer_model-graded-qa-"))
     assert line["rows"] == 4 and line["usd"] == pytest.approx(graded["usd"].sum())
     assert cli(capsys, "grade", str(path), "--yes")[1]["totals"]["rows"] == 0  # resumable
 
@@ -92,7 +92,7 @@ def test_grader_selects_model_graded_conditions_by_name_or_model(tmp_path, capsy
                  facets__rubric=["r"])
     cli(capsys, "generate", str(path), "--yes")
     code, result = cli(capsys, "grade", str(path), "--yes", "--grader", "model_graded_qa")
-    assert code == 0 and {c["slug"] for c in result["conditions"]} == {"scorer_model-graded-qa"}
+    assert code == 0 and [c["slug"][:-5] for c in result["conditions"]] == ["scorer_model-graded-qa"]
     code, result = cli(capsys, "grade", str(path), "--yes", "--grader", "j")
     assert {c["slug"] for c in result["conditions"]} == {"j_r"}
     assert set(grades(tmp_path)["grade_kind"]) == {"model_graded", "judge"}
@@ -129,7 +129,7 @@ def test_the_estimate_counts_each_model_of_a_panel(tmp_path, capsys):
     path = study(tmp_path, panel)
     cli(capsys, "generate", str(path), "--yes")
     code, estimate = cli(capsys, "estimate", str(path), "--stage", "grade")
-    line = next(c for c in estimate["conditions"] if c["slug"] == "scorer_model-graded-qa")
+    line = next(c for c in estimate["conditions"] if c["slug"].startswith("scorer_model-graded-qa-"))
     assert code == 0 and line["calls"] == 8 and line["usd_ceiling"] > 0
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import pytest
 
 from itemeval.cli import main
 from tests.helpers import base_config, write_study
