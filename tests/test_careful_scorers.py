@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from itemeval.scorers import ScoreContext, score_solution
+from tests import careful_cases_second as second
 from tests.careful_cases import EXACT_MATCH_CASES, MULTIPLE_CHOICE_CASES, NUMERIC_CASES
 
 
@@ -48,3 +49,18 @@ def test_tables_are_large_and_agreement_meets_the_targets(scorer, cases, least):
     share, wrong = agreement(scorer, cases)
     assert len(cases) >= 100
     assert share >= least and wrong <= 0.01 * len(cases), (share, wrong)
+
+
+SECOND = {"numeric": second.NUMERIC, "multiple_choice": second.MULTIPLE_CHOICE, "exact_match": second.EXACT_MATCH}
+
+
+@pytest.mark.parametrize("scorer", SECOND)
+def test_second_table_agreement_and_no_wrong_credit(scorer):
+    """On the table written without the code: at least 97 % agreement, no wrong credit, hedges never credited."""
+    cases = SECOND[scorer]
+    share, wrong = agreement(scorer, cases)
+    assert len(cases) >= 70 and share >= 0.97 and wrong == 0, (share, wrong)
+    for reply, target, human, *choices in cases:
+        if human == "ambiguous":
+            context = ScoreContext.of(target, choices=tuple(choices[0] or ()) if choices else ())
+            assert score_solution(scorer, None, reply, context).score is None, reply

@@ -17,7 +17,9 @@ _LABELS = (
     re.compile(r"answer[*_]*\s*[:：]", re.IGNORECASE),  # ANSWER:, **Answer:**, Final answer:, Answer：
     re.compile(r"^[ \t]*[*_]*(?:final\s+)?answer[*_]*[ \t]+[-–—][ \t]", re.IGNORECASE | re.MULTILINE),  # Answer - Paris
 )
-_GSM8K = re.compile(r"^[ \t]*#{4}[ \t]*(?=[-−$\d])", re.MULTILINE)  # "#### 72" (not a markdown heading)
+# GSM8K's "#### 72"; "#### Paris" only as the reply's last line, since "#### Step 2" is a markdown heading
+_GSM8K = re.compile(r"^[ \t]*#{4}[ \t]*(?=[-−$\d])|^[ \t]*#{4}[ \t]+(?=[^\n#]+\s*\Z)", re.MULTILINE)
+_BOLD_LAST_LINE = re.compile(r"(?:^|\n)[ \t]*\*\*([^*\n]{1,60})\*\*[ \t.!]*\s*\Z")  # a reply ending "**True**"
 _TAG = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.IGNORECASE | re.DOTALL)
 _BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _PHRASE = re.compile(
@@ -39,7 +41,9 @@ _DISPLAY_OPEN = {"\\[": "\\]", "$$": "$$"}
 class Answer:
     text: str
     marked: bool
-    """True when the reply marked its answer (label, tag, box or phrase); False for the whole reply."""
+    """True when the reply marked its answer (label, tag, box, phrase, bold last line); False for the whole reply."""
+    phrased: bool = False
+    """Found only by an "the answer is" sentence: a scorer that reads nothing there may read the whole reply."""
 
 
 def find_answer(reply: str) -> Answer:
@@ -54,7 +58,10 @@ def find_answer(reply: str) -> Answer:
         return Answer(boxed.strip(), True)
     phrased = _phrase_sentence(reply)
     if phrased is not None:
-        return Answer(phrased, True)
+        return Answer(phrased, True, phrased=True)
+    bold = _BOLD_LAST_LINE.search(reply)
+    if bold is not None:
+        return Answer(bold[1].strip(), True)
     return Answer(reply.strip(), False)
 
 
@@ -148,12 +155,25 @@ _HEDGE_WORDS = re.compile(
     re.IGNORECASE,
 )
 _FILLER = re.compile(r"[\s()\[\]*_`$]|\b(?:option|choice|it's|its|it is|is|be|could|might|or maybe)\b", re.IGNORECASE)
+_CONDITION = re.compile(r"\([^()]*\)")  # "B (if counted from the start) or C (otherwise)"
+_HEDGE_PHRASE = re.compile(r"\b(?:could|might|may)\s+also\b|\bor\s+(?:maybe|possibly|perhaps)\b|\balternatively\b",
+                           re.IGNORECASE)
+_UNSURE = re.compile(r"\b(?:not\s+(?:sure|certain)|unsure|can[’']?t\s+decide|cannot\s+decide|torn\s+between)\b",
+                     re.IGNORECASE)
 
 
 def joined_by_hedge(between: str) -> bool:
     """Whether the text between two different answers only joins them ("2 or 0.5", "B/D", "40-42", "A, C")."""
+    between = _CONDITION.sub(" ", between)
+    if _HEDGE_PHRASE.search(between):
+        return True
     hedges = _HEDGE_WORDS.findall(between)
     return bool(hedges) and not _FILLER.sub("", _HEDGE_WORDS.sub("", between)).strip(".!")
+
+
+def sounds_unsure(text: str) -> bool:
+    """Whether the reply says it is not sure ("I'm not sure", "torn between", "can't decide")."""
+    return _UNSURE.search(text) is not None
 
 
 _HEDGE_ASIDE = re.compile(r"\b(?:or|maybe|possibly|perhaps|probably|alternatively)\b", re.IGNORECASE)

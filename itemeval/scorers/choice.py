@@ -6,7 +6,7 @@ import re
 import string
 from dataclasses import dataclass
 
-from .answer import find_answer, joined_by_hedge
+from .answer import find_answer, joined_by_hedge, sounds_unsure
 from .base import ScoreContext, ScoreResult, failed
 from .text import normalise_text
 
@@ -99,7 +99,7 @@ def read_choice(text: str, *, marked: bool = True, options: str | None = None) -
         return chosen.letter
     chosen = letters[-1]
     other = next((letter for letter in reversed(letters) if letter.letter != chosen.letter), None)
-    if other is not None and joined_by_hedge(plain[other.end:chosen.start]):
+    if other is not None and (joined_by_hedge(plain[other.end:chosen.start]) or sounds_unsure(plain[other.end:])):
         raise Ambiguous(plain)
     return chosen.letter
 
@@ -124,6 +124,8 @@ def multiple_choice(solution: str, context: ScoreContext) -> ScoreResult:
     answer = find_answer(solution)
     try:
         choice = read_choice(answer.text, marked=answer.marked, options=options)
+        if choice is None and answer.phrased:  # "The answer is not A — … It's C."
+            choice = read_choice(solution, marked=False, options=options)
     except Ambiguous as hedge:
         return failed("ambiguous_answer", str(hedge), "the answer names more than one option")
     if choice is None and context.choices:

@@ -18,6 +18,7 @@ _MATH_SPELLINGS = (
 _SUPERSCRIPT = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
 _TO_PLAIN = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _TEXT_COMMAND = re.compile(r"\\(?:text|mathrm|textbf|mathbf|operatorname|mbox)\s*\{([^{}]*)\}")
+_LATEX_MIXED = re.compile(r"(?<![\d.])(\d+)\s*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")  # 2\frac{1}{2}
 _FRAC_SHORTHAND = re.compile(r"\\([dt]?frac)\s*(?:(\d)|\{([^{}]*)\})\s*(?:(\d)|\{([^{}]*)\})")
 _UNIT_POWER = re.compile(r"(?<=[A-Za-z])\s*\^\s*(?:\{\s*-?\d+\s*\}|-?\d+)")  # cm^2, s^{2}: a unit's exponent
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
@@ -68,7 +69,7 @@ def normalise_math(text: str) -> str:
         for spelling, plain in _MATH_SPELLINGS:
             text = text.replace(spelling, plain)
         text = _TEXT_COMMAND.sub(r"\1", text)
-        text = _FRAC_SHORTHAND.sub(lambda m: f"\\{m[1]}{{{m[2] or m[3]}}}{{{m[4] or m[5]}}}", text)
+        text = _LATEX_MIXED.sub(r"\1 \2/\3", _FRAC_SHORTHAND.sub(lambda m: f"\\{m[1]}{{{m[2] or m[3]}}}{{{m[4] or m[5]}}}", text))
     text = _SUPERSCRIPT.sub(lambda m: "^{" + m.group(0).translate(_TO_PLAIN) + "}", text)
     return _UNIT_POWER.sub("", text) if "^" in text else text
 
@@ -129,10 +130,10 @@ def _numbers(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int, str, f
         value = _number_value(match)
         if value is None:
             continue
-        raw = match.group(0).strip()
-        if _is_negative(text, match.start()):
-            value, raw = -value, "-" + raw
-        found.append((match.start(), match.end(), raw, value))
+        raw, start = match.group(0).strip(), match.start()
+        if _is_negative(text, start):
+            value, raw, start = -value, "-" + raw, text.rindex("-", 0, start)
+        found.append((start, match.end(), raw, value))
     return found
 
 
@@ -159,6 +160,15 @@ def _focus(text: str) -> str:
     return text
 
 
+_SAME_UNKNOWN = re.compile(r"\s*,?\s*(?:or|and)\s+([a-z])\s*=\s*")
+
+
+def _two_roots(text: str, previous_start: int, between: str) -> bool:
+    """"x = 4 or x = -4": two values of one unknown (not "3x = 15 and x = 5", a derivation)."""
+    joined = _SAME_UNKNOWN.fullmatch(between)
+    return joined is not None and re.search(rf"\b{joined[1]}\s*=\s*$", text[:previous_start]) is not None
+
+
 def read_answer_number(text: str, *, marked: bool) -> tuple[str, float] | None:
     """The final number of an answer as (the text read, its value), or None when there is none.
 
@@ -182,7 +192,7 @@ def read_answer_number(text: str, *, marked: bool) -> tuple[str, float] | None:
         is_range = between in ("-", "–", "—")  # "40-42"; a spaced "24 - 6" is a subtraction
         if not is_range and _OPERATOR_ONLY.fullmatch(between) and not text[end:].strip(" .!?*_$\n"):
             raise Unfinished(text[previous[0]:end])
-        if previous[3] != value and (is_range or joined_by_hedge(between)):
+        if previous[3] != value and (is_range or joined_by_hedge(between) or _two_roots(text, previous[0], between)):
             raise Ambiguous(text[previous[0]:end])
     return raw, value
 
@@ -215,6 +225,8 @@ def numeric(solution: str, context: ScoreContext, *, rel_tol: float = 1e-6, abs_
     answer = find_answer(solution)
     try:
         found = read_answer_number(answer.text, marked=answer.marked)
+        if found is None and answer.phrased:  # "The answer is not obvious at first. … so 12."
+            found = read_answer_number(solution, marked=False)
     except Ambiguous as hedge:
         return failed("ambiguous_answer", str(hedge), "the answer offers more than one number")
     except Unfinished as sum_:

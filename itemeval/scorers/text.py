@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .answer import find_answer, is_hedge
+from .answer import find_answer, is_hedge, sounds_unsure
 from .base import ScoreContext, ScoreResult, failed
 
 _LATEX_WRAPPER = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mathit|emph|boxed|fbox)\s*\{([^{}]*)\}")
@@ -16,7 +16,7 @@ _TRAILING = ".!?…;,:"
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=\S)")
 _NOT_CLAUSE = re.compile(r",\s+not\s+[^,]*$", re.IGNORECASE)
 _TRAILING_ASIDE = re.compile(r"(?<=\S)\s+\(([^()]*)\)$")
-_HEDGED = re.compile(r"^(?:either\s+)?\S.*?\s+or\s+\S", re.IGNORECASE)
+_HEDGED = re.compile(r"^(?:either\s+)?\S.*?(?:\s+or\s+|,?\s+(?:possibly|maybe|perhaps|probably)\s+)\S", re.IGNORECASE)
 
 
 def _unwrap(text: str) -> str:
@@ -62,7 +62,8 @@ def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
     Runs of whitespace compare equal to a single space ("New  York" = "New York" ≠ "NewYork"). A trailing
     ", not X" or aside in brackets is dropped; an answer offering two ("Paris or Lyon") is `ambiguous_answer`.
     """
-    answer = find_answer(solution).text
+    found = find_answer(solution)
+    answer = found.text
     expected = normalise_text(context.target)
     if not expected:
         return failed("empty_target", answer, "the item's target is empty, so there is nothing to match")
@@ -72,6 +73,6 @@ def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
         read = read_text_answer(answer)
     except Ambiguous:
         return failed("ambiguous_answer", answer, "the answer offers more than one answer")
-    if _HEDGED.match(read) and " or " not in expected:
+    if (_HEDGED.match(read) and not _HEDGED.match(expected)) or (not found.marked and sounds_unsure(answer)):
         return failed("ambiguous_answer", answer, "the answer offers more than one answer")
     return ScoreResult(score=1.0 if normalise_text(read) == expected else 0.0, answer=answer)
