@@ -459,7 +459,7 @@ EXACT_MATCH_CASES: list[tuple[str, str, float | str]] = [
     ("ANSWER: Pari", "Paris", 0.0),
     ("ANSWER: Parris", "Paris", 0.0),
     ("ANSWER: Canberra", "Sydney", 0.0),
-    ("The capital of France is Paris.", "Paris", 0.0),
+    ("The capital of France is Paris.", "Paris", 1.0),  # its last sentence states it
     ("", "Paris", 0.0),
     # more styles
     ('ANSWER: *Mitochondria*.', 'mitochondria', 1.0),

@@ -6,6 +6,7 @@ import pytest
 
 from itemeval.scorers import ScoreContext, score_solution
 from tests import careful_cases_second as second
+from tests import careful_cases_third as third
 from tests.careful_cases import EXACT_MATCH_CASES, MULTIPLE_CHOICE_CASES, NUMERIC_CASES
 
 
@@ -51,15 +52,17 @@ def test_tables_are_large_and_agreement_meets_the_targets(scorer, cases, least):
     assert share >= least and wrong <= 0.01 * len(cases), (share, wrong)
 
 
-SECOND = {"numeric": second.NUMERIC, "multiple_choice": second.MULTIPLE_CHOICE, "exact_match": second.EXACT_MATCH}
+WRITTEN_APART = [(table.__name__.rpartition(".")[2], scorer, getattr(table, attribute))
+                 for table in (second, third)
+                 for scorer, attribute in (("numeric", "NUMERIC"), ("multiple_choice", "MULTIPLE_CHOICE"),
+                                           ("exact_match", "EXACT_MATCH"))]
 
 
-@pytest.mark.parametrize("scorer", SECOND)
-def test_second_table_agreement_and_no_wrong_credit(scorer):
-    """On the table written without the code: at least 97 % agreement, no wrong credit, hedges never credited."""
-    cases = SECOND[scorer]
+@pytest.mark.parametrize(("table", "scorer", "cases"), WRITTEN_APART, ids=[f"{t}-{s}" for t, s, _ in WRITTEN_APART])
+def test_tables_written_apart_agreement_and_no_wrong_credit(table, scorer, cases):
+    """On the tables written without the code: at least 97 % agreement, no wrong credit, hedges never credited."""
     share, wrong = agreement(scorer, cases)
-    assert len(cases) >= 70 and share >= 0.97 and wrong == 0, (share, wrong)
+    assert len(cases) >= 60 and share >= 0.97 and wrong == 0, (share, wrong)
     for reply, target, human, *choices in cases:
         if human == "ambiguous":
             context = ScoreContext.of(target, choices=tuple(choices[0] or ()) if choices else ())

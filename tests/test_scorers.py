@@ -30,7 +30,8 @@ EXACT_MATCH_CASES = [
     ("NewYork", "New York", 0.0, None),
     ("Lyon", "Paris", 0.0, None),
     ("Paris, France", "Paris", 0.0, None),
-    ("The capital is Paris.", "Paris", 0.0, None),
+    ("The capital is Paris.", "Paris", 1.0, None),  # the last sentence states the answer
+    ("The capital is Paris, I think, but it was Lyon once.", "Paris", 0.0, None),
     ("I think so.\nANSWER: Paris", "Paris", 1.0, None),
     ("I think so.\nanswer: paris.", "Paris", 1.0, None),
     ("Final Answer: Paris", "Paris", 1.0, None),

@@ -19,11 +19,18 @@ _LABELS = (
 )
 # GSM8K's "#### 72"; "#### Paris" only as the reply's last line, since "#### Step 2" is a markdown heading
 _GSM8K = re.compile(r"^[ \t]*#{4}[ \t]*(?=[-−$\d])|^[ \t]*#{4}[ \t]+(?=[^\n#]+\s*\Z)", re.MULTILINE)
-_BOLD_LAST_LINE = re.compile(r"(?:^|\n)[ \t]*\*\*([^*\n]{1,60})\*\*[ \t.!]*\s*\Z")  # a reply ending "**True**"
+_THINKING = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)  # a reasoning model's draft
+# The reply's last line is one wrapped answer: "**True**", "*Saturn*", "`NaCl`", "$\text{Jupiter}$", "\(\text{…}\)"
+_WRAPPED_LINE = re.compile(r"(?:\*\*|\*|_|`|\$|\\\(|\\\[)[^\n]{1,60}?(?:\*\*|\*|_|`|\$|\\\)|\\\])[ .!]*")
+_KEYED_LINE = re.compile(r"[*_]*[A-Z][\w ()/-]{0,40}?[*_]*:[*_]*\s+(\S.{0,60})")  # "Past tense: **ran**", "Formula: `NaCl`"
+_INLINE_BOLD = re.compile(r"(?<!^)(?<!\n)\*\*([^*\n]{1,60})\*\*")  # "The capital is **Nairobi**."
+_CHECK = re.compile(r"[*_#\s]*\(?\s*(?:let(?:'s| me| us)\s+(?:verify|check|double[- ]check)|verif(?:y|ication)|check(?:ing)?\b|"
+                    r"double[- ]check|sanity check|note\b|for reference|proof\b)", re.IGNORECASE)
 _TAG = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.IGNORECASE | re.DOTALL)
 _BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _PHRASE = re.compile(
-    r"(?:\b(?:final|correct|right|best)\s+)?\b(?:answer|choice)\s+(?:is|would\s+be|should\s+be|will\s+be|must\s+be)"
+    r"(?:(?:\b(?:final|correct|right|best)\s+)?\b(?:answer|choice)|\b(?:correct|right|best|final)\s+option)"
+    r"\s+(?:is|would\s+be|should\s+be|will\s+be|must\s+be)"
     r"(?:\s*[:：])?"
     r"|\bI(?:'ll|’ll|\s+will|'d|’d|\s+would)?\s+(?:choose|pick|select|go\s+with|say)\b(?:\s*[:：])?",
     re.IGNORECASE,
@@ -47,6 +54,7 @@ class Answer:
 
 
 def find_answer(reply: str) -> Answer:
+    reply = _THINKING.sub("", reply)
     labelled = _after_last_label(reply)
     if labelled is not None:
         return Answer(_unbox(_narrow_to_phrase(labelled)), True)
@@ -59,10 +67,25 @@ def find_answer(reply: str) -> Answer:
     phrased = _phrase_sentence(reply)
     if phrased is not None:
         return Answer(phrased, True, phrased=True)
-    bold = _BOLD_LAST_LINE.search(reply)
-    if bold is not None:
-        return Answer(bold[1].strip(), True)
-    return Answer(reply.strip(), False)
+    body = without_checks(reply)
+    last_line = body.rstrip().rpartition("\n")[2].strip()
+    if (wrapped := _WRAPPED_LINE.fullmatch(last_line)) is not None:
+        return Answer(wrapped[0].strip(" .!"), True)
+    if (keyed := _KEYED_LINE.fullmatch(last_line)) is not None and not _CHECK.match(last_line):
+        return Answer(keyed[1].strip(), True, phrased=True)
+    paragraph = body.rstrip().rpartition("\n\n")[2]
+    bold = [b for b in _INLINE_BOLD.finditer(paragraph) if not b[1].rstrip().endswith(":")]
+    if bold:
+        return Answer(bold[-1][1].strip(), True, phrased=True)
+    return Answer(body.strip(), False)
+
+
+def without_checks(reply: str) -> str:
+    """The reply without trailing paragraphs that only verify it ("Let me verify: …", "Check: …", "(For reference …")."""
+    paragraphs = reply.rstrip().split("\n\n")
+    while len(paragraphs) > 1 and _CHECK.match(paragraphs[-1].strip()):
+        paragraphs.pop()
+    return "\n\n".join(paragraphs)
 
 
 def answer_region(reply: str) -> str:
@@ -158,7 +181,9 @@ _FILLER = re.compile(r"[\s()\[\]*_`$]|\b(?:option|choice|it's|its|it is|is|be|co
 _CONDITION = re.compile(r"\([^()]*\)")  # "B (if counted from the start) or C (otherwise)"
 _HEDGE_PHRASE = re.compile(r"\b(?:could|might|may)\s+also\b|\bor\s+(?:maybe|possibly|perhaps)\b|\balternatively\b",
                            re.IGNORECASE)
-_UNSURE = re.compile(r"\b(?:not\s+(?:sure|certain)|unsure|can[’']?t\s+decide|cannot\s+decide|torn\s+between)\b",
+_UNSURE = re.compile(r"\b(?:not\s+(?:sure|certain)|unsure|can[’']?t\s+decide|cannot\s+decide|torn\s+between|"
+                     r"both\s+(?:seem|look|are|could\s+be)\s+(?:valid|plausible|possible|reasonable|correct)|"
+                     r"either\s+[^.,;!?\n]{1,40}?\s+or)\b",
                      re.IGNORECASE)
 
 

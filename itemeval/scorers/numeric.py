@@ -154,12 +154,15 @@ def _focus(text: str) -> str:
         if is_hedge(aside[1]):
             raise Ambiguous(aside.group(0).strip())
     text = _NEGATED.sub(" ", _ASIDE.sub(" ", text))
+    if _ROOTS.search(text):
+        raise Ambiguous(text.strip())
     for sign in ("=", "≈"):
         if sign in text:
             text = text.rsplit(sign, 1)[1]
     return text
 
 
+_ROOTS = re.compile(r"\b([a-z])(_?\d)?\s*[=≈]\s*-?\s*[\d.]+[^=≈\n]{0,12}?\b(?:or|and)\s+\1(?:_?\d)?\s*[=≈]\s*-?\s*\d")
 _SAME_UNKNOWN = re.compile(r"\s*,?\s*(?:or|and)\s+([a-z])\s*=\s*")
 
 

@@ -16,6 +16,8 @@ _TRAILING = ".!?…;,:"
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=\S)")
 _NOT_CLAUSE = re.compile(r",\s+not\s+[^,]*$", re.IGNORECASE)
 _TRAILING_ASIDE = re.compile(r"(?<=\S)\s+\(([^()]*)\)$")
+_COPULA = re.compile(r"(?:\b(?:is|are|was|were|be|called|named|known\s+as)|\bit[’']s)\s+(?P<answer>[^\s].{0,60}?)\s*[.!]?\s*\Z",
+                     re.IGNORECASE)  # a reply ending "The capital of Japan is Tokyo."
 _HEDGED = re.compile(r"^(?:either\s+)?\S.*?(?:\s+or\s+|,?\s+(?:possibly|maybe|perhaps|probably)\s+)\S", re.IGNORECASE)
 
 
@@ -38,7 +40,7 @@ def normalise_text(text: str) -> str:
     collapsed, case folded, a leading article dropped."""
     folded = unicodedata.normalize("NFKC", text)
     collapsed = " ".join(_unwrap(" ".join(folded.split())).split()).casefold()
-    return _LEADING_ARTICLE.sub("", collapsed)
+    return _unwrap(_LEADING_ARTICLE.sub("", collapsed))  # "the **Sahara**"
 
 
 class Ambiguous(Exception):
@@ -69,10 +71,25 @@ def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
         return failed("empty_target", answer, "the item's target is empty, so there is nothing to match")
     if normalise_text(answer) == expected:
         return ScoreResult(score=1.0, answer=answer)
+    if not found.marked:
+        return _unmarked(answer, expected)
     try:
         read = read_text_answer(answer)
     except Ambiguous:
         return failed("ambiguous_answer", answer, "the answer offers more than one answer")
-    if (_HEDGED.match(read) and not _HEDGED.match(expected)) or (not found.marked and sounds_unsure(answer)):
+    if _HEDGED.match(read) and not _HEDGED.match(expected):
         return failed("ambiguous_answer", answer, "the answer offers more than one answer")
     return ScoreResult(score=1.0 if normalise_text(read) == expected else 0.0, answer=answer)
+
+
+def _unmarked(reply: str, expected: str) -> ScoreResult:
+    """A reply that marks no answer: its last sentence may state it ("… is Tokyo."); an unsure one is ambiguous."""
+    if sounds_unsure(reply):
+        return failed("ambiguous_answer", reply, "the reply is not sure of its answer")
+    last_sentence = re.split(r"(?<=[.!?])\s+|\n", reply.strip())[-1]
+    stated = _COPULA.search(last_sentence)
+    if stated is not None and normalise_text(stated["answer"]) == expected:
+        return ScoreResult(score=1.0, answer=stated["answer"])
+    if stated is not None and _HEDGED.match(stated["answer"]) and not _HEDGED.match(expected):
+        return failed("ambiguous_answer", stated["answer"], "the answer offers more than one answer")
+    return ScoreResult(score=0.0, answer=reply)
