@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from itemeval.scorers import ScoreContext, score_solution
+from tests import careful_cases_fourth as fourth
 from tests import careful_cases_second as second
 from tests import careful_cases_third as third
 from tests.careful_cases import EXACT_MATCH_CASES, MULTIPLE_CHOICE_CASES, NUMERIC_CASES
@@ -19,7 +20,7 @@ def agreement(scorer: str, cases) -> tuple[float, int]:
     """(share of cases where the scorer credits exactly when the human does, wrong credits)."""
     agree = wrong = 0
     for reply, target, human, *choices in cases:
-        context = ScoreContext.of(target, choices=tuple(choices[0] or ()) if choices else ())
+        context = ScoreContext.of(str(target), choices=tuple(choices[0] or ()) if choices else ())
         credited = score_solution(scorer, None, reply, context).score == 1.0
         agree += credited == (human == 1.0)
         wrong += credited and human != 1.0
@@ -53,7 +54,7 @@ def test_tables_are_large_and_agreement_meets_the_targets(scorer, cases, least):
 
 
 WRITTEN_APART = [(table.__name__.rpartition(".")[2], scorer, getattr(table, attribute))
-                 for table in (second, third)
+                 for table in (second, third, fourth)
                  for scorer, attribute in (("numeric", "NUMERIC"), ("multiple_choice", "MULTIPLE_CHOICE"),
                                            ("exact_match", "EXACT_MATCH"))]
 
@@ -65,5 +66,5 @@ def test_tables_written_apart_agreement_and_no_wrong_credit(table, scorer, cases
     assert len(cases) >= 60 and share >= 0.97 and wrong == 0, (share, wrong)
     for reply, target, human, *choices in cases:
         if human == "ambiguous":
-            context = ScoreContext.of(target, choices=tuple(choices[0] or ()) if choices else ())
+            context = ScoreContext.of(str(target), choices=tuple(choices[0] or ()) if choices else ())
             assert score_solution(scorer, None, reply, context).score is None, reply
