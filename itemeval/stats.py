@@ -1,0 +1,310 @@
+"""The statistics behind `itemeval results`: intervals, reducers over replications, paired comparisons,
+agreement between graders and calibration. Pure functions over arrays, no I/O.
+
+NaN marks a missing score (a parse failure, an error, an ungraded cell); every function drops it where
+the quantity is defined on observed values only, and returns NaN where a quantity is undefined (one
+item has no standard error; one class has no AUC) rather than raising.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+LEVEL = 0.95
+BOOTSTRAP_RESAMPLES = 2_000
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean with its standard error and confidence interval, over `n` units (items)."""
+
+    n: int
+    mean: float
+    se: float
+    ci_low: float
+    ci_high: float
+    method: str
+
+
+def observed(values: Sequence[float] | np.ndarray) -> np.ndarray:
+    """The values as floats without the missing ones."""
+    array = np.asarray(values, dtype=float)
+    return array[~np.isnan(array)]
+
+
+# ---- intervals over items --------------------------------------------------------------------------------------
+
+
+def t_interval(values: Sequence[float] | np.ndarray, level: float = LEVEL) -> Interval:
+    """Mean, SE = sd/sqrt(n) and Student-t interval with n-1 degrees of freedom."""
+    x = observed(values)
+    n = len(x)
+    if n == 0:
+        return Interval(0, NAN, NAN, NAN, NAN, "t")
+    mean = float(x.mean())
+    if n == 1:
+        return Interval(1, mean, NAN, NAN, NAN, "t")
+    se = float(x.std(ddof=1) / math.sqrt(n))
+    half = float(sps.t.ppf(0.5 + level / 2, n - 1)) * se
+    return Interval(n, mean, se, mean - half, mean + half, "t")
+
+
+def is_binary(values: np.ndarray) -> bool:
+    return bool(np.isin(values, (0.0, 1.0)).all())
+
+
+def wilson_interval(values: Sequence[float] | np.ndarray, level: float = LEVEL) -> Interval:
+    """Wilson score interval for the share of 1s among 0/1 values; SE is the binomial sqrt(p(1-p)/n)."""
+    x = observed(values)
+    n = len(x)
+    if n == 0:
+        return Interval(0, NAN, NAN, NAN, NAN, "wilson")
+    if not is_binary(x):
+        raise ValueError("the Wilson interval needs 0/1 scores; use the t or bootstrap interval")
+    p = float(x.mean())
+    z = float(sps.norm.ppf(0.5 + level / 2))
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return Interval(n, p, math.sqrt(p * (1 - p) / n), centre - half, centre + half, "wilson")
+
+
+def bootstrap_interval(values: Sequence[float] | np.ndarray, level: float = LEVEL, *,
+                       resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> Interval:
+    """Percentile bootstrap over items (resampled with replacement); SE is the sd of the resampled means."""
+    x = observed(values)
+    n = len(x)
+    if n == 0:
+        return Interval(0, NAN, NAN, NAN, NAN, "bootstrap")
+    rng = np.random.default_rng(seed)
+    means = x[rng.integers(0, n, size=(resamples, n))].mean(axis=1)
+    low, high = np.quantile(means, [0.5 - level / 2, 0.5 + level / 2])
+    se = float(means.std(ddof=1)) if n > 1 else NAN
+    return Interval(n, float(x.mean()), se, float(low), float(high), "bootstrap")
+
+
+INTERVALS = {"t": t_interval, "wilson": wilson_interval, "bootstrap": bootstrap_interval}
+
+
+# ---- reducing replications to one score per item ---------------------------------------------------------------
+
+REDUCERS = ("mean", "median", "mode", "max", "min", "majority", "pass@K", "at_least:K")
+
+
+def parse_reducer(spec: str) -> tuple[str, int | None]:
+    """("mean", None), ("pass_at", 3) for "pass@3", ("at_least", 2) for "at_least:2"; ValueError otherwise."""
+    if spec in ("mean", "median", "mode", "max", "min", "majority"):
+        return spec, None
+    for prefix, name in (("pass@", "pass_at"), ("at_least:", "at_least")):
+        if spec.startswith(prefix) and spec[len(prefix):].isdigit() and int(spec[len(prefix):]) >= 1:
+            return name, int(spec[len(prefix):])
+    raise ValueError(f"unknown reducer {spec!r}: use one of {', '.join(REDUCERS)} (K a whole number >= 1)")
+
+
+def correct(values: np.ndarray) -> np.ndarray:
+    """A replication counts as correct when its score is full credit (1.0 or more)."""
+    return values >= 1.0
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased pass@k, 1 - C(n-c, k)/C(n, k); NaN when fewer than k replications were graded."""
+    if n < k:
+        return NAN
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def reduce_item(values: Sequence[float] | np.ndarray, reducer: str) -> float:
+    """One item's score from its graded replications (missing ones dropped); NaN when none was graded."""
+    name, k = parse_reducer(reducer)
+    x = observed(values)
+    if len(x) == 0:
+        return NAN
+    if name == "pass_at":
+        return pass_at_k(len(x), int(correct(x).sum()), int(k))
+    if name == "at_least":
+        return float(correct(x).sum() >= int(k))
+    if name == "majority":
+        return float(correct(x).mean() > 0.5)
+    if name == "mode":
+        levels, counts = np.unique(x, return_counts=True)
+        return float(levels[np.argmax(counts)])  # ties: the smallest of the most frequent
+    return float({"mean": np.mean, "median": np.median, "max": np.max, "min": np.min}[name](x))
+
+
+# ---- paired comparisons ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Comparison:
+    n: int
+    diff: float
+    se: float
+    ci_low: float
+    ci_high: float
+    correlation: float
+    test: str
+    p: float
+
+
+def paired(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, level: float = LEVEL) -> Comparison:
+    """A - B on the items both have: mean difference, paired SE and t interval, Pearson correlation of item
+    scores, and a p-value: exact McNemar for 0/1 scores, the paired t-test otherwise."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    both = ~(np.isnan(a) | np.isnan(b))
+    a, b = a[both], b[both]
+    interval = t_interval(a - b, level)
+    correlation = _pearson(a, b)
+    if len(a) == 0:
+        return Comparison(0, NAN, NAN, NAN, NAN, NAN, "none", NAN)
+    if is_binary(a) and is_binary(b):
+        return Comparison(interval.n, interval.mean, interval.se, interval.ci_low, interval.ci_high, correlation,
+                          "mcnemar_exact", mcnemar_exact(a, b))
+    p = float(sps.ttest_rel(a, b).pvalue) if len(a) > 1 else NAN
+    return Comparison(interval.n, interval.mean, interval.se, interval.ci_low, interval.ci_high, correlation,
+                      "paired_t", p)
+
+
+def mcnemar_exact(a: np.ndarray, b: np.ndarray) -> float:
+    """Two-sided exact McNemar p-value from the discordant pairs (1.0 when there are none)."""
+    only_a = int(((a == 1) & (b == 0)).sum())
+    only_b = int(((a == 0) & (b == 1)).sum())
+    if only_a + only_b == 0:
+        return 1.0
+    return float(min(1.0, 2 * sps.binom.cdf(min(only_a, only_b), only_a + only_b, 0.5)))
+
+
+def _pearson(a: np.ndarray, b: np.ndarray) -> float:
+    if len(a) < 2 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return NAN
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm step-down adjusted p-values, in the input order; missing p-values stay missing and do not count."""
+    p = np.asarray(pvalues, dtype=float)
+    present = np.flatnonzero(~np.isnan(p))
+    adjusted = np.full(len(p), NAN)
+    m = len(present)
+    order = present[np.argsort(p[present], kind="stable")]
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[index]))
+        adjusted[index] = running
+    return adjusted.tolist()
+
+
+# ---- agreement between two graders of the same solutions -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Agreement:
+    n: int
+    exact: float
+    spearman: float
+    kappa_quadratic: float
+    alpha_interval: float
+
+
+def agreement(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> Agreement:
+    """How two graders agree on the solutions both scored."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    both = ~(np.isnan(a) | np.isnan(b))
+    a, b = a[both], b[both]
+    n = len(a)
+    if n == 0:
+        return Agreement(0, NAN, NAN, NAN, NAN)
+    spearman = NAN if n < 2 or np.ptp(a) == 0 or np.ptp(b) == 0 else float(sps.spearmanr(a, b).statistic)
+    return Agreement(n, float((a == b).mean()), spearman, quadratic_kappa(np.rint(a), np.rint(b)),
+                     krippendorff_alpha_interval(a, b))
+
+
+def quadratic_kappa(a: np.ndarray, b: np.ndarray) -> float:
+    """Cohen's kappa with quadratic weights over the sorted labels either grader used (as scikit-learn)."""
+    labels = np.unique(np.concatenate([a, b]))
+    k = len(labels)
+    if k < 2:
+        return NAN
+    observed_counts = np.zeros((k, k))
+    np.add.at(observed_counts, (np.searchsorted(labels, a), np.searchsorted(labels, b)), 1)
+    expected = np.outer(observed_counts.sum(axis=1), observed_counts.sum(axis=0)) / observed_counts.sum()
+    index = np.arange(k)
+    weights = (index[:, None] - index[None, :]) ** 2
+    return float(1 - (weights * observed_counts).sum() / (weights * expected).sum())
+
+
+def krippendorff_alpha_interval(a: np.ndarray, b: np.ndarray) -> float:
+    """Krippendorff's alpha, interval metric, for two coders who both coded every unit."""
+    values = np.concatenate([a, b])
+    total = len(values)
+    if total < 2:
+        return NAN
+    disagreement_observed = float(((a - b) ** 2).sum()) * 2 / total  # each unit's two ordered pairs, m_u - 1 = 1
+    centred = values - values.mean()
+    all_pairs = 2 * total * float((centred**2).sum())  # sum over i != j of (v_i - v_j)^2
+    disagreement_expected = all_pairs / (total * (total - 1))
+    if disagreement_expected == 0:
+        return NAN
+    return 1 - disagreement_observed / disagreement_expected
+
+
+def threshold_confusion(a: np.ndarray, b: np.ndarray, threshold: float) -> dict[str, int]:
+    """Counts of (a >= threshold, b >= threshold) on the solutions both scored."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    both = ~(np.isnan(a) | np.isnan(b))
+    pa, pb = a[both] >= threshold, b[both] >= threshold
+    return {"both_pass": int((pa & pb).sum()), "a_only": int((pa & ~pb).sum()),
+            "b_only": int((~pa & pb).sum()), "both_fail": int((~pa & ~pb).sum())}
+
+
+# ---- calibration of probability scorers ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Calibration:
+    n: int
+    ece: float
+    ece_equal_mass: float
+    brier: float
+    auc: float
+    reliability: list[dict[str, float]]
+    """Equal-width bins that hold predictions: mean predicted probability, observed rate, count."""
+
+
+def calibration(probabilities: Sequence[float] | np.ndarray, outcomes: Sequence[float] | np.ndarray,
+                bins: int = 10) -> Calibration:
+    """ECE (equal-width and equal-mass bins), Brier score, ROC AUC and reliability points of P(positive)."""
+    p, y = np.asarray(probabilities, dtype=float), np.asarray(outcomes, dtype=float)
+    both = ~(np.isnan(p) | np.isnan(y))
+    p, y = p[both], y[both]
+    n = len(p)
+    if n == 0:
+        return Calibration(0, NAN, NAN, NAN, NAN, [])
+    width = np.minimum((p * bins).astype(int), bins - 1)  # 1.0 falls in the last bin
+    groups = [np.flatnonzero(width == b) for b in range(bins)]
+    mass = np.array_split(np.argsort(p, kind="stable"), min(bins, n))
+    reliability = [{"predicted": float(p[g].mean()), "observed": float(y[g].mean()), "count": int(len(g))}
+                   for g in groups if len(g)]
+    return Calibration(n, _ece(p, y, groups), _ece(p, y, mass), float(((p - y) ** 2).mean()), roc_auc(p, y),
+                       reliability)
+
+
+def _ece(p: np.ndarray, y: np.ndarray, groups: list[np.ndarray]) -> float:
+    return float(sum(len(g) * abs(y[g].mean() - p[g].mean()) for g in groups if len(g)) / len(p))
+
+
+def roc_auc(scores: np.ndarray, outcomes: np.ndarray) -> float:
+    """Area under the ROC curve (the Mann-Whitney statistic, ties counted half); NaN with one class only."""
+    positives = outcomes == 1
+    n_pos, n_neg = int(positives.sum()), int((~positives).sum())
+    if n_pos == 0 or n_neg == 0:
+        return NAN
+    ranks = sps.rankdata(scores)
+    return float((ranks[positives].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
