@@ -234,6 +234,46 @@ def export(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
         console.render_export(result, console.stderr())
 
 
+@app.command()
+def results(
+    config: ConfigArg,
+    base_dir: BaseDir = None,
+    json_out: Json = False,
+    reducer: Annotated[str, typer.Option("--reducer", help="Replications to one score per item: mean, median, mode, "
+                                         "max, min, majority, pass@K or at_least:K.")] = "mean",
+    ci: Annotated[str, typer.Option("--ci", help="Interval over items: t, wilson (0/1 scores) or bootstrap.")] = "t",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap's resampling.")] = 0,
+    by: Annotated[Optional[list[str]], typer.Option("--by", help="Marginals per level of a facet: model, prompt, "
+                                                    "model_config, grader, rubric, scorer or an item metadata column "
+                                                    "(repeatable).")] = None,
+    compare: Annotated[Optional[list[str]], typer.Option("--compare", help="Paired comparison: give it twice "
+                                                         "(--compare A --compare B) or once as `all`.")] = None,
+    threshold: Annotated[Optional[float], typer.Option("--threshold", help="Pass mark of the agreement confusion "
+                                                       "(default: the middle of the observed scale).")] = None,
+    csv: Annotated[Optional[Path], typer.Option("--csv", help="Also write the cells to this CSV file.")] = None,
+) -> None:
+    """Per cell of the grid: mean item score with SE and 95% CI; marginals, paired comparisons, grader
+    agreement and calibration. Computed from the stores; never writes them.
+
+    Example: itemeval results configs/demo.yaml --by model --compare all
+    """
+    from . import console
+    from .results import ResultsOptions, study_results
+
+    options = ResultsOptions(reducer=reducer, ci=ci, seed=seed, by=tuple(by or ()), compare=tuple(compare or ()),
+                             threshold=threshold)
+    report = study_results(_study(config, base_dir), options)
+    data = report.as_dict()
+    if csv is not None:
+        import pandas as pd
+
+        pd.DataFrame(data["cells"]).to_csv(csv, index=False)
+    if json_out:
+        console.print_json(data)
+    else:
+        console.render_results(data, console.stdout())
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI, turning itemeval's errors into their exit codes in this one place."""
     from .manifest import set_command_line

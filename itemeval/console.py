@@ -6,6 +6,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -225,3 +226,75 @@ def render_init(written: list[Any], directory: Any, console: Console) -> None:
     for path in written:
         console.print(f"wrote {path}")
     console.print(f"next: cd {directory} && itemeval estimate config.yaml && itemeval generate config.yaml")
+
+
+# ---- results -------------------------------------------------------------------------------------------------------
+
+def _short(text: str, width: int) -> str:
+    """A slug cut from the middle, so both its model and its prompt/config ends stay readable."""
+    if len(text) <= width:
+        return text
+    keep = width - 1
+    return text[: (keep + 1) // 2] + "…" + text[len(text) - keep // 2:]
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _ci(row: dict[str, Any]) -> str:
+    return "-" if row["ci_low"] is None else f"{row['ci_low']:.3f}–{row['ci_high']:.3f}"
+
+
+_NUMBER_WIDTHS = {"n": 3, "mean": 5, "95% CI": 11, "diff": 6, "p adj": 6, "pend": 4, "err": 3, "pfail": 5,
+                  "exact": 5, "rho": 5, "kappa": 5, "alpha": 5, "ECE": 5, "ECE mass": 8, "Brier": 5, "AUC": 5}
+
+
+def render_results(data: dict[str, Any], console: Console) -> None:
+    """The results as tables designed for 80 columns: slugs shortened from the middle, ids in `--json`."""
+    slugs = data["slugs"]
+
+    def slug(condition_id: str, width: int) -> str:
+        return _short(slugs[condition_id], width)
+
+    title = f"{data['study']}: mean per item ({data['reducer']}), 95% CI ({data['ci_method']})"
+    cells = _results_table(title, ("solver", "grader", "n", "mean", "95% CI", "pend", "err", "pfail"))
+    for row in data["cells"]:
+        cells.add_row(slug(row["gen_condition_id"], 18), slug(row["grade_condition_id"], 16), str(row["items"]),
+                      _num(row["mean"]), _ci(row), str(row["pending"]), str(row["errors"]), str(row["parse_failures"]))
+    console.print(cells)
+    if data["marginals"]:
+        table = _results_table("by facet", ("facet", "level", "grader", "n", "mean", "95% CI"))
+        for row in data["marginals"]:
+            grader = slug(row["grade_condition_id"], 16) if row["grade_condition_id"] else "all"
+            table.add_row(_short(row["facet"], 12), _short(str(row["level"]), 20), grader, str(row["items"]),
+                          _num(row["mean"]), _ci(row))
+        console.print(table)
+    if data["comparisons"]:
+        table = _results_table("paired differences A − B", ("A", "B", "grader", "n", "diff", "95% CI", "p adj"))
+        for row in data["comparisons"]:
+            table.add_row(slug(row["a"], 14), slug(row["b"], 14), slug(row["grade_condition_id"], 10), str(row["n"]),
+                          _num(row["diff"]), _ci(row), _num(row["p_adjusted"], 4))
+        console.print(table)
+    if data["agreement"]:
+        table = _results_table("grader agreement", ("A", "B", "n", "exact", "rho", "kappa", "alpha"))
+        for row in data["agreement"]:
+            table.add_row(slug(row["a"], 18), slug(row["b"], 18), str(row["n"]), _num(row["exact"]),
+                          _num(row["spearman"]), _num(row["kappa_quadratic"]), _num(row["alpha_interval"]))
+        console.print(table)
+    if data["calibration"]:
+        table = _results_table("calibration", ("solver", "scorer", "n", "ECE", "ECE mass", "Brier", "AUC"))
+        for row in data["calibration"]:
+            table.add_row(slug(row["gen_condition_id"], 18), slug(row["grade_condition_id"], 14), str(row["n"]),
+                          _num(row["ece"]), _num(row["ece_equal_mass"]), _num(row["brier"]), _num(row["auc"]))
+        console.print(table)
+
+
+def _results_table(title: str, columns: tuple[str, ...]) -> Table:
+    """No vertical rules and one space between columns; numbers keep their width, so the tables fit 80 columns."""
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), collapse_padding=True,
+                  pad_edge=False)
+    for column in columns:
+        width = _NUMBER_WIDTHS.get(column)
+        table.add_column(column, justify="left" if width is None else "right", no_wrap=True, min_width=width)
+    return table

@@ -1,0 +1,304 @@
+"""`itemeval results`: the numbers a researcher reports, computed from the stores (SPEC §17).
+
+One frame holds every (grade condition × gradable solution) with its status and score; the cells,
+marginals, paired comparisons, grader agreement and calibration are all computed from it with
+`itemeval.stats`. Only grades of a solution's current text count; stale ones are pending.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import plan, stats
+from .errors import ConfigError
+from .grid import matches
+from .records import GenerateCondition, GradeCondition
+from .state import graded_extra_judges, solution_state
+from .store import read_store
+from .study import Study
+
+GEN_FACETS = {"model": "model", "prompt": "prompt", "model_config": "model_config_name"}
+GRADE_FACETS = {"grader": "grader_name", "rubric": "rubric", "scorer": "scorer"}
+PROBABILITY_SCORERS = ("risk", "numeric_risk")
+
+
+@dataclass(frozen=True)
+class ResultsOptions:
+    reducer: str = "mean"
+    ci: str = "t"
+    seed: int = 0
+    by: tuple[str, ...] = ()
+    compare: tuple[str, ...] = ()
+    """Two generate conditions (id, id prefix or slug), or ("all",)."""
+    threshold: float | None = None
+
+
+@dataclass
+class ResultsReport:
+    study: str
+    reducer: str
+    ci_method: str
+    cells: list[dict[str, Any]] = field(default_factory=list)
+    marginals: list[dict[str, Any]] = field(default_factory=list)
+    comparisons: list[dict[str, Any]] = field(default_factory=list)
+    agreement: list[dict[str, Any]] = field(default_factory=list)
+    calibration: list[dict[str, Any]] = field(default_factory=list)
+    slugs: dict[str, str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: numpy scalars as Python numbers, NaN (undefined) as None."""
+        return _clean(asdict(self))
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _clean(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(item) for item in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and value != value:
+        return None
+    return value
+
+
+def check_options(options: ResultsOptions) -> None:
+    try:
+        stats.parse_reducer(options.reducer)
+    except ValueError as exc:
+        raise ConfigError(f"--reducer: {exc}") from None
+    if options.ci not in stats.INTERVALS:
+        raise ConfigError(f"--ci: unknown method {options.ci!r}; use t, wilson or bootstrap")
+    if options.compare and options.compare != ("all",) and len(options.compare) != 2:
+        raise ConfigError("--compare: name two generate conditions (id, id prefix or slug), or `all`")
+
+
+def study_results(study: Study, options: ResultsOptions) -> ResultsReport:
+    """Every figure of SPEC §17 for the study's grid, from its stores; never writes."""
+    check_options(options)
+    grade = study.grade + graded_extra_judges(study)
+    frame = graded_frame(study, grade)
+    report = ResultsReport(study=study.config.study, reducer=options.reducer, ci_method=options.ci,
+                           slugs={c.id: c.slug for c in [*study.generate, *grade]})
+    items = item_scores(frame, options.reducer)
+    report.cells = _cells(frame, items, study.generate, grade, options)
+    for facet in options.by:
+        report.marginals += _marginals(study, items, facet, grade, options)
+    if options.compare:
+        report.comparisons = _comparisons(items, _compared(study.generate, options.compare), grade)
+    report.agreement = _agreement(frame, grade, options.threshold)
+    report.calibration = _calibration(frame, grade)
+    return report
+
+
+# ---- the frame: one row per (grade condition × gradable solution) -----------------------------------------------
+
+def graded_frame(study: Study, grade: list[GradeCondition]) -> pd.DataFrame:
+    """Columns: gen_condition_id, grade_condition_id, item_id, epoch, status (scored, parse_failure, error,
+    pending), score, score_metadata."""
+    solutions = plan.gradable(solution_state(study), study.config.solvers.on_empty)
+    solutions = solutions.rename(columns={"condition_id": "gen_condition_id"})
+    ids = [c.id for c in grade]
+    columns = ["grade_condition_id", "gen_condition_id", "item_id", "epoch", "solution_hash", "score", "parse_ok",
+               "error", "score_metadata"]
+    grades = read_store(study.paths, "grades", columns, where={"grade_condition_id": ids}).to_pandas()
+    grades = grades.rename(columns={"solution_hash": "graded_hash"})
+    pairs = pd.DataFrame({"grade_condition_id": ids}).merge(solutions, how="cross")
+    merged = pairs.merge(grades, on=["grade_condition_id", "gen_condition_id", "item_id", "epoch"], how="left")
+    current = merged["graded_hash"].notna() & (merged["graded_hash"] == merged["solution_hash"])
+    errored = current & merged["error"].notna()
+    failed = current & ~errored & ~merged["parse_ok"].fillna(True).astype(bool)
+    scored = current & ~errored & ~failed & merged["score"].notna()
+    merged["status"] = np.select([scored, failed, errored], ["scored", "parse_failure", "error"], default="pending")
+    merged["score"] = merged["score"].where(scored)
+    return merged[["gen_condition_id", "grade_condition_id", "item_id", "epoch", "status", "score", "score_metadata"]]
+
+
+def item_scores(frame: pd.DataFrame, reducer: str) -> pd.DataFrame:
+    """One score per (generate condition, grade condition, item): its graded replications reduced."""
+    scored = frame[frame["status"] == "scored"]
+    keys = ["gen_condition_id", "grade_condition_id", "item_id"]
+    if scored.empty:
+        return pd.DataFrame(columns=[*keys, "score"])
+    if reducer == "mean":
+        reduced = scored.groupby(keys, sort=False)["score"].mean()
+    else:
+        reduced = scored.groupby(keys, sort=False)["score"].agg(lambda s: stats.reduce_item(s.to_numpy(), reducer))
+    return reduced.reset_index()
+
+
+def _interval(values: np.ndarray, options: ResultsOptions) -> stats.Interval:
+    method = options.ci
+    finite = values[~np.isnan(values)]
+    if method == "wilson" and not stats.is_binary(finite):
+        method = "t"  # Wilson is for 0/1 item scores only; the cell says which method it used
+    if method == "bootstrap":
+        return stats.bootstrap_interval(values, seed=options.seed)
+    return stats.INTERVALS[method](values)
+
+
+# ---- cells -----------------------------------------------------------------------------------------------------
+
+def _cells(frame: pd.DataFrame, items: pd.DataFrame, generate: list[GenerateCondition], grade: list[GradeCondition],
+           options: ResultsOptions) -> list[dict[str, Any]]:
+    counts = frame.groupby(["gen_condition_id", "grade_condition_id", "status"]).size().unstack(fill_value=0)
+    by_cell = {key: group["score"].to_numpy(dtype=float)
+               for key, group in items.groupby(["gen_condition_id", "grade_condition_id"], sort=False)}
+    rows = []
+    for condition in generate:
+        for grader in grade:
+            key = (condition.id, grader.id)
+            count = counts.loc[key] if key in counts.index else pd.Series(dtype=int)
+            scores = by_cell.get(key, np.array([]))
+            interval = _interval(scores, options)
+            grades, failures = int(count.get("scored", 0)), int(count.get("parse_failure", 0))
+            rows.append({
+                "gen_condition_id": condition.id, "grade_condition_id": grader.id,
+                "items": int(np.count_nonzero(~np.isnan(scores))), "grades": grades,
+                "pending": int(count.get("pending", 0)), "errors": int(count.get("error", 0)),
+                "parse_failures": failures,
+                "parse_failure_rate": failures / (grades + failures) if grades + failures else None,
+                "mean": interval.mean, "se": interval.se, "ci_low": interval.ci_low, "ci_high": interval.ci_high,
+                "reducer": options.reducer, "ci_method": interval.method,
+            })
+    return rows
+
+
+# ---- marginals -------------------------------------------------------------------------------------------------
+
+def _marginals(study: Study, items: pd.DataFrame, facet: str, grade: list[GradeCondition],
+               options: ResultsOptions) -> list[dict[str, Any]]:
+    """Per level of `facet`: each item's score averaged over the other facets, then the interval over items."""
+    column, mapping, per_grade = _facet_levels(study, facet, grade)
+    frame = items.assign(level=items[column].map(mapping)).dropna(subset=["level"])
+    groups = ["grade_condition_id", "level"] if per_grade else ["level"]
+    rows = []
+    for key, group in frame.groupby(groups, sort=True):
+        grade_id, level = key if per_grade else (None, key[0])
+        interval = _interval(group.groupby("item_id")["score"].mean().to_numpy(dtype=float), options)
+        rows.append({"facet": facet, "level": level, "grade_condition_id": grade_id, "items": interval.n,
+                     "mean": interval.mean, "se": interval.se, "ci_low": interval.ci_low,
+                     "ci_high": interval.ci_high})
+    return rows
+
+
+def _facet_levels(study: Study, facet: str, grade: list[GradeCondition]) -> tuple[str, dict[str, Any], bool]:
+    """(the column of the item scores a facet reads, {value: level}, whether levels are within each grade condition)."""
+    if facet in GEN_FACETS:
+        return "gen_condition_id", {c.id: _level(c, GEN_FACETS[facet]) for c in study.generate}, True
+    if facet in GRADE_FACETS:
+        return "grade_condition_id", {c.id: _grade_level(c, facet) for c in grade}, False
+    known = set().union(*(item.metadata for item in study.items)) if study.items else set()
+    if facet not in known:
+        facets = ", ".join([*GEN_FACETS, *GRADE_FACETS, *sorted(known)])
+        raise ConfigError(f"--by: unknown facet {facet!r}; use one of {facets}")
+    return "item_id", {item.id: _scalar(item.metadata.get(facet)) for item in study.items}, True
+
+
+def _level(condition: GenerateCondition, attribute: str) -> str:
+    return condition.prompt.ref if attribute == "prompt" else getattr(condition, attribute)
+
+
+def _grade_level(condition: GradeCondition, facet: str) -> str | None:
+    if facet == "rubric":
+        return condition.rubric.ref if condition.rubric else None
+    if facet == "grader":
+        return condition.grader_name or condition.scorer
+    return condition.scorer
+
+
+def _scalar(value: Any) -> Any:
+    return value if value is None or isinstance(value, (str, int, float, bool)) else json.dumps(value)
+
+
+# ---- paired comparisons ----------------------------------------------------------------------------------------
+
+def _compared(generate: list[GenerateCondition], selectors: tuple[str, ...]) -> list[tuple[str, str]]:
+    if selectors == ("all",):
+        return [(a.id, b.id) for a, b in combinations(generate, 2)]
+    chosen = []
+    for selector in selectors:
+        found = [c for c in generate if matches(c, selector)]
+        if len(found) != 1:
+            known = ", ".join(c.slug for c in generate)
+            what = "no" if not found else "more than one"
+            raise ConfigError(f"--compare: {what} generate condition matches {selector!r} (conditions: {known})")
+        chosen.append(found[0].id)
+    return [(chosen[0], chosen[1])]
+
+
+def _comparisons(items: pd.DataFrame, pairs: list[tuple[str, str]], grade: list[GradeCondition]) -> list[dict]:
+    """A - B per grade condition on the items both have; Holm over all comparisons of the run."""
+    table = items.pivot_table(index=["grade_condition_id", "item_id"], columns="gen_condition_id", values="score")
+    rows = []
+    for grader in grade:
+        if grader.id not in table.index.get_level_values(0):
+            continue
+        scores = table.loc[grader.id]
+        for a, b in pairs:
+            if a not in scores or b not in scores:
+                continue
+            result = stats.paired(scores[a].to_numpy(dtype=float), scores[b].to_numpy(dtype=float))
+            rows.append({"grade_condition_id": grader.id, "a": a, "b": b, **asdict(result)})
+    adjusted = stats.holm([row["p"] for row in rows])
+    for row, p in zip(rows, adjusted):
+        row["p_adjusted"] = p
+    return rows
+
+
+# ---- agreement between grade conditions over the same solutions ------------------------------------------------
+
+def _agreement(frame: pd.DataFrame, grade: list[GradeCondition], threshold: float | None) -> list[dict]:
+    scored = frame[frame["status"] == "scored"]
+    wide = scored.pivot_table(index=["gen_condition_id", "item_id", "epoch"], columns="grade_condition_id",
+                              values="score")
+    rows = []
+    for a, b in combinations([c.id for c in grade if c.id in wide.columns], 2):
+        x, y = wide[a].to_numpy(dtype=float), wide[b].to_numpy(dtype=float)
+        result = stats.agreement(x, y)
+        if result.n == 0:
+            continue
+        both = ~(np.isnan(x) | np.isnan(y))
+        cut = threshold if threshold is not None else _midpoint(np.concatenate([x[both], y[both]]))
+        rows.append({"a": a, "b": b, **asdict(result), "threshold": cut,
+                     "confusion": stats.threshold_confusion(x, y, cut)})
+    return rows
+
+
+def _midpoint(values: np.ndarray) -> float:
+    return float((values.min() + values.max()) / 2)
+
+
+# ---- calibration of probability scorers ------------------------------------------------------------------------
+
+def _calibration(frame: pd.DataFrame, grade: list[GradeCondition]) -> list[dict]:
+    """For `risk` / `numeric_risk` with two options: P(positive option) against whether the target is positive.
+
+    The target's class is not stored on a grade, but follows from it: the prediction is the positive option
+    when P >= 0.5, and the grade says whether the prediction was the target.
+    """
+    probability_ids = {c.id for c in grade if c.scorer in PROBABILITY_SCORERS}
+    rows = []
+    scored = frame[(frame["status"] == "scored") & frame["grade_condition_id"].isin(probability_ids)]
+    for (gen_id, grade_id), group in scored.groupby(["gen_condition_id", "grade_condition_id"], sort=False):
+        risk = group["score_metadata"].map(_risk_score).to_numpy(dtype=float)
+        predicted_positive = risk >= 0.5
+        outcome = np.where(group["score"].to_numpy() == 1.0, predicted_positive, ~predicted_positive).astype(float)
+        outcome[np.isnan(risk)] = np.nan
+        result = stats.calibration(risk, outcome)
+        if result.n:
+            rows.append({"gen_condition_id": gen_id, "grade_condition_id": grade_id, **asdict(result)})
+    return rows
+
+
+def _risk_score(metadata: Any) -> float:
+    if not isinstance(metadata, str):
+        return float("nan")
+    value = json.loads(metadata).get("risk_score")
+    return float(value) if isinstance(value, (int, float)) else float("nan")
