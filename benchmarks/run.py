@@ -24,6 +24,7 @@ BENCHMARKS = {
     "store": "bench_store.py",
     "generate": "bench_generate.py",
     "grade": "bench_grade.py",
+    "results": "bench_results.py",
 }
 # bench_store.py prints its verdict on one line; its two targets are read back from it.
 _STORE_LINE = re.compile(r"worst upsert ratio (?P<ratio>[\d.]+)x \(target <= (?P<max_ratio>[\d.]+)x\); "
