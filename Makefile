@@ -19,6 +19,8 @@ demo: $(STAMP)
 	$(BIN)/itemeval generate configs/demo.yaml
 	$(BIN)/itemeval grade configs/demo.yaml
 	$(BIN)/itemeval status configs/demo.yaml
+	COLUMNS=80 $(BIN)/itemeval results configs/demo.yaml --by model
+	$(BIN)/itemeval report configs/demo.yaml
 	$(BIN)/itemeval generate configs/claims.yaml
 	$(BIN)/itemeval grade configs/claims.yaml
 	$(BIN)/itemeval status configs/claims.yaml

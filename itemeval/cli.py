@@ -120,13 +120,15 @@ def _asker():  # noqa: ANN202 - a question -> bool function, or None when nobody
     return ask
 
 
-def _finish(result: StageResult, json_out: bool) -> int:
+def _finish(result: StageResult, json_out: bool, config: Path | None = None) -> int:
     from . import console
 
     if json_out:
         console.print_json(console.stage_dict(result))
     else:
         console.render_stage(result, console.stderr())
+        if config is not None and result.stage == "grade" and any(c.rows for c in result.conditions):
+            console.tell(f"the numbers, with confidence intervals: itemeval results {config}")
     return result.exit_code
 
 
@@ -214,7 +216,7 @@ def grade(
                                             yes=yes, max_usd=max_usd, graders=tuple(grader or ()),
                                             rubrics=tuple(rubric or ())))
     study = _study(config, base_dir)
-    return _finish(run_grade(study, options, ask=_asker(), tell=console.tell), json_out)
+    return _finish(run_grade(study, options, ask=_asker(), tell=console.tell), json_out, config)
 
 
 @app.command()
@@ -272,6 +274,29 @@ def results(
         console.print_json(data)
     else:
         console.render_results(data, console.stdout())
+
+
+@app.command()
+def report(
+    config: ConfigArg,
+    base_dir: BaseDir = None,
+    json_out: Json = False,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Write the HTML here instead of "
+                                                "<study dir>/reports/<study>-<UTC time>.html.")] = None,
+) -> None:
+    """Write one self-contained HTML report (no network needed): the grid and spend, results with CIs, a forest
+    plot, facet marginals, paired differences, grader agreement, calibration, item difficulty, errors, logs.
+
+    Example: itemeval report configs/demo.yaml --out demo.html
+    """
+    from . import console
+    from .report import write_report
+
+    written = write_report(_study(config, base_dir), out)
+    if json_out:
+        console.print_json({"path": str(written.path), "sections": written.sections})
+    else:
+        console.tell(f"report written: {written.path}")
 
 
 def main(argv: list[str] | None = None) -> int:

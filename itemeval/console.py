@@ -144,7 +144,8 @@ def _grade_table(rows: list[dict[str, Any]]) -> Table:
 
 def stage_dict(result: StageResult) -> dict[str, Any]:
     conditions = [{k: v for k, v in vars(c).items() if k != "effective_configs"} for c in result.conditions]
-    totals = {key: sum(c[key] for c in conditions) for key in ("planned", "rows", "errors", "cache_hits")}
+    totals = {key: sum(c[key] for c in conditions) for key in ("planned", "rows", "errors", "cache_hits",
+                                                                 "parse_failures")}
     return {
         "stage": result.stage,
         "study": result.study,
@@ -166,20 +167,26 @@ def render_stage(result: StageResult, console: Console) -> None:
         console.print(f"recovered {rows} {store} rows from the journal of an interrupted run")
     for note in data["notes"]:
         console.print(note, markup=False, highlight=False, soft_wrap=True)
+    grading = data["stage"] == "grade"
     table = Table(title=f"{data['stage']} — {data['study']}", title_justify="left")
-    for column in ("condition", "cells run", "rows", "errors", "cache hits", "spend", ""):
+    columns = ("condition", "cells run", "rows", "errors", *(("parse fail",) if grading else ()), "cache hits", "spend",
+               "")
+    for column in columns:
         table.add_column(column, justify="left" if column in ("condition", "") else "right")
     for row in data["conditions"]:
         table.add_row(row["slug"], str(row["planned"]), str(row["rows"]), str(row["errors"]),
-                      str(row["cache_hits"]), _usd(row["usd"]), row["failure"] or "")
+                      *((str(row["parse_failures"]),) if grading else ()), str(row["cache_hits"]), _usd(row["usd"]),
+                      row["failure"] or "")
     if data["conditions"]:
         console.print(table)
+    _print_frequent_errors(data["conditions"], console)
     totals = data["totals"]
     if totals["planned"] == 0 and data["outcome"] == "completed":
         console.print(f"{data['stage']}: nothing to do — every selected cell is already done")
         return
+    failures = f", {totals['parse_failures']} parse failures" if grading else ""
     console.print(
-        f"{data['stage']} {data['outcome']}: {totals['rows']} rows written, {totals['errors']} errors, "
+        f"{data['stage']} {data['outcome']}: {totals['rows']} rows written, {totals['errors']} errors{failures}, "
         f"{totals['cache_hits']} cache hits, spend {_usd(totals['usd'])}"
         + (f" (manifest {data['manifest']})" if data["manifest"] else ""),
         highlight=False, soft_wrap=True,
@@ -188,6 +195,18 @@ def render_stage(result: StageResult, console: Console) -> None:
         left = totals["planned"] - totals["rows"]
         console.print(f"stopped by max_usd: {left} cells were not run and stay missing (not failed); "
                       "run again with a higher --max-usd to continue", highlight=False, soft_wrap=True)
+
+
+def _print_frequent_errors(conditions: list[dict[str, Any]], console: Console, shown: int = 3) -> None:
+    """The most frequent error messages of the run, with their counts (the full texts are in the stores)."""
+    counts: dict[str, int] = {}
+    for row in conditions:
+        for message, count in row["error_messages"].items():
+            counts[message] = counts.get(message, 0) + count
+    if counts:
+        console.print("most frequent errors:", highlight=False)
+        for message, count in sorted(counts.items(), key=lambda item: -item[1])[:shown]:
+            console.print(f"  {count} × {message}", markup=False, highlight=False, soft_wrap=True)
 
 
 def render_estimate(estimate: Estimate, console: Console, *, title: str = "estimate") -> None:
@@ -260,7 +279,7 @@ def render_results(data: dict[str, Any], console: Console) -> None:
     title = f"{data['study']}: mean per item ({data['reducer']}), 95% CI ({data['ci_method']})"
     cells = _results_table(title, ("solver", "grader", "n", "mean", "95% CI", "pend", "err", "pfail"))
     for row in data["cells"]:
-        cells.add_row(slug(row["gen_condition_id"], 18), slug(row["grade_condition_id"], 16), str(row["items"]),
+        cells.add_row(slug(row["gen_condition_id"], 18), slug(row["grade_condition_id"], 15), str(row["items"]),
                       _num(row["mean"]), _ci(row), str(row["pending"]), str(row["errors"]), str(row["parse_failures"]))
     console.print(cells)
     if data["marginals"]:

@@ -151,6 +151,7 @@ def grade_verifiable(study: Study, todo: pd.DataFrame, conditions: list[GradeCon
                 table = _verifiable_table(study, condition, gen_id, chunk, stored, contexts, run_id)
                 upsert(study.paths, "grades", table)
                 summaries[grade_id].rows += len(chunk)
+                summaries[grade_id].parse_failures += table.column("parse_ok").to_pylist().count(False)
 
 
 def _verifiable_table(study: Study, condition: GradeCondition, gen_id: str, pairs: pd.DataFrame,

@@ -49,6 +49,9 @@ class ConditionRun:
     cache_hits: int = 0
     usd: float | None = 0.0
     failure: str | None = None
+    parse_failures: int = 0
+    error_messages: dict[str, int] = field(default_factory=dict)
+    """Each distinct error's first line (cut to 120 characters) and how often it happened."""
     effective_configs: set[str] = field(default_factory=set)  # distinct configs inspect actually sent
 
     def add(self, row: dict[str, Any]) -> None:
@@ -56,6 +59,10 @@ class ConditionRun:
         if row.get("effective_config"):
             self.effective_configs.add(row["effective_config"])
         self.errors += row.get("error") is not None
+        self.parse_failures += row.get("parse_ok") is False
+        if row.get("error") is not None:
+            message = str(row["error"]).strip().splitlines()[0][:120] if str(row["error"]).strip() else "(empty)"
+            self.error_messages[message] = self.error_messages.get(message, 0) + 1
         self.cache_hits += bool(row["cache_hit"])
         if row["usd"] is None:
             self.usd = None

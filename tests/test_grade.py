@@ -463,3 +463,24 @@ def test_an_edited_rubric_starts_a_new_judge_condition_and_grade_and_status_say_
     assert planned(second)["j_r"] == 4 and "scorer_numeric" not in " ".join(second["notes"])
     grades = grades_table(tmp_path)
     assert set(grades.loc[grades["grade_condition_slug"] == "j_r", "grade_condition_id"]) == {old_id, new_id}
+
+
+def test_grade_summary_counts_parse_failures_per_condition(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("ITEMEVAL_JUDGE_MALFORMED_RATE", "1")  # every offline judge reply is malformed
+    config = make_study(tmp_path)
+    assert cli(capsys, "generate", str(config))[0] == 0
+    code, result = cli(capsys, "grade", str(config))
+    by_slug = {c["slug"]: c for c in result["conditions"]}
+    assert code == 0 and by_slug["j_r"]["parse_failures"] == by_slug["j_r"]["rows"] == 4
+    assert by_slug["scorer_numeric"]["parse_failures"] == 0 and result["totals"]["parse_failures"] == 4
+    stored = grades_table(tmp_path)
+    assert int((~stored["parse_ok"]).sum()) == 4
+
+
+def test_a_condition_run_keeps_each_error_message_once_with_its_count():
+    from itemeval.outcomes import ConditionRun
+
+    run = ConditionRun("c", "c")
+    for error in ["RateLimitError: slow down\ntraceback...", "RateLimitError: slow down", "Timeout", None]:
+        run.add({"error": error, "cache_hit": False, "usd": 0.0, "parse_ok": None if error else True})
+    assert run.error_messages == {"RateLimitError: slow down": 2, "Timeout": 1} and run.errors == 3

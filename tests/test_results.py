@@ -165,3 +165,11 @@ def test_csv_holds_the_cells_and_the_table_fits_80_columns(study, capsys, tmp_pa
     lines = buffer.getvalue().splitlines()
     assert max(map(len, lines)) <= 80 and any("paired differences" in line for line in lines)
     assert not any("…" in line.split()[-1] for line in lines if line.strip() and line.split()[-1][0].isdigit())
+
+
+def test_the_tables_fit_80_columns_at_their_natural_width(study, capsys, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # not a terminal: itemeval prints 240 wide, the tables stay narrow
+    capsys.readouterr()
+    assert main(["results", str(study), "-C", str(study.parent), "--by", "model", "--compare", "all"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) > 10 and max(len(line) for line in lines) <= 80
