@@ -224,7 +224,7 @@ def export(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
     """Write export/grades_long.parquet and .csv: one row per grade joined to its solution and item.
 
     Never aggregated: every grading event, with facet values, ready for IRT or mixed models.
-    Example: itemeval export configs/demo.yaml && python -c "import pandas; print(pandas.read_csv('studies/demo/export/grades_long.csv').groupby('model').score.mean())"
+    Example: itemeval export configs/demo.yaml && python -c "import pandas; print(pandas.read_csv('studies/demo/export/grades_long.csv').groupby(['grade_condition_slug', 'model']).score.mean())"
     """
     from . import console
     from .export import run_export

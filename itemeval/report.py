@@ -32,6 +32,9 @@ text-align:right}th:first-child,td:first-child,th.l,td.l{text-align:left}code{ba
 """
 
 
+_SCATTER_POINTS = 2_000
+
+
 @dataclass(frozen=True)
 class ReportResult:
     path: Path
@@ -215,6 +218,8 @@ def _agreement(study: Study, results: dict[str, Any], slugs: dict[str, str]) -> 
     rng = np.random.default_rng(0)
     for row in results["agreement"][:12]:
         both = wide[[row["a"], row["b"]]].dropna()
+        if len(both) > _SCATTER_POINTS:  # a sample keeps the SVG small; the table above uses every pair
+            both = both.sample(_SCATTER_POINTS, random_state=0)
         figure, axes = plt.subplots(figsize=(3.6, 3.4))
         jitter = rng.uniform(-0.04, 0.04, size=(len(both), 2)) * (np.ptp(both.to_numpy()) or 1)
         axes.scatter(both[row["a"]] + jitter[:, 0], both[row["b"]] + jitter[:, 1], s=8, alpha=0.4, color="#6a1b9a")
