@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from . import __version__
-from .errors import EXIT_CONFIG, EXIT_INTERRUPTED, ItemevalError
+from .errors import EXIT_CONFIG, EXIT_INTERRUPTED, ConfigError, ItemevalError
 
 if TYPE_CHECKING:
     from .outcomes import StageResult
@@ -239,6 +239,7 @@ def export(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
 @app.command()
 def results(
     config: ConfigArg,
+    compared: Annotated[Optional[list[str]], typer.Argument(hidden=True, show_default=False)] = None,
     base_dir: BaseDir = None,
     json_out: Json = False,
     reducer: Annotated[str, typer.Option("--reducer", help="Replications to one score per item: mean, median, mode, "
@@ -248,8 +249,9 @@ def results(
     by: Annotated[Optional[list[str]], typer.Option("--by", help="Marginals per level of a facet: model, prompt, "
                                                     "model_config, grader, rubric, scorer or an item metadata column "
                                                     "(repeatable).")] = None,
-    compare: Annotated[Optional[list[str]], typer.Option("--compare", help="Paired comparison: give it twice "
-                                                         "(--compare A --compare B) or once as `all`.")] = None,
+    compare: Annotated[Optional[list[str]], typer.Option("--compare", help="Paired comparison of two generate "
+                                                         "conditions, `--compare A B`, or of every pair, "
+                                                         "`--compare all`.")] = None,
     threshold: Annotated[Optional[float], typer.Option("--threshold", help="Pass mark of the agreement confusion "
                                                        "(default: the middle of the observed scale).")] = None,
     csv: Annotated[Optional[Path], typer.Option("--csv", help="Also write the cells to this CSV file.")] = None,
@@ -257,13 +259,15 @@ def results(
     """Per cell of the grid: mean item score with SE and 95% CI; marginals, paired comparisons, grader
     agreement and calibration. Computed from the stores; never writes them.
 
-    Example: itemeval results configs/demo.yaml --by model --compare all
+    Example: itemeval results configs/demo.yaml --by model --compare arith-good arith-weak
     """
     from . import console
     from .results import ResultsOptions, study_results
 
-    options = ResultsOptions(reducer=reducer, ci=ci, seed=seed, by=tuple(by or ()), compare=tuple(compare or ()),
-                             threshold=threshold)
+    if compared and not compare:
+        raise ConfigError(f"unexpected argument(s) {' '.join(compared)}; did you mean --compare A B?")
+    options = ResultsOptions(reducer=reducer, ci=ci, seed=seed, by=tuple(by or ()),
+                             compare=(*(compare or ()), *(compared or ())), threshold=threshold)
     report = study_results(_study(config, base_dir), options)
     data = report.as_dict()
     if csv is not None:

@@ -93,8 +93,10 @@ def test_wilson_pass_at_and_bootstrap_options(study, capsys):
 
 
 def test_paired_comparison_of_two_models_is_mcnemar_on_the_shared_items(study, capsys):
-    code, data = cli(capsys, "results", str(study), "--reducer", "max", "--compare", "arith-good_p_default",
-                     "--compare", "arith-weak")
+    code, data = cli(capsys, "results", str(study), "--reducer", "max", "--compare", "arith-good_p_default", "arith-weak")
+    assert code == 0
+    same = cli(capsys, "results", str(study), "--reducer", "max", "--compare", "arith-good", "--compare", "arith-weak")
+    assert same[1]["comparisons"] == data["comparisons"]
     assert code == 0 and len(data["comparisons"]) == 2
     scores = export(study).groupby(["gen_condition_id", "grade_condition_id", "item_id"])["score"].max()
     for row in data["comparisons"]:
@@ -147,7 +149,8 @@ def test_pending_cells_count_what_is_not_graded_yet(tmp_path, capsys):
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--reducer", "avg"], "--reducer"), (["--ci", "normal"], "--ci"), (["--by", "colour"], "--by"),
-    (["--compare", "nope", "--compare", "arith-good"], "--compare"), (["--compare", "arith-good"], "--compare"),
+    (["--compare", "nope", "arith-good"], "--compare"), (["--compare", "arith-good"], "--compare"),
+    (["arith-good"], "--compare A B"),
 ])
 def test_bad_options_name_the_option_and_exit_2(study, capsys, args, message):
     code = main(["results", str(study), "-C", str(study.parent), *args])
