@@ -250,7 +250,20 @@ def render_init(written: list[Any], directory: Any, console: Console) -> None:
 # ---- results -------------------------------------------------------------------------------------------------------
 
 def _short(text: str, width: int) -> str:
-    """A slug cut from the middle, so both its model and its prompt/config ends stay readable."""
+    """A slug fitted to `width`: its longest parts (model_prompt_config) are cut in their middle, so each part
+    keeps its beginning and end ("arith-good" → "ari…good") and conditions that differ stay different."""
+    if len(text) <= width:
+        return text
+    parts = text.split("_")
+    if width < 4 * len(parts):
+        return _middle(text, width)
+    lengths = [len(part) for part in parts]
+    while sum(lengths) + len(parts) - 1 > width:
+        lengths[lengths.index(max(lengths))] -= 1
+    return "_".join(_middle(part, length) for part, length in zip(parts, lengths))
+
+
+def _middle(text: str, width: int) -> str:
     if len(text) <= width:
         return text
     keep = width - 1

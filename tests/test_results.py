@@ -176,3 +176,15 @@ def test_the_tables_fit_80_columns_at_their_natural_width(study, capsys, monkeyp
     assert main(["results", str(study), "-C", str(study.parent), "--by", "model", "--compare", "all"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) > 10 and max(len(line) for line in lines) <= 80
+
+
+@pytest.mark.parametrize(("slug", "width", "expected"), [
+    ("arith-good_p_default", 40, "arith-good_p_default"),
+    ("arith-good_builtin-standard_default", 18, "ar…od_bu…rd_def…lt"),  # good and weak stay apart
+    ("arith-weak_builtin-standard_default", 18, "ar…ak_bu…rd_def…lt"),
+    ("scorer_numeric", 10, "sc…r_nu…ic"),
+    ("a_b_c_d_e_f", 6, "a_b…_f"),  # too many parts for the width: cut as one string
+])
+def test_slugs_are_cut_part_by_part_in_the_middle(slug, width, expected):
+    short = console._short(slug, width)
+    assert short == expected and len(short) <= width
