@@ -15,6 +15,7 @@ from .errors import ConfigError
 from .hashing import content_hash
 from .paths import StudyPaths
 from .records import REASONING_EFFORTS, SAMPLING_PARAMS, SamplingParam
+from .textfiles import read_utf8
 
 STUDY_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 ReasoningEffort = Literal[REASONING_EFFORTS]  # type: ignore[valid-type]
@@ -203,7 +204,7 @@ def load_config(path: str | Path, base_dir: str | Path | None = None) -> LoadedC
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
-    text = path.read_text(encoding="utf-8")
+    text = read_utf8(path, "config")
     raw = _parse_yaml(text, path)
     config = _validate(raw, path)
     _check_semantics(config, path)
@@ -290,6 +291,13 @@ def _check_semantics(config: StudyConfig, path: Path) -> None:
                 f"{path}: facets.grader: unknown grader {name!r} (graders: {known}); "
                 "define it under `graders:` or use a model id containing '/'"
             )
+    ids = [(f"solvers.models[{i}]", model) for i, model in enumerate(config.solvers.models)]
+    ids += [(f"graders.{name}.model", grader.model) for name, grader in config.graders.items()]
+    for where, model in ids:
+        provider, _, name = model.partition("/")
+        if not provider or not name:
+            raise ConfigError(f"{path}: {where}: {model!r} is not a model id; write <provider>/<model>, "
+                              "e.g. openai/gpt-4.1-mini or itemeval/arith-good")
     names = [m.name for m in facets.model_config_]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:

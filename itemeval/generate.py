@@ -121,11 +121,18 @@ def _sink(study: Study, conditions: list[GenerateCondition], run: Run) -> RowSin
 # ---- execute --------------------------------------------------------------------------------------------
 
 
+def _check_providers(models: list[str]) -> None:
+    from . import inspect_tasks  # inspect-ai loads only for commands that call models
+
+    inspect_tasks.check_providers(models)
+
+
 def run_generate(study: Study, options: GenerateOptions, *, ask: Ask | None = None, tell: Tell | None = None) -> StageResult:
     """Run every missing cell of the selected generate conditions; safe to interrupt and re-run."""
     conditions = select(study.generate, list(options.conditions))
     items = plan.first_items(study.items, options.limit)
     result = StageResult(stage="generate", study=study.config.study)
+    _check_providers([c.model for c in conditions])
     with open_run(study, "generate", result, options) as run:
         cells = plan_cells(study, conditions, items, force=options.force)
         result.conditions = _summaries(conditions, cells)

@@ -26,6 +26,8 @@ from inspect_ai.scorer import Target
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from .budget import CallGate
+from .errors import ConfigError
+from .redact import redact
 from .outcomes import SampleResult
 from .records import TaskSpec
 
@@ -214,7 +216,7 @@ def _failures(logs: list[EvalLog]) -> dict[str, str]:
     for log in logs:
         if log.status == "error":
             message = log.error.message if log.error else "the task failed"
-            failures[log.eval.task] = message.strip().splitlines()[-1][:500]
+            failures[log.eval.task] = redact(message.strip().splitlines()[-1][:500]) or "the task failed"
     return failures
 
 
@@ -242,7 +244,7 @@ def read_sample(sample: EvalSample, log_file: str | None = None, *, logprob_toke
     """The plain values of a finished sample that a stage turns into a store row."""
     events = [event for event in sample.events if isinstance(event, ModelEvent)]
     last = events[-1] if events else None
-    error = _error_message(sample, events)
+    error = redact(_error_message(sample, events))
     has_output = bool(sample.output.choices) and error is None
     usage = sample.output.usage if sample.output.usage is not None else (last.output.usage if last else None)
     return SampleResult(
@@ -308,3 +310,24 @@ def _latency(sample: EvalSample, last: ModelEvent | None) -> float | None:
     if last is not None and last.working_time is not None:
         return float(last.working_time)
     return sample.total_time
+
+
+def check_providers(models: list[str]) -> None:
+    """A ConfigError naming every model whose provider inspect does not know, before anything is written.
+
+    Matched as inspect's `get_model` matches providers: by the registered provider's unqualified name.
+    """
+    import inspect_ai.model  # noqa: F401 - registers inspect's own providers
+    from inspect_ai._util.entrypoints import ensure_entry_points
+    from inspect_ai._util.registry import registry_find, registry_unqualified_name
+
+    from . import _registry  # noqa: F401 - itemeval's own offline provider, whatever the entry points say
+
+    ensure_entry_points()  # providers of installed packages
+    known = {registry_unqualified_name(info) for info in registry_find(lambda info: info.type == "modelapi")}
+    unknown = sorted({m for m in models if m.partition("/")[0] not in known})
+    if unknown:
+        providers = ", ".join(sorted({m.partition("/")[0] for m in unknown}))
+        raise ConfigError(f"unknown model provider in {', '.join(map(repr, unknown))}: inspect-ai knows no provider "
+                          f"{providers!r}; check the spelling, or install the provider's package (see inspect-ai's "
+                          "list of model providers)")

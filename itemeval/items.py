@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from .config import DatasetSpec, LoadedConfig, Mapping
 from .errors import ConfigError
 from .hashing import bytes_hash, canonical_json
 from .records import Item
+from .textfiles import read_utf8
 
 LOCAL_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
 _ID_TOKEN = re.compile(r"\{([^{}]+)\}")
@@ -44,23 +46,22 @@ def read_local_rows(path: Path) -> list[dict[str, Any]]:
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ConfigError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise ConfigError(f"{path}: line {number}: expected a JSON object, got {type(row).__name__}")
-            rows.append(row)
+    for number, line in enumerate(read_utf8(path, "dataset").split("\n"), start=1):  # not splitlines: U+2028 is JSON
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
+        if not isinstance(row, dict):
+            raise ConfigError(f"{path}: line {number}: expected a JSON object, got {type(row).__name__}")
+        rows.append(row)
     return rows
 
 
 def _read_json(path: Path) -> list[dict[str, Any]]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_utf8(path, "dataset"))
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
     if isinstance(data, dict):
@@ -71,7 +72,7 @@ def _read_json(path: Path) -> list[dict[str, Any]]:
 
 
 def _read_csv(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8", newline="") as handle:
+    with io.StringIO(read_utf8(path, "dataset"), newline="") as handle:
         reader = csv.DictReader(handle)
         rows = []
         for row in reader:

@@ -20,6 +20,7 @@ from typing import Iterable, Mapping
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from itemeval.errors import ConfigError
+from itemeval.textfiles import read_utf8
 
 PER_TOKENS = 1_000_000
 
@@ -169,7 +170,7 @@ def load_prices(override_path: Path | None = None) -> PriceTable:
     if override_path is None:
         return table
     try:
-        text = Path(override_path).read_text(encoding="utf-8")
+        text = read_utf8(Path(override_path), "pricing file")
     except FileNotFoundError as exc:
         raise ConfigError(f"Pricing file {override_path} does not exist (budget.pricing_path).") from exc
     except (OSError, UnicodeDecodeError) as exc:

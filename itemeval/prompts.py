@@ -10,6 +10,7 @@ from typing import Literal, Mapping
 from .errors import ConfigError
 from .hashing import content_hash
 from .records import Template
+from .textfiles import read_utf8
 
 BUILTIN_PREFIX = "builtin:"
 _TOKEN = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -44,7 +45,7 @@ def load_template(ref: str, kind: Kind, local_dir: Path, *, field: str) -> Templ
         path = local_dir / f"{ref}.md"
         if "/" in ref or "\\" in ref or not path.is_file():
             raise ConfigError(f"{field}: {kind} {ref!r} not found at {path}; {_existing(kind, local_dir)}")
-        text, source, where = path.read_text(encoding="utf-8"), "local", str(path)
+        text, source, where = read_utf8(path, kind), "local", str(path)
     if not text.strip():
         raise ConfigError(f"{field}: {kind} {ref!r} ({where}) is empty")
     return Template(ref=ref, kind=kind, text=text, hash=content_hash(text), source=source, path=where)

@@ -15,6 +15,7 @@ from .outcomes import SampleResult
 from .paths import StudyPaths
 from .plan import eval_batches
 from .records import TaskSpec
+from .redact import redact
 from .store.journal import JournalWriter, replay_journals
 
 CELLS_PER_EVAL = 600
@@ -133,7 +134,7 @@ class Runner:
             try:
                 tasks.append(inspect_tasks.build_task(spec, self.gate_for(spec)))
             except inspect_tasks.TASK_BUILD_ERRORS as exc:  # one condition's model cannot be set up
-                execution.failures[spec.name] = f"{type(exc).__name__}: {exc}"
+                execution.failures[spec.name] = redact(f"{type(exc).__name__}: {exc}") or type(exc).__name__
         return tasks
 
 

@@ -13,6 +13,7 @@ has entries (the n-th request takes the n-th entry):
 - `RATE429` — HTTP 429 the first time a prompt is seen, a normal reply afterwards;
 - `HANG` — no reply for `hang_seconds` (ends at once when the server stops);
 - `BAD400` — HTTP 400 "injected bad request";
+- `AUTH401` — HTTP 401 whose message echoes the request's Authorization header, as some providers do;
 - otherwise (or `OK` in a script) a normal reply: `ANSWER: <n>` for an arithmetic problem, else
   `reply_text`, after `delay` seconds, truncated with finish_reason "length" past `max_tokens`.
 Every chat request body is kept in `requests`; `max_in_flight` is the peak of concurrent requests.
@@ -32,7 +33,7 @@ import pytest
 
 from itemeval.offline import find_claim, find_problem, fmt, token_logprobs
 
-TRIGGERS = ("FAIL500", "RATE429", "HANG", "BAD400")
+TRIGGERS = ("FAIL500", "RATE429", "HANG", "BAD400", "AUTH401")
 CHAT_PATH = "/v1/chat/completions"
 
 
@@ -171,6 +172,9 @@ class OpenAIServer:
             return _error(500, "injected server error", "server_error")
         if trigger == "BAD400":
             return _error(400, "injected bad request", "invalid_request_error")
+        if trigger == "AUTH401":
+            return _error(401, f"invalid credentials in header Authorization: {body.get('_authorization', '')}",
+                          "invalid_request_error")
         if trigger == "HANG":
             self._stopping.wait(self.hang_seconds)
             return None
@@ -248,6 +252,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(*_error(400, "request body is not JSON", "invalid_request_error"))
             return
         owner: OpenAIServer = self.server.owner  # type: ignore[attr-defined]
+        if isinstance(body, dict):
+            body["_authorization"] = self.headers.get("Authorization", "")
         try:
             reply = owner.respond(body, owner._enter(body))
             owner._record(0 if reply is None else reply[0])  # 0: dropped without a reply

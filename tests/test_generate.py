@@ -457,7 +457,7 @@ def test_locked_study_exits_5_and_runs_nothing(tmp_path, capsys):
 
 def test_json_is_the_only_stdout_and_a_failed_condition_exits_1(tmp_path):
     """A subprocess, because inspect's banner and display go to the real process stdout."""
-    config = base_config(solvers__models=["itemeval/arith-good", "nosuchprovider/x"])
+    config = base_config(solvers__models=["itemeval/arith-good", "openai/x"])  # no OPENAI_API_KEY in tests
     path = write_study(tmp_path, config)
 
     proc = subprocess.run([sys.executable, "-m", "itemeval", "generate", str(path), "--json"],
@@ -468,7 +468,7 @@ def test_json_is_the_only_stdout_and_a_failed_condition_exits_1(tmp_path):
     assert result["exit_code"] == 1 and "hooks enabled" in proc.stderr
     good, bad = conditions(result)["arith-good_p_default"], conditions(result)["x_p_default"]
     assert good["rows"] == 4 and good["failure"] is None
-    assert bad["rows"] == 0 and "nosuchprovider" in bad["failure"]
+    assert bad["rows"] == 0 and "OPENAI_API_KEY" in bad["failure"]
     rows = solutions(tmp_path)
     assert set(rows["model"]) == {"itemeval/arith-good"} and rows["error"].isna().all()
     manifest = json.loads(Path(result["manifest"]).read_text())

@@ -175,3 +175,21 @@ def test_the_api_key_appears_in_no_file_of_the_study(tmp_path, capsys, monkeypat
             with zipfile.ZipFile(file) as archive:
                 blobs += [archive.read(name) for name in archive.namelist()]
         assert not any(SECRET.encode() in blob for blob in blobs), file
+
+
+def test_a_provider_echoing_the_key_in_its_error_never_gets_it_stored_or_printed(tmp_path, capsys, monkeypatch):
+    path = study(tmp_path, {"ok": "What is 2 + 3?", "bad": "AUTH401 What is 9 + 9?"})
+    with serve(monkeypatch) as srv:
+        monkeypatch.setenv("LOCAL_API_KEY", SECRET)
+        capsys.readouterr()
+        main(["generate", str(path), "--json"])
+        main(["status", str(path), "--json"])
+        captured = capsys.readouterr()
+    assert any(SECRET in body.get("_authorization", "") for body in srv.requests)  # the server did echo it
+    rows = pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")
+    errors = rows["error"].dropna().tolist()
+    assert errors and all(SECRET not in e for e in errors) and any("[redacted]" in e for e in errors), errors
+    assert SECRET not in captured.out + captured.err
+    for file in (tmp_path / "studies").rglob("*"):
+        if file.is_file() and file.suffix in (".parquet", ".json", ".jsonl"):
+            assert SECRET.encode() not in file.read_bytes(), file
