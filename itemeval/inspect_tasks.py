@@ -27,9 +27,9 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from .budget import CallGate
 from .errors import ConfigError
-from .redact import redact
 from .outcomes import SampleResult
 from .records import TaskSpec
+from .redact import redact
 
 try:  # the log file name inspect will use, known when the task starts (private in 0.3.285)
     from inspect_ai._util.log_layout import eval_log_name
