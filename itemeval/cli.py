@@ -59,9 +59,12 @@ def _root(
 
 
 def _study(config: Path, base_dir: Path | None) -> Study:
+    from . import console
     from .study import load_study
 
-    return load_study(config, base_dir)  # everything is validated before anything is written
+    study = load_study(config, base_dir)  # everything is validated before anything is written
+    console.warn(study.warnings)  # e.g. a template's unknown {placeholder}: every command says so, on stderr
+    return study
 
 
 @app.command()
@@ -96,7 +99,6 @@ def status(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
     from .status import study_status
 
     report = study_status(_study(config, base_dir))
-    console.warn(report.study.warnings)
     if json_out:
         console.print_json(console.status_dict(report))
     else:

@@ -93,6 +93,7 @@ def status_dict(report: StatusReport) -> dict[str, Any]:
         "spend_usd": {"generate": total_usd(row.usd for row in report.generate),
                       "grade": total_usd(row.usd for row in report.grade)},
         "journal_rows_pending": report.journal_rows,
+        "running": report.running,
         "notes": list(report.notes),
         "warnings": list(study.warnings),
     }
@@ -100,6 +101,11 @@ def status_dict(report: StatusReport) -> dict[str, Any]:
 
 def render_status(report: StatusReport, console: Console) -> None:
     data = status_dict(report)
+    if report.running:
+        holder = report.running
+        console.print(f"running now: `{holder.get('command')}` (pid {holder.get('pid')} on {holder.get('host')}, "
+                      f"since {holder.get('started_at')}); its finished rows reach the stores when it ends",
+                      markup=False, highlight=False, soft_wrap=True)
     for note in report.notes:
         console.print(note, markup=False, highlight=False)
     console.print(

@@ -189,11 +189,18 @@ def _id_columns(template: str | None) -> list[str]:
     return [name for name in _ID_TOKEN.findall(template) if name not in ("row", "dataset")]
 
 
+def _row_name(mapping: Mapping, row: dict[str, Any], index: int) -> str:
+    """How messages name a dataset row: 1-based, as editors number lines, with its id column's value if any."""
+    plain_id = mapping.id if mapping.id and "{" not in mapping.id else None
+    value = row.get(plain_id) if plain_id else None
+    return f"row {index + 1}" + (f" (id {value!r})" if value not in (None, "") else "")
+
+
 def _map_row(raw: RawDataset, mapping: Mapping, row: dict[str, Any], index: int) -> Item:
     text = _as_text(row.get(mapping.input))
     if not text.strip():
         raise ConfigError(
-            f"benchmark.mapping.input: dataset {raw.key} row {index} has a blank {mapping.input!r}; "
+            f"benchmark.mapping.input: dataset {raw.key} {_row_name(mapping, row, index)} has a blank {mapping.input!r}; "
             "every item needs a non-blank input (drop or fix the row)"
         )
     targets = _targets(row.get(mapping.target)) if mapping.target else ()
@@ -236,7 +243,7 @@ def _choices(raw: RawDataset, column: str, row: dict[str, Any], index: int) -> t
         except json.JSONDecodeError:
             pass
     if not isinstance(value, list) or not value:
-        raise ConfigError(f"benchmark.mapping.choices: dataset {raw.key} row {index} has {column!r} = {value!r}; "
+        raise ConfigError(f"benchmark.mapping.choices: dataset {raw.key} row {index + 1} has {column!r} = {value!r}; "
                           "it must be a non-empty list of option texts (in CSV, a JSON list such as [\"Paris\", \"Rome\"])")
     return tuple(_as_text(v) for v in value)
 
@@ -286,9 +293,9 @@ def check_unique(items: Iterable[Item]) -> None:
         first = seen.get(item.id)
         if first is not None:
             where = (
-                f"datasets {first.dataset_id} (row {first.row}) and {item.dataset_id} (row {item.row})"
+                f"datasets {first.dataset_id} (row {first.row + 1}) and {item.dataset_id} (row {item.row + 1})"
                 if first.dataset_id != item.dataset_id
-                else f"dataset {item.dataset_id} (rows {first.row} and {item.row})"
+                else f"dataset {item.dataset_id} (rows {first.row + 1} and {item.row + 1})"
             )
             raise ConfigError(
                 f"benchmark.mapping.id: duplicate item id {item.id!r} in {where}; "

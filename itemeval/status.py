@@ -11,6 +11,7 @@ from . import plan
 from .records import GenerateCondition, GradeCondition
 from .run import recover_if_idle
 from .state import grade_state, grade_superseded_notes, graded_extra_judges, solution_state, superseded_notes
+from .store.lock import lock_holder
 from .study import Study
 
 
@@ -45,6 +46,8 @@ class StatusReport:
     grade: list[GradeRow]
     journal_rows: int = 0
     notes: list[str] = field(default_factory=list)
+    running: dict[str, Any] | None = None
+    """Who holds the study lock right now (pid, host, command, started_at), when a command is running."""
 
 
 def study_status(study: Study) -> StatusReport:
@@ -62,6 +65,7 @@ def study_status(study: Study) -> StatusReport:
         grade=[GradeRow(c, **_counts(grade_counts, c.id, GradeRow)) for c in grade],
         journal_rows=pending,
         notes=notes,
+        running=lock_holder(study.paths),
     )
 
 

@@ -84,3 +84,28 @@ def test_a_model_no_provider_knows_is_refused_before_anything_is_written(tmp_pat
     err = capsys.readouterr().err
     assert code == 2 and message in err, err
     assert not (tmp_path / "studies").exists()
+
+
+@pytest.mark.parametrize("command", ["status", "estimate", "generate", "grade"])
+def test_an_unknown_placeholder_is_warned_about_by_every_command(tmp_path, capsys, command):
+    path = write_study(tmp_path, prompt="Q: {input}\nMind the {unit}.\nEnd with ANSWER: <n>.")
+    capsys.readouterr()
+    main([command, str(path), *(["--yes", "--display", "none"] if command in ("generate", "grade") else [])])
+    err = capsys.readouterr().err
+    assert "warning:" in err and "{unit}" in err, err
+
+
+def test_status_names_the_command_that_is_running(tmp_path, capsys):
+    from itemeval.store.lock import study_lock
+    from itemeval.study import load_study
+
+    path = write_study(tmp_path)
+    assert main(["status", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["running"] is None
+    with study_lock(load_study(path).paths, "itemeval generate config.yaml"):
+        assert main(["status", str(path), "--json"]) == 0
+        running = json.loads(capsys.readouterr().out)["running"]
+        assert main(["status", str(path)]) == 0
+        printed = capsys.readouterr().out
+    assert running["command"] == "itemeval generate config.yaml" and running["pid"] > 0
+    assert "running now: `itemeval generate config.yaml`" in printed and str(running["pid"]) in printed

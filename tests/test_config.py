@@ -66,7 +66,7 @@ def test_blank_input_names_the_row(tmp_path, capsys):
     rows = [{"qid": "a", "question": "What is 1 + 1?", "answer": "2", "difficulty": "e"},
             {"qid": "b", "question": "   ", "answer": "2", "difficulty": "e"}]
     path = write_study(tmp_path, rows=rows)
-    assert_rejected(tmp_path, capsys, path, "row 1", "blank", "'question'")
+    assert_rejected(tmp_path, capsys, path, "row 2 (id 'b')", "blank", "'question'")  # 1-based, like the file's line 2
 
 
 def test_duplicate_item_ids_name_the_id_and_both_datasets(tmp_path, capsys):

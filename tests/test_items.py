@@ -89,7 +89,7 @@ def test_unmapped_target_is_empty_string(tmp_path):
 
 def test_duplicate_ids_within_one_dataset(tmp_path):
     rows = [dict(ARITH[0]), dict(ARITH[1], qid="a1")]
-    with pytest.raises(ConfigError, match=r"duplicate item id 'a1' in dataset data/arith.jsonl \(rows 0 and 1\)"):
+    with pytest.raises(ConfigError, match=r"duplicate item id .a1. in dataset data/arith.jsonl \(rows 1 and 2\)"):  # 1-based
         load_study(write_study(tmp_path, rows=rows))
 
 
