@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from . import __version__
-from .errors import EXIT_CONFIG, EXIT_INTERRUPTED, ConfigError, ItemevalError
+from . import __version__, signals
+from .errors import EXIT_CONFIG, ConfigError, ItemevalError
 
 if TYPE_CHECKING:
     from .outcomes import StageResult
@@ -310,6 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     from .manifest import set_command_line
 
     set_command_line(["itemeval", *(sys.argv[1:] if argv is None else argv)])
+    signals.install()
     try:
         result = app(args=argv, standalone_mode=False)
     except ItemevalError as exc:
@@ -321,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         from . import console
 
         console.stderr().print("interrupted")
-        return EXIT_INTERRUPTED
+        return signals.interrupted_exit_code()
     except typer.Exit as exc:
         return exc.exit_code
     except typer.TyperException as exc:  # usage errors from the parser: bad option, missing argument

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
-from .errors import EXIT_BUDGET, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNTIME
+from .errors import EXIT_BUDGET, EXIT_OK, EXIT_RUNTIME
+from .signals import interrupted_exit_code
 
 Outcome = Literal["running", "completed", "interrupted", "budget_stopped", "failed"]
 
@@ -87,7 +88,7 @@ class StageResult:
     @property
     def exit_code(self) -> int:
         if self.outcome == "interrupted":
-            return EXIT_INTERRUPTED
+            return interrupted_exit_code()
         if self.outcome == "budget_stopped":
             return EXIT_BUDGET
         if self.outcome == "failed" or any(c.failure for c in self.conditions):

@@ -155,3 +155,24 @@ def test_ctrl_c_mid_run_exits_130_keeps_finished_rows_and_releases_the_lock(tmp_
     again = json.loads(capsys.readouterr().out)
     assert again["totals"]["planned"] == N_ITEMS - len(rows)
     assert len(pd.read_parquet(study_dir / "solutions.parquet")) == N_ITEMS
+
+
+@pytest.mark.parametrize(("signal_number", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)],
+                         ids=["SIGTERM", "SIGHUP"])
+def test_a_schedulers_signal_stops_like_ctrl_c_with_its_own_exit_code(tmp_path, signal_number, code):
+    path = write_items_study(tmp_path, cache=False)
+    study_dir = tmp_path / "studies" / "t"
+    env = {**os.environ, "ITEMEVAL_OFFLINE_LATENCY": "0.3"}
+
+    with generate_until(path, env, records=2, extra=("--json",)) as proc:
+        proc.send_signal(signal_number)
+        out, err = proc.communicate(timeout=30)
+
+    assert proc.returncode == code, err.decode()
+    result = json.loads(out)
+    assert result["outcome"] == "interrupted" and result["exit_code"] == code
+    assert manifest(study_dir)["outcome"] == "interrupted"
+    rows = pd.read_parquet(study_dir / "solutions.parquet")
+    assert 2 <= len(rows) < N_ITEMS and rows["error"].isna().all()
+    with study_lock(StudyPaths(study_dir), "test"):  # released
+        pass

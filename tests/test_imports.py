@@ -15,7 +15,8 @@ INSPECT_ADAPTERS = {"itemeval.inspect_tasks", "itemeval.inspect_scorers", "iteme
 stored solutions, and the offline provider."""
 
 LAYERS = [
-    {"itemeval.errors", "itemeval.hashing", "itemeval.paths", "itemeval.records", "itemeval.outcomes"},
+    {"itemeval.errors", "itemeval.hashing", "itemeval.paths", "itemeval.records", "itemeval.outcomes",
+     "itemeval.signals"},
     None,  # every other module: the building blocks
     {"itemeval.run", "itemeval.runner"},
     {"itemeval.generate", "itemeval.grade", "itemeval.estimate", "itemeval.export", "itemeval.status",
