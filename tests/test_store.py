@@ -229,7 +229,8 @@ def snapshot(root: Path) -> dict[str, bytes]:
 # ---- housekeeping
 
 
-def test_parts_stay_bounded_and_old_versions_are_collected(paths):
+def test_parts_stay_bounded_and_old_versions_are_collected(paths, monkeypatch):
+    monkeypatch.setattr("itemeval.store.local.READER_GRACE_S", 0.0)
     for n in range(40):
         upsert(paths, "solutions", [solution("c", f"i{n}-{k}") for k in range(n % 5 + 1)] + [solution("d", f"i{n}")])
     upsert(paths, "solutions", [solution("c", "i3-0", run_id="again")])
@@ -238,6 +239,19 @@ def test_parts_stay_bounded_and_old_versions_are_collected(paths):
     assert 1 <= conditions.count("d") <= PART_LIMIT
     assert len(pd.read_parquet(paths.solutions)) == sum(n % 5 + 1 for n in range(40)) + 40
     assert len(os.listdir(paths.root / ".solutions.versions")) == 2
+
+
+def test_a_version_a_reader_resolved_stays_readable_through_later_commits(paths, monkeypatch):
+    """A reader that resolved the link (pandas.read_parquet) finishes reading, however many commits follow."""
+    upsert(paths, "solutions", [solution("c", "i1")])
+    resolved = paths.solutions.resolve()
+    for n in range(2, 6):
+        upsert(paths, "solutions", [solution("c", f"i{n}")])
+    assert resolved != paths.solutions.resolve()
+    assert len(pd.read_parquet(resolved)) == 1  # superseded four commits ago, still whole
+    monkeypatch.setattr("itemeval.store.local.READER_GRACE_S", 0.0)
+    upsert(paths, "solutions", [solution("c", "i6")])
+    assert not resolved.exists() and len(os.listdir(paths.root / ".solutions.versions")) == 2  # then collected
 
 
 def test_leftovers_of_a_killed_writer_are_ignored_then_cleaned(paths):

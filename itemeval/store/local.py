@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import threading
+import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -207,20 +208,40 @@ def _swap_link(path: Path, target: Path) -> None:
     fsync_path(path.parent)
 
 
+READER_GRACE_S = 300.0
+"""How long a superseded version stays readable: a reader that resolved the store's link just before a
+commit (pandas.read_parquet, DuckDB, a results command) must be able to finish reading that version."""
+
+
 def _sweep(layout: _Layout, keep: set[int]) -> None:
-    """Remove versions other than `keep` (current and previous, which a reader may still be using) and stray temp links."""
+    """Remove superseded versions once they have been superseded for READER_GRACE_S (current and previous are
+    always kept), and stray temp links. Parts are hard links shared between versions, so the grace costs only
+    the rewritten parts' old copies."""
     for temp in layout.path.parent.glob(f".{layout.path.name}.tmp-*"):
         temp.unlink(missing_ok=True)
     if not layout.versions.is_dir():
         return
-    for entry in os.scandir(layout.versions):
-        match = _VERSION.match(entry.name)
-        if match and int(match.group(1)) in keep:
+    entries = {int(match.group(1)): entry for entry in os.scandir(layout.versions)
+               if (match := _VERSION.match(entry.name))}
+    now, current = time.time(), max(keep)
+    superseded = {number: _superseded_at(entries, number) for number in entries}  # before anything is removed
+    for number, entry in entries.items():
+        never_committed = number > current  # a killed writer's half-built version: no reader ever saw it
+        if number in keep or (not never_committed and superseded[number] > now - READER_GRACE_S):
             continue
         if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path)
+            shutil.rmtree(entry.path, ignore_errors=True)
         else:
             os.unlink(entry.path)
+    for entry in os.scandir(layout.versions):  # anything else in the directory is debris of a crashed commit
+        if not _VERSION.match(entry.name):
+            shutil.rmtree(entry.path, ignore_errors=True) if entry.is_dir(follow_symlinks=False) else os.unlink(entry.path)
+
+
+def _superseded_at(entries: dict[int, os.DirEntry[str]], number: int) -> float:
+    """When `number` stopped being current: the time its successor was made."""
+    later = [n for n in entries if n > number]
+    return entries[min(later)].stat(follow_symlinks=False).st_mtime if later else time.time()
 
 
 # ---- reads: one version's wanted parts as a dataset
