@@ -46,3 +46,10 @@ class StudyLocked(ItemevalError):
 
     exit_code = EXIT_LOCKED
 
+
+
+def write_failure_message(path: object, error: OSError) -> str:
+    """One message for a write that failed (a full disk, a read-only mount): what, where, and what to do."""
+    reason = error.strerror or type(error).__name__
+    return (f"could not write {path}: {reason}; no further model call was started. Free space (or fix the disk), "
+            "then run the same command again: every finished row is kept and will not be paid for twice")

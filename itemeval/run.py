@@ -57,6 +57,7 @@ class Run:
         self.prices: PriceTable = load_prices(study.pricing_path)
         self.manifest: Manifest | None = None
         self.cap: SpendCap | None = None
+        self.failure_reason: str | None = None
         self.cells_per_eval = cells_per_eval()  # both checked before anything is written
         self.logprob_tokens = logprob_tokens()
 
@@ -96,7 +97,11 @@ class Run:
         execution = runner.execute(specs, sink)
         for condition in self.result.conditions:
             condition.failure = execution.failures.get(condition.condition_id, condition.failure)
-        if execution.interrupted:
+        if execution.write_failure:
+            self.result.outcome = "failed"
+            self.result.notes.append(execution.write_failure)
+            self.failure_reason = execution.write_failure
+        elif execution.interrupted:
             self.result.outcome = "interrupted"
         elif self.cap is not None and self.cap.stopped:
             self.result.outcome = "budget_stopped"
@@ -123,8 +128,9 @@ class Run:
                   for c in conditions}
         # Per condition, the distinct sampling configs inspect actually sent in this run.
         effective = {c.condition_id: sorted(c.effective_configs) for c in conditions if c.effective_configs}
+        reason = {"reason": self.failure_reason} if self.failure_reason else {}
         self.manifest.finish(self.result.outcome, per_condition=counts,
-                             spend_usd=total_usd(c.usd for c in conditions), effective_params=effective)
+                             spend_usd=total_usd(c.usd for c in conditions), effective_params=effective, **reason)
 
 
 @contextlib.contextmanager

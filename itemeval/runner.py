@@ -5,12 +5,13 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .budget import CallGate
-from .errors import ConfigError
+from .errors import ConfigError, write_failure_message
 from .outcomes import SampleResult
 from .paths import StudyPaths
 from .plan import eval_batches
@@ -65,6 +66,8 @@ class Execution:
 
     interrupted: bool = False
     failures: dict[str, str] = field(default_factory=dict)
+    write_failure: str | None = None
+    """The first failed write (journal or store): the run stopped starting calls there."""
 
 
 @dataclass(frozen=True)
@@ -87,15 +90,23 @@ class Runner:
         try:
             for batch in eval_batches(specs, self.cells_per_eval):
                 self._run_batch([spec for spec in batch if spec.name not in execution.failures], sink, execution)
-                replay_journals(self.paths)
+                self._replay(execution)
                 _return_free_memory()
-                if execution.interrupted or self.stopped():
+                if execution.interrupted or execution.write_failure or self.stopped():
                     break
         except KeyboardInterrupt:  # between two evals or during a replay (inspect handles it inside an eval)
             execution.interrupted = True
         finally:  # finish a replay that a Ctrl-C cut short, so every finished row is in the store
-            replay_journals(self.paths)
+            self._replay(execution)
         return execution
+
+    def _replay(self, execution: Execution) -> None:
+        """Bring the journal into the stores; a failed store write stops the run (the journal keeps the rows)."""
+        try:
+            replay_journals(self.paths)
+        except OSError as exc:
+            execution.write_failure = execution.write_failure or write_failure_message(
+                getattr(exc, "filename", None) or self.paths.root, exc)
 
     def _run_batch(self, specs: list[TaskSpec], sink: RowSink, execution: Execution) -> None:
         """One inspect eval over a batch, journaling every finished sample as a store row."""
@@ -111,6 +122,11 @@ class Runner:
                 # as the condition's failure (exit 1) instead.
                 try:
                     journal.append(*sink(result))
+                except OSError as exc:  # a full disk: stop starting calls at once, the Ctrl-C way
+                    if execution.write_failure is None:
+                        execution.write_failure = write_failure_message(getattr(exc, "filename", None) or
+                                                                        journal.path, exc)
+                        signal.raise_signal(signal.SIGINT)
                 except Exception as exc:  # noqa: BLE001 - any failure to store a finished sample
                     condition = result.metadata.get("grade_condition_id") or result.metadata.get("condition_id")
                     execution.failures.setdefault(str(condition), f"a finished sample could not be stored: "
