@@ -19,7 +19,7 @@ from .manifest import (
     start_manifest,
 )
 from .outcomes import StageResult
-from .pricing import Price, PriceTable, load_prices, panel_price, total_usd
+from .pricing import Price, PriceTable, format_usd, load_prices, panel_price, total_usd
 from .records import GenerateCondition, GradeCondition, Item, TaskSpec
 from .runner import RowSink, Runner, cells_per_eval, logprob_tokens
 from .store import read_store, upsert
@@ -58,6 +58,7 @@ class Run:
         self.manifest: Manifest | None = None
         self.cap: SpendCap | None = None
         self.failure_reason: str | None = None
+        self.overrun_usd = 0.0
         self.cells_per_eval = cells_per_eval()  # both checked before anything is written
         self.logprob_tokens = logprob_tokens()
 
@@ -105,6 +106,12 @@ class Run:
             self.result.outcome = "interrupted"
         elif self.cap is not None and self.cap.stopped:
             self.result.outcome = "budget_stopped"
+        if self.cap is not None and self.cap.spent > self.cap.cap:
+            self.overrun_usd = self.cap.spent - self.cap.cap
+            self.result.notes.append(
+                f"spend {format_usd(self.cap.spent)} went over max_usd {format_usd(self.cap.cap)} by "
+                f"{format_usd(self.overrun_usd)}: the provider returned more tokens than max_tokens allows, so calls "
+                "already in flight cost more than their worst case; no call started once the spend reached the cap")
 
     def _gate(self, spec: TaskSpec) -> PricedGate | None:
         if self.cap is None:
@@ -129,6 +136,8 @@ class Run:
         # Per condition, the distinct sampling configs inspect actually sent in this run.
         effective = {c.condition_id: sorted(c.effective_configs) for c in conditions if c.effective_configs}
         reason = {"reason": self.failure_reason} if self.failure_reason else {}
+        if self.overrun_usd:
+            reason["overrun_usd"] = self.overrun_usd
         self.manifest.finish(self.result.outcome, per_condition=counts,
                              spend_usd=total_usd(c.usd for c in conditions), effective_params=effective, **reason)
 

@@ -15,7 +15,8 @@ has entries (the n-th request takes the n-th entry):
 - `BAD400` — HTTP 400 "injected bad request";
 - `AUTH401` — HTTP 401 whose message echoes the request's Authorization header, as some providers do;
 - otherwise (or `OK` in a script) a normal reply: `ANSWER: <n>` for an arithmetic problem, else
-  `reply_text`, after `delay` seconds, truncated with finish_reason "length" past `max_tokens`.
+  `reply_text`, after `delay` seconds, truncated with finish_reason "length" past `max_tokens`
+  (unless `overlong_reply` > 0: then that many more characters are added and `max_tokens` is ignored).
 Every chat request body is kept in `requests`; `max_in_flight` is the peak of concurrent requests.
 """
 
@@ -66,8 +67,10 @@ class OpenAIServer:
         hang_seconds: float = 30.0,
         cached_tokens: int = 0,
         reasoning_tokens: int = 0,
+        overlong_reply: int = 0,
     ) -> None:
         self.delay = delay
+        self.overlong_reply = overlong_reply
         self.reply_text = reply_text
         self.hang_seconds = hang_seconds
         self.cached_tokens = cached_tokens
@@ -198,6 +201,8 @@ class OpenAIServer:
             content = f"Computing it directly.\nANSWER: {fmt(problem.answer)}" if problem else self.reply_text
         finish = "stop"
         limit = body.get("max_completion_tokens") or body.get("max_tokens")
+        if self.overlong_reply:  # a provider that ignores max_tokens
+            content, limit = content + " " + "x" * self.overlong_reply, None
         if limit and _tokens(content) > limit:
             content, finish = content[: limit * 4], "length"
         prompt_tokens = sum(_tokens(_text(m.get("content"))) for m in body.get("messages", []))

@@ -255,3 +255,25 @@ def test_an_unpriced_model_under_a_cap_is_refused_before_any_call(tmp_path, caps
     assert "openai-api/local/m has no price" in capsys.readouterr().err
     assert server.requests == []
     assert not (tmp_path / "studies" / "t" / "solutions.parquet").exists()
+
+
+def test_a_provider_ignoring_max_tokens_stops_the_run_and_the_overrun_is_reported(tmp_path, capsys, monkeypatch):
+    from inspect_ai.model import _model
+
+    with OpenAIServer(delay=0.2, overlong_reply=400) as srv:  # ~100 tokens a reply at max_tokens 5: 20x the worst case
+        for key, value in srv.env().items():
+            monkeypatch.setenv(key, value)
+        _model._models.clear()
+        config = capped_study(tmp_path)
+        code, result = run(capsys, "generate", str(config), "--max-usd", "0.0751")
+    _model._models.clear()
+    solutions = pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")
+    spent = solutions["usd"].sum()
+    assert code == EXIT_BUDGET and result["outcome"] == "budget_stopped"
+    # Calls reserved before the first overlong reply came back still ran (the reservation is taken before
+    # inspect's connection queue); none started after it: 15 of the 20 cells, as the worst-case bound allowed.
+    assert spent > 0.0751 and len(srv.requests) == len(solutions) == 15
+    (note,) = [n for n in result["notes"] if "went over max_usd" in n]
+    assert "max_tokens" in note
+    manifest = json.loads(Path(result["manifest"]).read_text())
+    assert manifest["overrun_usd"] == pytest.approx(spent - 0.0751)
