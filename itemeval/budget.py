@@ -55,6 +55,10 @@ def check_cap(estimate: Estimate, max_usd: float | None) -> list[str]:
     return []
 
 
+DEFAULT_CONNECTIONS = 10
+"""inspect's own default `max_connections` for a provider: a capped run reserves no more calls per model."""
+
+
 class CallGate(Protocol):
     """Decides, before every model call, whether it may start; told what the call used when it ends."""
 
@@ -72,6 +76,7 @@ class SpendCap:
     stopped: bool = False
     _in_flight: dict[str, float] = field(default_factory=dict)
     _changed: asyncio.Condition | None = None
+    _slots: dict[tuple[int, str], asyncio.Semaphore] = field(default_factory=dict)
 
     def _condition(self) -> asyncio.Condition:
         if self._changed is None:
@@ -93,6 +98,14 @@ class SpendCap:
             changed.notify_all()
             return False
 
+    def slots(self, model: str, limit: int) -> asyncio.Semaphore:
+        """A model's call slots for this event loop (each eval runs its own loop): reservations wait for one, so
+        calls reserved but still queued for a connection never outnumber the connections."""
+        key = (id(asyncio.get_running_loop()), model)
+        if key not in self._slots:
+            self._slots[key] = asyncio.Semaphore(limit)
+        return self._slots[key]
+
     async def settle(self, key: str, actual: float) -> None:
         changed = self._condition()
         async with changed:
@@ -108,16 +121,26 @@ class PricedGate:
     cap: SpendCap
     price: Price
     max_tokens: int | None
+    model: str = ""
+    connections: int = DEFAULT_CONNECTIONS
 
     @property
     def stopped(self) -> bool:
         return self.cap.stopped
 
     async def acquire(self, key: str, prompt: str) -> bool:
-        return await self.cap.reserve(self._key(key), worst_case_usd(self.price, prompt, self.max_tokens))
+        slots = self.cap.slots(self.model, self.connections)
+        await slots.acquire()
+        if await self.cap.reserve(self._key(key), worst_case_usd(self.price, prompt, self.max_tokens)):
+            return True
+        slots.release()
+        return False
 
     async def release(self, key: str, usage: dict[str, int | None] | None, cache_hit: bool) -> None:
-        await self.cap.settle(self._key(key), call_usd(self.price, usage, cache_hit=cache_hit) or 0.0)
+        try:
+            await self.cap.settle(self._key(key), call_usd(self.price, usage, cache_hit=cache_hit) or 0.0)
+        finally:
+            self.cap.slots(self.model, self.connections).release()
 
     def _key(self, sample_id: str) -> str:
         # Sample ids repeat across conditions (every generate task has an `a1#1`); one gate serves one

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 from . import dataset_locks
-from .budget import PricedGate, SpendCap, check_cap, check_gate, with_reply_ceiling
+from .budget import DEFAULT_CONNECTIONS, PricedGate, SpendCap, check_cap, check_gate, with_reply_ceiling
 from .cost import Estimate, EstimateLine
 from .errors import StoreError, StudyLocked
 from .hashing import canonical_json
@@ -116,7 +116,8 @@ class Run:
     def _gate(self, spec: TaskSpec) -> PricedGate | None:
         if self.cap is None:
             return None
-        return PricedGate(cap=self.cap, price=self._price(spec), max_tokens=spec.config.get("max_tokens"))
+        return PricedGate(cap=self.cap, price=self._price(spec), max_tokens=spec.config.get("max_tokens"),
+                          model=spec.model, connections=spec.config.get("max_connections") or DEFAULT_CONNECTIONS)
 
     def _price(self, spec: TaskSpec) -> Price | None:
         """The task's model's price; a model-graded panel's models all grade each sample, so their rates add up
