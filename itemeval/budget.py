@@ -76,7 +76,7 @@ class SpendCap:
     stopped: bool = False
     _in_flight: dict[str, float] = field(default_factory=dict)
     _changed: asyncio.Condition | None = None
-    _slots: dict[tuple[int, str], asyncio.Semaphore] = field(default_factory=dict)
+    _slots: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Semaphore] = field(default_factory=dict)
 
     def _condition(self) -> asyncio.Condition:
         if self._changed is None:
@@ -101,7 +101,7 @@ class SpendCap:
     def slots(self, model: str, limit: int) -> asyncio.Semaphore:
         """A model's call slots for this event loop (each eval runs its own loop): reservations wait for one, so
         calls reserved but still queued for a connection never outnumber the connections."""
-        key = (id(asyncio.get_running_loop()), model)
+        key = (asyncio.get_running_loop(), model)  # the loop itself, not its id: a dead loop's id can come back
         if key not in self._slots:
             self._slots[key] = asyncio.Semaphore(limit)
         return self._slots[key]
