@@ -16,7 +16,7 @@ from .outcomes import ConditionRun, SampleResult, StageResult
 from .pricing import call_usd
 from .prompts import render
 from .records import SAMPLING_PARAMS, Cell, GenerateCondition, Item, TaskSpec
-from .run import Ask, Run, StageOptions, Tell, open_run
+from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
 from .runner import RowSink
 from .state import observed_lengths, solution_state, superseded_notes
 from .study import Study
@@ -121,18 +121,12 @@ def _sink(study: Study, conditions: list[GenerateCondition], run: Run) -> RowSin
 # ---- execute --------------------------------------------------------------------------------------------
 
 
-def _check_providers(models: list[str]) -> None:
-    from . import inspect_tasks  # inspect-ai loads only for commands that call models
-
-    inspect_tasks.check_providers(models)
-
-
 def run_generate(study: Study, options: GenerateOptions, *, ask: Ask | None = None, tell: Tell | None = None) -> StageResult:
     """Run every missing cell of the selected generate conditions; safe to interrupt and re-run."""
     conditions = select(study.generate, list(options.conditions))
     items = plan.first_items(study.items, options.limit)
     result = StageResult(stage="generate", study=study.config.study)
-    _check_providers([c.model for c in conditions])
+    check_providers([c.model for c in conditions])
     with open_run(study, "generate", result, options) as run:
         cells = plan_cells(study, conditions, items, force=options.force)
         result.conditions = _summaries(conditions, cells)

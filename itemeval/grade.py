@@ -27,7 +27,7 @@ from .outcomes import ConditionRun, SampleResult, StageResult
 from .pricing import PriceTable, call_usd, total_usd
 from .prompts import render
 from .records import Cell, GenerateCondition, GradeCondition, Item, TaskSpec
-from .run import Ask, Run, StageOptions, Tell, open_run
+from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
 from .runner import RowSink
 from .scorers import ScoreContext, ScoreResult
 from .scorers.registry import resolve, score_many
@@ -337,11 +337,7 @@ def run_grade(study: Study, options: GradeOptions, *, ask: Ask | None = None, te
     generate, grade = select_conditions(study, options)
     items = plan.first_items(study.items, options.limit)
     result = StageResult(stage="grade", study=study.config.study)
-    graders = [m for c in grade if c.kind != "verifiable" for m in (c.grader_model or "").split(",") if m]
-    if graders:
-        from . import inspect_tasks  # inspect-ai loads only when a judge will be called
-
-        inspect_tasks.check_providers(graders)
+    check_providers([m for c in grade if c.kind != "verifiable" for m in (c.grader_model or "").split(",") if m])
     with open_run(study, "grade", result, options) as run:
         todo = pending(study, generate, grade, items, force=options.force)
         planned = todo.groupby("grade_condition_id").size().to_dict() if not todo.empty else {}

@@ -99,9 +99,8 @@ def grade_state(solutions: pd.DataFrame, grades: pd.DataFrame, grade_condition_i
     """One row per (grade condition × gradable solution) with its `state`: done, parse_failed, stale, error or pending."""
     targets = pd.DataFrame({"grade_condition_id": list(grade_condition_ids)})
     pairs = targets.merge(solutions.rename(columns={"condition_id": "gen_condition_id"}), how="cross")
-    stored = grades.reindex(columns=GRADE_STATE_COLUMNS).rename(
-        columns={"solution_hash": "graded_hash", "error": "grade_error"}
-    )
+    columns = [*GRADE_STATE_COLUMNS, *(c for c in grades.columns if c not in GRADE_STATE_COLUMNS)]  # extras ride along
+    stored = grades.reindex(columns=columns).rename(columns={"solution_hash": "graded_hash", "error": "grade_error"})
     key = ["grade_condition_id", "gen_condition_id", "item_id", "epoch"]
     merged = pairs.merge(stored.assign(graded=True), on=key, how="left")
     graded = merged["graded"].fillna(False).astype(bool)

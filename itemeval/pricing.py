@@ -173,7 +173,7 @@ def load_prices(override_path: Path | None = None) -> PriceTable:
         text = read_utf8(Path(override_path), "pricing file")
     except FileNotFoundError as exc:
         raise ConfigError(f"Pricing file {override_path} does not exist (budget.pricing_path).") from exc
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:  # not UTF-8 is read_utf8's own ConfigError
         raise ConfigError(f"Pricing file {override_path} cannot be read: {exc}.") from exc
     parsed = _parse(text, str(override_path))
     merged = {**table.prices, **_prices(parsed)}

@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .results import GEN_FACETS, ResultsOptions, graded_frame, item_scores, study_results
-from .state import graded_extra_judges
+from .results import GEN_FACETS, ResultsOptions, facet_level, grade_conditions, graded_frame, item_scores, study_results
 from .status import study_status
 from .store import read_store
 from .study import Study
@@ -47,10 +46,12 @@ def write_report(study: Study, out: Path | None = None) -> ReportResult:
 
     matplotlib.use("svg")
     matplotlib.rcParams["svg.fonttype"] = "path"  # no font files needed to show the text
-    facets = [name for name in GEN_FACETS if len({_gen_level(c, name) for c in study.generate}) > 1]
+    facets = [name for name in GEN_FACETS if len({facet_level(c, name) for c in study.generate}) > 1]
     metadata = sorted(set().union(*(item.metadata for item in study.items))) if study.items else []
-    results = study_results(study, ResultsOptions(by=tuple(facets + metadata), compare=("all",))).as_dict()
-    sections = _sections(study, results, metadata)
+    frame = graded_frame(study, grade_conditions(study))  # read once: the results, agreement and difficulty use it
+    options = ResultsOptions(by=tuple(facets + metadata), compare=("all",))
+    results = study_results(study, options, frame).as_dict()
+    sections = _sections(study, results, metadata, frame)
     stamp = datetime.now(timezone.utc)
     path = out or study.paths.root / "reports" / f"{study.config.study}-{stamp.strftime('%Y%m%dT%H%M%SZ')}.html"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -63,7 +64,8 @@ def write_report(study: Study, out: Path | None = None) -> ReportResult:
     return ReportResult(path, [key for key, _ in sections])
 
 
-def _sections(study: Study, results: dict[str, Any], metadata: list[str]) -> list[tuple[str, str]]:
+def _sections(study: Study, results: dict[str, Any], metadata: list[str],
+              frame: pd.DataFrame) -> list[tuple[str, str]]:
     slugs = results["slugs"]
     sections = [("grid", _grid(study)), ("results", _results_table(results, slugs)),
                 ("forest", _forest(results, slugs))]
@@ -72,11 +74,11 @@ def _sections(study: Study, results: dict[str, Any], metadata: list[str]) -> lis
     if results["comparisons"]:
         sections.append(("differences", _heatmaps(results, slugs)))
     if results["agreement"]:
-        sections.append(("agreement", _agreement(study, results, slugs)))
+        sections.append(("agreement", _agreement(frame, results, slugs)))
     if results["calibration"]:
         sections.append(("calibration", _reliability(results, slugs)))
     if metadata:
-        sections.append(("difficulty", _difficulty(study, metadata)))
+        sections.append(("difficulty", _difficulty(study, metadata, frame)))
     sections += [("problems", _problems(study, slugs)), ("logs", _logs(study))]
     return sections
 
@@ -108,10 +110,6 @@ def _svg(figure: Any) -> str:
     plt.close(figure)
     text = buffer.getvalue()
     return f'<div class="plot">{text[text.index("<svg"):]}</div>'
-
-
-def _gen_level(condition: Any, facet: str) -> str:
-    return condition.prompt.ref if facet == "prompt" else getattr(condition, GEN_FACETS[facet])
 
 
 def _usd(value: float | None) -> str:
@@ -202,11 +200,9 @@ def _heatmaps(results: dict[str, Any], slugs: dict[str, str]) -> str:
     return "".join(parts)
 
 
-def _agreement(study: Study, results: dict[str, Any], slugs: dict[str, str]) -> str:
+def _agreement(frame: pd.DataFrame, results: dict[str, Any], slugs: dict[str, str]) -> str:
     import matplotlib.pyplot as plt
 
-    grade = study.grade + graded_extra_judges(study)
-    frame = graded_frame(study, grade)
     wide = frame[frame["status"] == "scored"].pivot_table(index=["gen_condition_id", "item_id", "epoch"],
                                                           columns="grade_condition_id", values="score")
     parts = ["<h2>Grader agreement</h2>", _table(
@@ -251,10 +247,9 @@ def _reliability(results: dict[str, Any], slugs: dict[str, str]) -> str:
     return "".join(parts)
 
 
-def _difficulty(study: Study, metadata: list[str]) -> str:
+def _difficulty(study: Study, metadata: list[str], frame: pd.DataFrame) -> str:
     import matplotlib.pyplot as plt
 
-    frame = graded_frame(study, study.grade + graded_extra_judges(study))
     items = item_scores(frame, "mean").groupby("item_id")["score"].mean()
     if items.empty:
         return "<h2>Item difficulty</h2><p>No graded item yet.</p>"

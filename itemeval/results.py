@@ -15,12 +15,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import plan, stats
+from . import stats
 from .errors import ConfigError
 from .grid import matches
 from .records import GenerateCondition, GradeCondition
-from .state import graded_extra_judges, solution_state
-from .store import read_store
+from .state import grade_state, graded_extra_judges
 from .study import Study
 
 GEN_FACETS = {"model": "model", "prompt": "prompt", "model_config": "model_config_name"}
@@ -79,11 +78,16 @@ def check_options(options: ResultsOptions) -> None:
         raise ConfigError("--compare: name two generate conditions (id, id prefix or slug), or `all`")
 
 
-def study_results(study: Study, options: ResultsOptions) -> ResultsReport:
-    """Every figure of SPEC §17 for the study's grid, from its stores; never writes."""
+def grade_conditions(study: Study) -> list[GradeCondition]:
+    """The grade conditions results covers: the study's, and the extra judges `grade --grader` has run."""
+    return study.grade + graded_extra_judges(study)
+
+
+def study_results(study: Study, options: ResultsOptions, frame: pd.DataFrame | None = None) -> ResultsReport:
+    """Every figure of SPEC §17 for the study's grid, from its stores (or an already read `graded_frame`)."""
     check_options(options)
-    grade = study.grade + graded_extra_judges(study)
-    frame = graded_frame(study, grade)
+    grade = grade_conditions(study)
+    frame = graded_frame(study, grade) if frame is None else frame
     report = ResultsReport(study=study.config.study, reducer=options.reducer, ci_method=options.ci,
                            slugs={c.id: c.slug for c in [*study.generate, *grade]})
     items = item_scores(frame, options.reducer)
@@ -99,25 +103,19 @@ def study_results(study: Study, options: ResultsOptions) -> ResultsReport:
 
 # ---- the frame: one row per (grade condition × gradable solution) -----------------------------------------------
 
+_STATUS = {"done": "scored", "parse_failed": "parse_failure", "error": "error"}
+"""`status`'s grade states as results counts them: a stale grade (of an older text) is pending."""
+
+
 def graded_frame(study: Study, grade: list[GradeCondition]) -> pd.DataFrame:
     """Columns: gen_condition_id, grade_condition_id, item_id, epoch, status (scored, parse_failure, error,
-    pending), score, score_metadata."""
-    solutions = plan.gradable(solution_state(study), study.config.solvers.on_empty)
-    solutions = solutions.rename(columns={"condition_id": "gen_condition_id"})
-    ids = [c.id for c in grade]
-    columns = ["grade_condition_id", "gen_condition_id", "item_id", "epoch", "solution_hash", "score", "parse_ok",
-               "error", "score_metadata"]
-    grades = read_store(study.paths, "grades", columns, where={"grade_condition_id": ids}).to_pandas()
-    grades = grades.rename(columns={"solution_hash": "graded_hash"})
-    pairs = pd.DataFrame({"grade_condition_id": ids}).merge(solutions, how="cross")
-    merged = pairs.merge(grades, on=["grade_condition_id", "gen_condition_id", "item_id", "epoch"], how="left")
-    current = merged["graded_hash"].notna() & (merged["graded_hash"] == merged["solution_hash"])
-    errored = current & merged["error"].notna()
-    failed = current & ~errored & ~merged["parse_ok"].fillna(True).astype(bool)
-    scored = current & ~errored & ~failed & merged["score"].notna()
-    merged["status"] = np.select([scored, failed, errored], ["scored", "parse_failure", "error"], default="pending")
-    merged["score"] = merged["score"].where(scored)
-    return merged[["gen_condition_id", "grade_condition_id", "item_id", "epoch", "status", "score", "score_metadata"]]
+    pending), score (of scored grades only), score_metadata."""
+    state = grade_state(study, grade, extra=("score", "score_metadata"))
+    status = state["state"].map(_STATUS).fillna("pending")
+    scored = (status == "scored") & state["score"].notna()
+    return state.assign(status=status.where(scored | (status != "scored"), "pending"),
+                        score=state["score"].where(scored))[
+        ["gen_condition_id", "grade_condition_id", "item_id", "epoch", "status", "score", "score_metadata"]]
 
 
 def item_scores(frame: pd.DataFrame, reducer: str) -> pd.DataFrame:
@@ -191,7 +189,7 @@ def _marginals(study: Study, items: pd.DataFrame, facet: str, grade: list[GradeC
 def _facet_levels(study: Study, facet: str, grade: list[GradeCondition]) -> tuple[str, dict[str, Any], bool]:
     """(the column of the item scores a facet reads, {value: level}, whether levels are within each grade condition)."""
     if facet in GEN_FACETS:
-        return "gen_condition_id", {c.id: _level(c, GEN_FACETS[facet]) for c in study.generate}, True
+        return "gen_condition_id", {c.id: facet_level(c, facet) for c in study.generate}, True
     if facet in GRADE_FACETS:
         return "grade_condition_id", {c.id: _grade_level(c, facet) for c in grade}, False
     known = set().union(*(item.metadata for item in study.items)) if study.items else set()
@@ -201,8 +199,9 @@ def _facet_levels(study: Study, facet: str, grade: list[GradeCondition]) -> tupl
     return "item_id", {item.id: _scalar(item.metadata.get(facet)) for item in study.items}, True
 
 
-def _level(condition: GenerateCondition, attribute: str) -> str:
-    return condition.prompt.ref if attribute == "prompt" else getattr(condition, attribute)
+def facet_level(condition: GenerateCondition, facet: str) -> str:
+    """A generate condition's level of `facet` (model, prompt or model_config)."""
+    return condition.prompt.ref if facet == "prompt" else getattr(condition, GEN_FACETS[facet])
 
 
 def _grade_level(condition: GradeCondition, facet: str) -> str | None:

@@ -155,6 +155,14 @@ def locked(study: Study, command: str) -> Iterator[dict[str, int]]:
         yield {store: rows for store, rows in replay_journals(paths).items() if rows}
 
 
+def check_providers(models: list[str]) -> None:
+    """Refuse, before the run writes anything, a model whose provider inspect does not know."""
+    if models:
+        from . import inspect_tasks  # inspect-ai loads only for commands that will call a model
+
+        inspect_tasks.check_providers(models)
+
+
 @contextlib.contextmanager
 def open_run(study: Study, stage: str, result: StageResult, options: StageOptions) -> Iterator[Run]:
     """Hold the study lock for the whole run and first recover what a killed run left behind."""

@@ -20,12 +20,14 @@ def solution_state(study: Study, condition_ids: list[str] | None = None, item_id
     return plan.attach_solutions(cells, stored)
 
 
-def grade_state(study: Study, conditions: list[GradeCondition], merged: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Every (grade condition × gradable solution) with its state (done, parse_failed, stale, error, pending)."""
+def grade_state(study: Study, conditions: list[GradeCondition], merged: pd.DataFrame | None = None, *,
+                extra: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Every (grade condition × gradable solution) with its state (done, parse_failed, stale, error, pending),
+    and the stored grade's `extra` columns (e.g. score) where there is one."""
     merged = solution_state(study) if merged is None else merged
     gradable = plan.gradable(merged, study.config.solvers.on_empty)
     where = {"grade_condition_id": [c.id for c in conditions]}
-    grades = read_store(study.paths, "grades", plan.GRADE_STATE_COLUMNS, where=where).to_pandas()
+    grades = read_store(study.paths, "grades", [*plan.GRADE_STATE_COLUMNS, *extra], where=where).to_pandas()
     return plan.grade_state(gradable, grades, [c.id for c in conditions])
 
 

@@ -122,15 +122,15 @@ def multiple_choice(solution: str, context: ScoreContext) -> ScoreResult:
         return failed("target_not_letter", None, f"the target {target!r} is not a single option letter")
     options = string.ascii_uppercase[: len(context.choices)] if context.choices else None
     answer = find_answer(solution)
-    named = _option_by_text(answer.text, context.choices) if answer.marked and context.choices else None
-    try:
-        if named is not None:  # "**Answer: Vitamin D**" is option C, not the letter D of its text
-            return ScoreResult(score=1.0 if named == lone[1].upper() else 0.0, answer=named)
-        choice = read_choice(answer.text, marked=answer.marked, options=options)
-        if choice is None and answer.phrased:  # "The answer is not A — … It's C."
-            choice = read_choice(solution, marked=False, options=options)
-    except Ambiguous as hedge:
-        return failed("ambiguous_answer", str(hedge), "the answer names more than one option")
+    # A marked answer that is one option's text is that option: "**Answer: Vitamin D**" is C, not the letter D.
+    choice = _option_by_text(answer.text, context.choices) if answer.marked and context.choices else None
+    if choice is None:
+        try:
+            choice = read_choice(answer.text, marked=answer.marked, options=options)
+            if choice is None and answer.phrased:  # "The answer is not A — … It's C."
+                choice = read_choice(solution, marked=False, options=options)
+        except Ambiguous as hedge:
+            return failed("ambiguous_answer", str(hedge), "the answer names more than one option")
     if choice is None and context.choices:
         choice = _option_by_text(answer.text, context.choices)
     if choice is None:

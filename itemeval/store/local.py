@@ -234,8 +234,12 @@ def _sweep(layout: _Layout, keep: set[int]) -> None:
         else:
             os.unlink(entry.path)
     for entry in os.scandir(layout.versions):  # anything else in the directory is debris of a crashed commit
-        if not _VERSION.match(entry.name):
-            shutil.rmtree(entry.path, ignore_errors=True) if entry.is_dir(follow_symlinks=False) else os.unlink(entry.path)
+        if _VERSION.match(entry.name):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            os.unlink(entry.path)
 
 
 def _superseded_at(entries: dict[int, os.DirEntry[str]], number: int) -> float:
