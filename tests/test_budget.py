@@ -272,7 +272,8 @@ def test_a_provider_ignoring_max_tokens_stops_the_run_and_the_overrun_is_reporte
     assert code == EXIT_BUDGET and result["outcome"] == "budget_stopped"
     # Reservations are bounded by the model's connections (8): the calls in flight when the first overlong reply
     # came back still cost what they cost, and none started after it (the worst-case bound alone allowed 15).
-    assert spent > 0.0751 and len(srv.requests) == len(solutions) == 8
+    # How many were in flight by then depends on the machine's speed; more than 8 never are.
+    assert spent > 0.0751 and 1 <= len(srv.requests) == len(solutions) <= 8
     (note,) = [n for n in result["notes"] if "went over max_usd" in n]
     assert "max_tokens" in note
     manifest = json.loads(Path(result["manifest"]).read_text())
