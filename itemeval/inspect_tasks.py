@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -13,8 +13,9 @@ from inspect_ai import Task, eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.event import ModelEvent
-from inspect_ai.hooks import Hooks, SampleEnd, TaskStart, hooks
+from inspect_ai.hooks import BeforeModelGenerate, Hooks, RunStart, SampleEnd, TaskStart, hooks
 from inspect_ai.log import EvalLog, EvalSample, transcript
+from inspect_ai.log._samples import sample_active
 from inspect_ai.model import (
     CachePolicy,
     ChatMessageUser,
@@ -24,7 +25,9 @@ from inspect_ai.model import (
 )
 from inspect_ai.scorer import Target
 from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import LimitExceededError
 
+from . import signals
 from .budget import CallGate
 from .errors import ConfigError
 from .outcomes import SampleResult
@@ -36,7 +39,9 @@ try:  # the log file name inspect will use, known when the task starts (private 
 except ImportError:  # pragma: no cover - a later inspect moved it; rows then carry no log_file
     eval_log_name = None
 
-SKIPPED_BY_BUDGET = "itemeval_budget_skipped"
+NO_CALL = "itemeval_no_call"  # refused by the spend cap or after a signal: the cell stays missing
+HANDED_ON = "itemeval_handed_on"  # the sample's result already went to the sink when its calls returned
+STOPPED_MESSAGE = "itemeval stopped: no call starts after an interrupt"
 VERDICT = "itemeval_verdict"  # where a replay task's solver leaves the model-graded scorer's ScoreResult
 # What setting up one condition's model can raise (unknown provider, missing key or package); such a
 # condition fails alone while the others run.
@@ -47,44 +52,79 @@ TASK_BUILD_ERRORS = (PrerequisiteError, ValueError, RuntimeError, ImportError)
 
 SampleSink = Callable[[SampleResult], None]
 
-_sink: Callable[[EvalSample, str | None], None] | None = None
-_log_files: dict[str, str] = {}
+
+@dataclass
+class _Route:
+    sink: SampleSink
+    log_prefix: Path
+    logprob_tokens: int
+    log_files: dict[str, str] = field(default_factory=dict)
+    """The `.eval` log name of each running eval, by eval id."""
+
+    def log_file(self, eval_id: str | None) -> str | None:
+        name = self.log_files.get(eval_id) if eval_id is not None else None
+        return str(self.log_prefix / name) if name else None
+
+
+_route: _Route | None = None
 
 
 @hooks(name="itemeval", description="streams finished samples to itemeval's journal")
 class _Journaling(Hooks):
+    async def on_run_start(self, data: RunStart) -> None:
+        if _route is not None:
+            signals.watch_interrupts()
+
     async def on_task_start(self, data: TaskStart) -> None:
-        if eval_log_name is not None and _sink is not None:
+        if eval_log_name is not None and _route is not None:
             spec = data.spec
             name = eval_log_name(task=spec.task, task_id=spec.task_id, created=spec.created, model=spec.model)
-            _log_files[data.eval_id] = name + ".eval"
+            _route.log_files[data.eval_id] = name + ".eval"
+
+    async def on_before_model_generate(self, data: BeforeModelGenerate) -> None:
+        # The last point before a request leaves (retries included): after a signal, none may.
+        # inspect lets only a limit error through a hook; the sample then ends without a row.
+        if _route is not None and signals.stop_requested():
+            raise LimitExceededError("operator", value=1, limit=1, message=STOPPED_MESSAGE)
 
     async def on_sample_end(self, data: SampleEnd) -> None:
-        if _sink is not None:
-            _sink(data.sample, _log_files.get(data.eval_id))
+        # A sample whose row went out when its calls returned is done; this catches the rest (errors).
+        if _route is not None and not data.sample.metadata.get(HANDED_ON):
+            result = read_sample(data.sample, _route.log_file(data.eval_id), logprob_tokens=_route.logprob_tokens)
+            if not result.skipped:
+                _route.sink(result)
 
 
 @contextlib.contextmanager
 def sample_sink(sink: SampleSink, *, log_prefix: Path, logprob_tokens: int = 8) -> Iterator[None]:
-    """Every sample finished inside this block is read into a SampleResult and passed to `sink`.
+    """Every sample that made its calls inside this block is read into a SampleResult and passed to `sink`.
 
-    Samples that never made their call (refused by the spend cap, cancelled by an interrupt) are
-    not passed on: their cells stay missing. `log_prefix` is prepended to each log file's name;
-    the first `logprob_tokens` generated tokens' logprobs are kept.
+    A sample's result goes out as soon as its model calls return, not when inspect ends the sample
+    (seconds later on a busy machine), so a kill in between loses no paid reply. Samples that never
+    made their call (refused by the spend cap, stopped by a signal) are not passed on: their cells
+    stay missing. `log_prefix` is prepended to each log file's name; the first `logprob_tokens`
+    generated tokens' logprobs are kept.
     """
-    global _sink
-
-    def forward(sample: EvalSample, log_name: str | None) -> None:
-        result = read_sample(sample, str(log_prefix / log_name) if log_name else None, logprob_tokens=logprob_tokens)
-        if not result.skipped:
-            sink(result)
-
-    _sink = forward
+    global _route
+    _route = _Route(sink, log_prefix, logprob_tokens)
     try:
         yield
     finally:
-        _sink = None
-        _log_files.clear()
+        _route = None
+
+
+def _hand_on(state: TaskState) -> None:
+    """Pass the running sample's result to the sink now that its calls have returned."""
+    if _route is None:
+        return
+    active = sample_active()
+    try:
+        result = read_state(state, _route.log_file(active.eval_id if active is not None else None),
+                            logprob_tokens=_route.logprob_tokens)
+    except Exception:  # noqa: BLE001 - never fail a sample whose call succeeded: its end reads it instead
+        return
+    _route.sink(result)
+    state.metadata[HANDED_ON] = True
 
 
 # ---- building and running tasks ---------------------------------------------------------------------
@@ -96,8 +136,8 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         key = str(state.sample_id)
-        if gate is not None and not await gate.acquire(key, state.input_text):
-            state.metadata[SKIPPED_BY_BUDGET] = True
+        if signals.stop_requested() or (gate is not None and not await gate.acquire(key, state.input_text)):
+            state.metadata[NO_CALL] = True
             state.completed = True
             return state
         cache: bool | CachePolicy = False
@@ -109,6 +149,7 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
         finally:
             if gate is not None:
                 await gate.release(key, _usage(state.output.usage), _last_call_was_cached())
+        _hand_on(state)
         return state
 
     return solve
@@ -129,8 +170,9 @@ def _replay_and_score(scorer: Any, gate: CallGate | None) -> Solver:
         state.output = ModelOutput.from_content(model=str(state.model), content=solution)
         state.messages.append(state.output.message)
         key = str(state.sample_id)
-        if gate is not None and not await gate.acquire(key, f"{state.input_text}\n{solution}\n{state.metadata['targets']}"):
-            state.metadata[SKIPPED_BY_BUDGET] = True
+        prompt = f"{state.input_text}\n{solution}\n{state.metadata['targets']}"
+        if signals.stop_requested() or (gate is not None and not await gate.acquire(key, prompt)):
+            state.metadata[NO_CALL] = True
             state.completed = True
             return state
         try:
@@ -139,6 +181,7 @@ def _replay_and_score(scorer: Any, gate: CallGate | None) -> Solver:
             if gate is not None:
                 await gate.release(key, _summed_usage(), _last_call_was_cached())
         state.metadata[VERDICT] = asdict(to_result(score, solution))  # plain values: the log stores metadata as JSON
+        _hand_on(state)
         return state
 
     return solve
@@ -193,7 +236,7 @@ def run_tasks(tasks: list[Task], *, log_dir: Path, display: str, max_tasks: int)
     if not tasks:
         return {}
     # inspect prints its hooks banner on stdout, which belongs to `--json`; send it to stderr.
-    with contextlib.redirect_stdout(sys.stderr), _frozen_heap():
+    with contextlib.redirect_stdout(sys.stderr), _frozen_heap(), signals.sigint_handler_kept():
         logs = eval(
             tasks,
             log_dir=str(log_dir),
@@ -243,31 +286,45 @@ def _frozen_heap() -> Iterator[None]:
 def read_sample(sample: EvalSample, log_file: str | None = None, *, logprob_tokens: int = 8) -> SampleResult:
     """The plain values of a finished sample that a stage turns into a store row."""
     events = [event for event in sample.events if isinstance(event, ModelEvent)]
-    last = events[-1] if events else None
     error = redact(_error_message(sample, events))
-    has_output = bool(sample.output.choices) and error is None
-    usage = sample.output.usage if sample.output.usage is not None else (last.output.usage if last else None)
+    skipped = bool(sample.metadata.get(NO_CALL)) or _cancelled(sample) or _stopped(sample)
+    return _result(sample.metadata, sample.output, events, error=error, uuid=sample.uuid, log_file=log_file,
+                   logprob_tokens=logprob_tokens, skipped=skipped, total_time=sample.total_time)
+
+
+def read_state(state: TaskState, log_file: str | None = None, *, logprob_tokens: int = 8) -> SampleResult:
+    """The same values from a running sample whose calls have just returned without error."""
+    events = [event for event in transcript().events if isinstance(event, ModelEvent)]
+    return _result(state.metadata, state.output, events, error=None, uuid=state.uuid, log_file=log_file,
+                   logprob_tokens=logprob_tokens, skipped=False, total_time=None)
+
+
+def _result(metadata: Any, output: ModelOutput, events: list[ModelEvent], *, error: str | None, uuid: str | None,
+            log_file: str | None, logprob_tokens: int, skipped: bool, total_time: float | None) -> SampleResult:
+    last = events[-1] if events else None
+    has_output = bool(output.choices) and error is None
+    usage = output.usage if output.usage is not None else (last.output.usage if last else None)
     return SampleResult(
-        metadata=sample.metadata,
-        completion=sample.output.completion if has_output else None,
-        stop_reason=str(sample.output.stop_reason) if has_output else None,
+        metadata=metadata,
+        completion=output.completion if has_output else None,
+        stop_reason=str(output.stop_reason) if has_output else None,
         error=error,
         usage=_usage(usage),
         cache_hit=bool(last is not None and last.cache == "read"),
-        latency_s=_latency(sample, last),
+        latency_s=_latency(output, last, total_time),
         effective_config=last.config.model_dump(exclude_none=True, exclude={"cache"}) if last else {},
-        uuid=sample.uuid,
+        uuid=uuid,
         log_file=log_file,
-        logprobs=_logprobs(sample, logprob_tokens) if has_output else None,
-        skipped=bool(sample.metadata.get(SKIPPED_BY_BUDGET)) or _cancelled(sample),
+        logprobs=_logprobs(output, logprob_tokens) if has_output else None,
+        skipped=skipped,
         calls=tuple((str(event.model), _usage(event.output.usage), event.cache == "read") for event in events),
-        score=sample.metadata.get(VERDICT),
+        score=metadata.get(VERDICT),
     )
 
 
-def _logprobs(sample: EvalSample, tokens: int) -> list[dict[str, Any]] | None:
+def _logprobs(output: ModelOutput, tokens: int) -> list[dict[str, Any]] | None:
     """The first `tokens` generated tokens' logprobs with their top alternatives; None when the provider sent none."""
-    logprobs = sample.output.choices[0].logprobs
+    logprobs = output.choices[0].logprobs
     if logprobs is None or not logprobs.content:
         return None
     return [{"token": lp.token, "logprob": lp.logprob,
@@ -278,6 +335,11 @@ def _logprobs(sample: EvalSample, tokens: int) -> list[dict[str, Any]] | None:
 def _cancelled(sample: EvalSample) -> bool:
     """Cut off by Ctrl-C mid-call: not a provider failure, so its cell stays missing rather than errored."""
     return sample.error is not None and sample.error.message.startswith("CancelledError")
+
+
+def _stopped(sample: EvalSample) -> bool:
+    """Refused its call because the command was told to stop (see _Journaling.on_before_model_generate)."""
+    return sample.limit is not None and sample.limit.type == "operator"
 
 
 def _error_message(sample: EvalSample, events: list[ModelEvent]) -> str | None:
@@ -304,12 +366,12 @@ def _usage(usage: Any) -> dict[str, int | None]:
     }
 
 
-def _latency(sample: EvalSample, last: ModelEvent | None) -> float | None:
-    if sample.output.time is not None:
-        return float(sample.output.time)
+def _latency(output: ModelOutput, last: ModelEvent | None, total_time: float | None) -> float | None:
+    if output.time is not None:
+        return float(output.time)
     if last is not None and last.working_time is not None:
         return float(last.working_time)
-    return sample.total_time
+    return total_time
 
 
 def check_providers(models: list[str]) -> None:

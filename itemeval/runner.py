@@ -5,11 +5,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from . import signals
 from .budget import CallGate
 from .errors import ConfigError, write_failure_message
 from .outcomes import SampleResult
@@ -92,6 +92,8 @@ class Runner:
                 self._run_batch([spec for spec in batch if spec.name not in execution.failures], sink, execution)
                 self._replay(execution)
                 _return_free_memory()
+                # A signal inspect absorbed while finishing its logs still stops the run here.
+                execution.interrupted = execution.interrupted or signals.stop_requested()
                 if execution.interrupted or execution.write_failure or self.stopped():
                     break
         except KeyboardInterrupt:  # between two evals or during a replay (inspect handles it inside an eval)
@@ -126,7 +128,7 @@ class Runner:
                     if execution.write_failure is None:
                         execution.write_failure = write_failure_message(getattr(exc, "filename", None) or
                                                                         journal.path, exc)
-                        signal.raise_signal(signal.SIGINT)
+                        signals.request_stop()
                 except Exception as exc:  # noqa: BLE001 - any failure to store a finished sample
                     condition = result.metadata.get("grade_condition_id") or result.metadata.get("condition_id")
                     execution.failures.setdefault(str(condition), f"a finished sample could not be stored: "

@@ -17,7 +17,10 @@ has entries (the n-th request takes the n-th entry):
 - otherwise (or `OK` in a script) a normal reply: `ANSWER: <n>` for an arithmetic problem, else
   `reply_text`, after `delay` seconds, truncated with finish_reason "length" past `max_tokens`
   (unless `overlong_reply` > 0: then that many more characters are added and `max_tokens` is ignored).
-Every chat request body is kept in `requests`; `max_in_flight` is the peak of concurrent requests.
+  With `answer_limit`, only that many normal replies go out; later requests are held until `release()`.
+  `before_reply(n)` is called just before the n-th normal reply is written.
+Every chat request body is kept in `requests`, and those given a normal reply in `answered()`;
+`max_in_flight` is the peak of concurrent requests, `in_flight` the count now.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import json
 import math
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -68,8 +71,15 @@ class OpenAIServer:
         cached_tokens: int = 0,
         reasoning_tokens: int = 0,
         overlong_reply: int = 0,
+        answer_limit: int | None = None,
+        before_reply: Callable[[int], None] | None = None,
     ) -> None:
         self.delay = delay
+        self.answer_limit = answer_limit
+        self.before_reply = before_reply
+        self._replies = 0
+        self._admitted = 0
+        self._released = threading.Event()
         self.overlong_reply = overlong_reply
         self.reply_text = reply_text
         self.hang_seconds = hang_seconds
@@ -80,6 +90,7 @@ class OpenAIServer:
         self._stopping = threading.Event()
         self._requests: list[dict[str, Any]] = []
         self._statuses: list[int] = []
+        self._answered: list[dict[str, Any]] = []
         self._rate_limited: set[str] = set()
         self._in_flight = 0
         self.max_in_flight = 0
@@ -136,6 +147,22 @@ class OpenAIServer:
         with self._lock:
             return list(self._statuses)
 
+    @property
+    def in_flight(self) -> int:
+        """Requests received and not yet answered (held ones included)."""
+        with self._lock:
+            return self._in_flight
+
+    def answered(self, substr: str = "") -> int:
+        """How many normal (HTTP 200) replies went to requests with `substr` in any message: the calls paid for."""
+        with self._lock:
+            bodies = list(self._answered)
+        return sum(any(substr in _text(m.get("content")) for m in body.get("messages", [])) for body in bodies)
+
+    def release(self) -> None:
+        """Let every request held by `answer_limit` (and all later ones) be answered."""
+        self._released.set()
+
     def count(self, substr: str) -> int:
         """How many chat requests had `substr` in the text of any of their messages."""
         return sum(
@@ -155,10 +182,16 @@ class OpenAIServer:
         prompt = self._last_user(body)
         return next((t for t in TRIGGERS if t in prompt), "OK")
 
-    def _record(self, status: int) -> None:
+    def _record(self, status: int, body: dict[str, Any]) -> None:
         # Recorded before the reply is written, so a client that has its answer always sees it here.
         with self._lock:
             self._statuses.append(status)
+            if status == 200:
+                self._answered.append(body)
+                self._replies += 1
+                number = self._replies
+        if status == 200 and self.before_reply is not None:
+            self.before_reply(number)
 
     def _leave(self) -> None:
         with self._lock:
@@ -190,7 +223,21 @@ class OpenAIServer:
                 return _error(429, "injected rate limit", "rate_limit_error")
         if self.delay and self._stopping.wait(self.delay):
             return None
+        if not self._admit():
+            return None
         return 200, self._completion(body)
+
+    def _admit(self) -> bool:
+        """Past `answer_limit` normal replies, wait for release(); False if the server stops first."""
+        if self.answer_limit is None:
+            return True
+        with self._lock:
+            admitted = self._admitted < self.answer_limit
+            self._admitted += admitted
+        while not admitted and not self._released.wait(0.05):
+            if self._stopping.is_set():
+                return False
+        return True
 
     def _completion(self, body: dict[str, Any]) -> dict[str, Any]:
         prompt = self._last_user(body)
@@ -261,7 +308,7 @@ class _Handler(BaseHTTPRequestHandler):
             body["_authorization"] = self.headers.get("Authorization", "")
         try:
             reply = owner.respond(body, owner._enter(body))
-            owner._record(0 if reply is None else reply[0])  # 0: dropped without a reply
+            owner._record(0 if reply is None else reply[0], body)  # 0: dropped without a reply
             if reply is not None:
                 self._send(*reply)
         finally:

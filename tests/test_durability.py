@@ -34,7 +34,7 @@ def write_items_study(root: Path, **overrides) -> Path:
     """N_ITEMS arithmetic items, one call at a time, each question tagged `[qN]` to count its requests by."""
     rows = [{"qid": f"q{i}", "question": f"[q{i}] What is {i} + {i + 1}?", "answer": str(2 * i + 1)}
             for i in range(N_ITEMS)]
-    config = base_config(solvers__max_connections=1, solvers__max_retries=0, **overrides)
+    config = base_config(**{"solvers__max_connections": 1, "solvers__max_retries": 0, **overrides})
     config["benchmark"]["mapping"]["metadata"] = []
     return write_study(root, config, rows=rows, prompt="{input}")
 
@@ -176,3 +176,71 @@ def test_a_schedulers_signal_stops_like_ctrl_c_with_its_own_exit_code(tmp_path, 
     assert 2 <= len(rows) < N_ITEMS and rows["error"].isna().all()
     with study_lock(StudyPaths(study_dir), "test"):  # released
         pass
+
+
+STALLED_CLI = [sys.executable, str(Path(__file__).with_name("stalled_sample_end.py"))]
+
+
+@pytest.mark.parametrize(("signal_number", "code"), [(signal.SIGKILL, -9), (signal.SIGINT, 130), (signal.SIGTERM, 143)],
+                         ids=["SIGKILL", "SIGINT", "SIGTERM"])
+def test_a_paid_reply_is_journaled_when_its_call_returns_not_when_its_sample_ends(tmp_path, capsys, monkeypatch,
+                                                                                  signal_number, code):
+    # Samples' ends are held back for minutes and the server answers 3 calls, then holds the next: the 3
+    # paid replies must reach the journal anyway, and after the signal and a re-run (cache off) no reply
+    # the server sent before the signal is paid for again.
+    path = write_items_study(tmp_path, cache=False, solvers__max_connections=4,
+                             solvers__models=["openai-api/local/m"])
+    study_dir = tmp_path / "studies" / "t"
+    with OpenAIServer(answer_limit=3) as srv:
+        for name, value in srv.env().items():
+            monkeypatch.setenv(name, value)
+        # Held for good under SIGKILL; for a few seconds otherwise, since a stopping eval waits for its hooks.
+        stall = {"TEST_STALL_S": "300" if signal_number == signal.SIGKILL else "4"}
+        proc = subprocess.Popen([*STALLED_CLI, "generate", str(path), "--display", "none"],
+                                env={**os.environ, **stall}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 60
+            while len(journal_records(study_dir)) < 3 or srv.in_flight < 1:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"3 answered calls were not journaled while their samples' ends were held "
+                                f"(journal {len(journal_records(study_dir))}, answered {srv.answered()})")
+                time.sleep(0.02)
+            in_flight = srv.in_flight
+            paid_before = {record["item_id"] for record in journal_records(study_dir)}
+            proc.send_signal(signal_number)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate(timeout=10)
+        assert proc.returncode == code, err.decode()
+        srv.release()  # the held call's reply goes out now: paid for, whether or not anyone reads it
+
+        capsys.readouterr()
+        assert main(["generate", str(path), "--json"]) == 0
+        answered = {f"q{i}": srv.answered(f"[q{i}]") for i in range(N_ITEMS)}
+
+    assert len(paid_before) == 3 and all(answered[item] == 1 for item in paid_before), answered
+    repaid = sum(count - 1 for count in answered.values() if count > 1)
+    assert repaid <= in_flight
+    final = pd.read_parquet(study_dir / "solutions.parquet")
+    assert sorted(final["item_id"]) == sorted(answered) and final["error"].isna().all()
+
+
+def test_no_call_starts_after_ctrl_c(tmp_path, capsys, monkeypatch):
+    # Ctrl-C lands just before the 4th reply goes out, one call at a time: the sample waiting for the
+    # connection that reply frees must not make its call.
+    path = write_items_study(tmp_path, cache=False, solvers__models=["openai-api/local/m"])
+
+    def interrupt(number: int) -> None:
+        if number == 4:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with OpenAIServer(before_reply=interrupt) as srv:
+        for name, value in srv.env().items():
+            monkeypatch.setenv(name, value)
+        assert main(["generate", str(path), "--json"]) == 130
+        assert len(srv.requests) == 4
+    rows = pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")
+    # The 4th call was in flight at the signal: its reply may be read or cut off, never stored as an error.
+    assert len(rows) in (3, 4) and rows["error"].isna().all()

@@ -1,4 +1,5 @@
-"""The durable journal: each finished sample's row, on disk within a second, until it is replayed into the stores.
+"""The durable journal: each finished sample's row, safe from a killed process as soon as it is appended and
+fsynced within SYNC_INTERVAL_S, until it is replayed into the stores.
 
 A journal file is `journal/<run_id>-<pid>-<random>.jsonl`, one `{"store": ..., "row": {...}}` per
 line. A writer killed mid-line leaves a torn last line, which replay ignores; every earlier line
@@ -25,7 +26,8 @@ from .local import upsert
 from .schemas import STORES
 
 SYNC_INTERVAL_S = 0.25
-"""How often the background thread flushes and fsyncs: a record is durable within about this long."""
+"""How often the background thread fsyncs: a record survives a power cut within about this long (a killed
+process loses nothing appended, which the OS already holds)."""
 
 REPLAY_CHUNK_ROWS = 2000
 """Rows upserted at a time during replay, so memory stays bounded however long the journal is."""
@@ -36,7 +38,7 @@ _OPEN_LOCK = threading.Lock()
 
 
 class JournalWriter:
-    """Appends rows to a fresh journal file; a background thread makes them durable every SYNC_INTERVAL_S."""
+    """Appends rows to a fresh journal file, each handed to the OS at once; a background thread fsyncs every SYNC_INTERVAL_S."""
 
     def __init__(self, paths: StudyPaths, run_id: str, *, interval_s: float = SYNC_INTERVAL_S) -> None:
         paths.journal.mkdir(parents=True, exist_ok=True)
@@ -61,7 +63,14 @@ class JournalWriter:
                 raise StoreError(f"journal {self.path} is closed")
             if self._error is not None:
                 raise StoreError(f"journal {self.path} cannot be written: {self._error}") from self._error
-            self._file.write(line)
+            try:
+                self._file.write(line)
+                # Handed to the OS at once, so a killed process loses nothing appended; only the fsync
+                # (survival of a power cut) waits for the background thread.
+                self._file.flush()
+            except OSError as exc:  # nothing more goes in after a failed write: a torn line stays the last
+                self._error = exc
+                raise
             self._dirty = True
 
     def close(self) -> None:
