@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import os
+
 EXIT_OK = 0
 EXIT_RUNTIME = 1
 EXIT_CONFIG = 2
@@ -50,6 +53,19 @@ class StudyLocked(ItemevalError):
 
 def write_failure_message(path: object, error: OSError) -> str:
     """One message for a write that failed (a full disk, a read-only mount): what, where, and what to do."""
-    reason = error.strerror or type(error).__name__
+    reason = error.strerror or str(error) or type(error).__name__
     return (f"could not write {path}: {reason}; no further model call was started. Free space (or fix the disk), "
             "then run the same command again: every finished row is kept and will not be paid for twice")
+
+
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG})
+"""The errors of a disk that cannot take a write: full, over quota, read-only, failing, file too big."""
+
+
+def is_write_failure(error: BaseException) -> bool:
+    """A disk that cannot take a write; pyarrow's OSErrors carry no errno, only the system's message."""
+    if not isinstance(error, OSError):
+        return False
+    if error.errno is not None:
+        return error.errno in WRITE_ERRNOS
+    return any(os.strerror(number) in str(error) for number in WRITE_ERRNOS)

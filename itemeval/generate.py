@@ -101,10 +101,9 @@ def solution_row(condition: GenerateCondition, item: Item, epoch: int, result: S
 
 
 def _sink(study: Study, conditions: list[GenerateCondition], run: Run) -> RowSink:
-    """Turns each finished sample into a solutions row for the journal, counting it for the summary."""
+    """Turns each finished sample into a solutions row for the journal."""
     by_id = {c.id: c for c in conditions}
     items = {item.id: item for item in study.items}
-    summaries = {s.condition_id: s for s in run.result.conditions}
 
     def to_row(result: SampleResult) -> tuple[str, dict[str, Any]]:
         meta = result.metadata
@@ -112,7 +111,6 @@ def _sink(study: Study, conditions: list[GenerateCondition], run: Run) -> RowSin
         usd = call_usd(run.prices.lookup(condition.model), result.usage, cache_hit=result.cache_hit)
         row = solution_row(condition, items[meta["item_id"]], int(meta["replication"]), result,
                            run_id=run.run_id, usd=usd)
-        summaries[condition.id].add(row)
         return "solutions", row
 
     return to_row

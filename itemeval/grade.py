@@ -291,7 +291,6 @@ def _judge_config(study: Study, condition: GradeCondition) -> dict[str, Any]:
 
 def _judge_sink(conditions: list[GradeCondition], run: Run) -> RowSink:
     by_id = {c.id: c for c in conditions}
-    summaries = {s.condition_id: s for s in run.result.conditions}
 
     def to_row(outcome: SampleResult) -> tuple[str, dict[str, Any]]:
         condition = by_id[outcome.metadata["grade_condition_id"]]
@@ -302,7 +301,6 @@ def _judge_sink(conditions: list[GradeCondition], run: Run) -> RowSink:
         else:
             usd = call_usd(run.prices.lookup(condition.grader_model), outcome.usage, cache_hit=outcome.cache_hit)
             row = judge_row(condition, outcome, run_id=run.run_id, usd=usd)
-        summaries[condition.id].add(row)
         return "grades", row
 
     return to_row

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import re
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -29,7 +30,7 @@ from inspect_ai.util import LimitExceededError
 
 from . import signals
 from .budget import CallGate
-from .errors import ConfigError
+from .errors import ConfigError, is_write_failure
 from .outcomes import SampleResult
 from .records import TaskSpec
 from .redact import redact
@@ -251,6 +252,19 @@ def run_tasks(tasks: list[Task], *, log_dir: Path, display: str, max_tasks: int)
             score=False,
         )
     return _failures(logs) if logs else None
+
+
+_OS_ERROR = re.compile(r"\b(?:OSError|IOError|PermissionError)\((\d+), '([^']*)'")
+
+
+def write_error(failure: str) -> OSError | None:
+    """The OSError behind a task failure that inspect reported as text, when it was a write the disk refused
+    (inspect's own `.eval` log on a full disk)."""
+    match = _OS_ERROR.search(failure)
+    if match is None:
+        return None
+    error = OSError(int(match.group(1)), match.group(2))
+    return error if is_write_failure(error) else None
 
 
 def _failures(logs: list[EvalLog]) -> dict[str, str]:

@@ -16,10 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from .outcomes import Outcome
 from .records import GenerateCondition, GradeCondition
-from .store.files import write_json_atomic
+from .store.files import reserve_space, write_json_atomic
 
 if TYPE_CHECKING:
     from .study import Study
+RESERVE_PREFIX = ".reserve-"
+RESERVE_MIN_BYTES = 256 * 1024
+"""Held on the disk from a run's start to its end (at least 4x the first manifest's size): the final manifest
+fits even when the run filled the disk."""
 _PACKAGES = ("itemeval", "inspect-ai", "pyarrow", "pandas", "pydantic", "openai")
 # A command line can carry a key (`--api-key sk-...`, `KEY=...`); mask anything that looks like one.
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|(?i:(?:api[_-]?key|token|secret)[=:])\S+)")
@@ -41,6 +45,8 @@ def command_line() -> list[str]:
 def close_abandoned(manifests: Path) -> int:
     """Mark manifests still `running` as `interrupted`: the caller holds the lock, so their run is dead."""
     closed = 0
+    for reserve in manifests.glob(f"{RESERVE_PREFIX}*") if manifests.is_dir() else []:
+        reserve.unlink(missing_ok=True)
     for path in manifests.glob("*.json") if manifests.is_dir() else []:
         text = path.read_text(encoding="utf-8")
         if '"outcome": "running"' not in text:
@@ -99,7 +105,17 @@ class Manifest:
     def write(self) -> None:
         write_json_atomic(self.path, self.data)
 
+    @property
+    def reserve(self) -> Path:
+        """Disk space held back for the final write, so a run that filled the disk can still say how it ended."""
+        return self.path.with_name(f"{RESERVE_PREFIX}{self.path.stem}")
+
+    def hold_reserve(self) -> None:
+        """Take the reserve; on a disk already too full this raises OSError before anything is spent."""
+        reserve_space(self.reserve, max(RESERVE_MIN_BYTES, 4 * self.path.stat().st_size))
+
     def finish(self, outcome: Outcome, **results: Any) -> None:
+        self.reserve.unlink(missing_ok=True)
         self.data.update(outcome=outcome, ended_at=_now(), **results)
         self.write()
 

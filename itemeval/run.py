@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator, Sequence
 from . import dataset_locks
 from .budget import DEFAULT_CONNECTIONS, PricedGate, SpendCap, check_cap, check_gate, with_reply_ceiling
 from .cost import Estimate, EstimateLine
-from .errors import StoreError, StudyLocked
+from .errors import StoreError, StudyLocked, is_write_failure, write_failure_message
 from .hashing import canonical_json
 from .manifest import (
     Manifest,
@@ -84,6 +84,7 @@ class Run:
         self.manifest = start_manifest(self.study, stage=self.stage, run_id=self.run_id, options=asdict(self.options),
                                        generate=generate, grade=grade, estimate=self.result.estimate)
         self.result.run_id, self.result.manifest = self.run_id, str(self.manifest.path)
+        self.manifest.hold_reserve()
 
     def execute(self, specs: Sequence[TaskSpec], sink: RowSink) -> None:
         """Run the specs on inspect; a condition whose task fails does not stop the others."""
@@ -95,7 +96,12 @@ class Run:
                         display=self.options.display, cells_per_eval=self.cells_per_eval,
                         gate_for=self._gate, stopped=lambda: self.cap is not None and self.cap.stopped,
                         logprob_tokens=self.logprob_tokens)
-        execution = runner.execute(specs, sink)
+        summaries = {c.condition_id: c for c in self.result.conditions}
+
+        def journaled(row: dict[str, Any]) -> None:  # counted once it is safe, not when it was made
+            summaries[row.get("grade_condition_id") or row["condition_id"]].add(row)
+
+        execution = runner.execute(specs, sink, journaled)
         for condition in self.result.conditions:
             condition.failure = execution.failures.get(condition.condition_id, condition.failure)
         if execution.write_failure:
@@ -139,8 +145,21 @@ class Run:
         reason = {"reason": self.failure_reason} if self.failure_reason else {}
         if self.overrun_usd:
             reason["overrun_usd"] = self.overrun_usd
-        self.manifest.finish(self.result.outcome, per_condition=counts,
-                             spend_usd=total_usd(c.usd for c in conditions), effective_params=effective, **reason)
+        try:
+            self.manifest.finish(self.result.outcome, per_condition=counts,
+                                 spend_usd=total_usd(c.usd for c in conditions), effective_params=effective, **reason)
+        except OSError as exc:
+            if not is_write_failure(exc):
+                raise
+            self.write_failed(exc, self.manifest.path)  # it stays `running` on disk; the next command closes it
+
+    def write_failed(self, error: OSError, path: object = None) -> None:
+        """A write that failed ends the run as `failed`, with one message naming the path and what to do."""
+        message = write_failure_message(path or error.filename or self.study.paths.root, error)
+        self.result.outcome = "failed"
+        self.failure_reason = self.failure_reason or message
+        if message not in self.result.notes:
+            self.result.notes.append(message)
 
 
 @contextlib.contextmanager
@@ -152,7 +171,13 @@ def locked(study: Study, command: str) -> Iterator[dict[str, int]]:
     except OSError as exc:
         raise StoreError(f"cannot create the study dir {paths.root}: {exc.strerror}; check output_dir") from None
     with study_lock(paths, command):
-        yield {store: rows for store, rows in replay_journals(paths).items() if rows}
+        try:
+            recovered = {store: rows for store, rows in replay_journals(paths).items() if rows}
+        except OSError as exc:
+            if not is_write_failure(exc):
+                raise
+            raise StoreError(write_failure_message(exc.filename or paths.root, exc)) from None
+        yield recovered
 
 
 def check_providers(models: list[str]) -> None:
@@ -174,6 +199,10 @@ def open_run(study: Study, stage: str, result: StageResult, options: StageOption
             yield run
         except KeyboardInterrupt:
             result.outcome = "interrupted"
+        except OSError as exc:  # a write outside the runner (items, manifest, verifiable grades) failed
+            if not is_write_failure(exc):
+                raise
+            run.write_failed(exc)
         finally:
             run.finish()
 

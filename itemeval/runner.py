@@ -28,6 +28,8 @@ Larger batches waste less time waiting for a batch's slowest call on a slow prov
 
 RowSink = Callable[[SampleResult], "tuple[str, dict[str, Any]]"]
 """Turns one finished sample into (store name, row) for the journal."""
+Journaled = Callable[[dict[str, Any]], None]
+"""Told of each row once the journal holds it."""
 GateFor = Callable[[TaskSpec], "CallGate | None"]
 """The spend-cap gate of one task's calls, or None when the run is uncapped."""
 
@@ -84,12 +86,16 @@ class Runner:
     """True once the spend cap has stopped the run: no further batch starts."""
     logprob_tokens: int = LOGPROB_TOKENS
 
-    def execute(self, specs: Sequence[TaskSpec], sink: RowSink) -> Execution:
-        """Run the specs batch by batch; each batch's rows reach the store as it ends."""
+    def execute(self, specs: Sequence[TaskSpec], sink: RowSink, journaled: Journaled = lambda row: None) -> Execution:
+        """Run the specs batch by batch; each batch's rows reach the store as it ends.
+
+        `journaled` sees each row once it is safe in the journal.
+        """
         execution = Execution()
         try:
             for batch in eval_batches(specs, self.cells_per_eval):
-                self._run_batch([spec for spec in batch if spec.name not in execution.failures], sink, execution)
+                self._run_batch([spec for spec in batch if spec.name not in execution.failures], sink, journaled,
+                                execution)
                 self._replay(execution)
                 _return_free_memory()
                 # A signal inspect absorbed while finishing its logs still stops the run here.
@@ -110,20 +116,30 @@ class Runner:
             execution.write_failure = execution.write_failure or write_failure_message(
                 getattr(exc, "filename", None) or self.paths.root, exc)
 
-    def _run_batch(self, specs: list[TaskSpec], sink: RowSink, execution: Execution) -> None:
+    def _run_batch(self, specs: list[TaskSpec], sink: RowSink, journaled: Journaled, execution: Execution) -> None:
         """One inspect eval over a batch, journaling every finished sample as a store row."""
-        from . import inspect_tasks
-
         tasks = self._build(specs, execution)
         if not tasks:
             return
+        try:
+            self._run_journaled(tasks, specs, sink, journaled, execution)
+        except OSError as exc:  # the journal could not be created or flushed at its close
+            execution.write_failure = execution.write_failure or write_failure_message(exc.filename or
+                                                                                       self.paths.journal, exc)
+
+    def _run_journaled(self, tasks: list[Any], specs: list[TaskSpec], sink: RowSink, journaled: Journaled,
+                       execution: Execution) -> None:
+        from . import inspect_tasks
+
         with JournalWriter(self.paths, self.run_id) as journal:
 
             def on_sample(result: SampleResult) -> None:
                 # inspect swallows a hook's exception, so one here would silently lose a paid row: record it
                 # as the condition's failure (exit 1) instead.
                 try:
-                    journal.append(*sink(result))
+                    store, row = sink(result)
+                    journal.append(store, row)
+                    journaled(row)
                 except OSError as exc:  # a full disk: stop starting calls at once, the Ctrl-C way
                     if execution.write_failure is None:
                         execution.write_failure = write_failure_message(getattr(exc, "filename", None) or
@@ -143,6 +159,10 @@ class Runner:
             return
         known = {spec.name for spec in specs}
         execution.failures.update((name, message) for name, message in failures.items() if name in known)
+        for message in failures.values():
+            error = inspect_tasks.write_error(message)
+            if error is not None and execution.write_failure is None:
+                execution.write_failure = write_failure_message(self.log_dir, error)
 
     def _build(self, specs: list[TaskSpec], execution: Execution) -> list[Any]:
         from . import inspect_tasks

@@ -91,6 +91,8 @@ class OpenAIServer:
         self._requests: list[dict[str, Any]] = []
         self._statuses: list[int] = []
         self._answered: list[dict[str, Any]] = []
+        self.calls: list[dict[str, Any]] = []
+        """Per request: its last user message, when it `arrived` and was `replied` to (monotonic s), its `status`."""
         self._rate_limited: set[str] = set()
         self._in_flight = 0
         self.max_in_flight = 0
@@ -175,6 +177,8 @@ class OpenAIServer:
         """Records the request and returns the trigger that decides its reply."""
         with self._lock:
             self._requests.append(body)
+            self.calls.append({"body": body, "prompt": self._last_user(body), "arrived": time.monotonic(),
+                               "replied": None, "status": None})
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
             if self._script:
@@ -186,6 +190,8 @@ class OpenAIServer:
         # Recorded before the reply is written, so a client that has its answer always sees it here.
         with self._lock:
             self._statuses.append(status)
+            call = next(c for c in reversed(self.calls) if c["body"] is body)
+            call.update(replied=time.monotonic(), status=status)
             if status == 200:
                 self._answered.append(body)
                 self._replies += 1

@@ -62,7 +62,7 @@ class JournalWriter:
             if self._closed:
                 raise StoreError(f"journal {self.path} is closed")
             if self._error is not None:
-                raise StoreError(f"journal {self.path} cannot be written: {self._error}") from self._error
+                self._raise_error()
             try:
                 self._file.write(line)
                 # Handed to the OS at once, so a killed process loses nothing appended; only the fsync
@@ -90,7 +90,13 @@ class JournalWriter:
             with _OPEN_LOCK:
                 _OPEN.discard(self.path)
         if self._error is not None:
-            raise StoreError(f"journal {self.path} cannot be written: {self._error}") from self._error
+            self._raise_error()
+
+    def _raise_error(self) -> None:
+        """The first failed write, again, as an OSError naming this file (a full disk is the caller's to report)."""
+        error = self._error
+        assert error is not None
+        raise OSError(error.errno, error.strerror or str(error), str(self.path)) from error
 
     def __enter__(self) -> JournalWriter:
         return self

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -36,7 +37,8 @@ def study_lock(paths: StudyPaths, command: str) -> Iterator[dict[str, Any]]:
             "command": command,
             "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }
-        _write_holder(fd, holder)
+        with contextlib.suppress(OSError):  # a full disk: the lock holds all the same, status just cannot name us
+            _write_holder(fd, holder)
         try:
             yield holder
         finally:
