@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import re
 import sys
+import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -13,7 +15,7 @@ from typing import Any, Callable, Iterator
 from inspect_ai import Task, eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.event import ModelEvent
+from inspect_ai.event import ErrorEvent, ModelEvent
 from inspect_ai.hooks import BeforeModelGenerate, Hooks, RunStart, SampleEnd, TaskStart, hooks
 from inspect_ai.log import EvalLog, EvalSample, transcript
 from inspect_ai.log._samples import sample_active
@@ -33,7 +35,7 @@ from .budget import CallGate
 from .errors import ConfigError, is_write_failure
 from .outcomes import SampleResult
 from .records import TaskSpec
-from .redact import redact
+from .redact import redact, redactor
 
 try:  # the log file name inspect will use, known when the task starts (private in 0.3.285)
     from inspect_ai._util.log_layout import eval_log_name
@@ -61,6 +63,8 @@ class _Route:
     logprob_tokens: int
     log_files: dict[str, str] = field(default_factory=dict)
     """The `.eval` log name of each running eval, by eval id."""
+    errored: set[str] = field(default_factory=set)
+    """Evals with a failed sample: their logs may hold a provider's error text, to be scrubbed of credentials."""
 
     def log_file(self, eval_id: str | None) -> str | None:
         name = self.log_files.get(eval_id) if eval_id is not None else None
@@ -75,6 +79,7 @@ class _Journaling(Hooks):
     async def on_run_start(self, data: RunStart) -> None:
         if _route is not None:
             signals.watch_interrupts()
+            _redact_log_handlers()
 
     async def on_task_start(self, data: TaskStart) -> None:
         if eval_log_name is not None and _route is not None:
@@ -92,6 +97,8 @@ class _Journaling(Hooks):
         # A sample whose row went out when its calls returned is done; this catches the rest (errors).
         if _route is not None and not data.sample.metadata.get(HANDED_ON):
             result = read_sample(data.sample, _route.log_file(data.eval_id), logprob_tokens=_route.logprob_tokens)
+            if result.error is not None:
+                _route.errored.add(data.eval_id)
             if not result.skipped:
                 _route.sink(result)
 
@@ -237,7 +244,7 @@ def run_tasks(tasks: list[Task], *, log_dir: Path, display: str, max_tasks: int)
     if not tasks:
         return {}
     # inspect prints its hooks banner on stdout, which belongs to `--json`; send it to stderr.
-    with contextlib.redirect_stdout(sys.stderr), _frozen_heap(), signals.sigint_handler_kept():
+    with contextlib.redirect_stdout(sys.stderr), _frozen_heap(), signals.sigint_handler_kept(), _redacted_logs():
         logs = eval(
             tasks,
             log_dir=str(log_dir),
@@ -251,7 +258,79 @@ def run_tasks(tasks: list[Task], *, log_dir: Path, display: str, max_tasks: int)
             log_buffer=500,
             score=False,
         )
+    if _route is not None:
+        _scrub_logs([log_dir / _route.log_files[eval_id] for eval_id in _route.errored if eval_id in _route.log_files])
     return _failures(logs) if logs else None
+
+
+def _scrub_logs(paths: list[Path]) -> None:
+    """Rewrite these `.eval` logs without credentials: a provider's error text can echo the request's key.
+
+    Only logs with a failed sample are read, so a run without errors pays nothing for this.
+    """
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    for path in paths:
+        if not path.is_file():
+            continue
+        log = read_eval_log(str(path))
+        for sample in log.samples or []:
+            for error in [sample.error] + [e.error for e in sample.events if isinstance(e, ErrorEvent)]:
+                if error is not None:  # rich may wrap a key across styled lines; the plain traceback keeps it whole
+                    error.traceback_ansi = error.traceback
+        text = log.model_dump_json()
+        clean = redact(text)
+        if clean != text:
+            write_eval_log(EvalLog.model_validate_json(clean), str(path))
+
+
+class _RedactingFilter(logging.Filter):
+    """Scrubs credentials from a record (its message, its extra fields, its exception) before any handler writes it."""
+
+    _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None)))
+
+    def __init__(self) -> None:
+        super().__init__("itemeval-redact")
+        self.clean = redactor()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):  # arguments that do not fit the message: logging reports that itself
+            return True
+        if record.exc_info and record.exc_info[1] is not None:
+            message = f"{message}\n{''.join(traceback.format_exception(*record.exc_info))}"
+        clean = self.clean(message)
+        if clean != message:
+            record.msg, record.args, record.exc_info, record.exc_text = clean, None, None, None
+        for name, value in vars(record).items():  # inspect's trace records carry the error in extra fields
+            if name not in self._STANDARD and isinstance(value, str):
+                setattr(record, name, self.clean(value))
+        return True
+
+
+_redacting: list[tuple[logging.Handler, _RedactingFilter]] = []
+
+
+def _redact_log_handlers() -> None:
+    """Put a redacting filter on every log handler now installed (inspect sets its own up as an eval starts)."""
+    loggers = [logging.getLogger(), *(lg for lg in logging.Logger.manager.loggerDict.values()
+                                      if isinstance(lg, logging.Logger))]
+    redacting = _RedactingFilter()
+    for handler in {handler for lg in loggers for handler in lg.handlers}:
+        if not any(isinstance(f, _RedactingFilter) for f in handler.filters):
+            handler.addFilter(redacting)
+            _redacting.append((handler, redacting))
+
+
+@contextlib.contextmanager
+def _redacted_logs() -> Iterator[None]:
+    try:
+        yield
+    finally:
+        while _redacting:
+            handler, redacting = _redacting.pop()
+            handler.removeFilter(redacting)
 
 
 _OS_ERROR = re.compile(r"\b(?:OSError|IOError|PermissionError)\((\d+), '([^']*)'")

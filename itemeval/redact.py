@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 
 REDACTED = "[redacted]"
 _SECRET_NAME = re.compile(r"(?:API_KEY|_TOKEN|_SECRET|_SECRET_KEY|_ACCESS_KEY)$")
@@ -24,6 +25,10 @@ def redact(text: str | None) -> str | None:
     """The text with every credential value in use, and anything shaped like a key, replaced by [redacted]."""
     if not text:
         return text
-    for value in secret_values():
-        text = text.replace(value, REDACTED)
-    return _SHAPED.sub(REDACTED, text)
+    return redactor()(text)
+
+
+def redactor() -> Callable[[str], str]:
+    """redact() bound to the credentials set now, as one compiled pattern: for paths that redact many texts."""
+    pattern = re.compile("|".join([*(re.escape(value) for value in secret_values()), _SHAPED.pattern]))
+    return lambda text: pattern.sub(REDACTED, text)

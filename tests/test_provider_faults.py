@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -190,6 +191,20 @@ def test_a_provider_echoing_the_key_in_its_error_never_gets_it_stored_or_printed
     errors = rows["error"].dropna().tolist()
     assert errors and all(SECRET not in e for e in errors) and any("[redacted]" in e for e in errors), errors
     assert SECRET not in captured.out + captured.err
-    for file in (tmp_path / "studies").rglob("*"):
-        if file.is_file() and file.suffix in (".parquet", ".json", ".jsonl"):
-            assert SECRET.encode() not in file.read_bytes(), file
+    assert not files_holding(SECRET, tmp_path / "studies")  # stores, manifests and inspect's .eval logs
+    trace = Path(os.environ["XDG_DATA_HOME"]) / "inspect_ai" / "traces" / f"trace-{os.getpid()}.log"
+    assert trace.is_file() and SECRET.encode() not in trace.read_bytes()  # inspect's trace log of this process
+
+
+def files_holding(secret: str, root: Path) -> list[Path]:
+    """Files under root whose bytes (or, for .eval logs, any member's) contain the secret."""
+    import inspect_ai.log  # noqa: F401 - lets zipfile read the zstd members of .eval logs
+
+    found = []
+    for file in (p for p in root.rglob("*") if p.is_file()):
+        blobs = [file.read_bytes()]
+        if file.suffix == ".eval":
+            with zipfile.ZipFile(file) as archive:
+                blobs += [archive.read(name) for name in archive.namelist()]
+        found += [file] if any(secret.encode() in blob for blob in blobs) else []
+    return found
