@@ -152,12 +152,13 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
         if cache_scope is not None:
             scopes = {"condition": cache_scope, "replication": str(state.metadata.get("replication", 1))}
             cache = CachePolicy(expiry=None, per_epoch=False, scopes=scopes)
-        try:
-            state = await generate(state, cache=cache)
-        finally:
-            if gate is not None:
-                await gate.release(key, _usage(state.output.usage), _last_call_was_cached())
-        _hand_on(state)
+        with signals.call_in_flight():  # a first Ctrl-C waits for this call, so its paid reply is kept
+            try:
+                state = await generate(state, cache=cache)
+            finally:
+                if gate is not None:
+                    await gate.release(key, _usage(state.output.usage), _last_call_was_cached())
+            _hand_on(state)
         return state
 
     return solve
@@ -183,13 +184,14 @@ def _replay_and_score(scorer: Any, gate: CallGate | None) -> Solver:
             state.metadata[NO_CALL] = True
             state.completed = True
             return state
-        try:
-            score = await scorer(state, Target(list(state.metadata["targets"])))
-        finally:
-            if gate is not None:
-                await gate.release(key, _summed_usage(), _last_call_was_cached())
-        state.metadata[VERDICT] = asdict(to_result(score, solution))  # plain values: the log stores metadata as JSON
-        _hand_on(state)
+        with signals.call_in_flight():
+            try:
+                score = await scorer(state, Target(list(state.metadata["targets"])))
+            finally:
+                if gate is not None:
+                    await gate.release(key, _summed_usage(), _last_call_was_cached())
+            state.metadata[VERDICT] = asdict(to_result(score, solution))  # plain values: the log stores JSON
+            _hand_on(state)
         return state
 
     return solve

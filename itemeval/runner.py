@@ -144,7 +144,7 @@ class Runner:
                     if execution.write_failure is None:
                         execution.write_failure = write_failure_message(getattr(exc, "filename", None) or
                                                                         journal.path, exc)
-                        signals.request_stop()
+                        signals.request_stop(drain=False)  # replies could not be kept anyway
                 except Exception as exc:  # noqa: BLE001 - any failure to store a finished sample
                     condition = result.metadata.get("grade_condition_id") or result.metadata.get("condition_id")
                     execution.failures.setdefault(str(condition), f"a finished sample could not be stored: "

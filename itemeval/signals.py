@@ -8,22 +8,33 @@ a sample that would otherwise slip a call in while inspect's cancellation spread
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import os
 import signal
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
 
 from .errors import EXIT_INTERRUPTED
 
+DRAIN_S = 10.0
+"""After a first signal, how long calls in flight may take to return before the eval is cancelled."""
+
 _received: list[int] = []
 _stop = threading.Event()
+_drain = True
+_in_flight = 0
+_cancel: Callable[[], None] | None = None
 
 
 def install() -> None:
     """Turn SIGTERM and SIGHUP into the Ctrl-C path; only the main thread may set handlers."""
+    global _drain, _in_flight, _cancel
     _stop.clear()
+    _drain, _in_flight, _cancel = True, 0, None
     if threading.current_thread() is not threading.main_thread():
         return
     _received.clear()
@@ -36,32 +47,75 @@ def stop_requested() -> bool:
     return _stop.is_set()
 
 
-def request_stop() -> None:
-    """Stop the way Ctrl-C does: no call starts after this, and inspect cancels the running eval."""
-    _stop.set()
+def request_stop(*, drain: bool = True) -> None:
+    """Stop the way Ctrl-C does: no call starts after this; calls in flight may finish first when `drain`."""
+    global _drain
+    _drain = _drain and drain
     signal.raise_signal(signal.SIGINT)
 
 
-def watch_interrupts() -> None:
-    """Make the SIGINT handler in place (the running event loop's) also set the stop flag first.
+def drain_seconds() -> float:
+    """How long a first signal lets calls in flight finish: ITEMEVAL_DRAIN_S, else DRAIN_S."""
+    try:
+        return max(0.0, float(os.environ.get("ITEMEVAL_DRAIN_S", DRAIN_S)))
+    except ValueError:
+        return DRAIN_S
 
-    Called from inside the eval, once its event loop has installed its own handler; the caller
-    restores the handler it saved before the eval.
+
+@contextlib.contextmanager
+def call_in_flight() -> Iterator[None]:
+    """Around one sample's model call(s): a first signal waits for these to return before cancelling."""
+    global _in_flight
+    _in_flight += 1
+    try:
+        yield
+    finally:
+        _in_flight -= 1
+        if _in_flight == 0 and _stop.is_set() and _cancel is not None:
+            _cancel()  # nothing left worth waiting for
+
+
+def watch_interrupts() -> None:
+    """Make the SIGINT handler in place (the running event loop's) stop calls first, and cancel only after a drain.
+
+    The first signal sets the stop flag (no call starts after it) and gives the calls in flight up to
+    drain_seconds() to return, so replies already paid for are kept; then, or at a second signal, the
+    event loop's own handler cancels the eval. Called from inside the eval, once its loop has installed
+    that handler; the caller restores the handler it saved before the eval.
     """
+    global _cancel
     if threading.current_thread() is not threading.main_thread():
         return
     current = signal.getsignal(signal.SIGINT)
     if getattr(current, "itemeval_watching", False):
         return
+    loop = asyncio.get_running_loop()
+    cancelled = False
 
-    def flag_then_interrupt(number: int, frame: FrameType | None) -> Any:
+    def cancel() -> None:
+        nonlocal cancelled
+        if not cancelled:
+            cancelled = True
+            if callable(current):
+                current(signal.SIGINT, None)
+
+    def on_interrupt(number: int, frame: FrameType | None) -> Any:
+        first = not _stop.is_set()
         _stop.set()
-        if callable(current):
-            return current(number, frame)
-        return signal.default_int_handler(number, frame)
+        wait = drain_seconds() if _drain else 0.0
+        if first and wait > 0 and _in_flight > 0:
+            print(f"stopping: no new calls; waiting up to {wait:g} s for {_in_flight} call(s) in flight to return "
+                  "(interrupt again to stop now)", file=sys.stderr, flush=True)
+            loop.call_later(wait, cancel)
+            return None
+        if first or cancelled or not callable(current):
+            cancel()
+            return None
+        return current(number, frame)  # a further signal: the loop's own escalation
 
-    flag_then_interrupt.itemeval_watching = True  # type: ignore[attr-defined]
-    signal.signal(signal.SIGINT, flag_then_interrupt)
+    on_interrupt.itemeval_watching = True  # type: ignore[attr-defined]
+    _cancel = cancel
+    signal.signal(signal.SIGINT, on_interrupt)
 
 
 @contextlib.contextmanager
@@ -74,8 +128,14 @@ def sigint_handler_kept() -> Iterator[None]:
     try:
         yield
     finally:
+        _forget_cancel()
         if before is not None:  # None: set outside Python, nothing to put back
             signal.signal(signal.SIGINT, before)
+
+
+def _forget_cancel() -> None:
+    global _cancel
+    _cancel = None
 
 
 def _as_interrupt(number: int, frame: FrameType | None) -> None:
