@@ -44,6 +44,7 @@ except ImportError:  # pragma: no cover - a later inspect moved it; rows then ca
 
 NO_CALL = "itemeval_no_call"  # refused by the spend cap or after a signal: the cell stays missing
 HANDED_ON = "itemeval_handed_on"  # the sample's result already went to the sink when its calls returned
+HTTP_LOG_LEVEL = 15  # inspect's HTTP level (between DEBUG and INFO), at which it logs every provider response
 STOPPED_MESSAGE = "itemeval stopped: no call starts after an interrupt"
 VERDICT = "itemeval_verdict"  # where a replay task's solver leaves the model-graded scorer's ScoreResult
 # What setting up one condition's model can raise (unknown provider, missing key or package); such a
@@ -246,7 +247,8 @@ def run_tasks(tasks: list[Task], *, log_dir: Path, display: str, max_tasks: int)
     if not tasks:
         return {}
     # inspect prints its hooks banner on stdout, which belongs to `--json`; send it to stderr.
-    with contextlib.redirect_stdout(sys.stderr), _frozen_heap(), signals.sigint_handler_kept(), _redacted_logs():
+    with contextlib.redirect_stdout(sys.stderr), _frozen_heap(), signals.sigint_handler_kept(), _redacted_logs(), \
+            _recording_refusals():
         logs = eval(
             tasks,
             log_dir=str(log_dir),
@@ -438,13 +440,52 @@ def _stopped(sample: EvalSample) -> bool:
 
 
 def _error_message(sample: EvalSample, events: list[ModelEvent]) -> str | None:
-    """The provider's own message (the last model event's error), not inspect's opaque retry wrapper."""
+    """The provider's own message (the last model event's error), not inspect's opaque retry wrapper.
+
+    An attempt cut off by attempt_timeout while the SDK waited to retry a refusal says only
+    "AttemptTimeoutError"; the provider's last refusal (say "429 Too Many Requests") goes first then.
+    """
+    refusal = _last_refusal.pop(sample.uuid, None) if sample.uuid else None
     if sample.error is None:
         return None
-    for event in reversed(events):
-        if event.error:
-            return event.error
-    return sample.error.message
+    message = next((event.error for event in reversed(events) if event.error), sample.error.message)
+    if refusal and message.startswith("AttemptTimeoutError"):
+        return f"{refusal} (after attempt timeout: {message})"
+    return message
+
+
+# ---- the provider's last HTTP refusal per sample, from inspect's HTTP log ----------------------------------------
+
+_HTTP_LOGGER = "inspect_ai.model._providers.util.hooks"
+_HTTP_STATUS = re.compile(r'"HTTP/[\d.]+ (\d{3}) ?([^"]*)"')
+_last_refusal: dict[str, str] = {}
+"""Sample uuid -> the status line of its last refused HTTP request, while an eval runs."""
+
+
+class _RefusalRecorder(logging.Handler):
+    """Reads inspect's per-response HTTP log lines (status and reason) into _last_refusal."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        active = sample_active()
+        match = _HTTP_STATUS.search(record.getMessage()) if active is not None else None
+        if active is None or match is None or active.sample_uuid is None:
+            return
+        status = int(match.group(1))
+        if status >= 400:
+            _last_refusal[active.sample_uuid] = f"{status} {match.group(2)}".strip()
+        else:
+            _last_refusal.pop(active.sample_uuid, None)
+
+
+@contextlib.contextmanager
+def _recording_refusals() -> Iterator[None]:
+    logger, recorder = logging.getLogger(_HTTP_LOGGER), _RefusalRecorder(level=HTTP_LOG_LEVEL)
+    logger.addHandler(recorder)
+    try:
+        yield
+    finally:
+        logger.removeHandler(recorder)
+        _last_refusal.clear()
 
 
 def _usage(usage: Any) -> dict[str, int | None]:

@@ -11,6 +11,7 @@ What a request gets is decided by its last user message, unless the server-level
 has entries (the n-th request takes the n-th entry):
 - `FAIL500` — always HTTP 500 "injected server error";
 - `RATE429` — HTTP 429 the first time a prompt is seen, a normal reply afterwards;
+- `BUSY429` — always HTTP 429 "injected rate limit: the model is busy", asking to retry after 3 s;
 - `HANG` — no reply for `hang_seconds` (ends at once when the server stops);
 - `BAD400` — HTTP 400 "injected bad request";
 - `AUTH401` — HTTP 401 whose message echoes the request's Authorization header, as some providers do;
@@ -37,7 +38,7 @@ import pytest
 
 from itemeval.offline import find_claim, find_problem, fmt, token_logprobs
 
-TRIGGERS = ("FAIL500", "RATE429", "HANG", "BAD400", "AUTH401")
+TRIGGERS = ("FAIL500", "RATE429", "BUSY429", "HANG", "BAD400", "AUTH401")
 CHAT_PATH = "/v1/chat/completions"
 
 
@@ -220,6 +221,8 @@ class OpenAIServer:
         if trigger == "HANG":
             self._stopping.wait(self.hang_seconds)
             return None
+        if trigger == "BUSY429":
+            return _error(429, "injected rate limit: the model is busy", "rate_limit_error")
         if trigger == "RATE429":
             prompt = self._last_user(body)
             with self._lock:
@@ -327,7 +330,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             if status == 429:
-                self.send_header("Retry-After", "0")
+                self.send_header("Retry-After", "3" if b"is busy" in data else "0")
             self.end_headers()
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):

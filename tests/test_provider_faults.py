@@ -107,6 +107,17 @@ def test_a_persistent_500_becomes_an_error_row_with_the_servers_message_after_bo
     assert pd.isna(rows.loc["up", "error"]) and srv.count("[up]") == 1
 
 
+def test_a_rate_limit_outlasting_the_attempt_timeout_keeps_the_providers_message(tmp_path, capsys, monkeypatch):
+    # The SDK waits 3 s (Retry-After) between its own retries; the attempt is cut off at 1 s while it waits.
+    path = study(tmp_path, {"busy": "BUSY429 What is 1 + 1?"}, solvers__max_retries=1, solvers__attempt_timeout=1)
+    with serve(monkeypatch) as srv:
+        code, result = generate(capsys, path)
+    assert code == 0 and result["totals"]["errors"] == 1 and srv.statuses and set(srv.statuses) == {429}
+    error = rows_by_item(tmp_path).loc["busy", "error"]
+    # The SDK keeps a refusal's body to itself while it waits to retry; its status line is what inspect logs.
+    assert error.startswith("429 Too Many Requests (after attempt timeout: AttemptTimeoutError"), error
+
+
 def test_a_hung_request_times_out_into_an_error_row(tmp_path, capsys, monkeypatch):
     # A fractional attempt_timeout is valid config; inspect only takes whole seconds.
     path = study(tmp_path, {"stuck": "HANG What is 3 + 3?", "fine": "What is 5 + 5?"}, solvers__attempt_timeout=0.5)
