@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from . import __version__, signals
-from .errors import EXIT_CONFIG, ConfigError, ItemevalError
+from .errors import EXIT_CONFIG, ConfigError, ItemevalError, error_document
 
 if TYPE_CHECKING:
     from .outcomes import StageResult
@@ -21,11 +21,12 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's plain help: no `<bool>` after every flag, and it fits 80 columns
 )
 
-ConfigArg = Annotated[Path, typer.Argument(help="The study config (YAML).", show_default=False)]
+ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="The study config (YAML).", show_default=False)]
 BaseDir = Annotated[
-    Optional[Path], typer.Option("-C", "--base-dir", help="Working dir that output_dir is relative to.")
+    Optional[Path], typer.Option("-C", "--base-dir", help="The dir output_dir is relative to (default: the config file's dir).")
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")]
 Conditions = Annotated[
@@ -34,14 +35,22 @@ Conditions = Annotated[
 ]
 Limit = Annotated[Optional[int], typer.Option("--limit", min=0, help="Only the first N items.")]
 Force = Annotated[bool, typer.Option("--force", help="Re-run every selected cell, done or not.")]
+Fresh = Annotated[bool, typer.Option("--fresh", help="Re-run the selected cells with new draws: the response cache "
+                                     "is not read (new cost).")]
+Sample = Annotated[Optional[int], typer.Option("--sample", min=1, help="Only a random N items, the same for the same "
+                                              "--seed.")]
+SampleSeed = Annotated[int, typer.Option("--seed", help="Seed of --sample's draw.")]
+Stratify = Annotated[Optional[str], typer.Option("--stratify", metavar="COL", help="--sample keeps the share of each "
+                                                 "value of this item metadata column.")]
 Yes = Annotated[bool, typer.Option("--yes", help="Confirm the spend gate without asking.")]
 MaxUsd = Annotated[Optional[float], typer.Option("--max-usd", min=0, help="Hard cap on this run's spend (USD).")]
 Display = Annotated[
     Optional[str],
-    typer.Option("--display", help="inspect's progress display: rich, plain, full, log or none "
-                 "(default: rich on a terminal, none otherwise)."),
+    typer.Option("--display", help="itemeval (one display for the whole run: cells, rate, ETA, spend, errors; the "
+                 "default on a terminal), none (the default otherwise), or inspect's own: rich, plain, full, log."),
 ]
-DISPLAYS = ("rich", "plain", "full", "log", "none", "conversation")
+Ids = Annotated[bool, typer.Option("--ids", help="Show whole condition ids (slug--hash), not just slugs.")]
+DISPLAYS = ("itemeval", "rich", "plain", "full", "log", "none", "conversation")
 
 
 def _show_version(value: bool) -> None:
@@ -76,6 +85,7 @@ def init(
 ) -> None:
     """Scaffold a runnable offline study: config, a prompt, a rubric and a tiny dataset.
 
+    \b
     Example: itemeval init my-study && cd my-study && itemeval status config.yaml
     """
     from . import console
@@ -90,9 +100,10 @@ def init(
 
 
 @app.command()
-def status(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) -> None:
-    """Show the condition grid with ids and per-condition completion and spend; never writes.
+def status(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False, ids: Ids = False) -> None:
+    """Show the condition grid (slugs; ids with --ids) and per-condition completion and spend; never writes.
 
+    \b
     Example: itemeval status configs/demo.yaml --json
     """
     from . import console
@@ -102,11 +113,11 @@ def status(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
     if json_out:
         console.print_json(console.status_dict(report))
     else:
-        console.render_status(report, console.stdout())
+        console.render_status(report, console.stdout(), ids=ids)
 
 
 def _stage_options(display: str | None, **values: Any) -> dict[str, Any]:
-    chosen = display or ("rich" if sys.stdout.isatty() else "none")
+    chosen = display or ("itemeval" if sys.stderr.isatty() else "none")
     if chosen not in DISPLAYS:
         raise typer.BadParameter(f"unknown display {chosen!r}", param_hint="--display")
     return {**values, "display": chosen}
@@ -122,13 +133,13 @@ def _asker():  # noqa: ANN202 - a question -> bool function, or None when nobody
     return ask
 
 
-def _finish(result: StageResult, json_out: bool, config: Path | None = None) -> int:
+def _finish(result: StageResult, json_out: bool, config: Path | None = None, *, ids: bool = False) -> int:
     from . import console
 
     if json_out:
         console.print_json(console.stage_dict(result))
     else:
-        console.render_stage(result, console.stderr())
+        console.render_stage(result, console.stderr(), ids=ids)
         if config is not None and result.stage == "grade" and any(c.rows for c in result.conditions):
             console.tell(f"the numbers, with confidence intervals: itemeval results {config}")
     return result.exit_code
@@ -142,12 +153,17 @@ def estimate(
     grader: Annotated[Optional[list[str]], typer.Option("--grader", help="Only these judges (repeatable).")] = None,
     rubric: Annotated[Optional[list[str]], typer.Option("--rubric", help="Only these rubrics (repeatable).")] = None,
     limit: Limit = None,
+    sample: Sample = None,
+    seed: SampleSeed = 0,
+    stratify: Stratify = None,
     force: Force = False,
     stage: Annotated[str, typer.Option("--stage", help="all, generate or grade.")] = "all",
     json_out: Json = False,
+    ids: Ids = False,
 ) -> None:
     """Project calls, tokens and USD (ceiling and expected) of what generate and grade would run; no model calls.
 
+    \b
     Example: itemeval estimate configs/demo.yaml --stage generate --json
     """
     from . import console
@@ -155,13 +171,14 @@ def estimate(
 
     if stage not in ("all", "generate", "grade"):
         raise typer.BadParameter(f"unknown stage {stage!r}: use all, generate or grade", param_hint="--stage")
-    options = EstimateOptions(conditions=tuple(condition or ()), limit=limit, force=force,
-                              graders=tuple(grader or ()), rubrics=tuple(rubric or ()), stage=stage)
+    options = EstimateOptions(conditions=tuple(condition or ()), limit=limit, sample=sample, seed=seed,
+                              stratify=stratify, force=force, graders=tuple(grader or ()), rubrics=tuple(rubric or ()),
+                              stage=stage)
     result = run_estimate(_study(config, base_dir), options)
     if json_out:
         console.print_json(result.as_dict())
     else:
-        console.render_estimate(result, console.stdout())
+        console.render_estimate(result, console.stdout(), ids=ids)
 
 
 @app.command()
@@ -170,24 +187,32 @@ def generate(
     base_dir: BaseDir = None,
     condition: Conditions = None,
     limit: Limit = None,
+    sample: Sample = None,
+    seed: SampleSeed = 0,
+    stratify: Stratify = None,
     force: Force = False,
+    fresh: Fresh = False,
     yes: Yes = False,
     max_usd: MaxUsd = None,
     display: Display = None,
     json_out: Json = False,
+    ids: Ids = False,
 ) -> int:
     """Stage 1: run every missing (condition, item, replication) cell and store one row per cell.
 
     Resumable: re-running it runs only cells that are missing or errored.
+
+    \b
     Example: itemeval generate configs/demo.yaml --condition arith-good_concise_default --limit 5
     """
     from . import console
     from .generate import GenerateOptions, run_generate
 
-    options = GenerateOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit,
-                                               force=force, yes=yes, max_usd=max_usd))
+    options = GenerateOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit, sample=sample,
+                                               seed=seed, stratify=stratify, force=force, fresh=fresh, yes=yes,
+                                               max_usd=max_usd))
     study = _study(config, base_dir)
-    return _finish(run_generate(study, options, ask=_asker(), tell=console.tell), json_out)
+    return _finish(run_generate(study, options, ask=_asker(), tell=console.tell), json_out, ids=ids)
 
 
 @app.command()
@@ -200,25 +225,41 @@ def grade(
     rubric: Annotated[Optional[list[str]], typer.Option(
         "--rubric", help="Only judge conditions with this rubric (repeatable).")] = None,
     limit: Limit = None,
+    sample: Sample = None,
+    seed: SampleSeed = 0,
+    stratify: Stratify = None,
     force: Force = False,
+    fresh: Fresh = False,
+    only: Annotated[Optional[list[str]], typer.Option("--only", help="Only the grades that are parse-failures or "
+                                                      "errors (repeatable); add --fresh for new draws.")] = None,
     yes: Yes = False,
     max_usd: MaxUsd = None,
     display: Display = None,
     json_out: Json = False,
+    ids: Ids = False,
 ) -> int:
     """Stage 2: grade stored solutions with the verifiable scorers and LLM judges; never re-generates.
 
     Adding a judge later costs no generation: define it under graders: and run only it.
+
+    Re-draw a judge's parse failures: itemeval grade CONFIG --only parse-failures --fresh
+
+    \b
     Example: itemeval grade configs/demo.yaml --grader offline_judge
     """
     from . import console
     from .grade import GradeOptions, run_grade
+    from .plan import ONLY_STATES
 
-    options = GradeOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit, force=force,
-                                            yes=yes, max_usd=max_usd, graders=tuple(grader or ()),
-                                            rubrics=tuple(rubric or ())))
+    unknown = sorted(set(only or ()) - set(ONLY_STATES))
+    if unknown:
+        raise typer.BadParameter(f"{', '.join(unknown)}: use {' or '.join(ONLY_STATES)}", param_hint="--only")
+    options = GradeOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit, sample=sample,
+                                            seed=seed, stratify=stratify, force=force, fresh=fresh, yes=yes,
+                                            max_usd=max_usd, graders=tuple(grader or ()), rubrics=tuple(rubric or ()),
+                                            only=tuple(only or ())))
     study = _study(config, base_dir)
-    return _finish(run_grade(study, options, ask=_asker(), tell=console.tell), json_out, config)
+    return _finish(run_grade(study, options, ask=_asker(), tell=console.tell), json_out, config, ids=ids)
 
 
 @app.command()
@@ -226,6 +267,8 @@ def export(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
     """Write export/grades_long.parquet and .csv: one row per grade joined to its solution and item.
 
     Never aggregated: every grading event, with facet values, ready for IRT or mixed models.
+
+    \b
     Example: itemeval export configs/demo.yaml && python -c "import pandas; print(pandas.read_csv('studies/demo/export/grades_long.csv').groupby(['grade_condition_slug', 'model']).score.mean())"
     """
     from . import console
@@ -247,7 +290,9 @@ def results(
     reducer: Annotated[str, typer.Option("--reducer", help="Replications to one score per item: mean, median, mode, "
                                          "max, min, majority, pass@K or at_least:K.")] = "mean",
     ci: Annotated[str, typer.Option("--ci", help="Interval over items: t, wilson (0/1 scores) or bootstrap.")] = "t",
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap's resampling.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap's resampling and of --sample.")] = 0,
+    sample: Sample = None,
+    stratify: Stratify = None,
     by: Annotated[Optional[list[str]], typer.Option("--by", help="Marginals per level of a facet: model, prompt, "
                                                     "model_config, grader, rubric, scorer or an item metadata column "
                                                     "(repeatable).")] = None,
@@ -261,6 +306,7 @@ def results(
     """Per cell of the grid: mean item score with SE and 95% CI; marginals, paired comparisons, grader
     agreement and calibration. Computed from the stores; never writes them.
 
+    \b
     Example: itemeval results configs/demo.yaml --by model --compare arith-good arith-weak
     """
     from . import console
@@ -269,7 +315,8 @@ def results(
     if compared and not compare:
         raise ConfigError(f"unexpected argument(s) {' '.join(compared)}; did you mean --compare A B?")
     options = ResultsOptions(reducer=reducer, ci=ci, seed=seed, by=tuple(by or ()),
-                             compare=(*(compare or ()), *(compared or ())), threshold=threshold)
+                             compare=(*(compare or ()), *(compared or ())), threshold=threshold, sample=sample,
+                             stratify=stratify)
     report = study_results(_study(config, base_dir), options)
     data = report.as_dict()
     if csv is not None:
@@ -293,6 +340,7 @@ def report(
     """Write one self-contained HTML report (no network needed): the grid and spend, results with CIs, a forest
     plot, facet marginals, paired differences, grader agreement, calibration, item difficulty, errors, logs.
 
+    \b
     Example: itemeval report configs/demo.yaml --out demo.html
     """
     from . import console
@@ -305,19 +353,45 @@ def report(
         console.tell(f"report written: {written.path}")
 
 
+@app.command()
+def show(
+    config: ConfigArg,
+    item_id: Annotated[Optional[str], typer.Argument(help="The item to show.", show_default=False)] = None,
+    base_dir: BaseDir = None,
+    condition: Conditions = None,
+    failures: Annotated[bool, typer.Option("--failures", help="List the cells of the chosen conditions that have an "
+                                           "error or a parse failure, with the message.")] = False,
+    json_out: Json = False,
+) -> None:
+    """One item up close: its input and target, its rendered prompt, every stored solution side by side and every
+    grade with the judge's reasoning; or, with --failures, the failed cells of some conditions. Never writes.
+
+    \b
+    Example: itemeval show configs/demo.yaml arith-001 --condition arith-weak_concise_default
+    """
+    from . import console
+    from .show import ShowOptions, show_study
+    from .show_render import render_show
+
+    options = ShowOptions(item_id=item_id, conditions=tuple(condition or ()), failures=failures)
+    view = show_study(_study(config, base_dir), options)
+    if json_out:
+        console.print_json(view.as_dict())
+    else:
+        render_show(view, console.stdout())
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI, turning itemeval's errors into their exit codes in this one place."""
     from .manifest import set_command_line
 
-    set_command_line(["itemeval", *(sys.argv[1:] if argv is None else argv)])
+    arguments = sys.argv[1:] if argv is None else argv
+    set_command_line(["itemeval", *arguments])
     signals.install()
     try:
         result = app(args=argv, standalone_mode=False)
     except ItemevalError as exc:
-        from . import console
-
-        console.error(str(exc))
-        return exc.exit_code
+        return _failed(str(exc), exc.exit_code, exc.kind, json_out="--json" in arguments)
     except (typer.Abort, KeyboardInterrupt):
         from . import console
 
@@ -327,5 +401,19 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except typer.TyperException as exc:  # usage errors from the parser: bad option, missing argument
         exc.show()
+        if "--json" in arguments:
+            from . import console
+
+            console.print_json(error_document(exc.format_message(), exit_code=EXIT_CONFIG, kind="usage"))
         return EXIT_CONFIG
     return result if isinstance(result, int) else 0
+
+
+def _failed(message: str, exit_code: int, kind: str, *, json_out: bool) -> int:
+    """The human message on stderr; under --json, also one JSON error document on stdout for scripts."""
+    from . import console
+
+    console.error(message)
+    if json_out:
+        console.print_json(error_document(message, exit_code=exit_code, kind=kind))
+    return exit_code

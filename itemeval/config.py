@@ -154,7 +154,7 @@ class Budget(_Strict):
 
 class StudyConfig(_Strict):
     study: str = Field(pattern=STUDY_NAME_PATTERN)
-    """The study's name; outputs go to `<output_dir>/<study>/`."""
+    """The study's name; outputs go to `<output_dir>/<study>/`, output_dir relative to the config file."""
     output_dir: str = "studies"
     """Relative to the working dir (or -C/--base-dir)."""
     prompts_dir: str = "prompts"
@@ -208,7 +208,9 @@ def load_config(path: str | Path, base_dir: str | Path | None = None) -> LoadedC
     raw = _parse_yaml(text, path)
     config = _validate(raw, path)
     _check_semantics(config, path)
-    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    # Relative to the config file, like prompts_dir, datasets and pricing_path: the same config run from any
+    # directory is the same study. -C/--base-dir overrides it.
+    base = Path(base_dir) if base_dir is not None else path.resolve().parent
     return LoadedConfig(config=config, path=path.resolve(), text_hash=content_hash(text), base_dir=base.resolve())
 
 

@@ -3,35 +3,36 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
 from .outcomes import StageResult
 from .pricing import format_usd as _usd
 from .pricing import total_usd
+from .tables import Column, Row, count, fits, fitted, money, tokens
 
 if TYPE_CHECKING:  # the status and cost modules pull in pandas, which `itemeval --help` must not wait for
     from .cost import Estimate
     from .status import StatusReport
 
 WIDE = 240
-"""Width for output that is not a terminal (logs, CI, pipes): whole slugs and ids rather than tables cut at 80."""
+"""Width for output that is not a terminal (logs, CI, pipes) unless COLUMNS says otherwise: whole slugs and every
+optional column rather than tables fitted to 80."""
 
 
 def stderr() -> Console:
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        console.width = WIDE
-    return console
+    return _sized(Console(stderr=True))
 
 
 def stdout() -> Console:
-    console = Console()
-    if not console.is_terminal:
+    return _sized(Console())
+
+
+def _sized(console: Console) -> Console:
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
         console.width = WIDE
     return console
 
@@ -99,7 +100,7 @@ def status_dict(report: StatusReport) -> dict[str, Any]:
     }
 
 
-def render_status(report: StatusReport, console: Console) -> None:
+def render_status(report: StatusReport, console: Console, *, ids: bool = False) -> None:
     data = status_dict(report)
     if report.running:
         holder = report.running
@@ -112,40 +113,48 @@ def render_status(report: StatusReport, console: Console) -> None:
         f"[bold]{data['study']}[/bold]  {data['study_dir']}  items: {data['items']}  "
         f"replications: {data['replications']}"
     )
-    console.print(_generate_table(data["generate"]))
-    console.print(_grade_table(data["grade"]))
+    _print_table(console, "generate conditions", _GENERATE_STATUS, data["generate"], ids=ids)
+    _print_table(console, "grade conditions", _GRADE_STATUS, data["grade"], ids=ids)
     spend = data["spend_usd"]
     console.print(f"spend so far: generate {_usd(spend['generate'])}, grade {_usd(spend['grade'])}")
     if report.journal_rows:
         console.print(f"{report.journal_rows} finished rows are in the journal of a running command")
 
 
-def _generate_table(rows: list[dict[str, Any]]) -> Table:
-    table = Table(title="generate conditions", title_justify="left")
-    for column in ("condition id", "model", "prompt", "config", "cells", "done", "errors", "empty", "trunc.", "spend"):
-        table.add_column(column, justify="right" if column in ("cells", "done", "errors", "empty", "trunc.", "spend") else "left")
-    for row in rows:
-        table.add_row(
-            row["condition_id"], row["model"], row["prompt"], row["model_config"],
-            str(row["cells"]), str(row["done"]), str(row["errors"]), str(row["empty"]), str(row["truncated"]),
-            _usd(row["usd"]),
-        )
-    return table
+_CONDITION = Column("condition", lambda row: row["slug"], kind="name")
+_CONDITION_ID = Column("condition id", lambda row: row["condition_id"], kind="text")
+_SPEND = Column("spend", lambda row: money(row["usd"]))
+
+_GENERATE_STATUS = (
+    _CONDITION,
+    Column("model", lambda row: row["model"], kind="text", optional=1),
+    Column("prompt", lambda row: row["prompt"], kind="text", optional=2),
+    Column("config", lambda row: row["model_config"], kind="text", optional=3),
+    Column("cells", count("cells")), Column("done", count("done")), Column("err", count("errors")),
+    Column("empty", count("empty")), Column("trunc", count("truncated")), _SPEND,
+)
+_GRADE_STATUS = (
+    _CONDITION,
+    Column("model", lambda row: row["grader_model"] or "-", kind="text", optional=1),
+    Column("rubric", lambda row: row["rubric"] or "-", kind="text", optional=2),
+    Column("solutions", count("solutions")), Column("done", count("done")), Column("pfail", count("parse_failed")),
+    Column("stale", count("stale")), Column("err", count("errors")), Column("pend", count("pending")), _SPEND,
+)
 
 
-def _grade_table(rows: list[dict[str, Any]]) -> Table:
-    table = Table(title="grade conditions", title_justify="left")
-    numeric = ("solutions", "done", "parse fail", "stale", "errors", "pending", "spend")
-    for column in ("condition id", "grader / scorer", "rubric", *numeric):
-        table.add_column(column, justify="right" if column in numeric else "left")
-    for row in rows:
-        who = row["scorer"] if row["kind"] == "verifiable" else f"{row['grader']} ({row['grader_model']})"
-        table.add_row(
-            row["condition_id"], who, row["rubric"] or "-",
-            str(row["solutions"]), str(row["done"]), str(row["parse_failed"]), str(row["stale"]),
-            str(row["errors"]), str(row["pending"]), _usd(row["usd"]),
-        )
-    return table
+def _print_table(console: Console, title: str, columns: Sequence[Column], rows: Sequence[Row], *,
+                 ids: bool = False) -> None:
+    """A table of conditions by slug; with `ids`, by id when the whole ids fit, else with the ids listed below it."""
+    if ids:
+        table = fitted(console, title, [_CONDITION_ID if column is _CONDITION else column for column in columns], rows)
+        if fits(console, table):
+            console.print(table)
+            return
+    console.print(fitted(console, title, columns, rows))
+    if ids and rows:
+        console.print("condition ids:", highlight=False)
+        for row in rows:
+            console.print(f"  {row['condition_id']}", markup=False, highlight=False, soft_wrap=True)
 
 
 def stage_dict(result: StageResult) -> dict[str, Any]:
@@ -167,67 +176,70 @@ def stage_dict(result: StageResult) -> dict[str, Any]:
     }
 
 
-def render_stage(result: StageResult, console: Console) -> None:
+def render_stage(result: StageResult, console: Console, *, ids: bool = False) -> None:
     data = stage_dict(result)
     for store, rows in data["recovered_rows"].items():
         console.print(f"recovered {rows} {store} rows from the journal of an interrupted run")
     for note in data["notes"]:
-        console.print(note, markup=False, highlight=False, soft_wrap=True)
-    grading = data["stage"] == "grade"
-    table = Table(title=f"{data['stage']} — {data['study']}", title_justify="left")
-    columns = ("condition", "cells run", "rows", "errors", *(("parse fail",) if grading else ()), "cache hits", "spend",
-               "")
-    for column in columns:
-        table.add_column(column, justify="left" if column in ("condition", "") else "right")
-    for row in data["conditions"]:
-        table.add_row(row["slug"], str(row["planned"]), str(row["rows"]), str(row["errors"]),
-                      *((str(row["parse_failures"]),) if grading else ()), str(row["cache_hits"]), _usd(row["usd"]),
-                      row["failure"] or "")
-    if data["conditions"]:
-        console.print(table)
-    _print_frequent_errors(data["conditions"], console)
+        console.print(note, markup=False, highlight=False)
     totals = data["totals"]
     if totals["planned"] == 0 and data["outcome"] == "completed":
         console.print(f"{data['stage']}: nothing to do — every selected cell is already done")
         return
-    failures = f", {totals['parse_failures']} parse failures" if grading else ""
+    _print_stage_table(data, console, ids=ids)
+    _print_frequent_errors(data["conditions"], console)
+    failures = f", {totals['parse_failures']} parse failures" if data["stage"] == "grade" else ""
     console.print(
         f"{data['stage']} {data['outcome']}: {totals['rows']} rows written, {totals['errors']} errors{failures}, "
         f"{totals['cache_hits']} cache hits, spend {_usd(totals['usd'])}"
         + (f" (manifest {data['manifest']})" if data["manifest"] else ""),
-        highlight=False, soft_wrap=True,
+        markup=False, highlight=False,
     )
     if data["outcome"] == "budget_stopped":
         left = totals["planned"] - totals["rows"]
         console.print(f"stopped by max_usd: {left} cells were not run and stay missing (not failed); "
-                      "run again with a higher --max-usd to continue", highlight=False, soft_wrap=True)
+                      "run again with a higher --max-usd to continue", highlight=False)
+
+
+def _print_stage_table(data: dict[str, Any], console: Console, *, ids: bool) -> None:
+    """The conditions that had work, with what ran; the planned count only where a run ended short of it."""
+    busy = [row for row in data["conditions"] if row["planned"] or row["rows"] or row["failure"]]
+    if not busy:
+        return
+    columns = [
+        _CONDITION,
+        *([Column("planned", count("planned"))] if any(row["planned"] != row["rows"] for row in busy) else []),
+        Column("rows", count("rows")), Column("err", count("errors")),
+        *([Column("pfail", count("parse_failures"))] if data["stage"] == "grade" else []),
+        Column("cached", count("cache_hits")), _SPEND,
+    ]
+    _print_table(console, f"{data['stage']} — {data['study']}", columns, busy, ids=ids)
+    idle = len(data["conditions"]) - len(busy)
+    if idle:
+        console.print(f"{idle} other condition{'s' if idle > 1 else ''} had nothing to do", highlight=False)
+    for row in busy:
+        if row["failure"]:
+            console.print(f"failed: {row['slug']}: {row['failure']}", style="red", markup=False, highlight=False)
 
 
 def _print_frequent_errors(conditions: list[dict[str, Any]], console: Console, shown: int = 3) -> None:
     """The most frequent error messages of the run, with their counts (the full texts are in the stores)."""
     counts: dict[str, int] = {}
     for row in conditions:
-        for message, count in row["error_messages"].items():
-            counts[message] = counts.get(message, 0) + count
+        for message, times in row["error_messages"].items():
+            counts[message] = counts.get(message, 0) + times
     if counts:
         console.print("most frequent errors:", highlight=False)
-        for message, count in sorted(counts.items(), key=lambda item: -item[1])[:shown]:
-            console.print(f"  {count} × {message}", markup=False, highlight=False, soft_wrap=True)
+        for message, times in sorted(counts.items(), key=lambda item: -item[1])[:shown]:
+            console.print(f"  {times} × {message}", markup=False, highlight=False, soft_wrap=True)
 
 
-def render_estimate(estimate: Estimate, console: Console, *, title: str = "estimate") -> None:
+def render_estimate(estimate: Estimate, console: Console, *, title: str = "estimate", ids: bool = False) -> None:
     data = estimate.as_dict()
-    table = Table(title=title, title_justify="left")
-    for column in ("stage", "condition", "model", "calls", "input tok", "output tok (ceiling)",
-                   "output tok (expected)", "basis", "USD ceiling", "USD expected"):
-        table.add_column(column, justify="left" if column in ("stage", "condition", "model", "basis") else "right")
-    for line in data["conditions"]:
-        if not line["calls"]:
-            continue
-        table.add_row(line["stage"], line["slug"], line["model"], f"{line['calls']:,}", f"{line['input_tokens']:,}",
-                      f"{line['output_tokens_ceiling']:,}", f"{line['output_tokens_expected']:,}", line["basis"],
-                      _usd(line["usd_ceiling"]), _usd(line["usd_expected"]))
-    console.print(table)
+    for stage in data["stages"]:
+        rows = [line for line in data["conditions"] if line["stage"] == stage and line["calls"]]
+        if rows:
+            _print_table(console, f"{title}: {stage}", _ESTIMATE, rows, ids=ids)
     for stage, totals in data["stages"].items():
         console.print(f"{stage}: {totals['calls']:,} calls, expected {_usd(totals['usd_expected'])}, "
                       f"at most {_usd(totals['usd_ceiling'])}", highlight=False)
@@ -235,7 +247,21 @@ def render_estimate(estimate: Estimate, console: Console, *, title: str = "estim
     console.print(f"total: {total['calls']:,} calls, expected {_usd(total['usd_expected'])}, "
                   f"at most {_usd(total['usd_ceiling'])} (tokens: {data['token_heuristic']})", highlight=False)
     for note in data["notes"]:
-        console.print(note, markup=False, highlight=False, soft_wrap=True)
+        console.print(note, markup=False, highlight=False)
+
+
+_ESTIMATE = (
+    _CONDITION,
+    Column("model", lambda line: line["model"], kind="text", optional=5),
+    Column("calls", count("calls")),
+    Column("in tok", lambda line: tokens(line["input_tokens"]), optional=1),
+    Column("out tok", lambda line: tokens(line["output_tokens_expected"]), optional=2),
+    Column("basis", lambda line: line["basis"], kind="text", optional=3),
+    Column("out max", lambda line: tokens(line["output_tokens_ceiling"]), optional=4),
+    Column("expected", lambda line: money(line["usd_expected"])),
+    Column("at most", lambda line: money(line["usd_ceiling"])),
+)
+"""Expected output tokens and USD assume replies as long as those stored (basis), `at most` a full max_tokens reply."""
 
 
 def render_export(result: Any, console: Console) -> None:
@@ -255,27 +281,6 @@ def render_init(written: list[Any], directory: Any, console: Console) -> None:
 
 # ---- results -------------------------------------------------------------------------------------------------------
 
-def _short(text: str, width: int) -> str:
-    """A slug fitted to `width`: its longest parts (model_prompt_config) are cut in their middle, so each part
-    keeps its beginning and end ("arith-good" → "ari…good") and conditions that differ stay different."""
-    if len(text) <= width:
-        return text
-    parts = text.split("_")
-    if width < 4 * len(parts):
-        return _middle(text, width)
-    lengths = [len(part) for part in parts]
-    while sum(lengths) + len(parts) - 1 > width:
-        lengths[lengths.index(max(lengths))] -= 1
-    return "_".join(_middle(part, length) for part, length in zip(parts, lengths))
-
-
-def _middle(text: str, width: int) -> str:
-    if len(text) <= width:
-        return text
-    keep = width - 1
-    return text[: (keep + 1) // 2] + "…" + text[len(text) - keep // 2:]
-
-
 def _num(value: Any, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
@@ -284,55 +289,44 @@ def _ci(row: dict[str, Any]) -> str:
     return "-" if row["ci_low"] is None else f"{row['ci_low']:.3f}–{row['ci_high']:.3f}"
 
 
-_NUMBER_WIDTHS = {"n": 3, "mean": 5, "95% CI": 11, "diff": 6, "p adj": 6, "pend": 4, "err": 3, "pfail": 5,
-                  "exact": 5, "rho": 5, "kappa": 5, "alpha": 5, "ECE": 5, "ECE mass": 8, "Brier": 5, "AUC": 5}
+def _number(header: str, cell: Any, width: int) -> Column:
+    """A results number: a fixed minimum width, so columns line up from table to table."""
+    return Column(header, cell, min_width=width)
 
 
 def render_results(data: dict[str, Any], console: Console) -> None:
-    """The results as tables designed for 80 columns: slugs shortened from the middle, ids in `--json`."""
+    """The results as tables designed for 80 columns: slugs cut from the middle only when needed, ids in `--json`."""
     slugs = data["slugs"]
 
-    def slug(condition_id: str, width: int) -> str:
-        return _short(slugs[condition_id], width)
+    def name(header: str, key: str, default: str = "") -> Column:
+        return Column(header, lambda row: slugs[row[key]] if row[key] else default, kind="name")
 
+    n = _number("n", count("items"), 3)
+    mean, ci = _number("mean", lambda row: _num(row["mean"]), 5), _number("95% CI", _ci, 11)
     title = f"{data['study']}: mean per item ({data['reducer']}), 95% CI ({data['ci_method']})"
-    cells = _results_table(title, ("solver", "grader", "n", "mean", "95% CI", "pend", "err", "pfail"))
-    for row in data["cells"]:
-        cells.add_row(slug(row["gen_condition_id"], 18), slug(row["grade_condition_id"], 15), str(row["items"]),
-                      _num(row["mean"]), _ci(row), str(row["pending"]), str(row["errors"]), str(row["parse_failures"]))
-    console.print(cells)
+    console.print(fitted(console, title, [
+        name("solver", "gen_condition_id"), name("grader", "grade_condition_id"), n, mean, ci,
+        _number("pend", count("pending"), 4), _number("err", count("errors"), 3),
+        _number("pfail", count("parse_failures"), 5)], data["cells"]))
     if data["marginals"]:
-        table = _results_table("by facet", ("facet", "level", "grader", "n", "mean", "95% CI"))
-        for row in data["marginals"]:
-            grader = slug(row["grade_condition_id"], 16) if row["grade_condition_id"] else "all"
-            table.add_row(_short(row["facet"], 12), _short(str(row["level"]), 20), grader, str(row["items"]),
-                          _num(row["mean"]), _ci(row))
-        console.print(table)
+        console.print(fitted(console, "by facet", [
+            Column("facet", lambda row: row["facet"], kind="name"),
+            Column("level", lambda row: str(row["level"]), kind="name"), name("grader", "grade_condition_id", "all"),
+            n, mean, ci], data["marginals"]))
     if data["comparisons"]:
-        table = _results_table("paired differences A − B", ("A", "B", "grader", "n", "diff", "95% CI", "p adj"))
-        for row in data["comparisons"]:
-            table.add_row(slug(row["a"], 14), slug(row["b"], 14), slug(row["grade_condition_id"], 10), str(row["n"]),
-                          _num(row["diff"]), _ci(row), _num(row["p_adjusted"], 4))
-        console.print(table)
+        console.print(fitted(console, "paired differences A − B", [
+            name("A", "a"), name("B", "b"), name("grader", "grade_condition_id"), _number("n", count("n"), 3),
+            _number("diff", lambda row: _num(row["diff"]), 6), ci,
+            _number("p adj", lambda row: _num(row["p_adjusted"], 4), 6)], data["comparisons"]))
     if data["agreement"]:
-        table = _results_table("grader agreement", ("A", "B", "n", "exact", "rho", "kappa", "alpha"))
-        for row in data["agreement"]:
-            table.add_row(slug(row["a"], 18), slug(row["b"], 18), str(row["n"]), _num(row["exact"]),
-                          _num(row["spearman"]), _num(row["kappa_quadratic"]), _num(row["alpha_interval"]))
-        console.print(table)
+        console.print(fitted(console, "grader agreement", [
+            name("A", "a"), name("B", "b"), _number("n", count("n"), 3),
+            *(_number(header, lambda row, key=key: _num(row[key]), 5)
+              for header, key in (("exact", "exact"), ("rho", "spearman"), ("kappa", "kappa_quadratic"),
+                                  ("alpha", "alpha_interval")))], data["agreement"]))
     if data["calibration"]:
-        table = _results_table("calibration", ("solver", "scorer", "n", "ECE", "ECE mass", "Brier", "AUC"))
-        for row in data["calibration"]:
-            table.add_row(slug(row["gen_condition_id"], 18), slug(row["grade_condition_id"], 14), str(row["n"]),
-                          _num(row["ece"]), _num(row["ece_equal_mass"]), _num(row["brier"]), _num(row["auc"]))
-        console.print(table)
-
-
-def _results_table(title: str, columns: tuple[str, ...]) -> Table:
-    """No vertical rules and one space between columns; numbers keep their width, so the tables fit 80 columns."""
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), collapse_padding=True,
-                  pad_edge=False)
-    for column in columns:
-        width = _NUMBER_WIDTHS.get(column)
-        table.add_column(column, justify="left" if width is None else "right", no_wrap=True, min_width=width)
-    return table
+        console.print(fitted(console, "calibration", [
+            name("solver", "gen_condition_id"), name("scorer", "grade_condition_id"), _number("n", count("n"), 3),
+            *(_number(header, lambda row, key=key: _num(row[key]), width)
+              for header, key, width in (("ECE", "ece", 5), ("ECE mass", "ece_equal_mass", 8), ("Brier", "brier", 5),
+                                         ("AUC", "auc", 5)))], data["calibration"]))

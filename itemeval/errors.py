@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 
 EXIT_OK = 0
 EXIT_RUNTIME = 1
@@ -18,36 +19,42 @@ class ItemevalError(Exception):
     """A failure a user can act on: the message says what, where, and what to do."""
 
     exit_code = EXIT_RUNTIME
+    kind = "runtime"
 
 
 class ConfigError(ItemevalError):
     """Bad config, template, dataset or command-line usage."""
 
     exit_code = EXIT_CONFIG
+    kind = "config"
 
 
 class StoreError(ItemevalError):
     """A study store that is corrupt, foreign or cannot be written."""
 
     exit_code = EXIT_RUNTIME
+    kind = "store"
 
 
 class ConfirmationRequired(ItemevalError):
     """The projected spend is above `confirm_above_usd` and nobody confirmed it."""
 
     exit_code = EXIT_CONFIRM
+    kind = "confirmation"
 
 
 class BudgetError(ItemevalError):
     """The hard spend cap refuses or stopped the run."""
 
     exit_code = EXIT_BUDGET
+    kind = "budget"
 
 
 class StudyLocked(ItemevalError):
     """Another running command holds the study lock."""
 
     exit_code = EXIT_LOCKED
+    kind = "locked"
 
 
 
@@ -69,3 +76,13 @@ def is_write_failure(error: BaseException) -> bool:
     if error.errno is not None:
         return error.errno in WRITE_ERRNOS
     return any(os.strerror(number) in str(error) for number in WRITE_ERRNOS)
+
+
+_WHERE = re.compile(r"^(?P<where>[^\s:'\"]+(?: line \d+)?): ")
+
+
+def error_document(message: str, *, exit_code: int, kind: str) -> dict[str, object]:
+    """What `--json` prints on stdout for a failed command; `where` is the file or field the message starts with."""
+    match = _WHERE.match(message)
+    return {"error": {"exit_code": exit_code, "kind": kind, "message": message,
+                      "where": match.group("where") if match else None}}

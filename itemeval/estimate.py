@@ -27,6 +27,9 @@ from .study import Study
 class EstimateOptions:
     conditions: tuple[str, ...] = ()
     limit: int | None = None
+    sample: int | None = None
+    seed: int = 0
+    stratify: str | None = None
     force: bool = False
     graders: tuple[str, ...] = ()
     rubrics: tuple[str, ...] = ()
@@ -91,7 +94,8 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
     """No model calls, no network, no keys: read the config and the stores, and price the plan."""
     recovered, pending = recover_if_idle(study)
     prices = load_prices(study.pricing_path)
-    items = plan.first_items(study.items, options.limit)
+    items = plan.choose_items(study.items, limit=options.limit, sample=options.sample, seed=options.seed,
+                              stratify=options.stratify)
     grade_options = grade_stage.GradeOptions(conditions=options.conditions, graders=options.graders,
                                              rubrics=options.rubrics)
     generate, grade = grade_stage.select_conditions(study, grade_options)

@@ -42,7 +42,7 @@ class ExportResult:
 
 
 def long_table(study: Study) -> pd.DataFrame:
-    """Every stored grade with its solution, item and facet values; `replication` is the epoch."""
+    """Every stored grade with its solution, item and facet values; `epoch` is the replication, as in the stores."""
     paths = study.paths
     grades = _frame(read_store(paths, "grades")).rename(
         columns={**_GRADE_RENAMES, "solution_hash": "graded_solution_hash"})
@@ -55,8 +55,8 @@ def long_table(study: Study) -> pd.DataFrame:
     grade_ids = {c.id for c in study.grade + extra_judges(study, list(study.config.graders))}
     table["in_grid"] = table["gen_condition_id"].isin({c.id for c in study.generate}) & table[
         "grade_condition_id"].isin(grade_ids)
-    table.insert(0, "replication", table.pop("epoch"))
-    return table.sort_values(["grade_condition_id", "gen_condition_id", "item_id", "replication"], kind="stable")
+    table.insert(0, "epoch", table.pop("epoch"))
+    return table.sort_values(["grade_condition_id", "gen_condition_id", "item_id", "epoch"], kind="stable")
 
 
 def _frame(table: pa.Table) -> pd.DataFrame:

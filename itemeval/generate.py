@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
@@ -40,8 +40,12 @@ def render_prompt(condition: GenerateCondition, item: Item) -> str:
     return render(condition.prompt.text, {**item.metadata, "input": item.input, "id": item.id})
 
 
-def task_specs(study: Study, conditions: list[GenerateCondition], cells: pd.DataFrame) -> list[TaskSpec]:
-    """One inspect task per condition with cells to run; each sample is one (item, replication)."""
+def task_specs(study: Study, conditions: list[GenerateCondition], cells: pd.DataFrame, *,
+               cache_scope: Callable[[str], str] = str) -> list[TaskSpec]:
+    """One inspect task per condition with cells to run; each sample is one (item, replication).
+
+    `cache_scope` maps a condition id to its response-cache scope (a fresh run's differs).
+    """
     items = {item.id: item for item in study.items}
     runtime = study.config.solvers.inspect_limits()
     batch = study.config.budget.batch
@@ -56,7 +60,7 @@ def task_specs(study: Study, conditions: list[GenerateCondition], cells: pd.Data
         ]
         config = {**condition.params, **runtime, **({"batch": batch} if batch else {})}
         specs.append(TaskSpec(name=condition.id, model=condition.model, config=config, cells=task_cells,
-                              cache_scope=condition.id if study.config.cache else None,
+                              cache_scope=cache_scope(condition.id) if study.config.cache else None,
                               metadata={"itemeval_stage": "generate", "condition_id": condition.id}))
     return specs
 
@@ -122,16 +126,16 @@ def _sink(study: Study, conditions: list[GenerateCondition], run: Run) -> RowSin
 def run_generate(study: Study, options: GenerateOptions, *, ask: Ask | None = None, tell: Tell | None = None) -> StageResult:
     """Run every missing cell of the selected generate conditions; safe to interrupt and re-run."""
     conditions = select(study.generate, list(options.conditions))
-    items = plan.first_items(study.items, options.limit)
+    items = options.items(study)
     result = StageResult(stage="generate", study=study.config.study)
     check_providers([c.model for c in conditions])
     with open_run(study, "generate", result, options) as run:
-        cells = plan_cells(study, conditions, items, force=options.force)
+        cells = plan_cells(study, conditions, items, force=options.force or options.fresh)
         result.conditions = _summaries(conditions, cells)
         result.notes.extend(superseded_notes(study, conditions))
         if cells.empty:
             return result
-        specs = task_specs(study, conditions, cells)
+        specs = task_specs(study, conditions, cells, cache_scope=lambda cid: options.cache_scope(cid, run.run_id))
         lines = lines_for_specs("generate", specs, {c.id: c.slug for c in conditions},
                                 observed=observed_lengths(study, "generate"), prices=run.prices)
         run.approve(lines, ask, tell)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 import pyarrow as pa
@@ -48,6 +48,8 @@ class GradeOptions(StageOptions):
 
     graders: tuple[str, ...] = ()
     rubrics: tuple[str, ...] = ()
+    only: tuple[str, ...] = ()
+    """Only the grades in these states (`parse-failures`, `errors`), re-run whatever they are."""
 
 
 # ---- plan: which grade conditions, over which solutions ---------------------------------------------------
@@ -90,10 +92,10 @@ def _split_selectors(generate: list[GenerateCondition], grade: list[GradeConditi
 
 
 def pending(study: Study, generate: list[GenerateCondition], grade: list[GradeCondition], items: list[Item], *,
-            force: bool) -> pd.DataFrame:
+            force: bool, only: tuple[str, ...] = ()) -> pd.DataFrame:
     """(grade condition × solution) pairs to grade now, with the solution's current hash."""
     merged = solution_state(study, [c.id for c in generate], [item.id for item in items])
-    return plan.plan_grade(grade_state(study, grade, merged), force=force)
+    return plan.plan_grade(grade_state(study, grade, merged), force=force, only=only)
 
 
 # ---- verifiable scorers: pure Python, no inspect ----------------------------------------------------------
@@ -243,8 +245,9 @@ def _summed(calls: tuple[tuple[str, dict[str, int | None], bool], ...]) -> dict[
     return total
 
 
-def judge_specs(study: Study, todo: pd.DataFrame, conditions: list[GradeCondition]) -> list[TaskSpec]:
-    """One inspect task per judge or model-graded condition with pending solutions."""
+def judge_specs(study: Study, todo: pd.DataFrame, conditions: list[GradeCondition], *,
+                cache_scope: Callable[[str], str] = str) -> list[TaskSpec]:
+    """One inspect task per judge or model-graded condition with pending solutions (cached under `cache_scope`)."""
     items = {item.id: item for item in study.items}
     specs = []
     for condition in conditions:
@@ -260,7 +263,7 @@ def judge_specs(study: Study, todo: pd.DataFrame, conditions: list[GradeConditio
         model_graded = condition.kind == "model_graded"
         specs.append(TaskSpec(
             name=condition.id, model=(condition.grader_model or "").split(",")[0], config=_judge_config(study, condition),
-            cells=cells, cache_scope=condition.id if study.config.cache else None,
+            cells=cells, cache_scope=cache_scope(condition.id) if study.config.cache else None,
             metadata={"itemeval_stage": "grade", "grade_condition_id": condition.id},
             scorer={"name": condition.scorer, "params": condition.scorer_params} if model_graded else None))
     return specs
@@ -333,18 +336,18 @@ def estimate_lines(study: Study, todo: pd.DataFrame, grade: list[GradeCondition]
 def run_grade(study: Study, options: GradeOptions, *, ask: Ask | None = None, tell: Tell | None = None) -> StageResult:
     """Grade every pending stored solution; never calls a solver model, never writes solutions."""
     generate, grade = select_conditions(study, options)
-    items = plan.first_items(study.items, options.limit)
+    items = options.items(study)
     result = StageResult(stage="grade", study=study.config.study)
     check_providers([m for c in grade if c.kind != "verifiable" for m in (c.grader_model or "").split(",") if m])
     with open_run(study, "grade", result, options) as run:
-        todo = pending(study, generate, grade, items, force=options.force)
+        todo = pending(study, generate, grade, items, force=options.force or options.fresh, only=options.only)
         planned = todo.groupby("grade_condition_id").size().to_dict() if not todo.empty else {}
         result.conditions = [ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in grade]
         result.notes.extend(grade_superseded_notes(study, grade))
         if todo.empty:
             return result
         judges = [c for c in grade if c.kind != "verifiable"]
-        specs = judge_specs(study, todo, judges)
+        specs = judge_specs(study, todo, judges, cache_scope=lambda cid: options.cache_scope(cid, run.run_id))
         run.approve(estimate_lines(study, todo, grade, specs, run.prices), ask, tell)
         run.begin(generate, grade)
         summaries = {s.condition_id: s for s in result.conditions}

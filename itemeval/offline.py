@@ -18,6 +18,7 @@ import math
 import operator
 import os
 import re
+import secrets
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
@@ -55,6 +56,21 @@ def unit(*parts: object) -> float:
     """A uniform draw in (0, 1) fixed by `parts`."""
     digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
     return (int.from_bytes(digest[:8], "big") + 0.5) / 2**64
+
+
+_attempts: dict[tuple[str, str, int], int] = {}
+_PROCESS_SEED = secrets.token_hex(8)
+
+
+def _failure_draw(name: str, prompt: str, epoch: int) -> float:
+    """A fresh draw for every attempt, as a flaky provider fails: a retry or a re-run may succeed.
+
+    Reproducible when ITEMEVAL_OFFLINE_SEED is set (the n-th attempt at a cell draws the same), else
+    random per process.
+    """
+    key = (name, prompt, epoch)
+    _attempts[key] = attempt = _attempts.get(key, 0) + 1
+    return unit("fail", name, prompt, epoch, attempt, os.environ.get("ITEMEVAL_OFFLINE_SEED") or _PROCESS_SEED)
 
 
 def fmt(value: Fraction) -> str:
@@ -404,7 +420,7 @@ class OfflineModel(ModelAPI):
         """The reply, and the probability of its first token when that token is a 0/1 answer."""
         name = self.model_name
         settings = self._settings()
-        if name == "fail" or unit("fail", name, prompt, epoch) < settings.fail_rate:
+        if name == "fail" or (settings.fail_rate and _failure_draw(name, prompt, epoch) < settings.fail_rate):
             raise RuntimeError(f"itemeval/{name}: injected failure")
         if name == "echo":
             return last_user, None

@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from .errors import ConfigError
 from .records import TRUNCATING_STOP_REASONS, Item, TaskSpec
 
 GENERATE_STATE_COLUMNS = ["condition_id", "item_id", "epoch", "error", "blank", "stop_reason", "usd", "solution_hash"]
@@ -18,6 +19,42 @@ CELL = ["condition_id", "item_id", "epoch"]
 def first_items(items: Sequence[Item], limit: int | None) -> list[Item]:
     """The items a run covers: the first `limit` of them (`--limit`), or all."""
     return list(items if limit is None else items[:limit])
+
+
+def choose_items(items: Sequence[Item], *, limit: int | None = None, sample: int | None = None, seed: int = 0,
+                 stratify: str | None = None) -> list[Item]:
+    """The items a run covers: `--limit` first, then a reproducible random `--sample` of what is left.
+
+    With `stratify` (an item metadata key) each stratum gets its share of the sample (largest
+    remainders round it), so a small sample keeps the mix of, say, difficulty levels. The chosen
+    items keep the dataset's order; the same items, sample, seed and stratify always choose the same.
+    """
+    if stratify is not None and not any(stratify in item.metadata for item in items):
+        known = sorted({key for item in items for key in item.metadata})
+        raise ConfigError(f"--stratify {stratify!r}: no item has that metadata key; the items have: "
+                          f"{', '.join(known) or 'no metadata (add columns under benchmark.mapping.metadata)'}")
+    pool = first_items(items, limit)
+    if sample is None or sample >= len(pool):
+        return pool
+    rng = np.random.default_rng(seed)
+    strata: dict[str, list[int]] = {}
+    for index, item in enumerate(pool):
+        strata.setdefault(str(item.metadata.get(stratify, "")) if stratify else "", []).append(index)
+    chosen: list[int] = []
+    for members, size in zip(strata.values(), _shares(sample, [len(m) for m in strata.values()])):
+        chosen.extend(rng.choice(members, size=size, replace=False).tolist() if size else [])
+    return [pool[index] for index in sorted(chosen)]
+
+
+def _shares(total: int, sizes: list[int]) -> list[int]:
+    """`total` split in proportion to `sizes` (largest remainder; ties to the earlier stratum)."""
+    whole = sum(sizes)
+    exact = [total * size / whole for size in sizes]
+    shares = [int(x) for x in exact]
+    order = sorted(range(len(sizes)), key=lambda k: (-(exact[k] - shares[k]), k))
+    for k in order[:total - sum(shares)]:
+        shares[k] += 1
+    return shares
 
 
 def grid_cells(condition_ids: Sequence[str], item_ids: Sequence[str], replications: int) -> pd.DataFrame:
@@ -115,8 +152,17 @@ def grade_state(solutions: pd.DataFrame, grades: pd.DataFrame, grade_condition_i
     return merged.drop(columns=["graded"])
 
 
-def plan_grade(state: pd.DataFrame, *, force: bool) -> pd.DataFrame:
-    """Pending under a grade condition: no error-free grade for the current text (parse failures are final)."""
+ONLY_STATES = {"parse-failures": "parse_failed", "errors": "error"}
+"""`grade --only` names and the grade states they select."""
+
+
+def plan_grade(state: pd.DataFrame, *, force: bool, only: Sequence[str] = ()) -> pd.DataFrame:
+    """Pending under a grade condition: no error-free grade for the current text (parse failures are final).
+
+    `only` selects just the grades in those states (ONLY_STATES), to run again whatever they are.
+    """
+    if only:
+        return state[state["state"].isin([ONLY_STATES[name] for name in only])].reset_index(drop=True)
     if force:
         return state.reset_index(drop=True)
     return state[~state["state"].isin(["done", "parse_failed"])].reset_index(drop=True)

@@ -18,6 +18,7 @@ import pandas as pd
 from . import stats
 from .errors import ConfigError
 from .grid import matches
+from .plan import choose_items
 from .records import GenerateCondition, GradeCondition
 from .state import grade_state, graded_extra_judges
 from .study import Study
@@ -36,6 +37,9 @@ class ResultsOptions:
     compare: tuple[str, ...] = ()
     """Two generate conditions (id, id prefix or slug), or ("all",)."""
     threshold: float | None = None
+    sample: int | None = None
+    """Only a random subset of this many items (drawn with `seed`, stratified by `stratify`)."""
+    stratify: str | None = None
 
 
 @dataclass
@@ -88,6 +92,9 @@ def study_results(study: Study, options: ResultsOptions, frame: pd.DataFrame | N
     check_options(options)
     grade = grade_conditions(study)
     frame = graded_frame(study, grade) if frame is None else frame
+    if options.sample is not None:
+        chosen = choose_items(study.items, sample=options.sample, seed=options.seed, stratify=options.stratify)
+        frame = frame[frame["item_id"].isin([item.id for item in chosen])]
     report = ResultsReport(study=study.config.study, reducer=options.reducer, ci_method=options.ci,
                            slugs={c.id: c.slug for c in [*study.generate, *grade]})
     items = item_scores(frame, options.reducer)

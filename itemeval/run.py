@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
-from . import dataset_locks
+from . import dataset_locks, plan
 from .budget import DEFAULT_CONNECTIONS, PricedGate, SpendCap, check_cap, check_gate, with_reply_ceiling
 from .cost import Estimate, EstimateLine
 from .errors import StoreError, StudyLocked, is_write_failure, write_failure_message
@@ -27,8 +27,15 @@ from .store.journal import pending_journal_rows, replay_journals
 from .store.lock import study_lock
 from .study import Study
 
+if TYPE_CHECKING:
+    from .progress import RunProgress
+
 Ask = Callable[[str], bool]
 Tell = Callable[[str], None]
+
+
+OWN_DISPLAY = "itemeval"
+"""The --display value of itemeval's own whole-run progress (the default on a terminal); others are inspect's."""
 
 
 @dataclass(frozen=True)
@@ -37,11 +44,25 @@ class StageOptions:
 
     conditions: tuple[str, ...] = ()
     limit: int | None = None
+    sample: int | None = None
+    """A reproducible random subset of this many items (`--sample`), drawn with `seed`, stratified by `stratify`."""
+    seed: int = 0
+    stratify: str | None = None
     force: bool = False
+    fresh: bool = False
+    """Re-run the selected cells with new draws: the response cache is not read (new cost)."""
     yes: bool = False
     max_usd: float | None = None
     """A cap for this run; None keeps the study's `budget.max_usd`."""
     display: str = "none"
+
+    def items(self, study: Study) -> list[Item]:
+        return plan.choose_items(study.items, limit=self.limit, sample=self.sample, seed=self.seed,
+                                 stratify=self.stratify)
+
+    def cache_scope(self, condition_id: str, run_id: str) -> str:
+        """A fresh run caches under its own scope, so nothing an earlier run cached is read back."""
+        return f"{condition_id}@fresh-{run_id}" if self.fresh else condition_id
 
 
 class Run:
@@ -93,15 +114,19 @@ class Run:
         paths = self.study.paths
         runner = Runner(paths=paths, run_id=self.run_id,
                         log_dir=paths.logs_generate if self.stage == "generate" else paths.logs_grade,
-                        display=self.options.display, cells_per_eval=self.cells_per_eval,
+                        display="none" if self.options.display == OWN_DISPLAY else self.options.display,
+                        cells_per_eval=self.cells_per_eval,
                         gate_for=self._gate, stopped=lambda: self.cap is not None and self.cap.stopped,
                         logprob_tokens=self.logprob_tokens)
         summaries = {c.condition_id: c for c in self.result.conditions}
+        with self._progress() as progress:
 
-        def journaled(row: dict[str, Any]) -> None:  # counted once it is safe, not when it was made
-            summaries[row.get("grade_condition_id") or row["condition_id"]].add(row)
+            def journaled(row: dict[str, Any]) -> None:  # counted once it is safe, not when it was made
+                summaries[row.get("grade_condition_id") or row["condition_id"]].add(row)
+                if progress is not None:
+                    progress.journaled(row)
 
-        execution = runner.execute(specs, sink, journaled)
+            execution = runner.execute(specs, sink, journaled)
         for condition in self.result.conditions:
             condition.failure = execution.failures.get(condition.condition_id, condition.failure)
         if execution.write_failure:
@@ -119,6 +144,18 @@ class Run:
                 f"{format_usd(self.overrun_usd)}: the provider returned more tokens than max_tokens allows, so calls "
                 "already in flight cost more than their worst case; no call started once the spend reached the cap")
 
+    def _progress(self) -> contextlib.AbstractContextManager[RunProgress | None]:
+        """itemeval's own display of the whole run, on a terminal when no inspect display was asked for."""
+        from .progress import RunProgress, terminal_stderr
+
+        stderr = terminal_stderr()
+        if self.options.display != OWN_DISPLAY or stderr is None:
+            return contextlib.nullcontext()
+        expected = (self.result.estimate or {}).get("total", {}).get("usd_expected")
+        return RunProgress(self.stage, {c.condition_id: c.planned for c in self.result.conditions},
+                           {c.condition_id: c.slug for c in self.result.conditions}, console=stderr,
+                           expected_usd=expected, cap_usd=self.max_usd)
+
     def _gate(self, spec: TaskSpec) -> PricedGate | None:
         if self.cap is None:
             return None
@@ -134,6 +171,9 @@ class Run:
         return panel_price([self.prices.lookup(m) for m in ([model] if isinstance(model, str) else model)])
 
     def finish(self) -> None:
+        remaining = sum(c.planned for c in self.result.conditions) - sum(c.rows for c in self.result.conditions)
+        if self.result.outcome == "interrupted" and remaining > 0:
+            self.result.notes.append(f"run the same command to finish the {remaining} remaining cells")
         if self.manifest is None:
             return
         conditions = self.result.conditions

@@ -16,7 +16,7 @@ COMMANDS = sorted(command.name or command.callback.__name__ for command in app.r
 
 
 def test_every_command_has_help_with_an_example(capsys):
-    assert set(COMMANDS) == {"init", "status", "estimate", "generate", "grade", "export", "results", "report"}
+    assert set(COMMANDS) == {"init", "status", "estimate", "generate", "grade", "export", "results", "report", "show"}
     for name in COMMANDS:
         assert main([name, "--help"]) == 0
         out = capsys.readouterr().out
@@ -76,6 +76,9 @@ def test_status_table_names_conditions(tmp_path, capsys):
     path = write_study(tmp_path)
     assert main(["status", str(path)]) == 0
     out = capsys.readouterr().out
+    assert "arith-good_p_default" in out and "scorer_numeric" in out and "--" not in out  # slugs; ids on demand
+    assert main(["status", str(path), "--ids"]) == 0
+    out = capsys.readouterr().out
     assert "arith-good_p_default--" in out and "scorer_numeric--" in out
 
 
@@ -93,8 +96,8 @@ def test_usage_error_exits_2(capsys):
 
 
 @pytest.mark.parametrize("config", ["configs/demo.yaml"])
-def test_repo_demo_config_loads(config, capsys):
-    assert main(["status", str(REPO / config), "--json"]) == 0
+def test_repo_demo_config_loads(config, capsys, tmp_path):
+    assert main(["status", str(REPO / config), "-C", str(tmp_path / "x"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["study"] == "demo" and len(data["generate"]) == 8 and len(data["grade"]) == 2
 
@@ -125,3 +128,42 @@ def test_init_takes_base_dir_and_json(tmp_path, capsys):
     assert sorted(data["written"]) == sorted(str(p) for p in (tmp_path / "base" / "s").rglob("*") if p.is_file())
     assert (tmp_path / "base" / "s" / "config.yaml").is_file() and not (tmp_path / "s").exists()
     assert main(["init", "s", "-C", str(tmp_path / "base"), "--json"]) == 2  # exists: needs --force
+
+
+def test_output_dir_is_relative_to_the_config_file_whatever_the_working_dir(tmp_path, monkeypatch, capsys):
+    path = write_study(tmp_path / "project")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main(["generate", str(path), "--yes", "--json"]) == 0
+    assert (tmp_path / "project" / "studies" / "t" / "solutions.parquet").exists()
+    assert not (elsewhere / "studies").exists()
+    assert main(["generate", str(path), "-C", str(elsewhere), "--yes", "--json"]) == 0  # -C still overrides
+    assert (elsewhere / "studies" / "t" / "solutions.parquet").exists()
+
+
+@pytest.mark.parametrize(("argv", "code", "kind", "where"), [
+    (["status", "missing.yaml"], 2, "config", None),
+    (["status", "{config}", "--bogus"], 2, "usage", None),
+    (["generate", "{config}", "--yes"], 5, "locked", None),
+])
+def test_under_json_an_error_is_one_json_document_on_stdout_too(tmp_path, capsys, argv, code, kind, where):
+    from itemeval.paths import StudyPaths
+    from itemeval.store.lock import study_lock
+
+    path = write_study(tmp_path)
+    argv = [arg.replace("{config}", str(path)) for arg in argv]
+    with study_lock(StudyPaths(tmp_path / "studies" / "t"), "another itemeval generate"):
+        assert main([*argv, "--json"]) == code
+    captured = capsys.readouterr()
+    error = json.loads(captured.out)["error"]
+    assert error["exit_code"] == code and error["kind"] == kind and error["message"]
+    assert error["message"] in captured.err or kind == "usage"  # the human message is still on stderr
+
+
+def test_a_json_error_names_the_file_it_is_about(tmp_path, capsys):
+    path = write_study(tmp_path)
+    path.write_text("study: t\nbenchmark: 3\n")
+    assert main(["status", str(path), "--json"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["kind"] == "config" and error["where"] == str(path) and "benchmark" in error["message"]

@@ -10,7 +10,7 @@ import pytest
 from itemeval.cli import main
 from tests.helpers import ARITH, base_config, write_study
 
-KEY = ["grade_condition_id", "gen_condition_id", "item_id", "replication"]
+KEY = ["grade_condition_id", "gen_condition_id", "item_id", "epoch"]
 
 
 @pytest.fixture(autouse=True)
@@ -52,16 +52,16 @@ def test_one_row_per_grade_in_both_files(exported):
     stored = sorted(zip(grades["grade_condition_id"], grades["gen_condition_id"], grades["item_id"],
                         grades["epoch"].astype(str)))
     assert parquet_keys == stored
-    merged = table.merge(csv, on=KEY[:-1] + ["replication"], suffixes=("", "_csv"))
+    merged = table.merge(csv, on=KEY, suffixes=("", "_csv"))
     assert len(merged) == 16
     assert ((merged["score"] == merged["score_csv"]) | (merged["score"].isna() & merged["score_csv"].isna())).all()
     assert (merged["solution"] == merged["solution_csv"]).all()
 
 
 def test_rows_carry_solution_item_and_facet_values(exported):
-    table, solutions = exported["parquet"], exported["solutions"].rename(columns={"epoch": "replication"})
-    joined = table.merge(solutions, left_on=["gen_condition_id", "item_id", "replication"],
-                         right_on=["condition_id", "item_id", "replication"], suffixes=("", "_stored"))
+    table, solutions = exported["parquet"], exported["solutions"]
+    joined = table.merge(solutions, left_on=["gen_condition_id", "item_id", "epoch"],
+                         right_on=["condition_id", "item_id", "epoch"], suffixes=("", "_stored"))
     assert len(joined) == 16
     assert (joined["solution"] == joined["solution_stored"]).all()
     assert (joined["solution_output_tokens"] == joined["output_tokens"]).all()
@@ -78,7 +78,7 @@ def test_rows_carry_solution_item_and_facet_values(exported):
     for item_id, text, target, level in zip(table["item_id"], table["input"], table["target"], table["meta_difficulty"]):
         assert (text, target, level) == (items[item_id]["question"], items[item_id]["answer"], items[item_id]["difficulty"])
 
-    assert sorted(table["replication"].unique()) == [1, 2]
+    assert sorted(table["epoch"].unique()) == [1, 2]
     judge, scorer = table[table["grade_kind"] == "judge"], table[table["grade_kind"] == "verifiable"]
     assert len(judge) == len(scorer) == 8
     assert set(judge["grader_name"]) == {"j"} and set(judge["rubric_name"]) == {"r"} and judge["scorer"].isna().all()

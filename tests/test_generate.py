@@ -225,7 +225,8 @@ def test_second_run_has_nothing_to_do_and_starts_no_run(tmp_path, capsys):
 
 def test_only_errored_cells_rerun_and_a_holed_item_keeps_its_good_epoch(tmp_path, capsys, monkeypatch):
     path = write_study(tmp_path, base_config(facets__replications=2))
-    monkeypatch.setenv("ITEMEVAL_OFFLINE_FAIL_RATE", "0.5")  # a fixed draw per (model, prompt, epoch)
+    monkeypatch.setenv("ITEMEVAL_OFFLINE_FAIL_RATE", "0.5")
+    monkeypatch.setenv("ITEMEVAL_OFFLINE_SEED", "7")  # reproducible draws: this one leaves a holed item
 
     code, first = generate(capsys, path)
 

@@ -118,8 +118,9 @@ def test_the_claims_demo_runs_offline_end_to_end(tmp_path, capsys):
     from tests.conftest import REPO
 
     config = REPO / "configs" / "claims.yaml"
-    assert run(capsys, "generate", str(config), "-C", str(tmp_path), "--yes")["totals"]["rows"] == 32
-    assert run(capsys, "grade", str(config), "-C", str(tmp_path), "--yes")["totals"]["rows"] == 160
+    base = str(tmp_path / "run")  # its output_dir is ../studies: the study lands in tmp_path/studies
+    assert run(capsys, "generate", str(config), "-C", base, "--yes")["totals"]["rows"] == 32
+    assert run(capsys, "grade", str(config), "-C", base, "--yes")["totals"]["rows"] == 160
     solutions = pd.read_parquet(tmp_path / "studies" / "claims" / "solutions.parquet")
     assert solutions["solution"].isin(["0", "1"]).all() and solutions["logprobs"].notna().all()
     grades = pd.read_parquet(tmp_path / "studies" / "claims" / "grades.parquet")
