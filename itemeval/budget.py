@@ -13,10 +13,16 @@ from .records import TaskSpec
 
 
 def check_gate(estimate: Estimate, *, confirm_above: float | None, yes: bool,
-               ask: Callable[[str], bool] | None) -> None:
-    """Above `confirm_above` a run needs --yes or an answer on the terminal; nothing runs otherwise."""
+               ask: Callable[[str], bool] | None, projected: bool = False) -> None:
+    """Above `confirm_above` a run needs --yes or an answer on the terminal; nothing runs otherwise.
+
+    The figure held against it is the ceiling, or with `projected` (after a pilot) the upper bound of the
+    projection from the replies observed, which is far closer to what a run spends.
+    """
     # An unpriced model adds an unknown amount: the priced part alone can already need confirmation.
-    ceiling = _priced_total(estimate, "usd_ceiling")
+    high = estimate.bound("usd_high") if projected else None
+    ceiling = high if high is not None else _priced_total(estimate, "usd_ceiling")
+    what = "projected spend (95% upper bound)" if high is not None else "projected spend ceiling"
     if confirm_above is None or yes or ceiling <= confirm_above:
         return
     unpriced = estimate.unpriced_models()
@@ -26,7 +32,7 @@ def check_gate(estimate: Estimate, *, confirm_above: float | None, yes: bool,
     if ask is not None and ask(question):
         return
     raise ConfirmationRequired(
-        f"projected spend ceiling {format_usd(ceiling)}{plus} is above budget.confirm_above_usd {format_usd(confirm_above)}; "
+        f"{what} {format_usd(ceiling)}{plus} is above budget.confirm_above_usd {format_usd(confirm_above)}; "
         "re-run with --yes to confirm (nothing was run)"
     )
 

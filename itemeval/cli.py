@@ -39,7 +39,9 @@ Fresh = Annotated[bool, typer.Option("--fresh", help="Re-run the selected cells 
                                      "is not read (new cost).")]
 Sample = Annotated[Optional[int], typer.Option("--sample", min=1, help="Only a random N items, the same for the same "
                                               "--seed.")]
-SampleSeed = Annotated[int, typer.Option("--seed", help="Seed of --sample's draw.")]
+SampleSeed = Annotated[int, typer.Option("--seed", help="Seed of --sample's and --pilot's draws.")]
+Pilot = Annotated[Optional[int], typer.Option("--pilot", min=1, help="First run N random items per generate "
+                                             "condition (kept), then project the rest's cost from their replies.")]
 Stratify = Annotated[Optional[str], typer.Option("--stratify", metavar="COL", help="--sample keeps the share of each "
                                                  "value of this item metadata column.")]
 Yes = Annotated[bool, typer.Option("--yes", help="Confirm the spend gate without asking.")]
@@ -157,10 +159,11 @@ def estimate(
     seed: SampleSeed = 0,
     stratify: Stratify = None,
     force: Force = False,
+    pilot: Pilot = None,
     stage: Annotated[str, typer.Option("--stage", help="all, generate or grade.")] = "all",
     json_out: Json = False,
     ids: Ids = False,
-) -> None:
+) -> int:
     """Project calls, tokens and USD (ceiling and expected) of what generate and grade would run; no model calls.
 
     \b
@@ -174,11 +177,23 @@ def estimate(
     options = EstimateOptions(conditions=tuple(condition or ()), limit=limit, sample=sample, seed=seed,
                               stratify=stratify, force=force, graders=tuple(grader or ()), rubrics=tuple(rubric or ()),
                               stage=stage)
-    result = run_estimate(_study(config, base_dir), options)
+    study = _study(config, base_dir)
+    if pilot is not None:  # real calls: the pilot's cells are kept in the store
+        from .generate import GenerateOptions, run_pilot
+
+        gen_options = GenerateOptions(**_stage_options(None, conditions=tuple(condition or ()), limit=limit,
+                                                       sample=sample, seed=seed, stratify=stratify, pilot=pilot))
+        ran = run_pilot(study, gen_options, gen_options.items(study), ask=_asker(), tell=console.tell)
+        if ran.exit_code:
+            return _finish(ran, json_out)
+        console.tell(f"pilot: {sum(c.rows for c in ran.conditions)} cells ran (run {ran.run_id}); "
+                     "the estimate below projects the rest from their replies")
+    result = run_estimate(study, options)
     if json_out:
         console.print_json(result.as_dict())
     else:
         console.render_estimate(result, console.stdout(), ids=ids)
+    return 0
 
 
 @app.command()
@@ -192,6 +207,7 @@ def generate(
     stratify: Stratify = None,
     force: Force = False,
     fresh: Fresh = False,
+    pilot: Pilot = None,
     yes: Yes = False,
     max_usd: MaxUsd = None,
     display: Display = None,
@@ -210,7 +226,7 @@ def generate(
 
     options = GenerateOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit, sample=sample,
                                                seed=seed, stratify=stratify, force=force, fresh=fresh, yes=yes,
-                                               max_usd=max_usd))
+                                               max_usd=max_usd, pilot=pilot))
     study = _study(config, base_dir)
     return _finish(run_generate(study, options, ask=_asker(), tell=console.tell), json_out, ids=ids)
 

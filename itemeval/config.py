@@ -192,7 +192,7 @@ class LoadedConfig:
 
     @property
     def study(self) -> StudyPaths:
-        return StudyPaths(self.base_dir / self.config.output_dir / self.config.study)
+        return StudyPaths((self.base_dir / self.config.output_dir / self.config.study).resolve())
 
     def input_path(self, relative: str) -> Path:
         """Inputs (datasets, templates, pricing) are relative to the config file."""

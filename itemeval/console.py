@@ -244,7 +244,9 @@ def render_estimate(estimate: Estimate, console: Console, *, title: str = "estim
         console.print(f"{stage}: {totals['calls']:,} calls, expected {_usd(totals['usd_expected'])}, "
                       f"at most {_usd(totals['usd_ceiling'])}", highlight=False)
     total = data["total"]
-    console.print(f"total: {total['calls']:,} calls, expected {_usd(total['usd_expected'])}, "
+    interval = (f" (95%: {_usd(total['usd_low'])} to {_usd(total['usd_high'])}, from the replies seen)"
+                if total.get("usd_high") is not None else "")
+    console.print(f"total: {total['calls']:,} calls, expected {_usd(total['usd_expected'])}{interval}, "
                   f"at most {_usd(total['usd_ceiling'])} (tokens: {data['token_heuristic']})", highlight=False)
     for note in data["notes"]:
         console.print(note, markup=False, highlight=False)

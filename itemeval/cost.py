@@ -44,6 +44,10 @@ class EstimateLine:
     usd_expected: float | None = 0.0
     basis: str = "ceiling"  # where the expected output length came from: condition, model or ceiling
     priced: bool = True
+    usd_low: float | None = None
+    """A 95% interval around usd_expected, when the condition's own replies were observed (a pilot run);
+    otherwise both bounds are None."""
+    usd_high: float | None = None
 
 
 @dataclass
@@ -54,6 +58,14 @@ class Estimate:
     def total(self, attribute: str, stage: str | None = None) -> float | None:
         return total_usd(getattr(line, attribute) for line in self.lines if stage in (None, line.stage))
 
+    def bound(self, attribute: str) -> float | None:
+        """The total of an interval bound; a line without an interval contributes its expected figure.
+        None when no line has an interval."""
+        if all(getattr(line, attribute) is None for line in self.lines):
+            return None
+        return total_usd(line.usd_expected if getattr(line, attribute) is None else getattr(line, attribute)
+                         for line in self.lines)
+
     @property
     def calls(self) -> int:
         return sum(line.calls for line in self.lines)
@@ -62,7 +74,9 @@ class Estimate:
         return sorted({line.model for line in self.lines if not line.priced and line.calls})
 
     def summary(self) -> str:
-        return (f"estimate: {self.calls:,} calls, expected {format_usd(self.total('usd_expected'))}, "
+        high = self.bound("usd_high")
+        interval = f" (95%: {format_usd(self.bound('usd_low'))} to {format_usd(high)})" if high is not None else ""
+        return (f"estimate: {self.calls:,} calls, expected {format_usd(self.total('usd_expected'))}{interval}, "
                 f"at most {format_usd(self.total('usd_ceiling'))}")
 
     def as_dict(self) -> dict[str, Any]:
@@ -73,7 +87,8 @@ class Estimate:
                            "usd_ceiling": self.total("usd_ceiling", s), "usd_expected": self.total("usd_expected", s)}
                        for s in stages},
             "total": {"calls": self.calls, "usd_ceiling": self.total("usd_ceiling"),
-                      "usd_expected": self.total("usd_expected")},
+                      "usd_expected": self.total("usd_expected"), "usd_low": self.bound("usd_low"),
+                      "usd_high": self.bound("usd_high")},
             "token_heuristic": f"ceil(characters / {CHARS_PER_TOKEN}) + {MESSAGE_OVERHEAD_TOKENS} per call",
             "notes": list(self.notes),
         }
@@ -81,16 +96,32 @@ class Estimate:
 
 @dataclass(frozen=True)
 class ObservedLengths:
-    """Mean output tokens seen in the store, per condition and per model, for the expected figure."""
+    """Mean output tokens seen in the store, per condition and per model, for the expected figure; per condition
+    also the standard deviation and count, for the interval of a projection."""
 
     by_condition: dict[str, float]
     by_model: dict[str, float]
+    spread: dict[str, tuple[float, int]] = field(default_factory=dict)
+    """condition id -> (standard deviation of output tokens, replies observed)."""
 
     @classmethod
     def from_rows(cls, rows: pd.DataFrame, condition_column: str, model_column: str) -> ObservedLengths:
         ok = rows[rows["error"].isna() & rows["output_tokens"].notna()]
-        return cls(by_condition=ok.groupby(condition_column)["output_tokens"].mean().to_dict(),
-                   by_model=ok.groupby(model_column)["output_tokens"].mean().to_dict())
+        by_condition = ok.groupby(condition_column)["output_tokens"]
+        spread = {key: (float(sd), int(n)) for key, sd, n in
+                  zip(by_condition.std().index, by_condition.std().fillna(0.0), by_condition.count())}
+        return cls(by_condition=by_condition.mean().to_dict(),
+                   by_model=ok.groupby(model_column)["output_tokens"].mean().to_dict(), spread=spread)
+
+    def interval(self, condition_id: str, calls: int, ceiling: int) -> tuple[float, float] | None:
+        """95% bounds on the output tokens of `calls` more calls: the mean's uncertainty (from the replies seen)
+        plus the calls' own spread around it. None without at least two of the condition's replies."""
+        if condition_id not in self.spread or self.spread[condition_id][1] < 2:
+            return None
+        sd, seen = self.spread[condition_id]
+        mean = min(self.by_condition[condition_id], ceiling)
+        half = 1.96 * sd * math.sqrt(calls * calls / seen + calls)
+        return max(0.0, calls * mean - half), min(float(calls * ceiling), calls * mean + half)
 
     def expected(self, condition_id: str, model: str, ceiling: int) -> tuple[float, str]:
         if condition_id in self.by_condition:
@@ -116,6 +147,9 @@ def line_for(stage: str, condition_id: str, slug: str, model: str, *, calls: int
     else:
         line.usd_ceiling = price.cost(line.input_tokens, line.output_tokens_ceiling)
         line.usd_expected = price.cost(line.input_tokens, line.output_tokens_expected)
+        bounds = observed.interval(condition_id, calls, ceiling) if basis == "condition" and calls else None
+        if bounds is not None:
+            line.usd_low, line.usd_high = (price.cost(line.input_tokens, int(round(b))) for b in bounds)
     return line
 
 
@@ -152,6 +186,10 @@ def merge_lines(lines: list[EstimateLine]) -> list[EstimateLine]:
         into = merged[key]
         for name in ("calls", "input_tokens", "output_tokens_ceiling", "output_tokens_expected"):
             setattr(into, name, getattr(into, name) + getattr(line, name))
+        for name in ("usd_low", "usd_high"):  # a part without an interval counts at its expected figure
+            if getattr(into, name) is not None or getattr(line, name) is not None:
+                setattr(into, name, total_usd([into.usd_expected if getattr(into, name) is None else getattr(into, name),
+                                               line.usd_expected if getattr(line, name) is None else getattr(line, name)]))
         for name in ("usd_ceiling", "usd_expected"):
             setattr(into, name, total_usd([getattr(into, name), getattr(line, name)]))
     return list(merged.values())

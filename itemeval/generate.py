@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable
 
@@ -13,7 +13,7 @@ from .cost import lines_for_specs
 from .grid import select
 from .hashing import canonical_json, text_hash
 from .outcomes import ConditionRun, SampleResult, StageResult
-from .pricing import call_usd
+from .pricing import call_usd, format_usd, total_usd
 from .prompts import render
 from .records import SAMPLING_PARAMS, Cell, GenerateCondition, Item, TaskSpec
 from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
@@ -124,9 +124,35 @@ def _sink(study: Study, conditions: list[GenerateCondition], run: Run) -> RowSin
 
 
 def run_generate(study: Study, options: GenerateOptions, *, ask: Ask | None = None, tell: Tell | None = None) -> StageResult:
-    """Run every missing cell of the selected generate conditions; safe to interrupt and re-run."""
-    conditions = select(study.generate, list(options.conditions))
+    """Run every missing cell of the selected generate conditions; safe to interrupt and re-run.
+
+    With `pilot`, first a random `pilot` items (the same for every condition) run as a run of their own;
+    the rest is then estimated from their replies and the spend gate holds that projection's upper bound.
+    """
     items = options.items(study)
+    if options.pilot is None:
+        return _run_generate(study, options, items, ask=ask, tell=tell)
+    pilot = run_pilot(study, options, items, ask=ask, tell=tell)
+    if pilot.outcome != "completed":
+        return pilot
+    result = _run_generate(study, options, items, ask=ask, tell=tell)
+    result.notes.insert(0, f"pilot: {sum(c.rows for c in pilot.conditions)} cells ran first (run {pilot.run_id}, "
+                           f"spend {format_usd(total_usd(c.usd for c in pilot.conditions))}); the rest was "
+                           "estimated from their replies")
+    return result
+
+
+def run_pilot(study: Study, options: StageOptions, items: list[Item], *, ask: Ask | None = None,
+              tell: Tell | None = None) -> StageResult:
+    """Generate `options.pilot` random items of `items` (drawn with `options.seed`) for every selected condition."""
+    chosen = plan.choose_items(items, sample=options.pilot, seed=options.seed, stratify=options.stratify)
+    pilot_options = GenerateOptions(**{**asdict(options), "pilot": None, "fresh": False, "force": False})
+    return _run_generate(study, pilot_options, chosen, ask=ask, tell=tell)
+
+
+def _run_generate(study: Study, options: GenerateOptions, items: list[Item], *, ask: Ask | None,
+                  tell: Tell | None) -> StageResult:
+    conditions = select(study.generate, list(options.conditions))
     result = StageResult(stage="generate", study=study.config.study)
     check_providers([c.model for c in conditions])
     with open_run(study, "generate", result, options) as run:

@@ -51,6 +51,8 @@ class StageOptions:
     force: bool = False
     fresh: bool = False
     """Re-run the selected cells with new draws: the response cache is not read (new cost)."""
+    pilot: int | None = None
+    """Run this many random items first; the rest is projected from their replies (`--pilot`)."""
     yes: bool = False
     max_usd: float | None = None
     """A cap for this run; None keeps the study's `budget.max_usd`."""
@@ -93,7 +95,8 @@ class Run:
         self.result.notes.extend(notes)
         for note in notes if tell is not None else []:
             tell(note)
-        check_gate(estimate, confirm_above=self.study.config.budget.confirm_above_usd, yes=self.options.yes, ask=ask)
+        check_gate(estimate, confirm_above=self.study.config.budget.confirm_above_usd, yes=self.options.yes, ask=ask,
+                   projected=self.options.pilot is not None)
         self.cap = SpendCap(cap=self.max_usd) if self.max_usd is not None else None
 
     def begin(self, generate: list[GenerateCondition], grade: list[GradeCondition]) -> None:

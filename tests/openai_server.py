@@ -18,6 +18,7 @@ has entries (the n-th request takes the n-th entry):
 - otherwise (or `OK` in a script) a normal reply: `ANSWER: <n>` for an arithmetic problem, else
   `reply_text`, after `delay` seconds, truncated with finish_reason "length" past `max_tokens`
   (unless `overlong_reply` > 0: then that many more characters are added and `max_tokens` is ignored).
+  A prompt with `WORDS<n>` gets a reply of n words (for long and short answers).
   With `answer_limit`, only that many normal replies go out; later requests are held until `release()`.
   `before_reply(n)` is called just before the n-th normal reply is written.
 Every chat request body is kept in `requests`, and those given a normal reply in `answered()`;
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -255,6 +257,8 @@ class OpenAIServer:
             content = "1" if claim[1] else "0"
         else:
             content = f"Computing it directly.\nANSWER: {fmt(problem.answer)}" if problem else self.reply_text
+        if words := re.search(r"\bWORDS(\d+)\b", prompt):  # a reply of that many words: long and short answers
+            content = " ".join(["word"] * int(words.group(1)))
         finish = "stop"
         limit = body.get("max_completion_tokens") or body.get("max_tokens")
         if self.overlong_reply:  # a provider that ignores max_tokens

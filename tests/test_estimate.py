@@ -152,7 +152,7 @@ def test_nothing_left_to_run_costs_nothing_even_unpriced(tmp_path, capsys):
     assert main(["generate", str(config)]) == 0 and main(["grade", str(config)]) == 0
     capsys.readouterr()
     result = estimate(capsys, config)
-    assert result["total"] == {"calls": 0, "usd_ceiling": 0.0, "usd_expected": 0.0}
+    assert result["total"] == {"calls": 0, "usd_ceiling": 0.0, "usd_expected": 0.0, "usd_low": None, "usd_high": None}
     assert not any("no price" in note for note in result["notes"])
     pending = estimate(capsys, config, "--force", "--stage", "grade")
     assert pending["total"]["calls"] == 8 and pending["total"]["usd_ceiling"] is None

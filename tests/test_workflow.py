@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -134,3 +135,35 @@ def test_an_unknown_only_value_is_a_usage_error(tmp_path, capsys):
     path = study(tmp_path)
     assert main(["grade", str(path), "--only", "stale"]) == 2
     assert "parse-failures or errors" in capsys.readouterr().err
+
+
+def test_a_pilot_runs_first_and_the_spend_gate_then_holds_its_projection(tmp_path, capsys):
+    # Above confirm_above by its ceiling (every reply max_tokens long), the study needs --yes; after a pilot
+    # the gate holds the projection from the replies seen, far below it, and the run goes ahead.
+    path = study(tmp_path, cache=False)
+    code, estimate = run(capsys, "estimate", str(path), "--stage", "generate")
+    ceiling = estimate["total"]["usd_ceiling"]
+    config = path.read_text() + f"budget:\n  confirm_above_usd: {0.3 * ceiling}\n"
+    path.write_text(config)
+    assert run(capsys, "generate", str(path))[1]["error"]["kind"] == "confirmation"  # exit 3, nothing run
+    code, result = run(capsys, "generate", str(path), "--pilot", "4", "--seed", "2")
+    assert code == 0, result
+    assert result["notes"][0].startswith("pilot: 4 cells ran first")
+    total = result["estimate"]["total"]
+    assert total["calls"] == len(ROWS) - 4 and total["usd_low"] <= total["usd_expected"] <= total["usd_high"]
+    assert total["usd_high"] < 0.3 * ceiling < total["usd_ceiling"]
+    assert all(line["basis"] == "condition" for line in result["estimate"]["conditions"])
+    stored = pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")
+    assert len(stored) == len(ROWS) and stored["run_id"].nunique() == 2  # the pilot's rows are kept
+
+
+def test_estimate_with_a_pilot_shows_an_interval_for_the_rest(tmp_path, capsys):
+    path = study(tmp_path, cache=False)
+    capsys.readouterr()
+    assert main(["estimate", str(path), "--stage", "generate", "--pilot", "5"]) == 0
+    out = capsys.readouterr()
+    assert "pilot: 5 cells ran" in out.err
+    text = " ".join(out.out.split())  # the line wraps at the terminal's width
+    assert re.search(r"total: 35 calls, expected \$[\d.]+ \(95%: \$[\d.]+ to \$[\d.]+, from the replies seen\)",
+                     text), out.out
+    assert len(pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")) == 5
