@@ -208,6 +208,10 @@ def generate(
     force: Force = False,
     fresh: Fresh = False,
     pilot: Pilot = None,
+    shard: Annotated[Optional[str], typer.Option("--shard", metavar="K/N", help="Only shard K of N (0-based): no "
+                                                 "study lock, rows into journal parts; then `itemeval commit`.")] = None,
+    shard_by: Annotated[str, typer.Option("--shard-by", help="cell (default) or model: every cell of a model on "
+                                          "one shard.")] = "cell",
     yes: Yes = False,
     max_usd: MaxUsd = None,
     display: Display = None,
@@ -223,10 +227,12 @@ def generate(
     """
     from . import console
     from .generate import GenerateOptions, run_generate
+    from .plan import Shard
 
     options = GenerateOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit, sample=sample,
                                                seed=seed, stratify=stratify, force=force, fresh=fresh, yes=yes,
-                                               max_usd=max_usd, pilot=pilot))
+                                               max_usd=max_usd, pilot=pilot,
+                                               shard=Shard.parse(shard, shard_by) if shard is not None else None))
     study = _study(config, base_dir)
     return _finish(run_generate(study, options, ask=_asker(), tell=console.tell), json_out, ids=ids)
 
@@ -276,6 +282,24 @@ def grade(
                                             only=tuple(only or ())))
     study = _study(config, base_dir)
     return _finish(run_grade(study, options, ask=_asker(), tell=console.tell), json_out, config, ids=ids)
+
+
+@app.command()
+def commit(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) -> None:
+    """Merge the journal parts of finished shards (`generate --shard K/N`) into the stores; safe to repeat.
+
+    \b
+    Example: itemeval generate configs/demo.yaml --shard 0/2 & itemeval generate configs/demo.yaml --shard 1/2; wait; itemeval commit configs/demo.yaml
+    """
+    from . import console
+    from .run import commit as commit_study
+
+    recovered = commit_study(_study(config, base_dir))
+    if json_out:
+        console.print_json({"recovered_rows": recovered})
+    else:
+        rows = ", ".join(f"{n} {store}" for store, n in recovered.items()) or "nothing"
+        console.tell(f"committed: {rows} rows from journal parts")
 
 
 @app.command()

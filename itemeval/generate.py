@@ -19,6 +19,7 @@ from .records import SAMPLING_PARAMS, Cell, GenerateCondition, Item, TaskSpec
 from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
 from .runner import RowSink
 from .state import observed_lengths, solution_state, superseded_notes
+from .store.journal import journaled_keys
 from .study import Study
 
 
@@ -34,6 +35,16 @@ def plan_cells(study: Study, conditions: list[GenerateCondition], items: list[It
     """The (condition_id, item_id, epoch) cells this run must execute."""
     merged = solution_state(study, [c.id for c in conditions], [item.id for item in items])
     return plan.plan_generate(merged, on_empty=study.config.solvers.on_empty, force=force)
+
+
+def shard_cells(study: Study, conditions: list[GenerateCondition], cells: pd.DataFrame, shard: plan.Shard) -> pd.DataFrame:
+    """The shard's part of the planned cells, less those its own earlier journal parts already hold."""
+    cells = cells[plan.in_shard(cells, shard, "condition_id", {c.id: c.model for c in conditions})]
+    done = journaled_keys(study.paths, shard.tag, "solutions", ("condition_id", "item_id", "epoch"))
+    if done:
+        keep = [(c, i, int(e)) not in done for c, i, e in zip(cells["condition_id"], cells["item_id"], cells["epoch"])]
+        cells = cells[keep]
+    return cells.reset_index(drop=True)
 
 
 def render_prompt(condition: GenerateCondition, item: Item) -> str:
@@ -157,6 +168,8 @@ def _run_generate(study: Study, options: GenerateOptions, items: list[Item], *, 
     check_providers([c.model for c in conditions])
     with open_run(study, "generate", result, options) as run:
         cells = plan_cells(study, conditions, items, force=options.force or options.fresh)
+        if options.shard is not None:
+            cells = shard_cells(study, conditions, cells, options.shard)
         result.conditions = _summaries(conditions, cells)
         result.notes.extend(superseded_notes(study, conditions))
         if cells.empty:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import hashlib
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -14,6 +15,50 @@ from .records import TRUNCATING_STOP_REASONS, Item, TaskSpec
 GENERATE_STATE_COLUMNS = ["condition_id", "item_id", "epoch", "error", "blank", "stop_reason", "usd", "solution_hash"]
 GRADE_STATE_COLUMNS = ["grade_condition_id", "gen_condition_id", "item_id", "epoch", "solution_hash", "error", "parse_ok", "usd"]
 CELL = ["condition_id", "item_id", "epoch"]
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One of `count` disjoint parts of a run's cells (`--shard K/N`); `by` is "cell" or "model"."""
+
+    index: int
+    count: int
+    by: str = "cell"
+
+    @classmethod
+    def parse(cls, text: str, by: str = "cell") -> Shard:
+        """"K/N" with 0 <= K < N; anything else is a ConfigError saying what is expected."""
+        index, slash, count = text.partition("/")
+        if not (slash and index.isdigit() and count.isdigit() and int(index) < int(count)):
+            raise ConfigError(f"--shard {text!r}: expected K/N with 0 <= K < N, e.g. 0/4 (the first of four shards)")
+        if by not in ("cell", "model"):
+            raise ConfigError(f"--shard-by {by!r}: use cell or model")
+        return cls(int(index), int(count), by)
+
+    @property
+    def tag(self) -> str:
+        return f"shard-{self.index}-of-{self.count}"
+
+
+def shard_of(condition_id: str, item_id: str, count: int) -> int:
+    """The shard of a cell: all replications of an item together, stable as the grid grows, whatever the order."""
+    digest = hashlib.sha256(f"{condition_id}\0{item_id}".encode()).hexdigest()
+    return int(digest[:16], 16) % count
+
+
+def model_shard(model: str, count: int) -> int:
+    """`--shard-by model`: every cell of a model on one shard (one model load per node)."""
+    return int(hashlib.sha256(model.encode()).hexdigest()[:16], 16) % count
+
+
+def in_shard(frame: pd.DataFrame, shard: Shard, condition_column: str, models: dict[str, str]) -> pd.Series:
+    """Which rows of a cells frame (`condition_column`, item_id) belong to the shard; `models` maps condition -> model."""
+    if shard.by == "model":
+        owner = frame[condition_column].map(lambda cid: model_shard(models[cid], shard.count))
+    else:
+        owner = pd.Series([shard_of(c, i, shard.count) for c, i in zip(frame[condition_column], frame["item_id"])],
+                          index=frame.index, dtype="int64")
+    return owner == shard.index
 
 
 def first_items(items: Sequence[Item], limit: int | None) -> list[Item]:

@@ -53,6 +53,8 @@ class StageOptions:
     """Re-run the selected cells with new draws: the response cache is not read (new cost)."""
     pilot: int | None = None
     """Run this many random items first; the rest is projected from their replies (`--pilot`)."""
+    shard: plan.Shard | None = None
+    """Only this shard's cells, without the study lock, into journal parts that `itemeval commit` merges."""
     yes: bool = False
     max_usd: float | None = None
     """A cap for this run; None keeps the study's `budget.max_usd`."""
@@ -75,7 +77,7 @@ class Run:
         self.stage = stage
         self.result = result
         self.options = options
-        self.run_id = new_run_id(stage)
+        self.run_id = new_run_id(stage) if options.shard is None else f"{options.shard.tag}-{new_run_id(stage)}"
         self.max_usd = options.max_usd if options.max_usd is not None else study.config.budget.max_usd
         self.prices: PriceTable = load_prices(study.pricing_path)
         self.manifest: Manifest | None = None
@@ -100,8 +102,14 @@ class Run:
         self.cap = SpendCap(cap=self.max_usd) if self.max_usd is not None else None
 
     def begin(self, generate: list[GenerateCondition], grade: list[GradeCondition]) -> None:
-        """Pin datasets, store items and write the manifest of a run that is about to spend or write."""
+        """Pin datasets, store items and write the manifest of a run that is about to spend or write.
+
+        A shard writes none of these (it holds no lock): `itemeval commit` or the launcher does.
+        """
         paths = self.study.paths
+        self.result.run_id = self.run_id
+        if self.options.shard is not None:
+            return
         dataset_locks.pin(paths.dataset_locks, dataset_locks.read_locks(paths.dataset_locks),
                           {d.key: (d.adapter, d.revision) for d in self.study.datasets})
         store_items(self.study)
@@ -115,7 +123,7 @@ class Run:
         if self.cap is not None:
             specs = [with_reply_ceiling(spec) for spec in specs]
         paths = self.study.paths
-        runner = Runner(paths=paths, run_id=self.run_id,
+        runner = Runner(paths=paths, run_id=self.run_id, replay=self.options.shard is None,
                         log_dir=paths.logs_generate if self.stage == "generate" else paths.logs_grade,
                         display="none" if self.options.display == OWN_DISPLAY else self.options.display,
                         cells_per_eval=self.cells_per_eval,
@@ -233,11 +241,16 @@ def check_providers(models: list[str]) -> None:
 
 @contextlib.contextmanager
 def open_run(study: Study, stage: str, result: StageResult, options: StageOptions) -> Iterator[Run]:
-    """Hold the study lock for the whole run and first recover what a killed run left behind."""
+    """Hold the study lock for the whole run and first recover what a killed run left behind.
+
+    A shard (`options.shard`) takes no lock and recovers nothing: it only adds its own journal parts.
+    """
     run = Run(study, stage, result, options)
-    with locked(study, " ".join(command_line())) as recovered:
+    with contextlib.nullcontext({}) if options.shard is not None else locked(study, " ".join(command_line())) \
+            as recovered:
         result.recovered = recovered
-        close_abandoned(study.paths.manifests)
+        if options.shard is None:
+            close_abandoned(study.paths.manifests)
         try:
             yield run
         except KeyboardInterrupt:
@@ -248,6 +261,16 @@ def open_run(study: Study, stage: str, result: StageResult, options: StageOption
             run.write_failed(exc)
         finally:
             run.finish()
+
+
+def commit(study: Study) -> dict[str, int]:
+    """Merge every finished shard's journal parts into the stores (idempotent), and pin and store the items."""
+    paths = study.paths
+    with locked(study, " ".join(command_line())) as recovered:
+        dataset_locks.pin(paths.dataset_locks, dataset_locks.read_locks(paths.dataset_locks),
+                          {d.key: (d.adapter, d.revision) for d in study.datasets})
+        store_items(study)
+    return recovered
 
 
 def recover_if_idle(study: Study) -> tuple[dict[str, int], int]:

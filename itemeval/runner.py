@@ -85,6 +85,8 @@ class Runner:
     stopped: Callable[[], bool]
     """True once the spend cap has stopped the run: no further batch starts."""
     logprob_tokens: int = LOGPROB_TOKENS
+    replay: bool = True
+    """Bring the journal into the stores after each batch; a shard leaves that to `itemeval commit`."""
 
     def execute(self, specs: Sequence[TaskSpec], sink: RowSink, journaled: Journaled = lambda row: None) -> Execution:
         """Run the specs batch by batch; each batch's rows reach the store as it ends.
@@ -110,6 +112,8 @@ class Runner:
 
     def _replay(self, execution: Execution) -> None:
         """Bring the journal into the stores; a failed store write stops the run (the journal keeps the rows)."""
+        if not self.replay:
+            return
         try:
             replay_journals(self.paths)
         except OSError as exc:

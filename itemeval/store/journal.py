@@ -13,7 +13,7 @@ import os
 import re
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from types import TracebackType
@@ -171,12 +171,42 @@ def _json_value(value: Any) -> Any:
 
 
 def _journal_files(paths: StudyPaths, *, include_open: bool = False) -> list[Path]:
+    """Journal files oldest first; without `include_open`, not those a live process on this host still writes
+    (a shard runs without the study lock, so a replay must leave its parts alone until it ends)."""
     if not paths.journal.is_dir():
         return []
     with _OPEN_LOCK:
         live = set() if include_open else set(_OPEN)
-    files = [path for path in paths.journal.glob("*.jsonl") if path not in live]
+    files = [path for path in paths.journal.glob("*.jsonl")
+             if path not in live and (include_open or not _writer_alive(path))]
     return sorted(files, key=lambda path: (path.stat().st_mtime_ns, path.name))
+
+
+_WRITER = re.compile(r"-(\d+)-[0-9a-f]{6}\.jsonl$")
+
+
+def _writer_alive(path: Path) -> bool:
+    match = _WRITER.search(path.name)
+    if match is None or int(match.group(1)) == os.getpid():
+        return False
+    try:
+        os.kill(int(match.group(1)), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
+def journaled_keys(paths: StudyPaths, prefix: str, store: str, key: Sequence[str]) -> set[tuple[Any, ...]]:
+    """Keys of the error-free rows for `store` in journal files whose name starts with `prefix` (a shard's own
+    parts, to resume from)."""
+    keys = set()
+    for path in sorted(paths.journal.glob(f"{prefix}*.jsonl")) if paths.journal.is_dir() else []:
+        for record_store, row in _records(path):
+            if record_store == store and row.get("error") is None:
+                keys.add(tuple(row[name] for name in key))
+    return keys
 
 
 def _chunks(path: Path, size: int) -> Iterator[tuple[str, list[dict[str, Any]]]]:

@@ -1,0 +1,136 @@
+"""Shards (SPEC §19): `generate --shard K/N` runs a disjoint, stable part of the cells without the study lock,
+into journal parts that `itemeval commit` merges; together they equal one process's run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from itemeval import plan
+from itemeval.cli import main
+from itemeval.errors import ConfigError
+from itemeval.paths import StudyPaths
+from itemeval.store.lock import study_lock
+from tests.helpers import base_config, write_study
+
+ROWS = [{"qid": f"q{i:02d}", "question": f"What is {i} + {i}?", "answer": str(2 * i)} for i in range(1, 25)]
+MODELS = ["itemeval/arith-good", "itemeval/arith-weak"]
+TIMING = ["latency_s", "created_at", "run_id", "log_file", "sample_uuid"]
+
+
+def cells(conditions: int, items: int) -> pd.DataFrame:
+    return pd.DataFrame([(f"c{c}", f"i{i}") for c in range(conditions) for i in range(items)],
+                        columns=["condition_id", "item_id"])
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 7])
+def test_shards_are_disjoint_and_cover_every_cell(count):
+    frame = cells(5, 60)
+    owners = [plan.in_shard(frame, plan.Shard(k, count), "condition_id", {}) for k in range(count)]
+    assert (sum(mask.astype(int) for mask in owners) == 1).all()
+    if count > 1:
+        assert all(0 < mask.sum() < len(frame) for mask in owners)  # every shard gets work
+
+
+def test_a_cells_shard_is_stable_as_the_grid_grows_and_whatever_the_order():
+    small, large = cells(3, 20), cells(4, 50).sample(frac=1.0, random_state=1)
+    shard = plan.Shard(1, 4)
+    before = set(map(tuple, small[plan.in_shard(small, shard, "condition_id", {})].values))
+    after = set(map(tuple, large[plan.in_shard(large, shard, "condition_id", {})].values))
+    assert before == {cell for cell in after if cell in set(map(tuple, small.values))}
+
+
+def test_shard_by_model_keeps_a_models_cells_together():
+    frame = cells(6, 30)
+    models = {f"c{c}": f"model-{c % 3}" for c in range(6)}
+    for k in range(2):
+        mask = plan.in_shard(frame, plan.Shard(k, 2, "model"), "condition_id", models)
+        owned = frame[mask]["condition_id"].map(models)
+        assert set(owned).isdisjoint(set(frame[~mask]["condition_id"].map(models)))
+
+
+@pytest.mark.parametrize("text", ["2/2", "1", "a/3", "-1/3", "1/0"])
+def test_a_bad_shard_is_a_config_error(text):
+    with pytest.raises(ConfigError, match="K/N"):
+        plan.Shard.parse(text)
+
+
+def study(root: Path) -> Path:
+    config = base_config(**{"cache": False, "solvers__models": MODELS, "facets__replications": 2,
+                            "benchmark__mapping": {"input": "question", "target": "answer", "id": "qid"}})
+    return write_study(root, config, rows=ROWS)
+
+
+def stored(root: Path) -> pd.DataFrame:
+    frame = pd.read_parquet(root / "studies" / "t" / "solutions.parquet").drop(columns=TIMING)
+    return frame.sort_values(["condition_id", "item_id", "epoch"]).reset_index(drop=True)
+
+
+def test_two_concurrent_shards_then_commit_equal_one_process_row_for_row(tmp_path, capsys):
+    single, sharded = tmp_path / "single", tmp_path / "sharded"
+    assert main(["generate", str(study(single)), "--yes", "--json"]) == 0
+    path = study(sharded)
+    env = {**os.environ, "ITEMEVAL_OFFLINE_LATENCY": "0.02"}
+    procs = [subprocess.Popen([sys.executable, "-m", "itemeval", "generate", str(path), "--shard", f"{k}/2", "--yes",
+                               "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for k in range(2)]
+    with study_lock(StudyPaths(sharded / "studies" / "t"), "a long-running command"):  # shards never need it
+        outputs = [proc.communicate(timeout=300) for proc in procs]
+    results = [json.loads(out) for out, _ in outputs]
+    assert [p.returncode for p in procs] == [0, 0], [err.decode()[-500:] for _, err in outputs]
+    assert sum(r["totals"]["rows"] for r in results) == len(MODELS) * len(ROWS) * 2
+    assert all(r["totals"]["rows"] > 0 for r in results)
+    assert not (sharded / "studies" / "t" / "solutions.parquet").exists()  # shards write no store
+    assert all(r["run_id"].startswith(f"shard-{k}-of-2-") for k, r in enumerate(results))
+
+    capsys.readouterr()
+    assert main(["commit", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["recovered_rows"] == {"solutions": len(MODELS) * len(ROWS) * 2}
+    pd.testing.assert_frame_equal(stored(sharded), stored(single))
+    assert main(["commit", str(path), "--json"]) == 0  # idempotent: nothing left to merge
+    assert json.loads(capsys.readouterr().out)["recovered_rows"] == {}
+    assert main(["generate", str(path), "--yes", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["totals"]["planned"] == 0
+
+
+def test_a_shard_resumes_from_its_own_journal_parts(tmp_path, capsys):
+    path = study(tmp_path)
+    capsys.readouterr()
+    assert main(["generate", str(path), "--shard", "0/3", "--yes", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["totals"]["rows"] > 0
+    assert main(["generate", str(path), "--shard", "0/3", "--yes", "--json"]) == 0  # not committed yet
+    assert json.loads(capsys.readouterr().out)["totals"]["planned"] == 0
+    assert main(["generate", str(path), "--shard", "1/3", "--yes", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["totals"]["rows"] > 0
+
+
+def test_a_running_shards_journal_parts_are_left_alone_by_other_commands(tmp_path, capsys):
+    # Another command recovers a dead run's journal; a live shard's parts are not dead: they stay put.
+    path = study(tmp_path)
+    journal = tmp_path / "studies" / "t" / "journal"
+    env = {**os.environ, "ITEMEVAL_OFFLINE_LATENCY": "0.2"}
+    proc = subprocess.Popen([sys.executable, "-m", "itemeval", "generate", str(path), "--shard", "0/1", "--yes"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while not any(p.stat().st_size for p in journal.glob("*.jsonl")) if journal.is_dir() else True:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        parts = sorted(journal.glob("*.jsonl"))
+        assert main(["status", str(path), "--json"]) == 0
+        assert sorted(journal.glob("*.jsonl")) == parts  # not replayed under the running shard
+        assert not (tmp_path / "studies" / "t" / "solutions.parquet").exists()
+    finally:
+        proc.communicate(timeout=300)
+    assert proc.returncode == 0
+    capsys.readouterr()
+    assert main(["commit", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["recovered_rows"] == {"solutions": len(MODELS) * len(ROWS) * 2}
