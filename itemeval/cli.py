@@ -285,6 +285,44 @@ def grade(
 
 
 @app.command()
+def launch(
+    stage: Annotated[str, typer.Argument(metavar="STAGE", help="generate (grade runs after it, as usual).")],
+    config: ConfigArg,
+    shards: Annotated[int, typer.Option("--shards", min=1, help="How many shard processes.")] = 2,
+    engine: Annotated[str, typer.Option("--engine", help="local: a process pool on this machine.")] = "local",
+    shard_by: Annotated[str, typer.Option("--shard-by", help="cell (default) or model.")] = "cell",
+    base_dir: BaseDir = None,
+    condition: Conditions = None,
+    limit: Limit = None,
+    sample: Sample = None,
+    seed: SampleSeed = 0,
+    stratify: Stratify = None,
+    yes: Yes = False,
+    max_usd: MaxUsd = None,
+    json_out: Json = False,
+) -> int:
+    """Run generate as N shard processes: one estimate, spend gate and lock for all, max_usd split between them,
+    then one commit and one manifest. A second launcher exits 5; a failed shard runs again from its journal.
+
+    \b
+    Example: itemeval launch generate configs/demo.yaml --shards 2
+    """
+    from . import console
+    from .generate import GenerateOptions
+    from .launch import LaunchOptions, run_launch
+
+    if stage != "generate":
+        raise ConfigError(f"launch {stage}: only `launch generate` shards a stage; run `itemeval grade` after it")
+    if shard_by not in ("cell", "model"):
+        raise typer.BadParameter(f"{shard_by!r}: use cell or model", param_hint="--shard-by")
+    generate = GenerateOptions(**_stage_options("none", conditions=tuple(condition or ()), limit=limit, sample=sample,
+                                                seed=seed, stratify=stratify, yes=yes, max_usd=max_usd))
+    options = LaunchOptions(shards=shards, config=config, base_dir=base_dir, engine=engine, shard_by=shard_by,
+                            generate=generate)
+    return _finish(run_launch(_study(config, base_dir), options, ask=_asker(), tell=console.tell), json_out)
+
+
+@app.command()
 def commit(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) -> None:
     """Merge the journal parts of finished shards (`generate --shard K/N`) into the stores; safe to repeat.
 

@@ -9,6 +9,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from . import plan
+from .budget import DEFAULT_CONNECTIONS
 from .cost import lines_for_specs
 from .grid import select
 from .hashing import canonical_json, text_hash
@@ -52,13 +53,16 @@ def render_prompt(condition: GenerateCondition, item: Item) -> str:
 
 
 def task_specs(study: Study, conditions: list[GenerateCondition], cells: pd.DataFrame, *,
-               cache_scope: Callable[[str], str] = str) -> list[TaskSpec]:
+               cache_scope: Callable[[str], str] = str, shards: int = 1) -> list[TaskSpec]:
     """One inspect task per condition with cells to run; each sample is one (item, replication).
 
-    `cache_scope` maps a condition id to its response-cache scope (a fresh run's differs).
+    `cache_scope` maps a condition id to its response-cache scope (a fresh run's differs). One of
+    `shards` shards gets its share of the model's connections, so N shards do not send N times as many.
     """
     items = {item.id: item for item in study.items}
     runtime = study.config.solvers.inspect_limits()
+    if shards > 1:
+        runtime["max_connections"] = max(1, -(-(runtime.get("max_connections") or DEFAULT_CONNECTIONS) // shards))
     batch = study.config.budget.batch
     by_condition = {cid: frame for cid, frame in cells.groupby("condition_id", sort=False)}
     specs = []
@@ -170,11 +174,12 @@ def _run_generate(study: Study, options: GenerateOptions, items: list[Item], *, 
         cells = plan_cells(study, conditions, items, force=options.force or options.fresh)
         if options.shard is not None:
             cells = shard_cells(study, conditions, cells, options.shard)
-        result.conditions = _summaries(conditions, cells)
+        result.conditions = condition_runs(conditions, cells)
         result.notes.extend(superseded_notes(study, conditions))
         if cells.empty:
             return result
-        specs = task_specs(study, conditions, cells, cache_scope=lambda cid: options.cache_scope(cid, run.run_id))
+        specs = task_specs(study, conditions, cells, cache_scope=lambda cid: options.cache_scope(cid, run.run_id),
+                           shards=options.shard.count if options.shard is not None else 1)
         lines = lines_for_specs("generate", specs, {c.id: c.slug for c in conditions},
                                 observed=observed_lengths(study, "generate"), prices=run.prices)
         run.approve(lines, ask, tell)
@@ -183,6 +188,7 @@ def _run_generate(study: Study, options: GenerateOptions, items: list[Item], *, 
     return result
 
 
-def _summaries(conditions: list[GenerateCondition], cells: pd.DataFrame) -> list[ConditionRun]:
+def condition_runs(conditions: list[GenerateCondition], cells: pd.DataFrame) -> list[ConditionRun]:
+    """Each condition's summary, planned with its number of cells."""
     planned = cells.groupby("condition_id").size().to_dict() if not cells.empty else {}
     return [ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in conditions]

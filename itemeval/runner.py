@@ -95,20 +95,29 @@ class Runner:
         """
         execution = Execution()
         try:
-            for batch in eval_batches(specs, self.cells_per_eval):
-                self._run_batch([spec for spec in batch if spec.name not in execution.failures], sink, journaled,
-                                execution)
-                self._replay(execution)
-                _return_free_memory()
-                # A signal inspect absorbed while finishing its logs still stops the run here.
-                execution.interrupted = execution.interrupted or signals.stop_requested()
-                if execution.interrupted or execution.write_failure or self.stopped():
-                    break
-        except KeyboardInterrupt:  # between two evals or during a replay (inspect handles it inside an eval)
+            with signals.interrupts_as_flag():
+                self._run_batches(specs, sink, journaled, execution)
+        except KeyboardInterrupt:  # a second Ctrl-C between two evals or during a replay
             execution.interrupted = True
         finally:  # finish a replay that a Ctrl-C cut short, so every finished row is in the store
             self._replay(execution)
         return execution
+
+    def _run_batches(self, specs: Sequence[TaskSpec], sink: RowSink, journaled: Journaled,
+                     execution: Execution) -> None:
+        for batch in eval_batches(specs, self.cells_per_eval):
+            if signals.stop_requested():  # a Ctrl-C between two evals: no further batch starts
+                execution.interrupted = True
+                return
+            with signals.default_interrupts():
+                self._run_batch([spec for spec in batch if spec.name not in execution.failures], sink, journaled,
+                                execution)
+            self._replay(execution)
+            _return_free_memory()
+            # A signal between evals, or one inspect absorbed while finishing its logs, stops the run here.
+            execution.interrupted = execution.interrupted or signals.stop_requested()
+            if execution.interrupted or execution.write_failure or self.stopped():
+                return
 
     def _replay(self, execution: Execution) -> None:
         """Bring the journal into the stores; a failed store write stops the run (the journal keeps the rows)."""

@@ -119,6 +119,47 @@ def watch_interrupts() -> None:
 
 
 @contextlib.contextmanager
+def interrupts_as_flag() -> Iterator[None]:
+    """Between evals, a first Ctrl-C only sets the stop flag (the run stops before its next batch).
+
+    Raising KeyboardInterrupt there is not safe: landing inside a finalizer, it is printed and lost.
+    A second Ctrl-C raises it all the same.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+
+    def flag(number: int, frame: FrameType | None) -> None:
+        if _stop.is_set():
+            raise KeyboardInterrupt
+        _stop.set()
+
+    signal.signal(signal.SIGINT, flag)
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def default_interrupts() -> Iterator[None]:
+    """Python's own SIGINT handler inside the block, so the event loop of an eval installs its own (see
+    watch_interrupts); the handler before is put back afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
 def sigint_handler_kept() -> Iterator[None]:
     """Put back, afterwards, the SIGINT handler in place before the block (an eval and watch_interrupts change it)."""
     if threading.current_thread() is not threading.main_thread():

@@ -16,7 +16,7 @@ COMMANDS = sorted(command.name or command.callback.__name__ for command in app.r
 
 
 def test_every_command_has_help_with_an_example(capsys):
-    assert set(COMMANDS) == {"init", "status", "estimate", "generate", "grade", "export", "results", "report", "show", "commit"}
+    assert set(COMMANDS) == {"init", "status", "estimate", "generate", "grade", "export", "results", "report", "show", "commit", "launch"}
     for name in COMMANDS:
         assert main([name, "--help"]) == 0
         out = capsys.readouterr().out

@@ -20,7 +20,7 @@ LAYERS = [
     None,  # every other module: the building blocks
     {"itemeval.run", "itemeval.runner"},
     {"itemeval.generate", "itemeval.grade", "itemeval.estimate", "itemeval.export", "itemeval.status",
-     "itemeval.scaffold", "itemeval.results", "itemeval.report", "itemeval.show"},
+     "itemeval.scaffold", "itemeval.results", "itemeval.report", "itemeval.show", "itemeval.launch"},
     {"itemeval.cli", "itemeval.console", "itemeval.show_render", "itemeval.__main__", "itemeval"},
 ]
 """Lowest first: a module may import its own layer or lower ones, never a higher one."""

@@ -22,7 +22,8 @@ from tests.helpers import base_config, write_study
 
 ROWS = [{"qid": f"q{i:02d}", "question": f"What is {i} + {i}?", "answer": str(2 * i)} for i in range(1, 25)]
 MODELS = ["itemeval/arith-good", "itemeval/arith-weak"]
-TIMING = ["latency_s", "created_at", "run_id", "log_file", "sample_uuid"]
+TIMING = ["latency_s", "created_at", "run_id", "log_file", "sample_uuid", "effective_config"]
+"""Columns of how a row was made, not what it holds: a shard sends its share of max_connections."""
 
 
 def cells(conditions: int, items: int) -> pd.DataFrame:
@@ -134,3 +135,37 @@ def test_a_running_shards_journal_parts_are_left_alone_by_other_commands(tmp_pat
     capsys.readouterr()
     assert main(["commit", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["recovered_rows"] == {"solutions": len(MODELS) * len(ROWS) * 2}
+
+
+def test_launch_with_two_local_shards_equals_one_process_row_for_row(tmp_path, capsys):
+    single, launched = tmp_path / "single", tmp_path / "launched"
+    assert main(["generate", str(study(single)), "--yes", "--json"]) == 0
+    path = study(launched)
+    capsys.readouterr()
+    assert main(["launch", "generate", str(path), "--shards", "2", "--yes", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["outcome"] == "completed" and result["totals"]["rows"] == len(MODELS) * len(ROWS) * 2
+    pd.testing.assert_frame_equal(stored(launched), stored(single))
+    (manifest,) = (launched / "studies" / "t" / "manifests").glob("*.json")
+    assert json.loads(manifest.read_text())["outcome"] == "completed"
+    assert not list((launched / "studies" / "t" / "journal").glob("*.jsonl"))  # committed
+
+
+def test_a_second_launcher_exits_5_naming_the_first(tmp_path, capsys):
+    path = study(tmp_path)
+    with study_lock(StudyPaths(tmp_path / "studies" / "t"), "itemeval launch generate config.yaml --shards 4"):
+        assert main(["launch", "generate", str(path), "--shards", "2", "--yes"]) == 5
+    assert "itemeval launch generate config.yaml --shards 4" in capsys.readouterr().err
+
+
+def test_launch_splits_the_cap_so_all_shards_together_never_exceed_it(tmp_path, capsys):
+    path = study(tmp_path)
+    capsys.readouterr()
+    assert main(["estimate", str(path), "--stage", "generate", "--json"]) == 0
+    ceiling = json.loads(capsys.readouterr().out)["total"]["usd_ceiling"]
+    cap = ceiling / 20  # far below the whole run's worst case: the shards must stop
+    code = main(["launch", "generate", str(path), "--shards", "3", "--yes", "--json", "--max-usd", str(cap)])
+    result = json.loads(capsys.readouterr().out)
+    assert code == 4 and result["outcome"] == "budget_stopped"
+    spent = pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")["usd"].sum()
+    assert 0 < spent <= cap and result["totals"]["rows"] < len(MODELS) * len(ROWS) * 2
