@@ -3,7 +3,7 @@
 Run: `.venv/bin/python benchmarks/run.py [--repeats N] [--only store|generate|grade ...]`.
 Exit status 1 when any target is missed or a benchmark crashes. The benchmarks run sequentially, never
 side by side, because each one times real processes on the same cores. On a shared 2-core machine
-expect about 10-12 minutes; the 24,000-cell generate is the long pole.
+expect about 20 minutes; the 24,000-cell generates (one process, then two shards) are the long poles.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ BENCHMARKS = {
     "generate": "bench_generate.py",
     "grade": "bench_grade.py",
     "results": "bench_results.py",
+    "shards": "bench_shards.py",
 }
 # bench_store.py prints its verdict on one line; its two targets are read back from it.
 _STORE_LINE = re.compile(r"worst upsert ratio (?P<ratio>[\d.]+)x \(target <= (?P<max_ratio>[\d.]+)x\); "
