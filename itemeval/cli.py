@@ -40,6 +40,8 @@ Fresh = Annotated[bool, typer.Option("--fresh", help="Re-run the selected cells 
 Sample = Annotated[Optional[int], typer.Option("--sample", min=1, help="Only a random N items, the same for the same "
                                               "--seed.")]
 SampleSeed = Annotated[int, typer.Option("--seed", help="Seed of --sample's and --pilot's draws.")]
+ShardBy = Annotated[str, typer.Option("--shard-by", help="cell (default) or model: every cell of a model on one "
+                                      "shard.")]
 Pilot = Annotated[Optional[int], typer.Option("--pilot", min=1, help="First run N random items per generate "
                                              "condition (kept), then project the rest's cost from their replies.")]
 Stratify = Annotated[Optional[str], typer.Option("--stratify", metavar="COL", help="--sample keeps the share of each "
@@ -210,8 +212,7 @@ def generate(
     pilot: Pilot = None,
     shard: Annotated[Optional[str], typer.Option("--shard", metavar="K/N", help="Only shard K of N (0-based): no "
                                                  "study lock, rows into journal parts; then `itemeval commit`.")] = None,
-    shard_by: Annotated[str, typer.Option("--shard-by", help="cell (default) or model: every cell of a model on "
-                                          "one shard.")] = "cell",
+    shard_by: ShardBy = "cell",
     yes: Yes = False,
     max_usd: MaxUsd = None,
     display: Display = None,
@@ -290,7 +291,7 @@ def launch(
     config: ConfigArg,
     shards: Annotated[int, typer.Option("--shards", min=1, help="How many shard processes.")] = 2,
     engine: Annotated[str, typer.Option("--engine", help="local: a process pool on this machine.")] = "local",
-    shard_by: Annotated[str, typer.Option("--shard-by", help="cell (default) or model.")] = "cell",
+    shard_by: ShardBy = "cell",
     base_dir: BaseDir = None,
     condition: Conditions = None,
     limit: Limit = None,

@@ -21,7 +21,7 @@ import pandas as pd
 
 from . import plan
 from .cost import EstimateLine, lines_for_specs
-from .errors import ConfigError
+from .errors import EXIT_BUDGET, ConfigError
 from .generate import GenerateOptions, condition_runs, plan_cells, task_specs
 from .grid import select
 from .outcomes import StageResult
@@ -31,6 +31,8 @@ from .store.journal import replay_journals
 from .study import Study
 
 ENGINES = ("local",)
+_SIGNALLED = {128 + signal.SIGINT, 128 + signal.SIGTERM, 128 + signal.SIGHUP}
+"""Exit codes of a shard stopped by a signal: it is not retried."""
 RETRIES = 1
 """A shard that fails (not stopped by the cap or a signal) runs once more; it resumes from its journal parts."""
 
@@ -148,7 +150,7 @@ def _outcome(code: int, out: bytes, err: bytes) -> dict[str, Any]:
     except ValueError:
         data = {}
     message = (err.decode(errors="replace").strip().splitlines() or [f"exit {code}"])[-1][:300]
-    stopped = code in (4, 130, 143, 129)
+    stopped = code == EXIT_BUDGET or code in _SIGNALLED
     return {"code": code, "data": data, "message": message, "retry": code != 0 and not stopped}
 
 
@@ -170,7 +172,7 @@ def _combine(result: StageResult, outcomes: dict[int, dict[str, Any]]) -> None:
         result.outcome = "failed"
         result.notes.extend(f"shard {k} failed: {outcomes[k]['message']}" for k in sorted(outcomes)
                             if outcomes[k]["retry"])
-    elif any(code in (130, 143, 129) for code in codes.values()):
+    elif any(code in _SIGNALLED for code in codes.values()):
         result.outcome = "interrupted"
-    elif any(code == 4 for code in codes.values()):
+    elif any(code == EXIT_BUDGET for code in codes.values()):
         result.outcome = "budget_stopped"

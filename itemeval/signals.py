@@ -125,51 +125,43 @@ def interrupts_as_flag() -> Iterator[None]:
     Raising KeyboardInterrupt there is not safe: landing inside a finalizer, it is printed and lost.
     A second Ctrl-C raises it all the same.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.getsignal(signal.SIGINT)
-
     def flag(number: int, frame: FrameType | None) -> None:
         if _stop.is_set():
             raise KeyboardInterrupt
         _stop.set()
 
-    signal.signal(signal.SIGINT, flag)
-    try:
+    with _sigint_handler(flag):
         yield
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
 
 
-@contextlib.contextmanager
-def default_interrupts() -> Iterator[None]:
+def default_interrupts() -> contextlib.AbstractContextManager[None]:
     """Python's own SIGINT handler inside the block, so the event loop of an eval installs its own (see
     watch_interrupts); the handler before is put back afterwards."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.getsignal(signal.SIGINT)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+    return _sigint_handler(signal.default_int_handler)
 
 
 @contextlib.contextmanager
 def sigint_handler_kept() -> Iterator[None]:
     """Put back, afterwards, the SIGINT handler in place before the block (an eval and watch_interrupts change it)."""
+    try:
+        with _sigint_handler(None):
+            yield
+    finally:
+        _forget_cancel()
+
+
+@contextlib.contextmanager
+def _sigint_handler(handler: Callable[[int, FrameType | None], Any] | None) -> Iterator[None]:
+    """`handler` (when given) for SIGINT inside the block, the one before it afterwards; main thread only."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     before = signal.getsignal(signal.SIGINT)
+    if handler is not None:
+        signal.signal(signal.SIGINT, handler)
     try:
         yield
     finally:
-        _forget_cancel()
         if before is not None:  # None: set outside Python, nothing to put back
             signal.signal(signal.SIGINT, before)
 

@@ -75,6 +75,18 @@ def _enospc(path=None):
     return OSError(errno.ENOSPC, "No space left on device", path)
 
 
+def _refusing_upsert(paths, store, rows):
+    raise _enospc(str(paths.root / f"{store}.parquet"))
+
+
+def _write_failure_note(code: int, result: dict) -> str:
+    """The one note of a run a full disk stopped (exit 1, outcome failed), checked to say what to do."""
+    assert code == 1 and result["outcome"] == "failed", result
+    (note,) = [n for n in result["notes"] if "could not write" in n]
+    assert "No space left on device" in note and "Free space" in note
+    return note
+
+
 @pytest.mark.parametrize(("method", "rows"), [("flush", 0), ("log_finish", len(ROWS))], ids=["at-start", "at-end"])
 def test_an_inspect_log_that_cannot_be_written_fails_the_run_but_keeps_every_row(tmp_path, capsys, monkeypatch,
                                                                                   method, rows):
@@ -88,9 +100,8 @@ def test_an_inspect_log_that_cannot_be_written_fails_the_run_but_keeps_every_row
     monkeypatch.setattr(EvalRecorder, method, refuse)
     path = _offline_study(tmp_path)
     code, result, err = _run(["generate", str(path), "--yes", "--display", "none"], capsys)
-    assert code == 1 and result["outcome"] == "failed"  # never `completed` when a write failed
-    (note,) = [n for n in result["notes"] if "could not write" in n]
-    assert "logs/generate" in note and "No space left on device" in note and "Free space" in note
+    note = _write_failure_note(code, result)  # never `completed` when a write failed
+    assert "logs/generate" in note
     study = tmp_path / "studies" / "t"
     manifest = _last_manifest(study)
     assert manifest["outcome"] == "failed" and "logs/generate" in manifest["reason"]
@@ -103,13 +114,11 @@ def test_a_store_write_that_fails_keeps_the_journal_for_the_next_run(tmp_path, c
     from itemeval.store import journal
 
     original = journal.upsert
-    monkeypatch.setattr(journal, "upsert", lambda paths, store, rows: (_ for _ in ()).throw(
-        _enospc(str(paths.root / f"{store}.parquet"))))
+    monkeypatch.setattr(journal, "upsert", _refusing_upsert)
     path = _offline_study(tmp_path)
     code, result, err = _run(["generate", str(path), "--yes", "--display", "none"], capsys)
-    assert code == 1 and result["outcome"] == "failed"
-    (note,) = [n for n in result["notes"] if "could not write" in n]
-    assert "solutions.parquet" in note and "Free space" in note
+    note = _write_failure_note(code, result)  # never `completed` when a write failed
+    assert "solutions.parquet" in note
     study = tmp_path / "studies" / "t"
     assert _last_manifest(study)["outcome"] == "failed"
     assert not (study / "solutions.parquet").exists() and list((study / "journal").glob("*.jsonl"))
@@ -136,9 +145,8 @@ def test_a_manifest_that_cannot_be_finished_fails_the_command_and_leaves_no_temp
     monkeypatch.setattr(files, "fsync_path", fsync_path)
     path = _offline_study(tmp_path)
     code, result, err = _run(["generate", str(path), "--yes", "--display", "none"], capsys)
-    assert code == 1 and result["outcome"] == "failed"
-    (note,) = [n for n in result["notes"] if "could not write" in n]
-    assert "manifests" in note and "Free space" in note
+    note = _write_failure_note(code, result)  # never `completed` when a write failed
+    assert "manifests" in note
     study = tmp_path / "studies" / "t"
     assert [p.name for p in (study / "manifests").iterdir() if p.name.startswith(".")] == []
     assert _last_manifest(study)["outcome"] == "running"  # the old version stays whole; the next command closes it
@@ -150,11 +158,9 @@ def test_a_grades_write_that_fails_ends_grade_failed(tmp_path, capsys, monkeypat
 
     path = _offline_study(tmp_path)
     assert _run(["generate", str(path), "--yes", "--display", "none"], capsys)[0] == 0
-    monkeypatch.setattr(grade, "upsert", lambda paths, store, rows: (_ for _ in ()).throw(
-        _enospc(str(paths.root / f"{store}.parquet"))))
+    monkeypatch.setattr(grade, "upsert", _refusing_upsert)
     code, result, err = _run(["grade", str(path), "--yes", "--display", "none"], capsys)
-    assert code == 1 and result["outcome"] == "failed"
-    (note,) = [n for n in result["notes"] if "could not write" in n]
+    note = _write_failure_note(code, result)  # never `completed` when a write failed
     assert "grades.parquet" in note
     assert _last_manifest(tmp_path / "studies" / "t")["outcome"] == "failed" and "Traceback" not in err
 
@@ -189,8 +195,7 @@ def test_a_disk_that_fills_up_mid_run_stops_the_calls_and_loses_nothing_journale
         assert first.returncode == 1, first.stderr
         result = json.loads(first.stdout)
         assert result["outcome"] == "failed" and "Traceback" not in first.stderr
-        (note,) = [n for n in result["notes"] if "could not write" in n]
-        assert "No space left on device" in note and "Free space" in note
+        _write_failure_note(first.returncode, result)
         study = disk / "studies" / "t"
         manifest = _last_manifest(study)
         assert manifest["outcome"] == "failed" and "No space left on device" in manifest["reason"]
