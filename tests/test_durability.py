@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from itemeval import signals
 from itemeval.cli import main
 from itemeval.paths import StudyPaths
 from itemeval.store.lock import study_lock
@@ -249,13 +250,18 @@ def test_no_call_starts_after_ctrl_c(tmp_path, capsys, monkeypatch):
 
 def test_a_first_ctrl_c_lets_the_calls_in_flight_return_so_none_is_paid_twice(tmp_path, capsys, monkeypatch):
     path = write_items_study(tmp_path, cache=False, solvers__max_connections=4, solvers__models=["openai-api/local/m"])
-    srv = OpenAIServer(delay=1.0)
+    # The server holds every reply until the command has taken the signal: four calls are in flight then,
+    # however slow the machine, and they may only return into the drain.
+    srv = OpenAIServer(answer_limit=0)
 
     def interrupt_when_all_connections_are_busy() -> None:
         deadline = time.monotonic() + 60
         while srv.in_flight < 4 and time.monotonic() < deadline:
             time.sleep(0.01)
         os.kill(os.getpid(), signal.SIGINT)
+        while not signals.stop_requested() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        srv.release()
 
     with srv:
         for name, value in srv.env().items():
