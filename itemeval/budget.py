@@ -73,13 +73,31 @@ class CallGate(Protocol):
     async def release(self, key: str, usage: dict[str, int | None] | None, cache_hit: bool) -> None: ...
 
 
+class Lease(Protocol):
+    """A share of a cap held across processes (`launch --engine ray`): budget is taken in chunks as it is needed."""
+
+    def take(self, need: float) -> float:
+        """More budget: at least `need` while that much is left, less (0.0 when none) once the cap is leased out."""
+        ...
+
+    def settle(self, spent: float) -> None:
+        """Report what this holder spent in all; what it leased beyond that goes back for other holders."""
+        ...
+
+
 @dataclass
 class SpendCap:
-    """Shared by every task of a run: spend so far plus the worst case of the calls in flight never exceed the cap."""
+    """Shared by every task of a run: spend so far plus the worst case of the calls in flight never exceed the cap.
+
+    With a `lease`, `cap` is what this process has leased so far, and it grows chunk by chunk until the lease
+    runs dry; from then on the cap holds as for a single process.
+    """
 
     cap: float
     spent: float = 0.0
     stopped: bool = False
+    lease: Lease | None = None
+    _dry: bool = False
     _in_flight: dict[str, float] = field(default_factory=dict)
     _changed: asyncio.Condition | None = None
     _slots: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Semaphore] = field(default_factory=dict)
@@ -94,9 +112,15 @@ class SpendCap:
         changed = self._condition()
         async with changed:
             while not self.stopped:
-                if self.spent + sum(self._in_flight.values()) + worst <= self.cap:
+                need = self.spent + sum(self._in_flight.values()) + worst - self.cap
+                if need <= 0:
                     self._in_flight[key] = worst
                     return True
+                if self.lease is not None and not self._dry:
+                    granted = await asyncio.to_thread(self.lease.take, need)
+                    self.cap += granted
+                    self._dry = granted < need
+                    continue
                 if not self._in_flight:
                     self.stopped = True
                     break

@@ -40,6 +40,8 @@ Fresh = Annotated[bool, typer.Option("--fresh", help="Re-run the selected cells 
 Sample = Annotated[Optional[int], typer.Option("--sample", min=1, help="Only a random N items, the same for the same "
                                               "--seed.")]
 SampleSeed = Annotated[int, typer.Option("--seed", help="Seed of --sample's and --pilot's draws.")]
+ShardOpt = Annotated[Optional[str], typer.Option("--shard", metavar="K/N", help="Only shard K of N (0-based): no "
+                                                 "study lock, rows into journal parts; then `itemeval commit`.")]
 ShardBy = Annotated[str, typer.Option("--shard-by", help="cell (default) or model: every cell of a model on one "
                                       "shard.")]
 Pilot = Annotated[Optional[int], typer.Option("--pilot", min=1, help="First run N random items per generate "
@@ -210,8 +212,7 @@ def generate(
     force: Force = False,
     fresh: Fresh = False,
     pilot: Pilot = None,
-    shard: Annotated[Optional[str], typer.Option("--shard", metavar="K/N", help="Only shard K of N (0-based): no "
-                                                 "study lock, rows into journal parts; then `itemeval commit`.")] = None,
+    shard: ShardOpt = None,
     shard_by: ShardBy = "cell",
     yes: Yes = False,
     max_usd: MaxUsd = None,
@@ -255,6 +256,8 @@ def grade(
     fresh: Fresh = False,
     only: Annotated[Optional[list[str]], typer.Option("--only", help="Only the grades that are parse-failures or "
                                                       "errors (repeatable); add --fresh for new draws.")] = None,
+    shard: ShardOpt = None,
+    shard_by: ShardBy = "cell",
     yes: Yes = False,
     max_usd: MaxUsd = None,
     display: Display = None,
@@ -272,7 +275,7 @@ def grade(
     """
     from . import console
     from .grade import GradeOptions, run_grade
-    from .plan import ONLY_STATES
+    from .plan import ONLY_STATES, Shard
 
     unknown = sorted(set(only or ()) - set(ONLY_STATES))
     if unknown:
@@ -280,20 +283,30 @@ def grade(
     options = GradeOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit, sample=sample,
                                             seed=seed, stratify=stratify, force=force, fresh=fresh, yes=yes,
                                             max_usd=max_usd, graders=tuple(grader or ()), rubrics=tuple(rubric or ()),
-                                            only=tuple(only or ())))
+                                            only=tuple(only or ()),
+                                            shard=Shard.parse(shard, shard_by) if shard is not None else None))
     study = _study(config, base_dir)
     return _finish(run_grade(study, options, ask=_asker(), tell=console.tell), json_out, config, ids=ids)
 
 
 @app.command()
 def launch(
-    stage: Annotated[str, typer.Argument(metavar="STAGE", help="generate (grade runs after it, as usual).")],
+    stage: Annotated[str, typer.Argument(metavar="STAGE", help="generate or grade.")],
     config: ConfigArg,
-    shards: Annotated[int, typer.Option("--shards", min=1, help="How many shard processes.")] = 2,
-    engine: Annotated[str, typer.Option("--engine", help="local: a process pool on this machine.")] = "local",
+    shards: Annotated[int, typer.Option("--shards", min=1, help="How many shards.")] = 2,
+    engine: Annotated[str, typer.Option("--engine", help="local: a process pool on this machine; ray: Ray tasks "
+                                        "(pip install 'itemeval[ray]').")] = "local",
+    address: Annotated[Optional[str], typer.Option("--address", help="--engine ray: the cluster (auto, ray://host:port); "
+                                                   "default: RAY_ADDRESS, else Ray on this machine.")] = None,
+    gpus_per_shard: Annotated[float, typer.Option("--gpus-per-shard", min=0, help="--engine ray: GPUs each shard "
+                                                  "task asks for (a local model per node).")] = 0.0,
     shard_by: ShardBy = "cell",
     base_dir: BaseDir = None,
     condition: Conditions = None,
+    grader: Annotated[Optional[list[str]], typer.Option("--grader", help="grade: only judge conditions of this "
+                                                        "grader (repeatable).")] = None,
+    rubric: Annotated[Optional[list[str]], typer.Option("--rubric", help="grade: only judge conditions with this "
+                                                        "rubric (repeatable).")] = None,
     limit: Limit = None,
     sample: Sample = None,
     seed: SampleSeed = 0,
@@ -302,30 +315,34 @@ def launch(
     max_usd: MaxUsd = None,
     json_out: Json = False,
 ) -> int:
-    """Run generate as N shard processes: one estimate, spend gate and lock for all, max_usd split between them,
+    """Run generate or grade as N shards: one estimate, spend gate and lock for all, max_usd held across them,
     then one commit and one manifest. A second launcher exits 5; a failed shard runs again from its journal.
 
     \b
     Example: itemeval launch generate configs/demo.yaml --shards 2
+    Example: itemeval launch grade configs/demo.yaml --shards 4 --engine ray --address auto
     """
     from . import console
     from .generate import GenerateOptions
+    from .grade import GradeOptions
     from .launch import LaunchOptions, run_launch
 
-    if stage != "generate":
-        raise ConfigError(f"launch {stage}: only `launch generate` shards a stage; run `itemeval grade` after it")
     if shard_by not in ("cell", "model"):
         raise typer.BadParameter(f"{shard_by!r}: use cell or model", param_hint="--shard-by")
-    generate = GenerateOptions(**_stage_options("none", conditions=tuple(condition or ()), limit=limit, sample=sample,
-                                                seed=seed, stratify=stratify, yes=yes, max_usd=max_usd))
-    options = LaunchOptions(shards=shards, config=config, base_dir=base_dir, engine=engine, shard_by=shard_by,
-                            generate=generate)
+    if stage == "generate" and (grader or rubric):
+        raise typer.BadParameter("--grader and --rubric select judges: use them with `launch grade`")
+    common = _stage_options("none", conditions=tuple(condition or ()), limit=limit, sample=sample, seed=seed,
+                            stratify=stratify, yes=yes, max_usd=max_usd)
+    options = LaunchOptions(shards=shards, config=config, base_dir=base_dir, stage=stage, engine=engine,
+                            address=address, gpus_per_shard=gpus_per_shard, shard_by=shard_by,
+                            generate=GenerateOptions(**common),
+                            grade=GradeOptions(**common, graders=tuple(grader or ()), rubrics=tuple(rubric or ())))
     return _finish(run_launch(_study(config, base_dir), options, ask=_asker(), tell=console.tell), json_out)
 
 
 @app.command()
 def commit(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) -> None:
-    """Merge the journal parts of finished shards (`generate --shard K/N`) into the stores; safe to repeat.
+    """Merge the journal parts of finished shards (`generate|grade --shard K/N`) into the stores; safe to repeat.
 
     \b
     Example: itemeval generate configs/demo.yaml --shard 0/2 & itemeval generate configs/demo.yaml --shard 1/2; wait; itemeval commit configs/demo.yaml

@@ -9,7 +9,6 @@ from typing import Any, Callable
 import pandas as pd
 
 from . import plan
-from .budget import DEFAULT_CONNECTIONS
 from .cost import lines_for_specs
 from .grid import select
 from .hashing import canonical_json, text_hash
@@ -53,16 +52,13 @@ def render_prompt(condition: GenerateCondition, item: Item) -> str:
 
 
 def task_specs(study: Study, conditions: list[GenerateCondition], cells: pd.DataFrame, *,
-               cache_scope: Callable[[str], str] = str, shards: int = 1) -> list[TaskSpec]:
+               cache_scope: Callable[[str], str] = str) -> list[TaskSpec]:
     """One inspect task per condition with cells to run; each sample is one (item, replication).
 
-    `cache_scope` maps a condition id to its response-cache scope (a fresh run's differs). One of
-    `shards` shards gets its share of the model's connections, so N shards do not send N times as many.
+    `cache_scope` maps a condition id to its response-cache scope (a fresh run's differs).
     """
     items = {item.id: item for item in study.items}
     runtime = study.config.solvers.inspect_limits()
-    if shards > 1:
-        runtime["max_connections"] = max(1, -(-(runtime.get("max_connections") or DEFAULT_CONNECTIONS) // shards))
     batch = study.config.budget.batch
     by_condition = {cid: frame for cid, frame in cells.groupby("condition_id", sort=False)}
     specs = []
@@ -178,8 +174,7 @@ def _run_generate(study: Study, options: GenerateOptions, items: list[Item], *, 
         result.notes.extend(superseded_notes(study, conditions))
         if cells.empty:
             return result
-        specs = task_specs(study, conditions, cells, cache_scope=lambda cid: options.cache_scope(cid, run.run_id),
-                           shards=options.shard.count if options.shard is not None else 1)
+        specs = task_specs(study, conditions, cells, cache_scope=lambda cid: options.cache_scope(cid, run.run_id))
         lines = lines_for_specs("generate", specs, {c.id: c.slug for c in conditions},
                                 observed=observed_lengths(study, "generate"), prices=run.prices)
         run.approve(lines, ask, tell)

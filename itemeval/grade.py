@@ -26,13 +26,14 @@ from .judge import parse_judge_reply, with_format_suffix
 from .outcomes import ConditionRun, SampleResult, StageResult
 from .pricing import PriceTable, call_usd, total_usd
 from .prompts import render
-from .records import Cell, GenerateCondition, GradeCondition, Item, TaskSpec
+from .records import GRADE_KEY, Cell, GenerateCondition, GradeCondition, Item, TaskSpec
 from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
 from .runner import RowSink
 from .scorers import ScoreContext, ScoreResult
 from .scorers.registry import resolve, score_many
 from .state import grade_state, grade_superseded_notes, observed_lengths, solution_state
 from .store import read_store, upsert
+from .store.journal import journaled_keys
 from .store.schemas import GRADES
 from .study import Study, extra_judges
 
@@ -98,6 +99,22 @@ def pending(study: Study, generate: list[GenerateCondition], grade: list[GradeCo
     return plan.plan_grade(grade_state(study, grade, merged), force=force, only=only)
 
 
+def shard_pending(study: Study, grade: list[GradeCondition], todo: pd.DataFrame, shard: plan.Shard) -> pd.DataFrame:
+    """The shard's part of the pending grades, less those its own earlier journal parts already hold.
+
+    A grade belongs to the shard of (grade condition, item); with `--shard-by model`, of its grader model
+    (a verifiable scorer's cells go by scorer name).
+    """
+    owners = {c.id: c.grader_model or c.scorer for c in grade}
+    todo = todo[plan.in_shard(todo, shard, "grade_condition_id", owners)]
+    done = journaled_keys(study.paths, shard.tag, "grades", GRADE_KEY)
+    if done:
+        keep = [tuple(int(v) if name == "epoch" else v for name, v in zip(GRADE_KEY, values)) not in done
+                for values in zip(*(todo[name] for name in GRADE_KEY))]
+        todo = todo[keep]
+    return todo.reset_index(drop=True)
+
+
 # ---- verifiable scorers: pure Python, no inspect ----------------------------------------------------------
 
 
@@ -136,8 +153,10 @@ def score_context(item: Item) -> ScoreContext:
 
 
 def grade_verifiable(study: Study, todo: pd.DataFrame, conditions: list[GradeCondition], summaries: dict[str, ConditionRun],
-                     *, run_id: str) -> None:
-    """Score every pending solution of the verifiable conditions, one generate condition's solutions at a time."""
+                     *, run_id: str, write: Callable[[pa.Table], Any] | None = None) -> None:
+    """Score every pending solution of the verifiable conditions, one generate condition's solutions at a time,
+    each chunk of grade rows handed to `write` (by default, upserted into the grades store)."""
+    write = write or (lambda table: upsert(study.paths, "grades", table))
     wanted = todo[todo["grade_condition_id"].isin([c.id for c in conditions])]
     if wanted.empty:
         return
@@ -151,7 +170,7 @@ def grade_verifiable(study: Study, todo: pd.DataFrame, conditions: list[GradeCon
             for start in range(0, len(pairs), _VERIFIABLE_CHUNK):
                 chunk = pairs.iloc[start:start + _VERIFIABLE_CHUNK]
                 table = _verifiable_table(study, condition, gen_id, chunk, stored, contexts, run_id)
-                upsert(study.paths, "grades", table)
+                write(table)
                 summaries[grade_id].rows += len(chunk)
                 summaries[grade_id].parse_failures += table.column("parse_ok").to_pylist().count(False)
 
@@ -341,6 +360,8 @@ def run_grade(study: Study, options: GradeOptions, *, ask: Ask | None = None, te
     check_providers([m for c in grade if c.kind != "verifiable" for m in (c.grader_model or "").split(",") if m])
     with open_run(study, "grade", result, options) as run:
         todo = pending(study, generate, grade, items, force=options.force or options.fresh, only=options.only)
+        if options.shard is not None:
+            todo = shard_pending(study, grade, todo, options.shard)
         planned = todo.groupby("grade_condition_id").size().to_dict() if not todo.empty else {}
         result.conditions = [ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in grade]
         result.notes.extend(grade_superseded_notes(study, grade))
@@ -351,7 +372,9 @@ def run_grade(study: Study, options: GradeOptions, *, ask: Ask | None = None, te
         run.approve(estimate_lines(study, todo, grade, specs, run.prices), ask, tell)
         run.begin(generate, grade)
         summaries = {s.condition_id: s for s in result.conditions}
-        grade_verifiable(study, todo, [c for c in grade if c.kind == "verifiable"], summaries, run_id=run.run_id)
+        with run.row_writer("grades") as write:
+            grade_verifiable(study, todo, [c for c in grade if c.kind == "verifiable"], summaries, run_id=run.run_id,
+                             write=write)
         if specs:
             run.execute(specs, _judge_sink(judges, run))
     return result

@@ -1,15 +1,14 @@
-"""`itemeval launch generate`: one estimate, one spend gate and one lock for N shard processes, then one commit.
+"""`itemeval launch generate|grade`: one estimate, one spend gate and one lock for N shard processes, then one commit.
 
-The shards are `itemeval generate --shard K/N` processes (SPEC §19) on a local process pool; each gets
-its share of `max_usd` (by its share of the estimate's ceiling, so the shares add up to the cap) and of
-every model's connections. The launcher holds the study lock for the whole run, which makes it the
-run's lease: a second launcher (or any writing command) exits 5 naming it. Shards need no lock.
+The shards are `itemeval generate|grade --shard K/N` processes (SPEC §19), on a local process pool
+(`--engine local`) or as Ray tasks (`--engine ray`, itemeval/ray_engine.py). Locally each gets its share of
+`max_usd` (by its share of the estimate's ceiling, so the shares add up to the cap); on Ray they lease the
+cap from one budget actor in chunks. Every shard gets its share of each model's connections. The launcher
+holds the study lock for the whole run, which makes it the run's lease: a second launcher (or any writing
+command) exits 5 naming it. Shards need no lock.
 """
-
 from __future__ import annotations
 
-import json
-import math
 import signal
 import subprocess
 import sys
@@ -23,18 +22,18 @@ from . import plan
 from .cost import EstimateLine, lines_for_specs
 from .errors import EXIT_BUDGET, ConfigError
 from .generate import GenerateOptions, condition_runs, plan_cells, task_specs
+from .grade import GradeOptions, estimate_lines, judge_specs, pending, select_conditions
 from .grid import select
-from .outcomes import StageResult
-from .run import Ask, Tell, check_providers, open_run
-from .state import observed_lengths, superseded_notes
+from .outcomes import ConditionRun, StageResult
+from .records import GenerateCondition, GradeCondition
+from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
+from .shard_runs import RETRIES, SIGNALLED, shard_outcome, usd_arg
+from .state import grade_superseded_notes, observed_lengths, superseded_notes
 from .store.journal import replay_journals
 from .study import Study
 
-ENGINES = ("local",)
-_SIGNALLED = {128 + signal.SIGINT, 128 + signal.SIGTERM, 128 + signal.SIGHUP}
-"""Exit codes of a shard stopped by a signal: it is not retried."""
-RETRIES = 1
-"""A shard that fails (not stopped by the cap or a signal) runs once more; it resumes from its journal parts."""
+ENGINES = ("local", "ray")
+STAGES = ("generate", "grade")
 
 
 @dataclass(frozen=True)
@@ -42,36 +41,55 @@ class LaunchOptions:
     shards: int
     config: Path
     base_dir: Path | None = None
+    stage: str = "generate"
     engine: str = "local"
+    address: str | None = None
+    """`--engine ray`: the cluster to join (`auto`, `ray://host:port`); None starts Ray on this machine."""
+    gpus_per_shard: float = 0.0
     shard_by: str = "cell"
     generate: GenerateOptions = GenerateOptions()
+    grade: GradeOptions = GradeOptions()
+
+    @property
+    def stage_options(self) -> StageOptions:
+        return self.generate if self.stage == "generate" else self.grade
+
+
+@dataclass
+class _Plan:
+    """What the launcher needs of a stage's plan: its cells, who owns them, and their estimate."""
+
+    cells: pd.DataFrame
+    column: str
+    """The cells' condition column: condition_id (generate) or grade_condition_id (grade)."""
+    owners: dict[str, str]
+    """Condition id -> the model (or scorer) that `--shard-by model` keeps together."""
+    lines: list[EstimateLine]
+    generate: list[GenerateCondition]
+    grade: list[GradeCondition]
+    """The conditions the manifest records."""
 
 
 def run_launch(study: Study, options: LaunchOptions, *, ask: Ask | None = None, tell: Tell | None = None) -> StageResult:
     """Estimate and gate the whole plan once, run the shards, merge their journal parts, write one manifest."""
-    if options.engine not in ENGINES:
-        raise ConfigError(f"--engine {options.engine!r}: this build runs shards on the local process pool only "
-                          "(`--engine local`); for a cluster, run `generate --shard K/N` as a SLURM array or an "
-                          "Indexed Job and then `itemeval commit`")
-    if options.shards < 1:
-        raise ConfigError(f"--shards {options.shards}: give at least 1")
-    gen = options.generate
-    conditions = select(study.generate, list(gen.conditions))
-    result = StageResult(stage="generate", study=study.config.study)
-    check_providers([c.model for c in conditions])
-    with open_run(study, "generate", result, gen) as run:
-        cells = plan_cells(study, conditions, gen.items(study), force=False)
-        result.conditions = condition_runs(conditions, cells)
-        result.notes.extend(superseded_notes(study, conditions))
-        if cells.empty:
+    _check(options)
+    result = StageResult(stage=options.stage, study=study.config.study)
+    stage_plan = _generate_plan if options.stage == "generate" else _grade_plan
+    with open_run(study, options.stage, result, options.stage_options) as run:
+        work = stage_plan(study, options, run, result)
+        if work is None:
             return result
-        lines = lines_for_specs("generate", task_specs(study, conditions, cells), {c.id: c.slug for c in conditions},
-                                observed=observed_lengths(study, "generate"), prices=run.prices)
-        run.approve(lines, ask, tell)
-        run.begin(conditions, [])
+        run.approve(work.lines, ask, tell)
+        run.begin(work.generate, work.grade)
         shard_of = {k: plan.Shard(k, options.shards, options.shard_by) for k in range(options.shards)}
-        caps = _caps(run.max_usd, cells, lines, shard_of, {c.id: c.model for c in conditions})
-        outcomes, interrupted = _run_shards(options, caps, tell)
+        caps = _caps(run.max_usd, work, shard_of)
+        if options.engine == "ray":
+            from .ray_engine import run_shards
+
+            outcomes, interrupted = run_shards(options.shards, shard_args(options), run.max_usd,
+                                               address=options.address, gpus_per_shard=options.gpus_per_shard)
+        else:
+            outcomes, interrupted = _run_shards(options, caps, tell)
         replay_journals(study.paths)  # the commit: this process holds the lock
         _combine(result, outcomes)
         if interrupted and result.outcome == "completed":
@@ -79,32 +97,91 @@ def run_launch(study: Study, options: LaunchOptions, *, ask: Ask | None = None, 
     return result
 
 
-def _caps(max_usd: float | None, cells: pd.DataFrame, lines: list[EstimateLine], shards: dict[int, plan.Shard],
-          models: dict[str, str]) -> dict[int, float | None]:
+def _check(options: LaunchOptions) -> None:
+    if options.stage not in STAGES:
+        raise ConfigError(f"launch {options.stage}: the stage is generate or grade")
+    if options.engine not in ENGINES:
+        raise ConfigError(f"--engine {options.engine!r}: use local (a process pool on this machine) or ray "
+                          "(install itemeval[ray]); for SLURM or Kubernetes, run `--shard K/N` as an array and then "
+                          "`itemeval commit`")
+    if options.shards < 1:
+        raise ConfigError(f"--shards {options.shards}: give at least 1")
+    if options.engine == "local" and (options.address is not None or options.gpus_per_shard):
+        raise ConfigError("--address and --gpus-per-shard need --engine ray")
+    if options.engine == "ray":
+        from .ray_lease import require_ray
+
+        require_ray()  # before the lock, the gate or any manifest
+
+
+def _generate_plan(study: Study, options: LaunchOptions, run: Run, result: StageResult) -> _Plan | None:
+    gen = options.generate
+    conditions = select(study.generate, list(gen.conditions))
+    check_providers([c.model for c in conditions])
+    cells = plan_cells(study, conditions, gen.items(study), force=False)
+    result.conditions = condition_runs(conditions, cells)
+    result.notes.extend(superseded_notes(study, conditions))
+    if cells.empty:
+        return None
+    lines = lines_for_specs("generate", task_specs(study, conditions, cells), {c.id: c.slug for c in conditions},
+                            observed=observed_lengths(study, "generate"), prices=run.prices)
+    return _Plan(cells, "condition_id", {c.id: c.model for c in conditions}, lines, conditions, [])
+
+
+def _grade_plan(study: Study, options: LaunchOptions, run: Run, result: StageResult) -> _Plan | None:
+    opts = options.grade
+    generate, grade = select_conditions(study, opts)
+    check_providers([m for c in grade if c.kind != "verifiable" for m in (c.grader_model or "").split(",") if m])
+    todo = pending(study, generate, grade, opts.items(study), force=False, only=opts.only)
+    planned = todo.groupby("grade_condition_id").size().to_dict() if not todo.empty else {}
+    result.conditions = [ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in grade]
+    result.notes.extend(grade_superseded_notes(study, grade))
+    if todo.empty:
+        return None
+    specs = judge_specs(study, todo, [c for c in grade if c.kind != "verifiable"])
+    lines = estimate_lines(study, todo, grade, specs, run.prices)
+    return _Plan(todo, "grade_condition_id", {c.id: c.grader_model or c.scorer for c in grade}, lines, generate, grade)
+
+
+def _caps(max_usd: float | None, work: _Plan, shards: dict[int, plan.Shard]) -> dict[int, float | None]:
     """Each shard's part of the cap, in proportion to its cells' ceiling: the parts add up to max_usd."""
     if max_usd is None:
         return dict.fromkeys(shards)
-    per_cell = {line.condition_id: (line.usd_ceiling or 0.0) / line.calls for line in lines if line.calls}
-    weight = cells["condition_id"].map(per_cell).fillna(0.0)
-    shares = {k: float(weight[plan.in_shard(cells, shard, "condition_id", models)].sum()) for k, shard in shards.items()}
+    ceiling: dict[str, float] = {}
+    for line in work.lines:  # a model-graded panel has a line per model
+        ceiling[line.condition_id] = ceiling.get(line.condition_id, 0.0) + (line.usd_ceiling or 0.0)
+    counts = work.cells[work.column].value_counts().to_dict()
+    per_cell = {cid: usd / counts[cid] for cid, usd in ceiling.items() if counts.get(cid)}
+    weight = work.cells[work.column].map(per_cell).fillna(0.0)
+    shares = {k: float(weight[plan.in_shard(work.cells, shard, work.column, work.owners)].sum())
+              for k, shard in shards.items()}
     total = sum(shares.values()) or 1.0
     return {k: max_usd * share / total for k, share in shares.items()}
 
 
+def shard_args(options: LaunchOptions) -> list[str]:
+    """The arguments every shard shares, after `itemeval`; each adds `--shard K/N` and its cap."""
+    opts = options.stage_options
+    args = [options.stage, str(Path(options.config).resolve()), "--shard-by", options.shard_by, "--yes", "--json",
+            "--display", "none"]
+    args += ["-C", str(Path(options.base_dir).resolve())] if options.base_dir is not None else []
+    for condition in opts.conditions:
+        args += ["--condition", condition]
+    args += ["--limit", str(opts.limit)] if opts.limit is not None else []
+    if opts.sample is not None:
+        args += ["--sample", str(opts.sample), "--seed", str(opts.seed)]
+        args += ["--stratify", opts.stratify] if opts.stratify else []
+    if options.stage == "grade":
+        for flag, values in (("--grader", options.grade.graders), ("--rubric", options.grade.rubrics),
+                             ("--only", options.grade.only)):
+            for value in values:
+                args += [flag, value]
+    return args
+
+
 def _command(options: LaunchOptions, index: int, cap: float | None) -> list[str]:
-    gen = options.generate
-    argv = [sys.executable, "-m", "itemeval", "generate", str(options.config), "--shard", f"{index}/{options.shards}",
-            "--shard-by", options.shard_by, "--yes", "--json", "--display", "none"]
-    argv += ["-C", str(options.base_dir)] if options.base_dir is not None else []
-    for condition in gen.conditions:
-        argv += ["--condition", condition]
-    argv += ["--limit", str(gen.limit)] if gen.limit is not None else []
-    if gen.sample is not None:
-        argv += ["--sample", str(gen.sample), "--seed", str(gen.seed)]
-        argv += ["--stratify", gen.stratify] if gen.stratify else []
-    # Rounded down, so the parts never add up to more than the cap.
-    argv += ["--max-usd", f"{math.floor(cap * 1e8) / 1e8:.8f}"] if cap is not None else []
-    return argv
+    return [sys.executable, "-m", "itemeval", *shard_args(options), "--shard", f"{index}/{options.shards}",
+            *(usd_arg(cap) if cap is not None else [])]
 
 
 def _run_shards(options: LaunchOptions, caps: dict[int, float | None],
@@ -126,7 +203,7 @@ def _run_shards(options: LaunchOptions, caps: dict[int, float | None],
             k, proc = next(iter(procs.items()))
             out, err = proc.communicate()
             del procs[k]
-            outcome = _outcome(proc.returncode, out, err)
+            outcome = shard_outcome(proc.returncode, out, err)
             if outcome["retry"] and tries[k] < RETRIES:
                 tries[k] += 1
                 if tell is not None:
@@ -139,19 +216,9 @@ def _run_shards(options: LaunchOptions, caps: dict[int, float | None],
             proc.send_signal(signal.SIGINT)
         for k, proc in procs.items():
             out, err = proc.communicate()
-            outcomes[k] = _outcome(proc.returncode, out, err)
+            outcomes[k] = shard_outcome(proc.returncode, out, err)
         return outcomes, True
     return outcomes, False
-
-
-def _outcome(code: int, out: bytes, err: bytes) -> dict[str, Any]:
-    try:
-        data = json.loads(out)
-    except ValueError:
-        data = {}
-    message = (err.decode(errors="replace").strip().splitlines() or [f"exit {code}"])[-1][:300]
-    stopped = code == EXIT_BUDGET or code in _SIGNALLED
-    return {"code": code, "data": data, "message": message, "retry": code != 0 and not stopped}
 
 
 def _combine(result: StageResult, outcomes: dict[int, dict[str, Any]]) -> None:
@@ -172,7 +239,7 @@ def _combine(result: StageResult, outcomes: dict[int, dict[str, Any]]) -> None:
         result.outcome = "failed"
         result.notes.extend(f"shard {k} failed: {outcomes[k]['message']}" for k in sorted(outcomes)
                             if outcomes[k]["retry"])
-    elif any(code in _SIGNALLED for code in codes.values()):
+    elif any(code in SIGNALLED for code in codes.values()):
         result.outcome = "interrupted"
     elif any(code == EXIT_BUDGET for code in codes.values()):
         result.outcome = "budget_stopped"

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-from dataclasses import asdict, dataclass
+import os
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from . import dataset_locks, plan
-from .budget import DEFAULT_CONNECTIONS, PricedGate, SpendCap, check_cap, check_gate, with_reply_ceiling
+from .budget import DEFAULT_CONNECTIONS, Lease, PricedGate, SpendCap, check_cap, check_gate, with_reply_ceiling
 from .cost import Estimate, EstimateLine
 from .errors import StoreError, StudyLocked, is_write_failure, write_failure_message
 from .hashing import canonical_json
@@ -20,14 +21,17 @@ from .manifest import (
 )
 from .outcomes import StageResult
 from .pricing import Price, PriceTable, format_usd, load_prices, panel_price, total_usd
+from .ray_lease import LEASE_ENV
 from .records import GenerateCondition, GradeCondition, Item, TaskSpec
 from .runner import RowSink, Runner, cells_per_eval, logprob_tokens
 from .store import read_store, upsert
-from .store.journal import pending_journal_rows, replay_journals
+from .store.journal import JournalWriter, pending_journal_rows, replay_journals
 from .store.lock import study_lock
 from .study import Study
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from .progress import RunProgress
 
 Ask = Callable[[str], bool]
@@ -99,7 +103,9 @@ class Run:
             tell(note)
         check_gate(estimate, confirm_above=self.study.config.budget.confirm_above_usd, yes=self.options.yes, ask=ask,
                    projected=self.options.pilot is not None)
-        self.cap = SpendCap(cap=self.max_usd) if self.max_usd is not None else None
+        if self.max_usd is not None:
+            lease = shared_lease(self.run_id)
+            self.cap = SpendCap(cap=0.0 if lease is not None else self.max_usd, lease=lease)
 
     def begin(self, generate: list[GenerateCondition], grade: list[GradeCondition]) -> None:
         """Pin datasets, store items and write the manifest of a run that is about to spend or write.
@@ -122,6 +128,8 @@ class Run:
         """Run the specs on inspect; a condition whose task fails does not stop the others."""
         if self.cap is not None:
             specs = [with_reply_ceiling(spec) for spec in specs]
+        if self.options.shard is not None:
+            specs = [share_connections(spec, self.options.shard.count) for spec in specs]
         paths = self.study.paths
         runner = Runner(paths=paths, run_id=self.run_id, replay=self.options.shard is None,
                         log_dir=paths.logs_generate if self.stage == "generate" else paths.logs_grade,
@@ -155,6 +163,16 @@ class Run:
                 f"{format_usd(self.overrun_usd)}: the provider returned more tokens than max_tokens allows, so calls "
                 "already in flight cost more than their worst case; no call started once the spend reached the cap")
 
+    @contextlib.contextmanager
+    def row_writer(self, store: str) -> Iterator[Callable[[pa.Table], None]]:
+        """Where rows made in this process (not by a model call) go: the store, or a shard's own journal part,
+        which `itemeval commit` merges (a shard holds no lock, so it never writes a store)."""
+        if self.options.shard is None:
+            yield lambda table: upsert(self.study.paths, store, table)
+            return
+        with JournalWriter(self.study.paths, self.run_id) as journal:
+            yield lambda table: [journal.append(store, row) for row in table.to_pylist()]
+
     def _progress(self) -> contextlib.AbstractContextManager[RunProgress | None]:
         """itemeval's own display of the whole run, on a terminal when no inspect display was asked for."""
         from .progress import RunProgress, terminal_stderr
@@ -182,6 +200,8 @@ class Run:
         return panel_price([self.prices.lookup(m) for m in ([model] if isinstance(model, str) else model)])
 
     def finish(self) -> None:
+        if self.cap is not None and self.cap.lease is not None:
+            self.cap.lease.settle(self.cap.spent)
         remaining = sum(c.planned for c in self.result.conditions) - sum(c.rows for c in self.result.conditions)
         if self.result.outcome == "interrupted" and remaining > 0:
             self.result.notes.append(f"run the same command to finish the {remaining} remaining cells")
@@ -211,6 +231,21 @@ class Run:
         self.failure_reason = self.failure_reason or message
         if message not in self.result.notes:
             self.result.notes.append(message)
+
+
+def shared_lease(holder: str) -> Lease | None:
+    """The budget lease a launcher handed this shard in its environment (`launch --engine ray`), if any."""
+    if not os.environ.get(LEASE_ENV):
+        return None
+    from .ray_lease import lease_from_env  # ray loads only in the shards of a Ray launch
+
+    return lease_from_env(holder)
+
+
+def share_connections(spec: TaskSpec, shards: int) -> TaskSpec:
+    """One of `shards` shards gets its share of the model's connections, so N shards do not send N times as many."""
+    connections = spec.config.get("max_connections") or DEFAULT_CONNECTIONS
+    return replace(spec, config={**spec.config, "max_connections": max(1, -(-connections // shards))})
 
 
 @contextlib.contextmanager

@@ -154,11 +154,11 @@ def test_a_manifest_that_cannot_be_finished_fails_the_command_and_leaves_no_temp
 
 
 def test_a_grades_write_that_fails_ends_grade_failed(tmp_path, capsys, monkeypatch):
-    from itemeval import grade
+    from itemeval import run
 
     path = _offline_study(tmp_path)
     assert _run(["generate", str(path), "--yes", "--display", "none"], capsys)[0] == 0
-    monkeypatch.setattr(grade, "upsert", _refusing_upsert)
+    monkeypatch.setattr(run, "upsert", _refusing_upsert)  # where a run writes the rows it makes itself
     code, result, err = _run(["grade", str(path), "--yes", "--display", "none"], capsys)
     note = _write_failure_note(code, result)  # never `completed` when a write failed
     assert "grades.parquet" in note

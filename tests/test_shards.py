@@ -169,3 +169,68 @@ def test_launch_splits_the_cap_so_all_shards_together_never_exceed_it(tmp_path, 
     assert code == 4 and result["outcome"] == "budget_stopped"
     spent = pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")["usd"].sum()
     assert 0 < spent <= cap and result["totals"]["rows"] < len(MODELS) * len(ROWS) * 2
+
+
+GRADE_TIMING = ["latency_s", "created_at", "run_id", "log_file"]
+GRADE_KEY = ["grade_condition_id", "gen_condition_id", "item_id", "epoch"]
+
+
+def graded_study(root: Path) -> Path:
+    config = base_config(**{"cache": False, "solvers__models": MODELS, "facets__replications": 2,
+                            "benchmark__mapping": {"input": "question", "target": "answer", "id": "qid"},
+                            "facets__grader": ["j"], "facets__rubric": ["r"],
+                            "graders": {"j": {"model": "itemeval/judge", "max_tokens": 256}}})
+    path = write_study(root, config, rows=ROWS)
+    assert main(["generate", str(path), "--yes", "--json"]) == 0
+    return path
+
+
+def graded(root: Path) -> pd.DataFrame:
+    frame = pd.read_parquet(root / "studies" / "t" / "grades.parquet").drop(columns=GRADE_TIMING)
+    return frame.sort_values(GRADE_KEY).reset_index(drop=True)
+
+
+def test_grade_shards_then_commit_equal_one_grade_run_row_for_row(tmp_path, capsys):
+    single, sharded = tmp_path / "single", tmp_path / "sharded"
+    assert main(["grade", str(graded_study(single)), "--yes", "--json"]) == 0
+    path = graded_study(sharded)
+    capsys.readouterr()
+    rows = []
+    for k in range(3):
+        assert main(["grade", str(path), "--shard", f"{k}/3", "--yes", "--json"]) == 0
+        rows.append(json.loads(capsys.readouterr().out)["totals"]["rows"])
+    expected = len(MODELS) * len(ROWS) * 2 * 2  # a judge and the numeric scorer
+    assert sum(rows) == expected and min(rows) > 0
+    grades = sharded / "studies" / "t" / "grades.parquet"
+    assert not grades.exists()  # verifiable grades too went to the shard's journal parts, not the store
+    assert main(["grade", str(path), "--shard", "1/3", "--yes", "--json"]) == 0  # resumes from its parts
+    assert json.loads(capsys.readouterr().out)["totals"]["planned"] == 0
+    assert main(["commit", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["recovered_rows"] == {"grades": expected}
+    pd.testing.assert_frame_equal(graded(sharded), graded(single))
+    assert main(["grade", str(path), "--yes", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["totals"]["planned"] == 0
+
+
+def test_launch_grade_with_two_local_shards_equals_one_grade_run(tmp_path, capsys):
+    single, launched = tmp_path / "single", tmp_path / "launched"
+    assert main(["grade", str(graded_study(single)), "--yes", "--json"]) == 0
+    path = graded_study(launched)
+    capsys.readouterr()
+    assert main(["launch", "grade", str(path), "--shards", "2", "--yes", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["stage"] == "grade" and result["outcome"] == "completed"
+    assert result["totals"]["rows"] == len(MODELS) * len(ROWS) * 2 * 2
+    pd.testing.assert_frame_equal(graded(launched), graded(single))
+    manifests = [json.loads(p.read_text()) for p in (launched / "studies" / "t" / "manifests").glob("*grade*.json")]
+    assert [m["outcome"] for m in manifests] == ["completed"]
+
+
+def test_shard_connections_are_the_models_share_rounded_up():
+    from itemeval.records import TaskSpec
+    from itemeval.run import share_connections
+
+    spec = TaskSpec(name="c", model="m", config={"max_connections": 10}, cells=[], cache_scope=None, metadata={})
+    assert [share_connections(spec, n).config["max_connections"] for n in (1, 2, 3, 4, 20)] == [10, 5, 4, 3, 1]
+    bare = TaskSpec(name="c", model="m", config={}, cells=[], cache_scope=None, metadata={})
+    assert share_connections(bare, 4).config["max_connections"] == 3  # inspect's default of 10, shared
