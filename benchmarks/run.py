@@ -26,6 +26,7 @@ BENCHMARKS = {
     "grade": "bench_grade.py",
     "results": "bench_results.py",
     "shards": "bench_shards.py",
+    "delta": "bench_delta.py",
 }
 # bench_store.py prints its verdict on one line; its two targets are read back from it.
 _STORE_LINE = re.compile(r"worst upsert ratio (?P<ratio>[\d.]+)x \(target <= (?P<max_ratio>[\d.]+)x\); "

@@ -73,13 +73,17 @@ def _root(
     """Generate-then-grade, item-level LLM evaluation on inspect-ai. Run `itemeval init my-study` to start."""
 
 
-def _study(config: Path, base_dir: Path | None) -> Study:
+def _study(config: Path, base_dir: Path | None, *, reads: str = "table") -> Study:
+    """The loaded study; `reads="snapshot"` for the read-only commands (a study on object storage is then read
+    through its published snapshot)."""
+    from dataclasses import replace
+
     from . import console
     from .study import load_study
 
     study = load_study(config, base_dir)  # everything is validated before anything is written
     console.warn(study.warnings)  # e.g. a template's unknown {placeholder}: every command says so, on stderr
-    return study
+    return replace(study, loaded=replace(study.loaded, reads=reads)) if reads != "table" else study
 
 
 @app.command()
@@ -115,7 +119,7 @@ def status(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False, 
     from . import console
     from .status import study_status
 
-    report = study_status(_study(config, base_dir))
+    report = study_status(_study(config, base_dir, reads="snapshot"))
     if json_out:
         console.print_json(console.status_dict(report))
     else:
@@ -370,7 +374,7 @@ def export(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
     from . import console
     from .export import run_export
 
-    result = run_export(_study(config, base_dir))
+    result = run_export(_study(config, base_dir, reads="snapshot"))
     if json_out:
         console.print_json(console.export_dict(result))
     else:
@@ -413,7 +417,7 @@ def results(
     options = ResultsOptions(reducer=reducer, ci=ci, seed=seed, by=tuple(by or ()),
                              compare=(*(compare or ()), *(compared or ())), threshold=threshold, sample=sample,
                              stratify=stratify)
-    report = study_results(_study(config, base_dir), options)
+    report = study_results(_study(config, base_dir, reads="snapshot"), options)
     data = report.as_dict()
     if csv is not None:
         import pandas as pd
@@ -442,7 +446,7 @@ def report(
     from . import console
     from .report import write_report
 
-    written = write_report(_study(config, base_dir), out)
+    written = write_report(_study(config, base_dir, reads="snapshot"), out)
     if json_out:
         console.print_json({"path": str(written.path), "sections": written.sections})
     else:
@@ -470,7 +474,7 @@ def show(
     from .show_render import render_show
 
     options = ShowOptions(item_id=item_id, conditions=tuple(condition or ()), failures=failures)
-    view = show_study(_study(config, base_dir), options)
+    view = show_study(_study(config, base_dir, reads="snapshot"), options)
     if json_out:
         console.print_json(view.as_dict())
     else:

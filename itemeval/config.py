@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from .errors import ConfigError
 from .hashing import content_hash
-from .paths import StudyPaths
+from .paths import StudyPaths, is_remote, work_dir
 from .records import REASONING_EFFORTS, SAMPLING_PARAMS, SamplingParam
 from .textfiles import read_utf8
 
@@ -185,6 +185,8 @@ class LoadedConfig:
     path: Path
     text_hash: str
     base_dir: Path
+    reads: str = "table"
+    """How a study on object storage is read (StudyPaths.reads): the read-only commands use "snapshot"."""
 
     @property
     def config_dir(self) -> Path:
@@ -192,6 +194,9 @@ class LoadedConfig:
 
     @property
     def study(self) -> StudyPaths:
+        if is_remote(self.config.output_dir):
+            uri = f"{self.config.output_dir.rstrip('/')}/{self.config.study}"
+            return StudyPaths(work_dir(uri), remote=uri, reads=self.reads)
         return StudyPaths((self.base_dir / self.config.output_dir / self.config.study).resolve())
 
     def input_path(self, relative: str) -> Path:

@@ -232,6 +232,7 @@ def _combine(result: StageResult, outcomes: dict[int, dict[str, Any]]) -> None:
             summary.rows += part["rows"]
             summary.errors += part["errors"]
             summary.cache_hits += part["cache_hits"]
+            summary.parse_failures += part.get("parse_failures", 0)
             summary.usd = None if summary.usd is None or part["usd"] is None else summary.usd + part["usd"]
         result.notes.extend(outcome["data"].get("notes", []))
     codes = {k: o["code"] for k, o in outcomes.items()}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
@@ -20,6 +21,7 @@ from .manifest import (
     start_manifest,
 )
 from .outcomes import StageResult
+from .paths import StudyPaths
 from .pricing import Price, PriceTable, format_usd, load_prices, panel_price, total_usd
 from .ray_lease import LEASE_ENV
 from .records import GenerateCondition, GradeCondition, Item, TaskSpec
@@ -27,6 +29,7 @@ from .runner import RowSink, Runner, cells_per_eval, logprob_tokens
 from .store import read_store, upsert
 from .store.journal import JournalWriter, pending_journal_rows, replay_journals
 from .store.lock import study_lock
+from .store.remote import storage_options_for
 from .study import Study
 
 if TYPE_CHECKING:
@@ -257,13 +260,52 @@ def locked(study: Study, command: str) -> Iterator[dict[str, int]]:
     except OSError as exc:
         raise StoreError(f"cannot create the study dir {paths.root}: {exc.strerror}; check output_dir") from None
     with study_lock(paths, command):
+        started = time.time()
+        uploaded = _fetch_remote(paths)
         try:
             recovered = {store: rows for store, rows in replay_journals(paths).items() if rows}
         except OSError as exc:
             if not is_write_failure(exc):
                 raise
             raise StoreError(write_failure_message(exc.filename or paths.root, exc)) from None
+        if paths.remote is not None:
+            from .store import mirror
+
+            mirror.drop_parts(paths, [name for name in uploaded if not (paths.journal / name).exists()])
         yield recovered
+        if paths.remote is not None:
+            _publish_remote(paths, since=started)
+
+
+def _fetch_remote(paths: StudyPaths) -> list[str]:
+    """For a study on object storage: bring the shards' uploaded journal parts and the dataset locks here."""
+    if paths.remote is None:
+        return []
+    from .store import mirror
+
+    uploaded = mirror.remote_parts(paths)
+    mirror.fetch_parts(paths, uploaded)
+    mirror.fetch_file(paths, paths.dataset_locks)
+    return uploaded
+
+
+def _fetch_remote_locks(paths: StudyPaths) -> None:
+    """A shard reads the pinned dataset revisions a launcher or commit uploaded."""
+    if paths.remote is not None:
+        from .store import mirror
+
+        mirror.fetch_file(paths, paths.dataset_locks)
+
+
+def _publish_remote(paths: StudyPaths, *, since: float) -> None:
+    """After a write: publish the stores' snapshot, and upload the dataset locks and this run's manifests."""
+    from .store import mirror
+    from .store.snapshot import publish_snapshot
+
+    publish_snapshot(paths.remote, storage_options=storage_options_for(paths.remote))
+    manifests = [p for p in paths.manifests.glob("*.json") if p.stat().st_mtime >= since] \
+        if paths.manifests.is_dir() else []
+    mirror.upload(paths, [paths.dataset_locks, *manifests])
 
 
 def check_providers(models: list[str]) -> None:
@@ -281,6 +323,8 @@ def open_run(study: Study, stage: str, result: StageResult, options: StageOption
     A shard (`options.shard`) takes no lock and recovers nothing: it only adds its own journal parts.
     """
     run = Run(study, stage, result, options)
+    if options.shard is not None:
+        _fetch_remote_locks(study.paths)
     with contextlib.nullcontext({}) if options.shard is not None else locked(study, " ".join(command_line())) \
             as recovered:
         result.recovered = recovered
@@ -296,6 +340,10 @@ def open_run(study: Study, stage: str, result: StageResult, options: StageOption
             run.write_failed(exc)
         finally:
             run.finish()
+            if options.shard is not None and study.paths.remote is not None:
+                from .store import mirror
+
+                mirror.upload_parts(study.paths, run.run_id)  # where a committer on any machine finds them
 
 
 def commit(study: Study) -> dict[str, int]:

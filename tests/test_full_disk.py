@@ -75,7 +75,7 @@ def _enospc(path=None):
     return OSError(errno.ENOSPC, "No space left on device", path)
 
 
-def _refusing_upsert(paths, store, rows):
+def _refusing_upsert(paths, store, rows, **_):
     raise _enospc(str(paths.root / f"{store}.parquet"))
 
 

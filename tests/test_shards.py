@@ -222,6 +222,7 @@ def test_launch_grade_with_two_local_shards_equals_one_grade_run(tmp_path, capsy
     assert result["stage"] == "grade" and result["outcome"] == "completed"
     assert result["totals"]["rows"] == len(MODELS) * len(ROWS) * 2 * 2
     pd.testing.assert_frame_equal(graded(launched), graded(single))
+    assert result["totals"]["parse_failures"] == int((graded(single)["parse_ok"] == False).sum())  # noqa: E712
     manifests = [json.loads(p.read_text()) for p in (launched / "studies" / "t" / "manifests").glob("*grade*.json")]
     assert [m["outcome"] for m in manifests] == ["completed"]
 

@@ -6,7 +6,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .local import read_store, upsert, verify_store
+    from .backend import read_store, upsert, verify_store
     from .schemas import GRADES, ITEMS, SOLUTIONS, STORES
     from .table import PART_LIMIT, coerce_rows, partition_columns
 
@@ -26,7 +26,7 @@ __all__ = [
 # Re-exported on first use (PEP 562), because importing `store.files` or `store.lock` runs this
 # file first, and they must not load pyarrow: `itemeval init --help` imports them and stays instant.
 _HOMES = {
-    "read_store": "local", "upsert": "local", "verify_store": "local",
+    "read_store": "backend", "upsert": "backend", "verify_store": "backend",
     "GRADES": "schemas", "ITEMS": "schemas", "SOLUTIONS": "schemas", "STORES": "schemas",
     "PART_LIMIT": "table", "coerce_rows": "table", "partition_columns": "table",
 }

@@ -21,8 +21,8 @@ from typing import Any
 
 from ..errors import StoreError
 from ..paths import StudyPaths
+from .backend import upsert
 from .files import fsync_path
-from .local import upsert
 from .schemas import STORES
 
 SYNC_INTERVAL_S = 0.25
@@ -130,8 +130,12 @@ def replay_journals(paths: StudyPaths, *, chunk_rows: int = REPLAY_CHUNK_ROWS) -
     """
     counts: dict[str, int] = {}
     for path in _journal_files(paths):
+        chunk_no: dict[str, int] = {}
         for store, rows in _chunks(path, chunk_rows):
-            upsert(paths, store, rows)
+            # On object storage each chunk's commit is marked with the part's name and the chunk's number, so
+            # a replay that crashed midway, or a part committed twice, never merges an old row over a newer one.
+            chunk_no[store] = chunk_no.get(store, 0) + 1
+            upsert(paths, store, rows, app=(f"journal/{path.name}/{store}", chunk_no[store]))
             counts[store] = counts.get(store, 0) + len(rows)
         path.unlink()
         fsync_path(paths.journal)
