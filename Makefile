@@ -27,7 +27,7 @@ demo: $(STAMP)
 	@echo "itemeval is installed in .venv: run '. .venv/bin/activate' to call it as 'itemeval' (README: A short tour)"
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q tests
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

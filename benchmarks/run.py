@@ -27,6 +27,7 @@ BENCHMARKS = {
     "results": "bench_results.py",
     "shards": "bench_shards.py",
     "delta": "bench_delta.py",
+    "longtail": "bench_longtail.py",
 }
 # bench_store.py prints its verdict on one line; its two targets are read back from it.
 _STORE_LINE = re.compile(r"worst upsert ratio (?P<ratio>[\d.]+)x \(target <= (?P<max_ratio>[\d.]+)x\); "

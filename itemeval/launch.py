@@ -26,10 +26,9 @@ from .grade import GradeOptions, estimate_lines, judge_specs, pending, select_co
 from .grid import select
 from .outcomes import ConditionRun, StageResult
 from .records import GenerateCondition, GradeCondition
-from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
+from .run import Ask, Run, StageOptions, Tell, check_providers, commit_parts, open_run
 from .shard_runs import RETRIES, SIGNALLED, shard_outcome, usd_arg
 from .state import grade_superseded_notes, observed_lengths, superseded_notes
-from .store.journal import replay_journals
 from .study import Study
 
 ENGINES = ("local", "ray")
@@ -90,7 +89,14 @@ def run_launch(study: Study, options: LaunchOptions, *, ask: Ask | None = None, 
                                                address=options.address, gpus_per_shard=options.gpus_per_shard)
         else:
             outcomes, interrupted = _run_shards(options, caps, tell)
-        replay_journals(study.paths)  # the commit: this process holds the lock
+        summaries = {c.condition_id: c for c in result.conditions}
+
+        def count(store: str, row: dict[str, Any]) -> None:  # every row the shards journaled, retries included
+            summary = summaries.get(row.get("grade_condition_id") or row.get("condition_id"))
+            if summary is not None and store == ("grades" if options.stage == "grade" else "solutions"):
+                summary.add(row)
+
+        commit_parts(study.paths, count)  # the commit: this process holds the lock
         _combine(result, outcomes)
         if interrupted and result.outcome == "completed":
             result.outcome = "interrupted"
@@ -222,18 +228,9 @@ def _run_shards(options: LaunchOptions, caps: dict[int, float | None],
 
 
 def _combine(result: StageResult, outcomes: dict[int, dict[str, Any]]) -> None:
-    """The shards' counts per condition, and the run's outcome: failed, interrupted or stopped by the cap."""
-    summaries = {c.condition_id: c for c in result.conditions}
+    """The shards' notes, and the run's outcome: failed, interrupted or stopped by the cap (the counts come
+    from the rows committed, which include a retried shard's first attempt)."""
     for outcome in outcomes.values():
-        for part in outcome["data"].get("conditions", []):
-            summary = summaries.get(part["condition_id"])
-            if summary is None:
-                continue
-            summary.rows += part["rows"]
-            summary.errors += part["errors"]
-            summary.cache_hits += part["cache_hits"]
-            summary.parse_failures += part.get("parse_failures", 0)
-            summary.usd = None if summary.usd is None or part["usd"] is None else summary.usd + part["usd"]
         result.notes.extend(outcome["data"].get("notes", []))
     codes = {k: o["code"] for k, o in outcomes.items()}
     if any(o["retry"] for o in outcomes.values()):

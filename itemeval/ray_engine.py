@@ -13,6 +13,7 @@ spent goes back to the pool. A shard that dies keeps its lease, so its unknown s
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
@@ -56,6 +57,13 @@ def run_shards(shards: int, args: list[str], max_usd: float | None, *, address: 
                gpus_per_shard: float = 0.0) -> tuple[dict[int, dict[str, Any]], bool]:
     """Run `itemeval <args> --shard K/<shards>` as Ray tasks (joining `address`, else RAY_ADDRESS, else starting
     Ray here) and wait for all; (outcomes, whether the launcher was interrupted)."""
+    # Ray reports a failed task attempt on the driver's stdout, which is the launcher's --json document.
+    with contextlib.redirect_stdout(sys.stderr):
+        return _run_on_ray(shards, args, max_usd, address=address, gpus_per_shard=gpus_per_shard)
+
+
+def _run_on_ray(shards: int, args: list[str], max_usd: float | None, *, address: str | None,
+                gpus_per_shard: float) -> tuple[dict[int, dict[str, Any]], bool]:
     ray = require_ray()
     started_here = not ray.is_initialized()
     if started_here:

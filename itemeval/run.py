@@ -27,7 +27,7 @@ from .ray_lease import LEASE_ENV
 from .records import GenerateCondition, GradeCondition, Item, TaskSpec
 from .runner import RowSink, Runner, cells_per_eval, logprob_tokens
 from .store import read_store, upsert
-from .store.journal import JournalWriter, pending_journal_rows, replay_journals
+from .store.journal import JournalWriter, journal_records, pending_journal_rows, replay_journals
 from .store.lock import study_lock
 from .store.remote import storage_options_for
 from .study import Study
@@ -261,32 +261,40 @@ def locked(study: Study, command: str) -> Iterator[dict[str, int]]:
         raise StoreError(f"cannot create the study dir {paths.root}: {exc.strerror}; check output_dir") from None
     with study_lock(paths, command):
         started = time.time()
-        uploaded = _fetch_remote(paths)
+        if paths.remote is not None:
+            from .store import mirror
+
+            mirror.fetch_file(paths, paths.dataset_locks)
         try:
-            recovered = {store: rows for store, rows in replay_journals(paths).items() if rows}
+            recovered = commit_parts(paths)
         except OSError as exc:
             if not is_write_failure(exc):
                 raise
             raise StoreError(write_failure_message(exc.filename or paths.root, exc)) from None
-        if paths.remote is not None:
-            from .store import mirror
-
-            mirror.drop_parts(paths, [name for name in uploaded if not (paths.journal / name).exists()])
         yield recovered
         if paths.remote is not None:
             _publish_remote(paths, since=started)
 
 
-def _fetch_remote(paths: StudyPaths) -> list[str]:
-    """For a study on object storage: bring the shards' uploaded journal parts and the dataset locks here."""
-    if paths.remote is None:
-        return []
-    from .store import mirror
+def commit_parts(paths: StudyPaths, seen: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, int]:
+    """Merge every finished journal part into the stores (the caller holds the lock); rows merged per store.
 
-    uploaded = mirror.remote_parts(paths)
-    mirror.fetch_parts(paths, uploaded)
-    mirror.fetch_file(paths, paths.dataset_locks)
-    return uploaded
+    For a study on object storage, the parts shards uploaded are fetched first and deleted once merged.
+    `seen` is shown each record before it is merged (a launcher counts its shards' rows with it).
+    """
+    uploaded: list[str] = []
+    if paths.remote is not None:
+        from .store import mirror
+
+        uploaded = mirror.remote_parts(paths)
+        mirror.fetch_parts(paths, uploaded)
+    if seen is not None:
+        for store, row in journal_records(paths):
+            seen(store, row)
+    recovered = {store: rows for store, rows in replay_journals(paths).items() if rows}
+    if uploaded:
+        mirror.drop_parts(paths, [name for name in uploaded if not (paths.journal / name).exists()])
+    return recovered
 
 
 def _fetch_remote_locks(paths: StudyPaths) -> None:

@@ -16,8 +16,9 @@ has entries (the n-th request takes the n-th entry):
 - `BAD400` — HTTP 400 "injected bad request";
 - `AUTH401` — HTTP 401 whose message echoes the request's Authorization header, as some providers do;
 - otherwise (or `OK` in a script) a normal reply: `ANSWER: <n>` for an arithmetic problem, else
-  `reply_text`, after `delay` seconds, truncated with finish_reason "length" past `max_tokens`
-  (unless `overlong_reply` > 0: then that many more characters are added and `max_tokens` is ignored).
+  `reply_text`, after `delay` seconds (or `delay(prompt)`: a latency per request), truncated with
+  finish_reason "length" past `max_tokens` (unless `overlong_reply` > 0: then that many more characters
+  are added and `max_tokens` is ignored).
   A prompt with `WORDS<n>` gets a reply of n words (for long and short answers).
   With `answer_limit`, only that many normal replies go out; later requests are held until `release()`.
   `before_reply(n)` is called just before the n-th normal reply is written.
@@ -67,7 +68,7 @@ class OpenAIServer:
     def __init__(
         self,
         *,
-        delay: float = 0.0,
+        delay: float | Callable[[str], float] = 0.0,
         script: Sequence[str] = (),
         reply_text: str = "Hello from the local test server.",
         hang_seconds: float = 30.0,
@@ -232,7 +233,8 @@ class OpenAIServer:
                 self._rate_limited.add(prompt)
             if first_time:
                 return _error(429, "injected rate limit", "rate_limit_error")
-        if self.delay and self._stopping.wait(self.delay):
+        delay = self.delay(self._last_user(body)) if callable(self.delay) else self.delay
+        if delay and self._stopping.wait(delay):
             return None
         if not self._admit():
             return None

@@ -6,6 +6,7 @@ import asyncio
 import json
 import random
 import threading
+import time
 
 import pandas as pd
 import pytest
@@ -85,6 +86,8 @@ def test_shards_racing_one_book_never_spend_more_than_the_cap():
 
 @pytest.fixture(scope="module")
 def ray_cluster():
+    """One Ray on loopback for the module (the tests using it share one xdist worker: make test runs
+    `--dist loadgroup`, so the machine starts Ray once)."""
     ray = pytest.importorskip("ray", reason="ray is not installed: pip install 'itemeval[ray]' (make test does)")
     ray.init(num_cpus=2, _node_ip_address="127.0.0.1", include_dashboard=False, log_to_driver=False,
              configure_logging=False)
@@ -92,6 +95,7 @@ def ray_cluster():
     ray.shutdown()
 
 
+@pytest.mark.xdist_group("ray")
 def test_launch_on_ray_equals_one_process_row_for_row(ray_cluster, tmp_path, capsys):
     single, launched = tmp_path / "single", tmp_path / "launched"
     assert main(["generate", str(study(single)), "--yes", "--json"]) == 0
@@ -104,6 +108,7 @@ def test_launch_on_ray_equals_one_process_row_for_row(ray_cluster, tmp_path, cap
     assert not list((launched / "studies" / "t" / "journal").glob("*.jsonl"))  # committed
 
 
+@pytest.mark.xdist_group("ray")
 def test_ray_shards_racing_the_cap_never_exceed_it(ray_cluster, tmp_path, capsys):
     path = study(tmp_path)
     capsys.readouterr()
@@ -134,3 +139,43 @@ def test_engine_ray_without_ray_says_how_to_install_it(tmp_path, capsys, monkeyp
     assert main(["launch", "generate", str(path), "--engine", "ray", "--yes"]) == 2
     assert "pip install 'itemeval[ray]'" in capsys.readouterr().err
     assert not (tmp_path / "studies" / "t" / "manifests").exists()  # refused before anything was written
+
+
+@pytest.mark.xdist_group("ray")
+def test_a_ray_shard_killed_mid_run_is_retried_and_resumes_from_its_journal(ray_cluster, tmp_path, capsys,
+                                                                           monkeypatch):
+    import psutil
+
+    path = study(tmp_path)
+    journal = tmp_path / "studies" / "t" / "journal"
+    monkeypatch.setenv("ITEMEVAL_OFFLINE_LATENCY", "0.05")
+    capsys.readouterr()
+    codes: list[int] = []
+    launcher = threading.Thread(target=lambda: codes.append(main(
+        ["launch", "generate", str(path), "--shards", "2", "--engine", "ray", "--yes", "--json"])))
+    launcher.start()
+
+    def shard_zero() -> list[psutil.Process]:
+        return [p for p in psutil.process_iter(["cmdline"])
+                if "--shard" in (p.info["cmdline"] or []) and "0/2" in p.info["cmdline"]
+                and str(path) in p.info["cmdline"]]
+
+    deadline = time.monotonic() + 180
+    while not (journal.is_dir() and any(
+            sum(1 for _ in part.open()) >= 5 for part in journal.glob("shard-0-of-2-*.jsonl"))):
+        assert launcher.is_alive() and time.monotonic() < deadline, "shard 0 never journaled 5 rows"
+        time.sleep(0.05)
+    (victim,) = shard_zero()
+    first_pid = victim.pid
+    victim.kill()
+    launcher.join(timeout=300)
+    assert codes == [0], capsys.readouterr().err[-2000:]
+    result = json.loads(capsys.readouterr().out)
+    assert result["outcome"] == "completed"
+    frame = pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")
+    assert len(frame) == len(MODELS) * len(ROWS) * 2 and not frame.duplicated(["condition_id", "item_id", "epoch"]).any()
+    assert frame["error"].isna().all()
+    # The killed attempt's rows were kept: the retry ran under another pid and asked only for the rest.
+    run_ids = frame[frame["run_id"].str.startswith("shard-0-of-2-")]["run_id"].unique()
+    assert len(run_ids) == 2, run_ids
+    assert first_pid not in {p.pid for p in shard_zero()}

@@ -142,6 +142,13 @@ def replay_journals(paths: StudyPaths, *, chunk_rows: int = REPLAY_CHUNK_ROWS) -
     return counts
 
 
+def journal_records(paths: StudyPaths) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(store, row) of every complete record in the finished journal files, oldest file first (what a replay
+    would merge now)."""
+    for path in _journal_files(paths):
+        yield from _records(path)
+
+
 def pending_journal_rows(paths: StudyPaths) -> dict[str, int]:
     """Complete records per store waiting in journals; read-only, safe while another command writes them."""
     counts: dict[str, int] = {}
