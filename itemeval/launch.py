@@ -9,9 +9,11 @@ command) exits 5 naming it. Shards need no lock.
 """
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,19 +22,23 @@ import pandas as pd
 
 from . import plan
 from .cost import EstimateLine, lines_for_specs
-from .errors import EXIT_BUDGET, ConfigError
+from .errors import EXIT_BUDGET, ConfigError, StudyLocked
 from .generate import GenerateOptions, condition_runs, plan_cells, task_specs
 from .grade import GradeOptions, estimate_lines, judge_specs, pending, select_conditions
 from .grid import select
 from .outcomes import ConditionRun, StageResult
 from .records import GenerateCondition, GradeCondition
 from .run import Ask, Run, StageOptions, Tell, check_providers, commit_parts, open_run
-from .shard_runs import RETRIES, SIGNALLED, shard_outcome, usd_arg
+from .shard_runs import RETRIES, SIGNALLED, shard_outcome, stop_with_parent, usd_arg
+from .signals import drain_seconds
 from .state import grade_superseded_notes, observed_lengths, superseded_notes
+from .store.journal import live_writers
 from .study import Study
 
 ENGINES = ("local", "ray")
 STAGES = ("generate", "grade")
+ORPHAN_GRACE_S = 20.0
+"""Beyond the drain, how long a launcher waits for an earlier launch's shards to stop before it refuses."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,7 @@ def run_launch(study: Study, options: LaunchOptions, *, ask: Ask | None = None, 
             return result
         run.approve(work.lines, ask, tell)
         run.begin(work.generate, work.grade)
+        _wait_for_orphans(study, tell)
         shard_of = {k: plan.Shard(k, options.shards, options.shard_by) for k in range(options.shards)}
         caps = _caps(run.max_usd, work, shard_of)
         if options.engine == "ray":
@@ -101,6 +108,21 @@ def run_launch(study: Study, options: LaunchOptions, *, ask: Ask | None = None, 
         if interrupted and result.outcome == "completed":
             result.outcome = "interrupted"
     return result
+
+
+def _wait_for_orphans(study: Study, tell: Tell | None) -> None:
+    """Wait for the shards of a launcher that died to stop (they get SIGTERM with it and drain), so no cell is
+    run by two shards at once and their rows are in this launch's commit; refuse if they do not stop."""
+    deadline = time.monotonic() + drain_seconds() + ORPHAN_GRACE_S
+    pids = live_writers(study.paths, "shard-")
+    if pids and tell is not None:
+        tell(f"waiting for the shards of an earlier launch to stop (pid {', '.join(map(str, pids))})")
+    while pids and time.monotonic() < deadline:
+        time.sleep(0.2)
+        pids = live_writers(study.paths, "shard-")
+    if pids:
+        raise StudyLocked(f"shards of an earlier launch are still running here (pid {', '.join(map(str, pids))}); "
+                          "stop them (kill -TERM), then launch again")
 
 
 def _check(options: LaunchOptions) -> None:
@@ -199,7 +221,7 @@ def _run_shards(options: LaunchOptions, caps: dict[int, float | None],
     """
     def start(k: int) -> subprocess.Popen:
         return subprocess.Popen(_command(options, k, caps[k]), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=stop_with_parent(os.getpid()))
 
     procs = {k: start(k) for k in caps}
     outcomes: dict[int, dict[str, Any]] = {}

@@ -22,7 +22,7 @@ import sys
 from typing import Any
 
 from .ray_lease import LEASE_ENV, BudgetBook, require_ray
-from .shard_runs import RETRIES, shard_outcome, usd_arg
+from .shard_runs import RETRIES, shard_outcome, stop_with_parent, usd_arg
 
 CHUNKS_PER_SHARD = 4
 """The cap is leased in chunks of cap / (shards × this): small enough that a finished shard leaves little unused."""
@@ -42,7 +42,8 @@ class ShardFailed(Exception):
 def run_shard(args: list[str], env: dict[str, str]) -> tuple[int, bytes, bytes]:
     """The body of a shard task: `itemeval <args>` as a child process; a Ray cancel reaches it as one SIGINT."""
     proc = subprocess.Popen([sys.executable, "-m", "itemeval", *args], env={**os.environ, **env},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=stop_with_parent(os.getpid()))
     try:
         out, err = proc.communicate()
     except KeyboardInterrupt:  # ray.cancel: the shard stops as a single run does, keeping its calls in flight

@@ -27,7 +27,7 @@ from .ray_lease import LEASE_ENV
 from .records import GenerateCondition, GradeCondition, Item, TaskSpec
 from .runner import RowSink, Runner, cells_per_eval, logprob_tokens
 from .store import read_store, upsert
-from .store.journal import JournalWriter, journal_records, pending_journal_rows, replay_journals
+from .store.journal import JournalWriter, journal_records, live_writers, pending_journal_rows, replay_journals
 from .store.lock import study_lock
 from .store.remote import storage_options_for
 from .study import Study
@@ -297,6 +297,15 @@ def commit_parts(paths: StudyPaths, seen: Callable[[str, dict[str, Any]], None] 
     return recovered
 
 
+def _refuse_a_second_writer(paths: StudyPaths, shard: plan.Shard) -> None:
+    """A shard takes no lock, so it checks that the same shard is not running on this host already (both
+    would pay for the same cells)."""
+    pids = live_writers(paths, f"{shard.tag}-")
+    if pids:
+        raise StudyLocked(f"shard {shard.index}/{shard.count} of {paths.root} is already running here (pid "
+                          f"{', '.join(map(str, pids))}); wait for it to end, or stop it, then run this again")
+
+
 def _fetch_remote_locks(paths: StudyPaths) -> None:
     """A shard reads the pinned dataset revisions a launcher or commit uploaded."""
     if paths.remote is not None:
@@ -332,6 +341,7 @@ def open_run(study: Study, stage: str, result: StageResult, options: StageOption
     """
     run = Run(study, stage, result, options)
     if options.shard is not None:
+        _refuse_a_second_writer(study.paths, options.shard)
         _fetch_remote_locks(study.paths)
     with contextlib.nullcontext({}) if options.shard is not None else locked(study, " ".join(command_line())) \
             as recovered:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import json
 import math
+import os
 import signal
-from typing import Any
+import sys
+from typing import Any, Callable
 
 from .errors import EXIT_BUDGET
 
@@ -28,3 +32,25 @@ def shard_outcome(code: int, out: bytes, err: bytes) -> dict[str, Any]:
     message = (err.decode(errors="replace").strip().splitlines() or [f"exit {code}"])[-1][:300]
     stopped = code == EXIT_BUDGET or code in SIGNALLED
     return {"code": code, "data": data, "message": message, "retry": code != 0 and not stopped}
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def stop_with_parent(parent: int) -> Callable[[], None] | None:
+    """A `preexec_fn` that makes a shard process get SIGTERM when its launcher dies (Linux).
+
+    Shards run in sessions of their own (a terminal's Ctrl-C reaches only the launcher), so a launcher killed
+    with its process group, or by the OOM killer, would otherwise leave them running: still paying, with the
+    run lease gone. SIGTERM stops a shard the way Ctrl-C does: no new call, its calls in flight kept.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+
+    def arm() -> None:  # runs in the child between fork and exec
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the launcher died before the line above: nobody would send it
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return arm

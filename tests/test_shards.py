@@ -128,6 +128,9 @@ def test_a_running_shards_journal_parts_are_left_alone_by_other_commands(tmp_pat
         parts = sorted(journal.glob("*.jsonl"))
         assert main(["status", str(path), "--json"]) == 0
         assert sorted(journal.glob("*.jsonl")) == parts  # not replayed under the running shard
+        capsys.readouterr()
+        assert main(["generate", str(path), "--shard", "0/1", "--yes"]) == 5  # the same shard twice would pay twice
+        assert f"pid {proc.pid}" in capsys.readouterr().err
         assert not (tmp_path / "studies" / "t" / "solutions.parquet").exists()
     finally:
         proc.communicate(timeout=300)

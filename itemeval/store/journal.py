@@ -209,6 +209,15 @@ def _writer_alive(path: Path) -> bool:
     return True
 
 
+def live_writers(paths: StudyPaths, prefix: str) -> list[int]:
+    """Pids of other processes on this host still writing journal parts whose name starts with `prefix`."""
+    if not paths.journal.is_dir():
+        return []
+    pids = {int(match.group(1)) for path in paths.journal.glob(f"{prefix}*.jsonl")
+            if (match := _WRITER.search(path.name)) and _writer_alive(path)}
+    return sorted(pids)
+
+
 def journaled_keys(paths: StudyPaths, prefix: str, store: str, key: Sequence[str]) -> set[tuple[Any, ...]]:
     """Keys of the error-free rows for `store` in journal files whose name starts with `prefix` (a shard's own
     parts, to resume from)."""
