@@ -9,7 +9,15 @@ from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from . import dataset_locks, plan
-from .budget import DEFAULT_CONNECTIONS, Lease, PricedGate, SpendCap, check_cap, check_gate, with_reply_ceiling
+from .budget import (
+    DEFAULT_CONNECTIONS,
+    Lease,
+    PricedGate,
+    SpendCap,
+    check_cap,
+    check_gate,
+    with_reply_ceiling,
+)
 from .cost import Estimate, EstimateLine
 from .errors import StoreError, StudyLocked, is_write_failure, write_failure_message
 from .hashing import canonical_json
@@ -27,7 +35,13 @@ from .ray_lease import LEASE_ENV
 from .records import GenerateCondition, GradeCondition, Item, TaskSpec
 from .runner import RowSink, Runner, cells_per_eval, logprob_tokens
 from .store import read_store, upsert
-from .store.journal import JournalWriter, journal_records, live_writers, pending_journal_rows, replay_journals
+from .store.journal import (
+    JournalWriter,
+    journal_records,
+    live_writers,
+    pending_journal_rows,
+    replay_journals,
+)
 from .store.lock import study_lock
 from .store.remote import storage_options_for
 from .study import Study
@@ -36,6 +50,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from .progress import RunProgress
+    from .store.mirror import PartUploader
 
 Ask = Callable[[str], bool]
 Tell = Callable[[str], None]
@@ -240,7 +255,9 @@ def shared_lease(holder: str) -> Lease | None:
     """The budget lease a launcher handed this shard in its environment (`launch --engine ray`), if any."""
     if not os.environ.get(LEASE_ENV):
         return None
-    from .ray_lease import lease_from_env  # ray loads only in the shards of a Ray launch
+    from .ray_lease import (
+        lease_from_env,  # ray loads only in the shards of a Ray launch
+    )
 
     return lease_from_env(holder)
 
@@ -306,12 +323,16 @@ def _refuse_a_second_writer(paths: StudyPaths, shard: plan.Shard) -> None:
                           f"{', '.join(map(str, pids))}); wait for it to end, or stop it, then run this again")
 
 
-def _fetch_remote_locks(paths: StudyPaths) -> None:
-    """A shard reads the pinned dataset revisions a launcher or commit uploaded."""
-    if paths.remote is not None:
-        from .store import mirror
+def _shard_on_remote(paths: StudyPaths, shard: plan.Shard) -> PartUploader | None:
+    """A shard of a study on object storage: fetch the dataset locks and whatever an earlier attempt of this shard
+    uploaded (it resumes from there, on any node), then keep uploading its parts while it runs."""
+    if paths.remote is None:
+        return None
+    from .store import mirror
 
-        mirror.fetch_file(paths, paths.dataset_locks)
+    mirror.fetch_file(paths, paths.dataset_locks)
+    mirror.fetch_own_parts(paths, f"{shard.tag}-")
+    return mirror.PartUploader(paths, f"{shard.tag}-")
 
 
 def _publish_remote(paths: StudyPaths, *, since: float) -> None:
@@ -328,7 +349,9 @@ def _publish_remote(paths: StudyPaths, *, since: float) -> None:
 def check_providers(models: list[str]) -> None:
     """Refuse, before the run writes anything, a model whose provider inspect does not know."""
     if models:
-        from . import inspect_tasks  # inspect-ai loads only for commands that will call a model
+        from . import (
+            inspect_tasks,  # inspect-ai loads only for commands that will call a model
+        )
 
         inspect_tasks.check_providers(models)
 
@@ -340,9 +363,10 @@ def open_run(study: Study, stage: str, result: StageResult, options: StageOption
     A shard (`options.shard`) takes no lock and recovers nothing: it only adds its own journal parts.
     """
     run = Run(study, stage, result, options)
+    uploader = None
     if options.shard is not None:
         _refuse_a_second_writer(study.paths, options.shard)
-        _fetch_remote_locks(study.paths)
+        uploader = _shard_on_remote(study.paths, options.shard)
     with contextlib.nullcontext({}) if options.shard is not None else locked(study, " ".join(command_line())) \
             as recovered:
         result.recovered = recovered
@@ -358,10 +382,8 @@ def open_run(study: Study, stage: str, result: StageResult, options: StageOption
             run.write_failed(exc)
         finally:
             run.finish()
-            if options.shard is not None and study.paths.remote is not None:
-                from .store import mirror
-
-                mirror.upload_parts(study.paths, run.run_id)  # where a committer on any machine finds them
+            if uploader is not None:
+                uploader.close()  # where a committer on any machine finds them
 
 
 def commit(study: Study) -> dict[str, int]:

@@ -155,3 +155,39 @@ def test_the_s3_demo_config_is_the_demo_but_for_its_output_dir():
     demo, s3 = ((configs / name).read_text().splitlines() for name in ("demo.yaml", "demo_s3.yaml"))
     differing = [(a, b) for a, b in zip(demo, s3) if a != b]
     assert len(demo) == len(s3) and len(differing) == 1 and differing[0][1].startswith("output_dir: s3://studies/team")
+
+
+def test_a_shard_killed_on_one_machine_resumes_on_another_from_what_it_uploaded(s3_server, tmp_path, capsys,
+                                                                              monkeypatch):
+    import signal
+    import time
+
+    path = study(tmp_path / "cfg", "s3://studies/team")
+    env = {"ITEMEVAL_OFFLINE_LATENCY": "0.05", "ITEMEVAL_UPLOAD_S": "0.2"}
+    monkeypatch.setenv("ITEMEVAL_OFFLINE_LATENCY", "0.05")
+    first = subprocess.Popen([sys.executable, "-m", "itemeval", "generate", str(path), "--shard", "0/1", "--yes",
+                              "--json"], env={**os.environ, **env, "ITEMEVAL_WORK_DIR": str(tmp_path / "nodeA")},
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    client = s3_server.client()
+
+    def uploaded_rows() -> int:
+        listed = client.list_objects_v2(Bucket="studies", Prefix="team/t/journal/").get("Contents", [])
+        return sum(client.get_object(Bucket="studies", Key=o["Key"])["Body"].read().count(b"\n") for o in listed)
+
+    deadline = time.monotonic() + 180
+    while uploaded_rows() < 5:
+        assert first.poll() is None and time.monotonic() < deadline, first.communicate()[1].decode()[-2000:]
+        time.sleep(0.2)
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=30)
+    kept = uploaded_rows()
+    assert 5 <= kept < CELLS  # partial uploads only: the node and its disk are gone
+
+    machine(monkeypatch, tmp_path / "nodeB")  # the retry lands on another node
+    code, retry = run(capsys, "generate", str(path), "--shard", "0/1", "--yes")
+    assert code == 0 and retry["totals"]["planned"] <= CELLS - kept  # resumed from the uploaded rows
+    machine(monkeypatch, tmp_path / "nodeC")
+    assert run(capsys, "commit", str(path))[0] == 0
+    solutions = snapshot(s3_server, "solutions")
+    assert len(solutions) == CELLS and not solutions.duplicated(SOLUTION_KEY).any()
+    assert solutions["error"].isna().all()

@@ -1,13 +1,17 @@
 """The files of a study on object storage that live beside its Delta tables: manifests, dataset locks and the
 journal parts of shards, copied between this machine's working dir and the study's URI.
 
-A machine works in its own dir (paths.root) and the URI is where every machine meets. A shard uploads its
-journal parts when it ends, and a committer on any machine fetches the parts it does not have, replays
-them (each chunk's MERGE marked, so a part merged twice changes nothing) and then deletes the uploaded copies.
+A machine works in its own dir (paths.root) and the URI is where every machine meets. While a shard runs,
+its parts are uploaded every UPLOAD_INTERVAL_S as `<part>.partial`, which no committer takes: a shard that
+dies is retried (on any node) from what was uploaded. When it ends, they are uploaded whole as `<part>`, and
+a committer on any machine fetches the finished parts it does not have, replays them (each chunk's MERGE
+marked, so a part merged twice changes nothing) and then deletes the uploaded copies.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -16,6 +20,9 @@ from ..paths import StudyPaths
 from .remote import filesystem_for, join_uri, storage_options_for
 
 JOURNAL = "journal"
+PARTIAL = ".partial"
+UPLOAD_INTERVAL_S = 10.0
+"""How often a running shard's parts are uploaded (ITEMEVAL_UPLOAD_S): what a retry on another node loses at most."""
 
 
 def _fs(paths: StudyPaths) -> tuple[Any, str]:
@@ -32,10 +39,68 @@ def upload(paths: StudyPaths, files: Iterable[Path]) -> None:
 
 
 def upload_parts(paths: StudyPaths, prefix: str) -> list[str]:
-    """Upload this run's journal parts (names starting with `prefix`); their names."""
+    """Upload the finished journal parts whose names start with `prefix` for a committer to take, and delete
+    their `.partial` copies; their names."""
     parts = sorted(paths.journal.glob(f"{prefix}*.jsonl")) if paths.journal.is_dir() else []
     upload(paths, parts)
+    fs, root = _fs(paths)
+    for part in parts:
+        partial = join_uri(root, JOURNAL, part.name + PARTIAL)
+        if fs.exists(partial):
+            fs.rm_file(partial)
     return [part.name for part in parts]
+
+
+def fetch_own_parts(paths: StudyPaths, prefix: str) -> list[str]:
+    """Download a shard's parts that an earlier attempt (on any node) uploaded, finished or `.partial`, so the
+    shard resumes from them; the names fetched."""
+    fs, root = _fs(paths)
+    folder = join_uri(root, JOURNAL)
+    names = [name.rsplit("/", 1)[-1] for name in fs.ls(folder, detail=False)] if fs.exists(folder) else []
+    paths.journal.mkdir(parents=True, exist_ok=True)
+    fetched = []
+    for name in sorted(n for n in names if n.startswith(prefix)):
+        local = paths.journal / name.removesuffix(PARTIAL)
+        if not local.exists():
+            partial = local.with_suffix(".download")
+            fs.get_file(join_uri(folder, name), str(partial))
+            partial.replace(local)
+            fetched.append(local.name)
+    return fetched
+
+
+class PartUploader:
+    """Uploads a running shard's journal parts (names starting with `prefix`) as `.partial` every interval."""
+
+    def __init__(self, paths: StudyPaths, prefix: str, interval_s: float | None = None) -> None:
+        self.paths, self.prefix = paths, prefix
+        self.interval_s = interval_s if interval_s is not None else float(
+            os.environ.get("ITEMEVAL_UPLOAD_S") or UPLOAD_INTERVAL_S)
+        self._sizes: dict[Path, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="itemeval-upload", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            try:
+                self.upload_changed()
+            except OSError:  # the object store is unreachable for now: the next round, or the final upload, tries
+                continue
+
+    def upload_changed(self) -> None:
+        fs, root = _fs(self.paths)
+        for part in sorted(self.paths.journal.glob(f"{self.prefix}*.jsonl")):
+            size = part.stat().st_size
+            if size and self._sizes.get(part) != size:
+                fs.put_file(str(part), join_uri(root, JOURNAL, part.name + PARTIAL))
+                self._sizes[part] = size
+
+    def close(self) -> list[str]:
+        """Stop, then upload every part whole for a committer; their names."""
+        self._stop.set()
+        self._thread.join()
+        return upload_parts(self.paths, self.prefix)
 
 
 def remote_parts(paths: StudyPaths) -> list[str]:
