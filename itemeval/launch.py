@@ -9,9 +9,7 @@ command) exits 5 naming it. Shards need no lock.
 """
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -29,7 +27,7 @@ from .grid import select
 from .outcomes import ConditionRun, StageResult
 from .records import GenerateCondition, GradeCondition
 from .run import Ask, Run, StageOptions, Tell, check_providers, commit_parts, open_run
-from .shard_runs import RETRIES, SIGNALLED, shard_outcome, stop_with_parent, usd_arg
+from .shard_runs import RETRIES, SIGNALLED, ShardProcess, shard_outcome, usd_arg
 from .signals import drain_seconds
 from .state import grade_superseded_notes, observed_lengths, superseded_notes
 from .store.journal import live_writers
@@ -37,8 +35,9 @@ from .study import Study
 
 ENGINES = ("local", "ray")
 STAGES = ("generate", "grade")
-ORPHAN_GRACE_S = 20.0
-"""Beyond the drain, how long a launcher waits for an earlier launch's shards to stop before it refuses."""
+ORPHAN_GRACE_S = 30.0
+"""Beyond the drain, how long a launcher waits for an earlier launch's shards to stop before it refuses (they
+exit at most signals.HARD_STOP_S after their eval is cancelled)."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +94,8 @@ def run_launch(study: Study, options: LaunchOptions, *, ask: Ask | None = None, 
             outcomes, interrupted = run_shards(options.shards, shard_args(options), run.max_usd,
                                                address=options.address, gpus_per_shard=options.gpus_per_shard)
         else:
-            outcomes, interrupted = _run_shards(options, caps, tell)
+            outcomes, interrupted = _run_shards(options, caps, study.paths.root / "logs" / "launch" / run.run_id,
+                                                tell)
         summaries = {c.condition_id: c for c in result.conditions}
 
         def count(store: str, row: dict[str, Any]) -> None:  # every row the shards journaled, retries included
@@ -212,26 +212,27 @@ def _command(options: LaunchOptions, index: int, cap: float | None) -> list[str]
             *(usd_arg(cap) if cap is not None else [])]
 
 
-def _run_shards(options: LaunchOptions, caps: dict[int, float | None],
+def _run_shards(options: LaunchOptions, caps: dict[int, float | None], logs: Path,
                 tell: Tell | None) -> tuple[dict[int, dict[str, Any]], bool]:
     """Start every shard, wait for all, retry a failed one; (outcomes, whether the launcher was interrupted).
 
     Shards run in sessions of their own, so a terminal's Ctrl-C reaches only the launcher, which passes
     one SIGINT on: each shard then stops the way a single generate does (no new call, calls in flight kept).
+    Each attempt's stdout and stderr stay in `logs` (`shard-K-of-N-attempt-A.out|err`).
     """
-    def start(k: int) -> subprocess.Popen:
-        return subprocess.Popen(_command(options, k, caps[k]), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True, preexec_fn=stop_with_parent(os.getpid()))
+    tries = dict.fromkeys(caps, 0)
+
+    def start(k: int) -> ShardProcess:
+        return ShardProcess.start(_command(options, k, caps[k]), logs,
+                                  f"shard-{k}-of-{options.shards}-attempt-{tries[k] + 1}")
 
     procs = {k: start(k) for k in caps}
     outcomes: dict[int, dict[str, Any]] = {}
-    tries = dict.fromkeys(caps, 0)
     try:
         while procs:
             k, proc = next(iter(procs.items()))
-            out, err = proc.communicate()
+            outcome = shard_outcome(*proc.wait())
             del procs[k]
-            outcome = shard_outcome(proc.returncode, out, err)
             if outcome["retry"] and tries[k] < RETRIES:
                 tries[k] += 1
                 if tell is not None:
@@ -241,10 +242,9 @@ def _run_shards(options: LaunchOptions, caps: dict[int, float | None],
             outcomes[k] = outcome
     except KeyboardInterrupt:
         for proc in procs.values():
-            proc.send_signal(signal.SIGINT)
+            proc.proc.send_signal(signal.SIGINT)
         for k, proc in procs.items():
-            out, err = proc.communicate()
-            outcomes[k] = shard_outcome(proc.returncode, out, err)
+            outcomes[k] = shard_outcome(*proc.wait())
         return outcomes, True
     return outcomes, False
 

@@ -17,12 +17,13 @@ import contextlib
 import os
 import secrets
 import signal
-import subprocess
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from .ray_lease import LEASE_ENV, BudgetBook, require_ray
-from .shard_runs import RETRIES, shard_outcome, stop_with_parent, usd_arg
+from .shard_runs import RETRIES, ShardProcess, shard_outcome, usd_arg
 
 CHUNKS_PER_SHARD = 4
 """The cap is leased in chunks of cap / (shards × this): small enough that a finished shard leaves little unused."""
@@ -41,17 +42,17 @@ class ShardFailed(Exception):
 
 def run_shard(args: list[str], env: dict[str, str]) -> tuple[int, bytes, bytes]:
     """The body of a shard task: `itemeval <args>` as a child process; a Ray cancel reaches it as one SIGINT."""
-    proc = subprocess.Popen([sys.executable, "-m", "itemeval", *args], env={**os.environ, **env},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                            preexec_fn=stop_with_parent(os.getpid()))
-    try:
-        out, err = proc.communicate()
-    except KeyboardInterrupt:  # ray.cancel: the shard stops as a single run does, keeping its calls in flight
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate()
-    if shard_outcome(proc.returncode, out, err)["retry"]:
-        raise ShardFailed(proc.returncode, out, err)
-    return proc.returncode, out, err
+    with tempfile.TemporaryDirectory(prefix="itemeval-shard-") as logs:
+        proc = ShardProcess.start([sys.executable, "-m", "itemeval", *args], Path(logs), "shard",
+                                  env={**os.environ, **env})
+        try:
+            code, out, err = proc.wait()
+        except KeyboardInterrupt:  # ray.cancel: the shard stops as a single run does, keeping its calls in flight
+            proc.proc.send_signal(signal.SIGINT)
+            code, out, err = proc.wait()
+    if shard_outcome(code, out, err)["retry"]:
+        raise ShardFailed(code, out, err)
+    return code, out, err
 
 
 def run_shards(shards: int, args: list[str], max_usd: float | None, *, address: str | None = None,

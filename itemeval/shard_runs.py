@@ -8,7 +8,10 @@ import json
 import math
 import os
 import signal
+import subprocess
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from .errors import EXIT_BUDGET
@@ -54,3 +57,27 @@ def stop_with_parent(parent: int) -> Callable[[], None] | None:
             os.kill(os.getpid(), signal.SIGTERM)
 
     return arm
+
+
+@dataclass
+class ShardProcess:
+    """A shard's process, its stdout and stderr going to files rather than pipes: a shard whose launcher died
+    (it then gets SIGTERM) must be able to say so and stop, and a write into a pipe nobody reads would fail."""
+
+    proc: subprocess.Popen
+    out: Path
+    err: Path
+
+    @classmethod
+    def start(cls, argv: list[str], logs: Path, name: str, env: dict[str, str] | None = None) -> ShardProcess:
+        logs.mkdir(parents=True, exist_ok=True)
+        out, err = logs / f"{name}.out", logs / f"{name}.err"
+        with open(out, "wb") as stdout, open(err, "wb") as stderr:
+            proc = subprocess.Popen(argv, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, env=env,
+                                    start_new_session=True, preexec_fn=stop_with_parent(os.getpid()))
+        return cls(proc, out, err)
+
+    def wait(self) -> tuple[int, bytes, bytes]:
+        """(exit code, stdout, stderr) once the shard has ended."""
+        code = self.proc.wait()
+        return code, self.out.read_bytes(), self.err.read_bytes()

@@ -22,6 +22,10 @@ from .errors import EXIT_INTERRUPTED
 
 DRAIN_S = 10.0
 """After a first signal, how long calls in flight may take to return before the eval is cancelled."""
+HARD_STOP_S = 15.0
+"""After the eval is cancelled, how long it may take to unwind before the process exits anyway (every row is
+in the journal already). Seen: a cancelled eval under heavy load waiting forever for a task with a call
+held by its provider."""
 
 _received: list[int] = []
 _stop = threading.Event()
@@ -96,6 +100,7 @@ def watch_interrupts() -> None:
         nonlocal cancelled
         if not cancelled:
             cancelled = True
+            _hard_stop_later()
             if callable(current):
                 current(signal.SIGINT, None)
 
@@ -104,9 +109,9 @@ def watch_interrupts() -> None:
         _stop.set()
         wait = drain_seconds() if _drain else 0.0
         if first and wait > 0 and _in_flight > 0:
-            print(f"stopping: no new calls; waiting up to {wait:g} s for {_in_flight} call(s) in flight to return "
-                  "(interrupt again to stop now)", file=sys.stderr, flush=True)
             loop.call_later(wait, cancel)
+            _say(f"stopping: no new calls; waiting up to {wait:g} s for {_in_flight} call(s) in flight to return "
+                 "(interrupt again to stop now)")
             return None
         if first or cancelled or not callable(current):
             cancel()
@@ -164,6 +169,26 @@ def _sigint_handler(handler: Callable[[int, FrameType | None], Any] | None) -> I
     finally:
         if before is not None:  # None: set outside Python, nothing to put back
             signal.signal(signal.SIGINT, before)
+
+
+def _hard_stop_later() -> None:
+    def stop() -> None:
+        _say(f"the eval did not stop within {HARD_STOP_S:g} s of its cancellation: exiting; every finished row is "
+             "in the journal and the next command brings it into the store")
+        os._exit(interrupted_exit_code())
+
+    timer = threading.Timer(HARD_STOP_S, stop)
+    timer.daemon = True
+    timer.start()
+
+
+def _say(message: str) -> None:
+    """A line on stderr, unless stderr is gone: a shard whose launcher died writes into a closed pipe, and an
+    error raised inside a signal handler would be swallowed by the event loop along with the stop itself."""
+    try:
+        print(message, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
 
 
 def _forget_cancel() -> None:

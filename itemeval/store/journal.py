@@ -200,13 +200,24 @@ def _writer_alive(path: Path) -> bool:
     match = _WRITER.search(path.name)
     if match is None or int(match.group(1)) == os.getpid():
         return False
+    pid = int(match.group(1))
     try:
-        os.kill(int(match.group(1)), 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # alive, another user's
         return True
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """Whether the process has exited and waits to be reaped: an orphaned shard whose new parent (PID 1 in a
+    container, often) never reaps it stays a zombie, and it writes nothing more."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except (OSError, IndexError):  # no /proc (macOS): a zombie there counts as alive until reaped
+        return False
 
 
 def live_writers(paths: StudyPaths, prefix: str) -> list[int]:
