@@ -32,6 +32,7 @@ _stop = threading.Event()
 _drain = True
 _in_flight = 0
 _cancel: Callable[[], None] | None = None
+_hard_stop: threading.Timer | None = None
 
 
 def install() -> None:
@@ -172,14 +173,25 @@ def _sigint_handler(handler: Callable[[int, FrameType | None], Any] | None) -> I
 
 
 def _hard_stop_later() -> None:
+    """Exit the process if the cancelled eval is still running HARD_STOP_S from now (disarmed when it ends)."""
+    global _hard_stop
+
     def stop() -> None:
         _say(f"the eval did not stop within {HARD_STOP_S:g} s of its cancellation: exiting; every finished row is "
              "in the journal and the next command brings it into the store")
         os._exit(interrupted_exit_code())
 
-    timer = threading.Timer(HARD_STOP_S, stop)
-    timer.daemon = True
-    timer.start()
+    _disarm_hard_stop()
+    _hard_stop = threading.Timer(HARD_STOP_S, stop)
+    _hard_stop.daemon = True
+    _hard_stop.start()
+
+
+def _disarm_hard_stop() -> None:
+    global _hard_stop
+    if _hard_stop is not None:
+        _hard_stop.cancel()
+        _hard_stop = None
 
 
 def _say(message: str) -> None:
@@ -192,8 +204,10 @@ def _say(message: str) -> None:
 
 
 def _forget_cancel() -> None:
+    """The eval has ended: nothing is left to cancel, and no hard stop is needed."""
     global _cancel
     _cancel = None
+    _disarm_hard_stop()
 
 
 def _as_interrupt(number: int, frame: FrameType | None) -> None:
