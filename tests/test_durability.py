@@ -277,3 +277,23 @@ def test_a_first_ctrl_c_lets_the_calls_in_flight_return_so_none_is_paid_twice(tm
         assert len(rows) == 4 and rows["error"].isna().all()  # all four replies kept
         assert main(["generate", str(path), "--json"]) == 0
         assert len(srv.requests) == N_ITEMS  # the re-run asked only for the rest
+
+
+def test_the_hard_stop_after_a_cancel_is_disarmed_when_the_eval_ends(monkeypatch):
+    # A cancelled eval that never unwinds is ended by a timer; one that does unwind must not be: the timer
+    # would kill whatever the process does next (another command in the same process, a test worker).
+    from itemeval import signals
+
+    exits: list[int] = []
+    monkeypatch.setattr(signals.os, "_exit", exits.append)
+    monkeypatch.setattr(signals, "HARD_STOP_S", 0.2)
+    signals._hard_stop_later()
+    timer = signals._hard_stop
+    signals._forget_cancel()  # what sigint_handler_kept does once the eval returns
+    timer.join(timeout=5)
+    assert exits == [] and signals._hard_stop is None
+
+    signals._hard_stop_later()
+    signals._hard_stop.join(timeout=5)  # never disarmed: it fires
+    assert exits == [signals.interrupted_exit_code()]
+    signals._forget_cancel()
