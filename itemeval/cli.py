@@ -40,6 +40,10 @@ Fresh = Annotated[bool, typer.Option("--fresh", help="Re-run the selected cells 
 Sample = Annotated[Optional[int], typer.Option("--sample", min=1, help="Only a random N items, the same for the same "
                                               "--seed.")]
 SampleSeed = Annotated[int, typer.Option("--seed", help="Seed of --sample's and --pilot's draws.")]
+Graders = Annotated[Optional[list[str]], typer.Option(
+    "--grader", help="Only judge conditions of this grader (repeatable); may be one not in facets.grader.")]
+Rubrics = Annotated[Optional[list[str]], typer.Option(
+    "--rubric", help="Only judge conditions with this rubric (repeatable).")]
 ShardOpt = Annotated[Optional[str], typer.Option("--shard", metavar="K/N", help="Only shard K of N (0-based): no "
                                                  "study lock, rows into journal parts; then `itemeval commit`.")]
 ShardBy = Annotated[str, typer.Option("--shard-by", help="cell (default) or model: every cell of a model on one "
@@ -248,10 +252,8 @@ def grade(
     config: ConfigArg,
     base_dir: BaseDir = None,
     condition: Conditions = None,
-    grader: Annotated[Optional[list[str]], typer.Option(
-        "--grader", help="Only judge conditions of this grader (repeatable); may be one not in facets.grader.")] = None,
-    rubric: Annotated[Optional[list[str]], typer.Option(
-        "--rubric", help="Only judge conditions with this rubric (repeatable).")] = None,
+    grader: Graders = None,
+    rubric: Rubrics = None,
     limit: Limit = None,
     sample: Sample = None,
     seed: SampleSeed = 0,
@@ -307,10 +309,8 @@ def launch(
     shard_by: ShardBy = "cell",
     base_dir: BaseDir = None,
     condition: Conditions = None,
-    grader: Annotated[Optional[list[str]], typer.Option("--grader", help="grade: only judge conditions of this "
-                                                        "grader (repeatable).")] = None,
-    rubric: Annotated[Optional[list[str]], typer.Option("--rubric", help="grade: only judge conditions with this "
-                                                        "rubric (repeatable).")] = None,
+    grader: Graders = None,
+    rubric: Rubrics = None,
     limit: Limit = None,
     sample: Sample = None,
     seed: SampleSeed = 0,

@@ -32,7 +32,7 @@ from .runner import RowSink
 from .scorers import ScoreContext, ScoreResult
 from .scorers.registry import resolve, score_many
 from .state import grade_state, grade_superseded_notes, observed_lengths, solution_state
-from .store import read_store, upsert
+from .store import read_store
 from .store.journal import journaled_keys
 from .store.schemas import GRADES
 from .study import Study, extra_judges
@@ -153,10 +153,9 @@ def score_context(item: Item) -> ScoreContext:
 
 
 def grade_verifiable(study: Study, todo: pd.DataFrame, conditions: list[GradeCondition], summaries: dict[str, ConditionRun],
-                     *, run_id: str, write: Callable[[pa.Table], Any] | None = None) -> None:
+                     *, run_id: str, write: Callable[[pa.Table], Any]) -> None:
     """Score every pending solution of the verifiable conditions, one generate condition's solutions at a time,
-    each chunk of grade rows handed to `write` (by default, upserted into the grades store)."""
-    write = write or (lambda table: upsert(study.paths, "grades", table))
+    each chunk of grade rows handed to `write` (Run.row_writer: the store, or a shard's journal part)."""
     wanted = todo[todo["grade_condition_id"].isin([c.id for c in conditions])]
     if wanted.empty:
         return

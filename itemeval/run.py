@@ -37,7 +37,6 @@ from .runner import RowSink, Runner, cells_per_eval, logprob_tokens
 from .store import read_store, upsert
 from .store.journal import (
     JournalWriter,
-    journal_records,
     live_writers,
     pending_journal_rows,
     replay_journals,
@@ -305,10 +304,7 @@ def commit_parts(paths: StudyPaths, seen: Callable[[str, dict[str, Any]], None] 
 
         uploaded = mirror.remote_parts(paths)
         mirror.fetch_parts(paths, uploaded)
-    if seen is not None:
-        for store, row in journal_records(paths):
-            seen(store, row)
-    recovered = {store: rows for store, rows in replay_journals(paths).items() if rows}
+    recovered = {store: rows for store, rows in replay_journals(paths, seen=seen).items() if rows}
     if uploaded:
         mirror.drop_parts(paths, [name for name in uploaded if not (paths.journal / name).exists()])
     return recovered

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import json
 import math
 import os
@@ -40,6 +41,11 @@ def shard_outcome(code: int, out: bytes, err: bytes) -> dict[str, Any]:
 _PR_SET_PDEATHSIG = 1
 
 
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)  # find_library runs ldconfig: once
+
+
 def stop_with_parent(parent: int) -> Callable[[], None] | None:
     """A `preexec_fn` that makes a shard process get SIGTERM when its launcher dies (Linux).
 
@@ -49,7 +55,7 @@ def stop_with_parent(parent: int) -> Callable[[], None] | None:
     """
     if not sys.platform.startswith("linux"):
         return None
-    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    libc = _libc()
 
     def arm() -> None:  # runs in the child between fork and exec
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)

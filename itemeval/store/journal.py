@@ -13,7 +13,7 @@ import os
 import re
 import secrets
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from types import TracebackType
@@ -122,11 +122,13 @@ class JournalWriter:
         os.fsync(self._file.fileno())
 
 
-def replay_journals(paths: StudyPaths, *, chunk_rows: int = REPLAY_CHUNK_ROWS) -> dict[str, int]:
+def replay_journals(paths: StudyPaths, *, chunk_rows: int = REPLAY_CHUNK_ROWS,
+                    seen: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, int]:
     """Upsert every complete journal record into its store, oldest file first, then delete the files.
 
-    Returns the records replayed per store. The caller holds the study lock. A crash anywhere in
-    here is harmless: files are deleted only after all their records are in the stores.
+    Returns the records replayed per store; `seen` is shown each record as it goes (a launcher counts its
+    shards' rows with it). The caller holds the study lock. A crash anywhere in here is harmless: files
+    are deleted only after all their records are in the stores.
     """
     counts: dict[str, int] = {}
     for path in _journal_files(paths):
@@ -135,18 +137,13 @@ def replay_journals(paths: StudyPaths, *, chunk_rows: int = REPLAY_CHUNK_ROWS) -
             # On object storage each chunk's commit is marked with the part's name and the chunk's number, so
             # a replay that crashed midway, or a part committed twice, never merges an old row over a newer one.
             chunk_no[store] = chunk_no.get(store, 0) + 1
+            for row in rows if seen is not None else ():
+                seen(store, row)
             upsert(paths, store, rows, app=(f"journal/{path.name}/{store}", chunk_no[store]))
             counts[store] = counts.get(store, 0) + len(rows)
         path.unlink()
         fsync_path(paths.journal)
     return counts
-
-
-def journal_records(paths: StudyPaths) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(store, row) of every complete record in the finished journal files, oldest file first (what a replay
-    would merge now)."""
-    for path in _journal_files(paths):
-        yield from _records(path)
 
 
 def pending_journal_rows(paths: StudyPaths) -> dict[str, int]:

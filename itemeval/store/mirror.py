@@ -57,16 +57,7 @@ def fetch_own_parts(paths: StudyPaths, prefix: str) -> list[str]:
     fs, root = _fs(paths)
     folder = join_uri(root, JOURNAL)
     names = [name.rsplit("/", 1)[-1] for name in fs.ls(folder, detail=False)] if fs.exists(folder) else []
-    paths.journal.mkdir(parents=True, exist_ok=True)
-    fetched = []
-    for name in sorted(n for n in names if n.startswith(prefix)):
-        local = paths.journal / name.removesuffix(PARTIAL)
-        if not local.exists():
-            partial = local.with_suffix(".download")
-            fs.get_file(join_uri(folder, name), str(partial))
-            partial.replace(local)
-            fetched.append(local.name)
-    return fetched
+    return fetch_parts(paths, sorted(n for n in names if n.startswith(prefix)))
 
 
 class PartUploader:
@@ -113,17 +104,18 @@ def remote_parts(paths: StudyPaths) -> list[str]:
 
 
 def fetch_parts(paths: StudyPaths, names: Iterable[str]) -> list[str]:
-    """Download the named uploaded parts this machine does not hold; the names fetched."""
+    """Download the named uploaded parts this machine does not hold (a `.partial` one under its finished name);
+    the local names fetched."""
     fs, root = _fs(paths)
     paths.journal.mkdir(parents=True, exist_ok=True)
     fetched = []
     for name in names:
-        local = paths.journal / name
+        local = paths.journal / name.removesuffix(PARTIAL)
         if not local.exists():
             partial = local.with_suffix(".download")  # not a .jsonl until whole: replay never sees half a part
             fs.get_file(join_uri(root, JOURNAL, name), str(partial))
             partial.replace(local)
-            fetched.append(name)
+            fetched.append(local.name)
     return fetched
 
 
