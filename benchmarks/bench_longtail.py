@@ -8,8 +8,10 @@ for the same prompt in every run, so every run meets exactly the same latencies.
 
 The latency floor is the best any client could do with C connections: the larger of the slowest single call
 and the sum of all latencies / C. Runs:
-- itemeval generate, default batches of 600 cells per eval (each batch waits for its slowest call);
-- itemeval generate with ITEMEVAL_CELLS_PER_EVAL = all cells: one eval, no barrier (memory grows with it);
+- itemeval generate, defaults: one eval of up to 6,000 cells fed as tasks, a task starting whenever one ends
+  (only the eval's end waits for its slowest call);
+- the same, cut into evals of 1,000 cells (ITEMEVAL_CELLS_PER_EVAL): a wait for the slowest call every 1,000;
+- the batches of earlier versions: evals of 600 cells (ITEMEVAL_CELLS_PER_EVAL=600), each waiting for its slowest;
 - itemeval launch generate --shards 2 (each shard with half the connections);
 - plain inspect eval() of the same prompts with the same connections.
 """
@@ -86,14 +88,15 @@ def main(argv: list[str] | None = None) -> int:
         say(f"{args.cells:,} cells, {args.connections} connections; latency mean {sum(delays) / len(delays):.2f} s, "
             f"max {max(delays):.1f} s; floor {floor:.1f} s")
         env = bench_env(root, **server.env())
+        generate = ["generate", str(config), "--display", "none"]
         runs = {
-            "itemeval, batches of 600": ["generate", str(config), "--display", "none"],
-            "itemeval, one eval (no barrier)": ["generate", str(config), "--display", "none"],
-            "itemeval launch --shards 2": ["launch", "generate", str(config), "--shards", "2"],
+            "itemeval, tasks fed into one eval": (generate, {}),
+            "itemeval, evals of 1,000": (generate, {"ITEMEVAL_CELLS_PER_EVAL": "1000"}),
+            "itemeval, batches of 600 (before)": (generate, {"ITEMEVAL_CELLS_PER_EVAL": "600"}),
+            "itemeval launch --shards 2": (["launch", "generate", str(config), "--shards", "2"], {}),
         }
-        for label, command in runs.items():
+        for label, (command, extra) in runs.items():
             shutil.rmtree(study_dir(root), ignore_errors=True)
-            extra = {"ITEMEVAL_CELLS_PER_EVAL": str(args.cells)} if "one eval" in label else {}
             done = run([ITEMEVAL, *command, "--yes", "--json"], env={**env, **extra}, cwd=root, memory=True)
             done.check(label)
             assert stage_rows(done.stdout) == args.cells, label

@@ -10,9 +10,9 @@ import sys
 import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
-from inspect_ai import Task, eval
+from inspect_ai import Task, TaskSource, eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.event import ErrorEvent, ModelEvent
@@ -239,32 +239,63 @@ def _model(name: str) -> Any:
         return get_model(name, memoize=False)
 
 
-def run_tasks(tasks: list[Task], *, log_dir: Path, display: str, max_tasks: int) -> dict[str, str] | None:
-    """Run all tasks concurrently in one eval; returns {task name: failure} for tasks that failed as a whole.
+def run_tasks(tasks: Iterable[Task], *, log_dir: Path, display: str, in_flight: int,
+              keep_feeding: Callable[[], bool] = lambda: True) -> dict[str, str] | None:
+    """Run the tasks in one eval, `in_flight` at a time, each starting as soon as an earlier one ends.
 
+    Returns {task name: failure} for tasks that failed as a whole; once a task of some name failed,
+    the later tasks of that name are skipped, as are all tasks once `keep_feeding()` is false.
     None when the user interrupted the eval (inspect then returns no logs).
     """
-    if not tasks:
+    feed = _Feed(iter(tasks), keep_feeding)
+    first = [task for task in (feed.next_task() for _ in range(in_flight)) if task is not None]
+    if not first:
         return {}
+    feed.first = first
     # inspect prints its hooks banner on stdout, which belongs to `--json`; send it to stderr.
     with contextlib.redirect_stdout(sys.stderr), _frozen_heap(), signals.sigint_handler_kept(), _redacted_logs(), \
             _recording_refusals():
         logs = eval(
-            tasks,
+            feed,
             log_dir=str(log_dir),
             display=display,  # type: ignore[arg-type]
             fail_on_error=False,
-            max_tasks=max_tasks,
+            max_tasks=max(2, in_flight),  # a TaskSource is fed live only with more than one task at a time
             # The journal, not the .eval log, is the durable copy of each row, so inspect may write the
             # log in big batches and skip its realtime event buffer (live view of running samples):
             # together about 30% less CPU per sample; finished samples keep their full transcripts.
             log_realtime=False,
             log_buffer=500,
+            log_header_only=True,  # the rows are journaled already: do not read every sample back
             score=False,
         )
     if _route is not None:
         _scrub_logs([log_dir / _route.log_files[eval_id] for eval_id in _route.errored if eval_id in _route.log_files])
     return _failures(logs) if logs else None
+
+
+class _Feed(TaskSource):
+    """Hands inspect the next task each time a running one ends, so no task waits for another's slowest call."""
+
+    def __init__(self, tasks: Iterator[Task], keep_feeding: Callable[[], bool]) -> None:
+        self.tasks = tasks
+        self.keep_feeding = keep_feeding
+        self.first: list[Task] = []
+        self.failed: set[str] = set()
+
+    def initial_tasks(self) -> list[Task]:
+        return self.first
+
+    async def task_complete(self, log: EvalLog) -> list[Task] | None:
+        if log.status == "error":
+            self.failed.add(log.eval.task)
+        task = self.next_task()
+        return [task] if task is not None else None
+
+    def next_task(self) -> Task | None:
+        if signals.stop_requested() or not self.keep_feeding():
+            return None
+        return next((task for task in self.tasks if task.name not in self.failed), None)
 
 
 def _scrub_logs(paths: list[Path]) -> None:

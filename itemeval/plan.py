@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 from dataclasses import dataclass, replace
 from typing import Sequence
 
@@ -233,7 +234,7 @@ def grade_counts(state: pd.DataFrame) -> pd.DataFrame:
 def eval_batches(specs: Sequence[TaskSpec], max_cells: int) -> list[list[TaskSpec]]:
     """Split task specs into batches of at most about `max_cells` cells, one inspect eval() each.
 
-    inspect holds every finished sample of a running eval in memory, so a big run is cut into
+    inspect's memory and time per sample grow with a running eval, so a big run is cut into
     batches. Every batch takes the next slice of every condition that still has cells, so the
     conditions keep running side by side (max_tasks) and each condition's cells stay in order.
     """
@@ -249,3 +250,32 @@ def eval_batches(specs: Sequence[TaskSpec], max_cells: int) -> list[list[TaskSpe
             if cells:
                 batches[number].append(replace(spec, cells=cells))
     return [batch for batch in batches if batch]
+
+
+@dataclass(frozen=True)
+class EvalWindow:
+    """One inspect eval: its tasks in the order they start, at most `in_flight` of them running at once.
+
+    A task starts as soon as an earlier one ends, so the eval never waits for one task's slowest
+    call while others have cells left, and only `in_flight` tasks' samples are held in memory.
+    """
+
+    tasks: list[TaskSpec]
+    in_flight: int
+
+
+MAX_TASKS_IN_FLIGHT = 32
+
+
+def eval_windows(specs: Sequence[TaskSpec], cells_per_eval: int, cells_in_flight: int) -> list[EvalWindow]:
+    """Cut task specs into evals of about `cells_per_eval` cells, each fed as tasks of about
+    `cells_in_flight / in_flight` cells, every condition taking its turn."""
+    windows = []
+    for batch in eval_batches(specs, cells_per_eval):
+        in_flight = min(MAX_TASKS_IN_FLIGHT, max(2, len(batch)))  # inspect feeds a running eval only above 1
+        size = max(1, cells_in_flight // in_flight)
+        chunks = [[replace(spec, cells=spec.cells[start:start + size]) for start in range(0, len(spec.cells), size)]
+                  for spec in batch]
+        turns = [chunk for turn in itertools.zip_longest(*chunks) for chunk in turn if chunk is not None]
+        windows.append(EvalWindow(turns, in_flight))
+    return windows

@@ -33,7 +33,7 @@ from .paths import StudyPaths
 from .pricing import Price, PriceTable, format_usd, load_prices, panel_price, total_usd
 from .ray_lease import LEASE_ENV
 from .records import GenerateCondition, GradeCondition, Item, TaskSpec
-from .runner import RowSink, Runner, cells_per_eval, logprob_tokens
+from .runner import RowSink, Runner, cells_in_flight, cells_per_eval, logprob_tokens
 from .store import read_store, upsert
 from .store.journal import (
     JournalWriter,
@@ -105,7 +105,8 @@ class Run:
         self.cap: SpendCap | None = None
         self.failure_reason: str | None = None
         self.overrun_usd = 0.0
-        self.cells_per_eval = cells_per_eval()  # both checked before anything is written
+        self.cells_per_eval = cells_per_eval()  # all three checked before anything is written
+        self.cells_in_flight = cells_in_flight()
         self.logprob_tokens = logprob_tokens()
 
     def approve(self, lines: list[EstimateLine], ask: Ask | None, tell: Tell | None = None) -> None:
@@ -152,6 +153,7 @@ class Run:
                         log_dir=paths.logs_generate if self.stage == "generate" else paths.logs_grade,
                         display="none" if self.options.display == OWN_DISPLAY else self.options.display,
                         cells_per_eval=self.cells_per_eval,
+                        cells_in_flight=self.cells_in_flight,
                         gate_for=self._gate, stopped=lambda: self.cap is not None and self.cap.stopped,
                         logprob_tokens=self.logprob_tokens)
         summaries = {c.condition_id: c for c in self.result.conditions}

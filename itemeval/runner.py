@@ -7,24 +7,29 @@ import ctypes
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from . import signals
 from .budget import CallGate
 from .errors import ConfigError, write_failure_message
 from .outcomes import SampleResult
 from .paths import StudyPaths
-from .plan import eval_batches
+from .plan import EvalWindow, eval_windows
 from .records import TaskSpec
 from .redact import redact
 from .store.journal import JournalWriter, replay_journals
 
-CELLS_PER_EVAL = 600
-"""Cells per inspect eval() call; `ITEMEVAL_CELLS_PER_EVAL` overrides it. inspect keeps a running
-eval's finished samples in memory and gets slower per sample as an eval grows, so a big run is cut
-into batches. Measured on the offline models (24,000 cells, 8 conditions, whole-process peak):
-1,000 cells per eval 400 MB, 800 391 MB, 600 358 MB at 5-10% less throughput than 1,000.
-Larger batches waste less time waiting for a batch's slowest call on a slow provider."""
+CELLS_PER_EVAL = 6000
+"""Cells per inspect eval() call; `ITEMEVAL_CELLS_PER_EVAL` overrides it. An eval's memory and time
+per sample grow as it runs (about 3 KB a cell measured on inspect 0.3.285), and each eval ends by
+waiting for its slowest call, so a big run is cut into evals of this size; the store is brought up
+to date between two evals."""
+
+CELLS_IN_FLIGHT = 600
+"""Cells of the tasks running at once inside one eval (each task holds its samples until it ends);
+`ITEMEVAL_CELLS_IN_FLIGHT` overrides it.
+Measured on the offline models (24,000 cells, 8 conditions, whole-process peak): 1,000 cells at
+once 400 MB, 800 391 MB, 600 358 MB at 5-10% less throughput than 1,000."""
 
 RowSink = Callable[[SampleResult], "tuple[str, dict[str, Any]]"]
 """Turns one finished sample into (store name, row) for the journal."""
@@ -41,6 +46,11 @@ LOGPROB_TOKENS = 8
 def cells_per_eval() -> int:
     """The batch size: ITEMEVAL_CELLS_PER_EVAL when set (a positive whole number), else CELLS_PER_EVAL."""
     return _positive_setting("ITEMEVAL_CELLS_PER_EVAL", CELLS_PER_EVAL)
+
+
+def cells_in_flight() -> int:
+    """The cells running at once: ITEMEVAL_CELLS_IN_FLIGHT when set (a positive whole number), else CELLS_IN_FLIGHT."""
+    return _positive_setting("ITEMEVAL_CELLS_IN_FLIGHT", CELLS_IN_FLIGHT)
 
 
 def logprob_tokens() -> int:
@@ -81,6 +91,7 @@ class Runner:
     log_dir: Path
     display: str
     cells_per_eval: int
+    cells_in_flight: int
     gate_for: GateFor
     stopped: Callable[[], bool]
     """True once the spend cap has stopped the run: no further batch starts."""
@@ -105,13 +116,12 @@ class Runner:
 
     def _run_batches(self, specs: Sequence[TaskSpec], sink: RowSink, journaled: Journaled,
                      execution: Execution) -> None:
-        for batch in eval_batches(specs, self.cells_per_eval):
-            if signals.stop_requested():  # a Ctrl-C between two evals: no further batch starts
+        for window in eval_windows(specs, self.cells_per_eval, self.cells_in_flight):
+            if signals.stop_requested():  # a Ctrl-C between two evals: no further eval starts
                 execution.interrupted = True
                 return
             with signals.default_interrupts():
-                self._run_batch([spec for spec in batch if spec.name not in execution.failures], sink, journaled,
-                                execution)
+                self._run_batch(window, sink, journaled, execution)
             self._replay(execution)
             _return_free_memory()
             # A signal between evals, or one inspect absorbed while finishing its logs, stops the run here.
@@ -129,19 +139,15 @@ class Runner:
             execution.write_failure = execution.write_failure or write_failure_message(
                 getattr(exc, "filename", None) or self.paths.root, exc)
 
-    def _run_batch(self, specs: list[TaskSpec], sink: RowSink, journaled: Journaled, execution: Execution) -> None:
-        """One inspect eval over a batch, journaling every finished sample as a store row."""
-        tasks = self._build(specs, execution)
-        if not tasks:
-            return
+    def _run_batch(self, window: EvalWindow, sink: RowSink, journaled: Journaled, execution: Execution) -> None:
+        """One inspect eval over a window of tasks, journaling every finished sample as a store row."""
         try:
-            self._run_journaled(tasks, specs, sink, journaled, execution)
+            self._run_journaled(window, sink, journaled, execution)
         except OSError as exc:  # the journal could not be created or flushed at its close
             execution.write_failure = execution.write_failure or write_failure_message(exc.filename or
                                                                                        self.paths.journal, exc)
 
-    def _run_journaled(self, tasks: list[Any], specs: list[TaskSpec], sink: RowSink, journaled: Journaled,
-                       execution: Execution) -> None:
+    def _run_journaled(self, window: EvalWindow, sink: RowSink, journaled: Journaled, execution: Execution) -> None:
         from . import inspect_tasks
 
         with JournalWriter(self.paths, self.run_id) as journal:
@@ -165,28 +171,32 @@ class Runner:
 
             with inspect_tasks.sample_sink(on_sample, log_prefix=self.log_dir.relative_to(self.paths.root),
                                            logprob_tokens=self.logprob_tokens):
-                failures = inspect_tasks.run_tasks(tasks, log_dir=self.log_dir, display=self.display,
-                                                   max_tasks=max(1, min(len(tasks), 32)))
+                failures = inspect_tasks.run_tasks(
+                    self._build(window.tasks, execution), log_dir=self.log_dir, display=self.display,
+                    in_flight=window.in_flight,
+                    keep_feeding=lambda: execution.write_failure is None and not self.stopped())
         if failures is None:
             execution.interrupted = True
             return
-        known = {spec.name for spec in specs}
+        known = {spec.name for spec in window.tasks}
         execution.failures.update((name, message) for name, message in failures.items() if name in known)
         for message in failures.values():
             error = inspect_tasks.write_error(message)
             if error is not None and execution.write_failure is None:
                 execution.write_failure = write_failure_message(self.log_dir, error)
 
-    def _build(self, specs: list[TaskSpec], execution: Execution) -> list[Any]:
+    def _build(self, specs: list[TaskSpec], execution: Execution) -> Iterator[Any]:
+        """Each spec's inspect task, built as the eval reaches it; a condition whose model cannot be set up
+        (or whose earlier task failed) is skipped."""
         from . import inspect_tasks
 
-        tasks = []
         for spec in specs:
+            if spec.name in execution.failures:
+                continue
             try:
-                tasks.append(inspect_tasks.build_task(spec, self.gate_for(spec)))
+                yield inspect_tasks.build_task(spec, self.gate_for(spec))
             except inspect_tasks.TASK_BUILD_ERRORS as exc:  # one condition's model cannot be set up
                 execution.failures[spec.name] = redact(f"{type(exc).__name__}: {exc}") or type(exc).__name__
-        return tasks
 
 
 def _return_free_memory() -> None:

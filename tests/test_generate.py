@@ -11,6 +11,8 @@ import json
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from itemeval.hashing import content_hash, text_hash
 from itemeval.paths import StudyPaths
 from itemeval.store.lock import study_lock
 from tests.helpers import ARITH, base_config, write_study
+from tests.openai_server import OpenAIServer
 
 KEY = ["condition_id", "item_id", "epoch"]
 PROMPT = "Q: {input}\nEnd with ANSWER: <n>."
@@ -162,13 +165,60 @@ def test_a_run_cut_into_several_evals_writes_every_cell_once_with_its_own_log(tm
     assert gc.get_freeze_count() == 0  # the collector sees every object again once the evals are over
 
 
+def test_a_slow_call_holds_up_only_its_own_task_not_the_rest_of_the_eval(tmp_path, capsys, monkeypatch):
+    # 8 cells, fed to inspect as tasks of one cell, two at a time. The first call to arrive is held at the
+    # server: the other seven must all be answered meanwhile (a batch of tasks would wait for the held one),
+    # and never more than two at once (the tasks in flight bound the memory).
+    rows = [{"qid": f"q{i}", "question": f"[q{i}] What is {i} + 1?", "answer": str(i + 1)} for i in range(8)]
+    config = base_config(solvers__models=["openai-api/local/m"], solvers__max_connections=4)
+    config["benchmark"]["mapping"]["metadata"] = []
+    path = write_study(tmp_path, config, rows=rows, prompt="{input}")
+    monkeypatch.setenv("ITEMEVAL_CELLS_IN_FLIGHT", "2")
+    release, lock, arrivals, seen = threading.Event(), threading.Lock(), [], []
+
+    def delay(prompt: str) -> float:
+        with lock:
+            arrivals.append(prompt)
+            first = len(arrivals) == 1
+        if first:
+            release.wait(120)
+        return 0.0
+
+    with OpenAIServer(delay=delay) as srv:
+        for name, value in srv.env().items():
+            monkeypatch.setenv(name, value)
+
+        def release_once_the_rest_is_answered() -> None:
+            deadline = time.monotonic() + 120
+            while srv.answered() < 7 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            seen.append(srv.answered())
+            release.set()
+
+        watcher = threading.Thread(target=release_once_the_rest_is_answered)
+        watcher.start()
+        try:
+            code, result = generate(capsys, path)
+        finally:
+            release.set()
+            watcher.join()
+
+    assert seen == [7], f"only {seen} other cells were answered while the first call was held"
+    assert srv.max_in_flight <= 2
+    assert code == 0 and result["totals"]["rows"] == 8
+    stored = solutions(tmp_path)
+    assert sorted(stored["item_id"]) == [f"q{i}" for i in range(8)] and stored["error"].isna().all()
+    assert stored["log_file"].nunique() == 8  # a task (and log) per cell
+
+
+@pytest.mark.parametrize("setting", ["ITEMEVAL_CELLS_PER_EVAL", "ITEMEVAL_CELLS_IN_FLIGHT"])
 @pytest.mark.parametrize("value", ["0", "lots"])
-def test_a_bad_cells_per_eval_setting_exits_2_before_anything_is_written(tmp_path, capsys, monkeypatch, value):
-    monkeypatch.setenv("ITEMEVAL_CELLS_PER_EVAL", value)
+def test_a_bad_cells_setting_exits_2_before_anything_is_written(tmp_path, capsys, monkeypatch, setting, value):
+    monkeypatch.setenv(setting, value)
     path = write_study(tmp_path)
     capsys.readouterr()
     assert main(["generate", str(path)]) == 2
-    assert f"ITEMEVAL_CELLS_PER_EVAL={value!r}" in capsys.readouterr().err
+    assert f"{setting}={value!r}" in capsys.readouterr().err
     assert not manifests(tmp_path) and not (tmp_path / "studies" / "t" / "solutions.parquet").exists()
 
 
