@@ -8,7 +8,7 @@ for the same prompt in every run, so every run meets exactly the same latencies.
 
 The latency floor is the best any client could do with C connections: the larger of the slowest single call
 and the sum of all latencies / C. Runs:
-- itemeval generate, defaults: one eval of up to 6,000 cells fed as tasks, a task starting whenever one ends
+- itemeval generate, defaults: one eval of up to 3,000 cells fed as tasks, a task starting whenever one ends
   (only the eval's end waits for its slowest call);
 - the same, cut into evals of 1,000 cells (ITEMEVAL_CELLS_PER_EVAL): a wait for the slowest call every 1,000;
 - the batches of earlier versions: evals of 600 cells (ITEMEVAL_CELLS_PER_EVAL=600), each waiting for its slowest;

@@ -224,6 +224,13 @@ class Run:
         return self
 
 
+def _settled(process: psutil.Process) -> bool:
+    """A child counts once it has lived 0.2 s. inspect spawns helpers such as `git rev-parse` by vfork, and
+    until its exec such a child shares the parent's pages and reports the parent's whole RSS: once a
+    phantom 320 MB on a single-process generate's peak. Shards and Ray workers live for seconds."""
+    return time.time() - process.create_time() > 0.2
+
+
 def _poll_tree(pid: int, peak: list[float], done: threading.Event) -> None:
     try:
         proc = psutil.Process(pid)
@@ -234,7 +241,8 @@ def _poll_tree(pid: int, peak: list[float], done: threading.Event) -> None:
         try:
             for p in [proc, *proc.children(recursive=True)]:
                 with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-                    total += p.memory_info().rss
+                    if p is proc or _settled(p):
+                        total += p.memory_info().rss
         except psutil.NoSuchProcess:
             return
         peak[0] = max(peak[0], total)

@@ -165,7 +165,9 @@ def _run_generate(study: Study, options: GenerateOptions, items: list[Item], *, 
                   tell: Tell | None) -> StageResult:
     conditions = select(study.generate, list(options.conditions))
     result = StageResult(stage="generate", study=study.config.study)
-    check_providers([c.model for c in conditions])
+    if options.force or options.fresh or not plan_cells(study, conditions, items, force=False).empty:
+        # Loading inspect-ai takes seconds: a run that has nothing to do (every cell stored) skips it.
+        check_providers([c.model for c in conditions])
     with open_run(study, "generate", result, options) as run:
         cells = plan_cells(study, conditions, items, force=options.force or options.fresh)
         if options.shard is not None:
