@@ -248,10 +248,8 @@ def run_tasks(tasks: Iterable[Task], *, log_dir: Path, display: str, in_flight: 
     None when the user interrupted the eval (inspect then returns no logs).
     """
     feed = _Feed(iter(tasks), keep_feeding)
-    first = [task for task in (feed.next_task() for _ in range(in_flight)) if task is not None]
-    if not first:
+    if not feed.start(in_flight):
         return {}
-    feed.first = first
     # inspect prints its hooks banner on stdout, which belongs to `--json`; send it to stderr.
     with contextlib.redirect_stdout(sys.stderr), _frozen_heap(), signals.sigint_handler_kept(), _redacted_logs(), \
             _recording_refusals():
@@ -284,6 +282,11 @@ class _Feed(TaskSource):
         self.failed: set[str] = set()
         self.running: dict[str, Task] = {}
         """Tasks handed out and not yet ended, by their first sample's id."""
+
+    def start(self, count: int) -> list[Task]:
+        """Take the first `count` tasks (fewer when the tasks run out): those the eval starts with."""
+        self.first = [task for task in (self.next_task() for _ in range(count)) if task is not None]
+        return self.first
 
     def initial_tasks(self) -> list[Task]:
         return self.first

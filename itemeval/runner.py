@@ -28,9 +28,9 @@ Measured on the offline models (24,000 cells, 8 conditions, whole-process peak):
 
 CELLS_IN_FLIGHT = 600
 """Cells of the tasks running at once inside one eval (each task holds its samples until it ends);
-`ITEMEVAL_CELLS_IN_FLIGHT` overrides it.
-Measured on the offline models (24,000 cells, 8 conditions, whole-process peak): 1,000 cells at
-once 400 MB, 800 391 MB, 600 358 MB at 5-10% less throughput than 1,000."""
+`ITEMEVAL_CELLS_IN_FLIGHT` overrides it. Chosen when evals of this many cells ran one after another
+(offline models, 24,000 cells, 8 conditions, whole-process peak): 1,000 cells 400 MB, 800 391 MB,
+600 358 MB at 5-10% less throughput than 1,000."""
 
 RowSink = Callable[[SampleResult], "tuple[str, dict[str, Any]]"]
 """Turns one finished sample into (store name, row) for the journal."""
@@ -45,7 +45,7 @@ LOGPROB_TOKENS = 8
 
 
 def cells_per_eval() -> int:
-    """The batch size: ITEMEVAL_CELLS_PER_EVAL when set (a positive whole number), else CELLS_PER_EVAL."""
+    """The eval size: ITEMEVAL_CELLS_PER_EVAL when set (a positive whole number), else CELLS_PER_EVAL."""
     return _positive_setting("ITEMEVAL_CELLS_PER_EVAL", CELLS_PER_EVAL)
 
 
@@ -95,34 +95,34 @@ class Runner:
     cells_in_flight: int
     gate_for: GateFor
     stopped: Callable[[], bool]
-    """True once the spend cap has stopped the run: no further batch starts."""
+    """True once the spend cap has stopped the run: no further task or eval starts."""
     logprob_tokens: int = LOGPROB_TOKENS
     replay: bool = True
-    """Bring the journal into the stores after each batch; a shard leaves that to `itemeval commit`."""
+    """Bring the journal into the stores after each eval; a shard leaves that to `itemeval commit`."""
 
     def execute(self, specs: Sequence[TaskSpec], sink: RowSink, journaled: Journaled = lambda row: None) -> Execution:
-        """Run the specs batch by batch; each batch's rows reach the store as it ends.
+        """Run the specs eval by eval; each eval's rows reach the store as it ends.
 
         `journaled` sees each row once it is safe in the journal.
         """
         execution = Execution()
         try:
             with signals.interrupts_as_flag():
-                self._run_batches(specs, sink, journaled, execution)
+                self._run_evals(specs, sink, journaled, execution)
         except KeyboardInterrupt:  # a second Ctrl-C between two evals or during a replay
             execution.interrupted = True
         finally:  # finish a replay that a Ctrl-C cut short, so every finished row is in the store
             self._replay(execution)
         return execution
 
-    def _run_batches(self, specs: Sequence[TaskSpec], sink: RowSink, journaled: Journaled,
+    def _run_evals(self, specs: Sequence[TaskSpec], sink: RowSink, journaled: Journaled,
                      execution: Execution) -> None:
         for window in eval_windows(specs, self.cells_per_eval, self.cells_in_flight):
             if signals.stop_requested():  # a Ctrl-C between two evals: no further eval starts
                 execution.interrupted = True
                 return
             with signals.default_interrupts():
-                self._run_batch(window, sink, journaled, execution)
+                self._run_eval(window, sink, journaled, execution)
             self._replay(execution)
             _return_free_memory()
             # A signal between evals, or one inspect absorbed while finishing its logs, stops the run here.
@@ -140,7 +140,7 @@ class Runner:
             execution.write_failure = execution.write_failure or write_failure_message(
                 getattr(exc, "filename", None) or self.paths.root, exc)
 
-    def _run_batch(self, window: EvalWindow, sink: RowSink, journaled: Journaled, execution: Execution) -> None:
+    def _run_eval(self, window: EvalWindow, sink: RowSink, journaled: Journaled, execution: Execution) -> None:
         """One inspect eval over a window of tasks, journaling every finished sample as a store row."""
         try:
             self._run_journaled(window, sink, journaled, execution)
@@ -201,9 +201,9 @@ class Runner:
 
 
 def _return_free_memory() -> None:
-    """Hand memory freed by the last batch back to the OS, so a long run's peak does not creep up.
+    """Hand memory freed by the last eval back to the OS, so a long run's peak does not creep up.
 
-    Arrow's allocator and glibc both keep freed blocks for reuse; between batches that only
+    Arrow's allocator and glibc both keep freed blocks for reuse; between evals that only
     fragments the heap. Measured on 24,000 cells: the peak fell from 397 to 387 MB.
     """
     import pyarrow as pa

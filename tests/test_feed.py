@@ -25,7 +25,7 @@ def ended(t: Task, status: str = "success") -> SimpleNamespace:
 
 def feed(tasks: list[Task], keep=lambda: True):
     source = inspect_tasks._Feed(iter(tasks), keep)
-    source.first = [source.next_task(), source.next_task()]
+    source.start(2)
     return source
 
 
