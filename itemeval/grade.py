@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Callable
@@ -40,6 +43,9 @@ from .study import Study, extra_judges
 MODEL_GRADED_TEMPLATE_TOKENS = 250
 """Tokens of inspect's model-graded template and instructions around the question, answer and criterion."""
 _VERIFIABLE_CHUNK = 50_000
+"""Most stored solutions scored in one call."""
+_WRITE_ROWS = 20_000
+"""Grade rows gathered before a write (each write commits a store version): bigger batches cost memory."""
 _NO_RESULT = ScoreResult(score=1.0, answer=None)  # a placeholder for the columns every row shares
 
 
@@ -156,27 +162,69 @@ def grade_verifiable(study: Study, todo: pd.DataFrame, conditions: list[GradeCon
                      *, run_id: str, write: Callable[[pa.Table], Any]) -> None:
     """Score every pending solution of the verifiable conditions, one generate condition's solutions at a time,
     each chunk of grade rows handed to `write` (Run.row_writer: the store, or a shard's journal part)."""
-    wanted = todo[todo["grade_condition_id"].isin([c.id for c in conditions])]
-    if wanted.empty:
-        return
     by_id = {c.id: c for c in conditions}
+    groups = _pending_groups(todo, by_id)
+    if not groups:
+        return
     contexts = {item.id: score_context(item) for item in study.items}
     with_logprobs = any(resolve(c.scorer, study.loaded.config_dir).needs == ("logprobs",) for c in conditions)
-    for gen_id, group in wanted.groupby("gen_condition_id", sort=False):
+    keys = todo[["item_id", "epoch", "solution_hash"]]
+    cache: dict[str, Any] = {}  # what the scorers reuse across this grade's calls; dropped when it ends
+    written = _Batches(write, summaries)
+    for gen_id, by_grade in groups.items():
         stored = _stored_solutions(study, gen_id, logprobs=with_logprobs)
-        for grade_id, pairs in group.groupby("grade_condition_id", sort=False):
-            condition = by_id[grade_id]
-            for start in range(0, len(pairs), _VERIFIABLE_CHUNK):
-                chunk = pairs.iloc[start:start + _VERIFIABLE_CHUNK]
-                table = _verifiable_table(study, condition, gen_id, chunk, stored, contexts, run_id)
-                write(table)
-                summaries[grade_id].rows += len(chunk)
-                summaries[grade_id].parse_failures += table.column("parse_ok").to_pylist().count(False)
+        for grade_id, positions in by_grade:
+            for start in range(0, len(positions), _VERIFIABLE_CHUNK):
+                chunk = keys.iloc[positions[start:start + _VERIFIABLE_CHUNK]]
+                written.add(grade_id, _verifiable_table(study, by_id[grade_id], gen_id, chunk, stored, contexts,
+                                                        run_id, cache))
+    written.flush()
+
+
+class _Batches:
+    """Grade rows written in batches of at least _WRITE_ROWS rows, whichever scorers they come from: each
+    write commits a store version, and one per scorer × generate condition made a grade with several scorers
+    pay that (links, fsyncs) several times over. A condition's counts grow once its rows are written."""
+
+    def __init__(self, write: Callable[[pa.Table], Any], summaries: dict[str, ConditionRun]) -> None:
+        self._write, self._summaries = write, summaries
+        self._tables: list[tuple[str, pa.Table]] = []
+        self._rows = 0
+
+    def add(self, grade_id: str, table: pa.Table) -> None:
+        self._tables.append((grade_id, table))
+        self._rows += table.num_rows
+        if self._rows >= _WRITE_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._tables:
+            return
+        self._write(pa.concat_tables([table for _, table in self._tables]))
+        for grade_id, table in self._tables:
+            self._summaries[grade_id].rows += table.num_rows
+            self._summaries[grade_id].parse_failures += table.column("parse_ok").to_pylist().count(False)
+        self._tables, self._rows = [], 0
+
+
+def _pending_groups(todo: pd.DataFrame, conditions: Mapping[str, GradeCondition]) -> dict[str, list[tuple[str, Any]]]:
+    """gen condition -> [(grade condition, row positions in `todo`)], for the given grade conditions only.
+
+    Positions, not filtered copies: a 300,000-row plan copied per condition held ~50 MB more for the whole grade.
+    """
+    if todo.empty:
+        return {}
+    groups: dict[str, list[tuple[str, Any]]] = {}
+    indices = todo.groupby(["gen_condition_id", "grade_condition_id"], sort=False).indices
+    for (gen_id, grade_id), positions in indices.items():
+        if grade_id in conditions:
+            groups.setdefault(gen_id, []).append((grade_id, positions))
+    return groups
 
 
 def _verifiable_table(study: Study, condition: GradeCondition, gen_id: str, pairs: pd.DataFrame,
                       stored: dict[tuple[str, int], tuple[str, Any]], contexts: dict[str, ScoreContext],
-                      run_id: str) -> pa.Table:
+                      run_id: str, cache: dict[str, Any]) -> pa.Table:
     """The grade rows of one scorer over one generate condition's solutions, built column by column for speed."""
     item_ids = pairs["item_id"].tolist()
     epochs = [int(e) for e in pairs["epoch"]]
@@ -185,7 +233,7 @@ def _verifiable_table(study: Study, condition: GradeCondition, gen_id: str, pair
         text, logprobs = stored.get((item_id, epoch), ("", None))
         context = contexts[item_id] if logprobs is None else replace(contexts[item_id], logprobs=logprobs)
         rows.append((text or "", context, item_id, epoch))
-    results = score_many(condition.scorer, condition.scorer_params, rows, study.loaded.config_dir)
+    results = score_many(condition.scorer, condition.scorer_params, rows, study.loaded.config_dir, cache=cache)
     n = len(results)
     base = verifiable_row(condition, (gen_id, "", 0), "", _NO_RESULT, run_id=run_id)
     columns = {name: [value] * n for name, value in base.items()}
@@ -353,6 +401,27 @@ def estimate_lines(study: Study, todo: pd.DataFrame, grade: list[GradeCondition]
 
 def run_grade(study: Study, options: GradeOptions, *, ask: Ask | None = None, tell: Tell | None = None) -> StageResult:
     """Grade every pending stored solution; never calls a solver model, never writes solutions."""
+    with _long_lived_frozen():
+        return _run_grade(study, options, ask, tell)
+
+
+@contextlib.contextmanager
+def _long_lived_frozen() -> Iterator[None]:
+    """Keep what exists before the grade starts (the imported modules, inspect-ai's among them, and the study)
+    out of the garbage collector's full passes while it runs. A grade allocates per row, so full passes come
+    every few thousand grades, and each walked all of inspect-ai: ~0.7 s of a 300,000-grade run. What the grade
+    itself creates is collected as usual. Left alone when something else has frozen objects already."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def _run_grade(study: Study, options: GradeOptions, ask: Ask | None, tell: Tell | None) -> StageResult:
     generate, grade = select_conditions(study, options)
     items = options.items(study)
     result = StageResult(stage="grade", study=study.config.study)

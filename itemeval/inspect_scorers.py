@@ -184,11 +184,13 @@ class _StoredOutput:
 
 
 def score_rows(scorer: Callable[..., Any], rows: Sequence[Row], *, light_output: bool,
-               mark_choices: bool | None = None) -> list[ScoreResult]:
+               mark_choices: bool | None = None, states: SharedStates | None = None) -> list[ScoreResult]:
     """inspect's verdict on every row, in order. `mark_choices`: replay the multiple_choice solver's answer
-    parsing first (needed by `choice`), with its `multiple_correct` setting."""
+    parsing first (needed by `choice`), with its `multiple_correct` setting. `states`: the rebuilt states to
+    reuse (light_output only), kept by the caller across calls of one grade."""
     with _collector_paused():
-        return asyncio.run(_score_rows(scorer, rows, light_output=light_output, mark_choices=mark_choices))
+        return asyncio.run(_score_rows(scorer, rows, light_output=light_output, mark_choices=mark_choices,
+                                       states={} if states is None else states))
 
 
 @contextlib.contextmanager
@@ -205,12 +207,12 @@ def _collector_paused() -> Iterator[None]:
 
 
 async def _score_rows(scorer: Callable[..., Any], rows: Sequence[Row], *, light_output: bool,
-                      mark_choices: bool | None) -> list[ScoreResult]:
+                      mark_choices: bool | None, states: SharedStates) -> list[ScoreResult]:
     results: list[ScoreResult] = []
     targets: dict[tuple[str, ...], Target] = {}
     for solution, context, item_id, epoch in rows:  # the hot loop of a large grade: kept free of calls it can avoid
         if light_output:
-            state = _SHARED_STATES.get((item_id, context.input)) or _new_shared_state(solution, context, item_id, epoch)
+            state = states.get((item_id, context.input)) or _new_shared_state(states, solution, context, item_id, epoch)
             state.output = _StoredOutput(solution)
             if context.choices:
                 state.choices = Choices(list(context.choices))  # fresh marks for this reply
@@ -233,18 +235,20 @@ async def _score_rows(scorer: Callable[..., Any], rows: Sequence[Row], *, light_
     return results
 
 
-_SHARED_STATES: dict[tuple[str, str], TaskState] = {}
+SharedStates = dict[tuple[str, str], TaskState]
+"""(item id, input) -> the item's rebuilt state, for the catalogue's scorers."""
 _SHARED_LIMIT = 20_000
-"""Items whose rebuilt state is kept between calls (about 3 KB each)."""
+"""Items whose rebuilt state is kept (about 3 KB each)."""
 
 
-def _new_shared_state(solution: str, context: ScoreContext, item_id: str, epoch: int) -> TaskState:
+def _new_shared_state(states: SharedStates, solution: str, context: ScoreContext, item_id: str,
+                      epoch: int) -> TaskState:
     """One state per item for the catalogue's scorers, which read the output, target and choices and change
     nothing but the choices' marks: building a TaskState costs ten times more than scoring it, and an item's
-    state serves every replication, generate condition and scorer entry."""
-    if len(_SHARED_STATES) >= _SHARED_LIMIT:
-        _SHARED_STATES.clear()  # a study this large rebuilds states now and then; memory stays bounded
-    state = _SHARED_STATES[(item_id, context.input)] = _state(solution, context, item_id, epoch, light_output=True)
+    state serves every replication, generate condition and scorer entry of the grade."""
+    if len(states) >= _SHARED_LIMIT:
+        states.clear()  # a study this large rebuilds states now and then; memory stays bounded
+    state = states[(item_id, context.input)] = _state(solution, context, item_id, epoch, light_output=True)
     return state
 
 
@@ -265,12 +269,11 @@ def to_result(score: Score | None, solution: str) -> ScoreResult:
     if score is None:
         return ScoreResult(score=None, answer=None, parse_error="unscored", explanation="the scorer returned no score")
     value = score.value
-    if isinstance(value, str) and value in _LETTERS and score.metadata is None and not score.reason:  # the usual case
-        return ScoreResult(score=_LETTERS[value], answer=None if score.answer == solution else score.answer,
-                           explanation=None if score.explanation == solution else score.explanation, raw=value)
-    if type(value) is float and math.isfinite(value) and score.metadata is None and not score.reason:  # f1, exact
-        return ScoreResult(score=value, answer=None if score.answer == solution else score.answer,
-                           explanation=None if score.explanation == solution else score.explanation, raw=repr(value))
+    if score.metadata is None and not score.reason:  # the usual case: a letter, or a float (f1)
+        if isinstance(value, str) and value in _LETTERS:
+            return _plain_result(_LETTERS[value], value, score.answer, score.explanation, solution)
+        if type(value) is float and math.isfinite(value):
+            return _plain_result(value, repr(value), score.answer, score.explanation, solution)
     explanation = None if score.explanation == solution else score.explanation
     # The grader's conversation (model-graded scorers) is in the .eval log already; the rest is stored as JSON.
     meta = {key: _plain(value) for key, value in (score.metadata or {}).items() if key != "grading"}
@@ -286,6 +289,26 @@ def to_result(score: Score | None, solution: str) -> ScoreResult:
     if isinstance(value, str) and not _is_known(value):
         return ScoreResult(score=None, parse_error="score_not_numeric", **common)
     return ScoreResult(score=_TO_FLOAT(value), **common)
+
+
+def _plain_result(number: float, raw: str, answer: str | None, explanation: str | None, solution: str) -> ScoreResult:
+    """A plain verdict; the whole solution as answer or explanation is not repeated (it is in the solutions store).
+    Verdicts that say nothing but their value are shared: one object per value, not one per row."""
+    answer = None if answer == solution else answer
+    explanation = None if explanation == solution else explanation
+    if answer is None and explanation is None:
+        shared = _SHARED_RESULTS.get(raw)
+        if shared is None:
+            shared = ScoreResult(score=number, answer=None, raw=raw)
+            if len(_SHARED_RESULTS) < _SHARED_RESULTS_LIMIT:  # a user scorer's floats may take any value
+                _SHARED_RESULTS[raw] = shared
+        return shared
+    return ScoreResult(score=number, answer=answer, explanation=explanation, raw=raw)
+
+
+_SHARED_RESULTS: dict[str, ScoreResult] = {}
+"""raw value -> its plain ScoreResult (frozen): the letters, and f1's values in steps of 0.01."""
+_SHARED_RESULTS_LIMIT = 1024
 
 
 def _plain(value: Any) -> Any:
@@ -383,7 +406,9 @@ def _only_catalogue(name: str, params: Mapping[str, Any]) -> bool:
 
 
 def score_entry(name: str, params: dict[str, Any], rows: Sequence[tuple[str, ScoreContext, str, int]],
-                config_dir: Path) -> list[ScoreResult]:
-    """Score stored solutions with one inspect-family entry."""
+                config_dir: Path, cache: dict[str, Any] | None = None) -> list[ScoreResult]:
+    """Score stored solutions with one inspect-family entry; `cache` keeps the rebuilt states between calls."""
     scorer = build(name, params, config_dir)
-    return score_rows(scorer, rows, light_output=_only_catalogue(name, params), mark_choices=_choice_setting(name, params))
+    states = None if cache is None else cache.setdefault("inspect_states", {})
+    return score_rows(scorer, rows, light_output=_only_catalogue(name, params), mark_choices=_choice_setting(name, params),
+                      states=states)

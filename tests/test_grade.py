@@ -484,3 +484,113 @@ def test_a_condition_run_keeps_each_error_message_once_with_its_count():
     for error in ["RateLimitError: slow down\ntraceback...", "RateLimitError: slow down", "Timeout", None]:
         run.add({"error": error, "cache_hit": False, "usd": 0.0, "parse_ok": None if error else True})
     assert run.error_messages == {"RateLimitError: slow down": 2, "Timeout": 1} and run.errors == 3
+
+
+# ---- verifiable grading: rows in few writes, plan positions, the frozen heap ------------------------------
+
+
+def _grade_table(grade_id: str, parse_ok: list[bool]):
+    import pyarrow as pa
+
+    return pa.table({"grade_condition_id": [grade_id] * len(parse_ok), "parse_ok": parse_ok})
+
+
+@pytest.mark.parametrize(("sizes", "limit", "writes"), [
+    ([3], 5, [3]),  # less than a batch: written at the end
+    ([2, 2, 2], 5, [6]),  # crosses the limit on the third table
+    ([5, 1], 5, [5, 1]),  # reaches it exactly, then a remainder
+    ([7, 7, 1], 5, [7, 7, 1]),  # a table bigger than a batch is written as it is
+    ([], 5, []),  # nothing scored: nothing written
+])
+def test_grade_rows_are_written_in_batches_and_counted_once_written(sizes, limit, writes, monkeypatch):
+    from itemeval import grade
+    from itemeval.outcomes import ConditionRun
+
+    monkeypatch.setattr(grade, "_WRITE_ROWS", limit)
+    seen: list[int] = []
+    summaries = {"a": ConditionRun("a", "a"), "b": ConditionRun("b", "b")}
+    batches = grade._Batches(lambda table: seen.append(table.num_rows), summaries)
+    for index, size in enumerate(sizes):
+        batches.add("ab"[index % 2], _grade_table("ab"[index % 2], [index % 2 == 0] * size))
+    batches.flush()
+    assert seen == writes
+    assert summaries["a"].rows == sum(sizes[0::2]) and summaries["b"].rows == sum(sizes[1::2])
+    assert summaries["a"].parse_failures == 0 and summaries["b"].parse_failures == sum(sizes[1::2])
+
+
+def test_rows_whose_write_failed_are_not_counted(monkeypatch):
+    from itemeval import grade
+    from itemeval.outcomes import ConditionRun
+
+    def refuse(table):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(grade, "_WRITE_ROWS", 2)
+    summaries = {"a": ConditionRun("a", "a")}
+    batches = grade._Batches(refuse, summaries)
+    with pytest.raises(OSError, match="disk full"):
+        batches.add("a", _grade_table("a", [True, False, True]))
+    assert summaries["a"].rows == 0 and summaries["a"].parse_failures == 0
+
+
+def test_pending_groups_give_each_generate_conditions_rows_by_scorer_in_plan_order():
+    from itemeval.grade import _pending_groups
+
+    todo = pd.DataFrame({
+        "grade_condition_id": ["s1", "s1", "s1", "s2", "s2", "judge", "s1"],
+        "gen_condition_id": ["g1", "g2", "g1", "g1", "g2", "g1", "g2"],
+        "item_id": ["a", "a", "b", "a", "a", "a", "b"],
+    })
+    groups = _pending_groups(todo, {"s1": None, "s2": None})  # the judge's rows are not the scorers' to grade
+    assert list(groups) == ["g1", "g2"]
+    assert [(grade_id, list(positions)) for grade_id, positions in groups["g1"]] == [("s1", [0, 2]), ("s2", [3])]
+    assert [(grade_id, list(positions)) for grade_id, positions in groups["g2"]] == [("s1", [1, 6]), ("s2", [4])]
+    assert _pending_groups(todo.iloc[0:0], {"s1": None}) == {}
+    assert _pending_groups(todo, {"other": None}) == {}
+
+
+def test_several_scorers_over_several_conditions_grade_every_solution_once_in_one_write(tmp_path, capsys):
+    config = write_study(tmp_path, base_config(**{"cache": False,
+                                                  "solvers__models": ["itemeval/arith-good", "itemeval/arith-50"],
+                                                  "facets__scorer": ["numeric", "match", "includes", "f1"]}))
+    assert cli(capsys, "generate", str(config))[0] == 0
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0
+    stored = grades_table(tmp_path)
+    assert len(stored) == 4 * 2 * len(ARITH)
+    assert not stored.duplicated(["grade_condition_id", "gen_condition_id", "item_id", "epoch"]).any()
+    for condition in result["conditions"]:
+        mine = stored[stored["grade_condition_id"] == condition["condition_id"]]
+        assert condition["rows"] == condition["planned"] == len(mine) == 2 * len(ARITH)
+        assert condition["parse_failures"] == int((~mine["parse_ok"]).sum())
+    versions = tmp_path / "studies" / "t" / ".grades.versions"
+    assert len(list(versions.iterdir())) == 1  # 32 rows from 8 scorer × condition pairs: one commit
+
+
+def test_a_grade_keeps_the_heap_it_started_with_out_of_collections_and_lets_it_go_after(tmp_path, capsys,
+                                                                                      monkeypatch):
+    import gc
+
+    from itemeval import grade
+
+    seen: list[int] = []
+    real = grade.grade_verifiable
+
+    def spy(*args, **kwargs):
+        seen.append(gc.get_freeze_count())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(grade, "grade_verifiable", spy)
+    config = write_study(tmp_path, base_config(cache=False))
+    assert cli(capsys, "generate", str(config))[0] == 0
+    assert gc.get_freeze_count() == 0
+    assert cli(capsys, "grade", str(config))[0] == 0
+    assert len(seen) == 1 and seen[0] > 1000  # the modules and the study were frozen while it graded
+    assert gc.get_freeze_count() == 0
+
+    gc.freeze()  # someone else's freeze is theirs to undo
+    try:
+        assert cli(capsys, "grade", str(config), "--force")[0] == 0
+        assert gc.get_freeze_count() > 0  # not unfrozen by the grade (freed objects do leave the count)
+    finally:
+        gc.unfreeze()

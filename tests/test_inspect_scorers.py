@@ -197,3 +197,52 @@ def test_cached_normalisers_give_inspects_uncached_results():
         for sample in texts + texts:
             assert text(sample, stop_words) == text.__wrapped__(sample, stop_words), (sample, stop_words)
     assert text("The cat") == text.__wrapped__("The cat")
+
+
+def test_a_grade_rebuilds_each_items_state_once_across_its_scorer_calls(monkeypatch):
+    """The catalogue's scorers share one rebuilt TaskState per item for the calls of one grade (the `cache` the
+    grade keeps); without it each call rebuilds its own. Verdicts are the same either way."""
+    from itemeval import inspect_scorers
+
+    built: list[str] = []
+    real = inspect_scorers._state
+
+    def counting(solution, context, item_id, epoch, *, light_output):
+        built.append(item_id)
+        return real(solution, context, item_id, epoch, light_output=light_output)
+
+    monkeypatch.setattr(inspect_scorers, "_state", counting)
+    rows = [(text, ScoreContext(targets=targets_of(target), input=f"question {i % 5}"), f"item{i % 5}", 1 + i // 5)
+            for i, (text, target) in enumerate(REPLIES)]
+    names = ["match", "includes", "f1", "exact"]
+    alone = {name: score_many(name, validate_scorer_params(name, {}), rows) for name in names}
+    assert len(built) == 5 * len(names)
+    built.clear()
+    cache: dict = {}
+    shared = {name: score_many(name, validate_scorer_params(name, {}), rows, cache=cache) for name in names}
+    assert sorted(built) == [f"item{i}" for i in range(5)]
+    assert shared == alone
+
+
+def test_plain_verdicts_share_one_result_per_value_and_keep_any_other_answer(monkeypatch):
+    from inspect_ai.scorer import Score
+
+    from itemeval import inspect_scorers
+    from itemeval.inspect_scorers import to_result
+
+    correct = to_result(Score(value="C", answer="the reply", explanation="the reply"), "the reply")
+    assert correct is to_result(Score(value="C", answer="another", explanation="another"), "another")
+    assert (correct.score, correct.raw, correct.answer, correct.explanation) == (1.0, "C", None, None)
+    extracted = to_result(Score(value="C", answer="42", explanation="the reply"), "the reply")
+    assert extracted is not correct and (extracted.score, extracted.answer, extracted.explanation) == (1.0, "42", None)
+    explained = to_result(Score(value="I", answer="x", explanation="why"), "x")
+    assert (explained.score, explained.answer, explained.explanation, explained.raw) == (0.0, None, "why", "I")
+    half = to_result(Score(value=0.5, answer="x"), "x")
+    assert half is to_result(Score(value=0.5, answer="y"), "y") and (half.score, half.raw) == (0.5, "0.5")
+
+    monkeypatch.setattr(inspect_scorers, "_SHARED_RESULTS", {})
+    monkeypatch.setattr(inspect_scorers, "_SHARED_RESULTS_LIMIT", 3)  # a user scorer's floats may be any value
+    values = [i / 7 for i in range(10)]
+    results = [to_result(Score(value=v, answer="x"), "x") for v in values]
+    assert [r.score for r in results] == values and [r.raw for r in results] == [repr(v) for v in values]
+    assert len(inspect_scorers._SHARED_RESULTS) == 3

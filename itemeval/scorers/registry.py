@@ -140,14 +140,18 @@ def _validate_entries(entries: list[Any], config_dir: Path | None) -> list[dict[
 
 
 def score_many(name: str, params: Mapping[str, Any], rows: Sequence[tuple[str, ScoreContext, str, int]],
-               config_dir: Path | None = None) -> list[ScoreResult]:
-    """Score (solution, context, item_id, epoch) rows with one scorer entry, in order."""
+               config_dir: Path | None = None, *, cache: dict[str, Any] | None = None) -> list[ScoreResult]:
+    """Score (solution, context, item_id, epoch) rows with one scorer entry, in order.
+
+    `cache`: one dict the caller keeps for the calls of a whole grade (and drops after it), where a scorer
+    family keeps what serves many calls (inspect's rebuilt per-item states).
+    """
     spec = resolve(name, config_dir)
     if spec.fn is not None:
         return [best_over_targets(spec, solution, context, params) for solution, context, _, _ in rows]
     from .. import inspect_scorers
 
-    return inspect_scorers.score_entry(canonical_name(name), dict(params), rows, config_dir or Path.cwd())
+    return inspect_scorers.score_entry(canonical_name(name), dict(params), rows, config_dir or Path.cwd(), cache)
 
 
 def best_over_targets(spec: ScorerSpec, solution: str, context: ScoreContext, params: Mapping[str, Any]) -> ScoreResult:
