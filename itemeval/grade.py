@@ -236,18 +236,20 @@ def _verifiable_table(study: Study, condition: GradeCondition, gen_id: str, pair
     results = score_many(condition.scorer, condition.scorer_params, rows, study.loaded.config_dir, cache=cache)
     n = len(results)
     base = verifiable_row(condition, (gen_id, "", 0), "", _NO_RESULT, run_id=run_id)
-    columns = {name: [value] * n for name, value in base.items()}
+    base["created_at"] = datetime.now(timezone.utc)
     own = [r.raw is None for r in results]
-    columns.update(
+    per_row = dict(
         item_id=item_ids, epoch=epochs, solution_hash=pairs["solution_hash"].tolist(),
         score=[r.score for r in results], score_raw=[r.answer if o else r.raw for r, o in zip(results, own)],
         parse_ok=[r.parse_error is None for r in results], parse_error=[r.parse_error for r in results],
         reasoning=[r.explanation if o else None for r, o in zip(results, own)],
         answer=[r.answer for r in results], explanation=[r.explanation for r in results],
         score_metadata=[canonical_json(dict(r.metadata)) if r.metadata else None for r in results],
-        created_at=[datetime.now(timezone.utc)] * n,
     )
-    return pa.table({name: pa.array(values, type=GRADES.field(name).type) for name, values in columns.items()})
+    columns = {name: pa.array(per_row[name], type=GRADES.field(name).type) if name in per_row
+               else pa.repeat(pa.scalar(value, type=GRADES.field(name).type), n)  # one value for every row
+               for name, value in base.items()}
+    return pa.table(columns)
 
 
 def _stored_solutions(study: Study, gen_condition_id: str, *, logprobs: bool = False) -> dict[tuple[str, int], tuple[str, Any]]:
