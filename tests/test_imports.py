@@ -16,7 +16,7 @@ stored solutions, and the offline provider."""
 
 LAYERS = [
     {"itemeval.errors", "itemeval.hashing", "itemeval.paths", "itemeval.records", "itemeval.outcomes",
-     "itemeval.signals"},
+     "itemeval.signals", "itemeval.heap"},
     None,  # every other module: the building blocks
     {"itemeval.run", "itemeval.runner"},
     {"itemeval.generate", "itemeval.grade", "itemeval.estimate", "itemeval.export", "itemeval.status",
