@@ -42,25 +42,49 @@ def condition_id(n: int) -> str:
     return f"model-{n % 7}_builtin-minimal_cfg-{n}--{n:012x}"
 
 
-def solution_rows(conditions: np.ndarray, items: np.ndarray, epochs: np.ndarray, run_id: str) -> pa.Table:
+def solution_rows(
+    conditions: np.ndarray, items: np.ndarray, epochs: np.ndarray, run_id: str
+) -> pa.Table:
     """Solution rows for each (condition, item, epoch) given column-wise, with short texts so 1M rows fit in memory."""
     count = len(items)
-    condition = np.array([condition_id(n) for n in range(CONDITIONS)], dtype=object)[conditions]
+    condition = np.array([condition_id(n) for n in range(CONDITIONS)], dtype=object)[
+        conditions
+    ]
     item_ids = pa.array(np.char.add("arith:", items.astype(str)))
     out = _RNG.integers(50, 400, count)
-    answer = pc.binary_join_element_wise(pa.array(np.full(count, "the answer is")), pa.array(out.astype(str)), " ")
-    return coerce_rows("solutions", pa.table({
-        "condition_id": pa.array(condition),
-        "condition_slug": pa.array(np.char.add("slug-", (conditions % 7).astype(str))),
-        "item_id": item_ids, "dataset_id": pa.array(["data/arith.jsonl"] * count), "epoch": pa.array(epochs),
-        "model": pa.array(["openai/model"] * count), "prompt_name": pa.array(["builtin:minimal"] * count),
-        "temperature": pa.array(np.full(count, 0.7)), "max_tokens": pa.array(np.full(count, 1024)),
-        "solution": answer, "solution_hash": pc.utf8_slice_codeunits(answer, 0, 16),
-        "stop_reason": pa.array(["stop"] * count), "input_tokens": pa.array(out + 80), "output_tokens": pa.array(out),
-        "usd": pa.array(out * 1.6e-6), "latency_s": pa.array(_RNG.gamma(2.0, 0.8, count)),
-        "run_id": pa.array([run_id] * count),
-        "created_at": pa.array(np.full(count, datetime(2025, 1, 1, tzinfo=timezone.utc)), pa.timestamp("us", "UTC")),
-    }))
+    answer = pc.binary_join_element_wise(
+        pa.array(np.full(count, "the answer is")), pa.array(out.astype(str)), " "
+    )
+    return coerce_rows(
+        "solutions",
+        pa.table(
+            {
+                "condition_id": pa.array(condition),
+                "condition_slug": pa.array(
+                    np.char.add("slug-", (conditions % 7).astype(str))
+                ),
+                "item_id": item_ids,
+                "dataset_id": pa.array(["data/arith.jsonl"] * count),
+                "epoch": pa.array(epochs),
+                "model": pa.array(["openai/model"] * count),
+                "prompt_name": pa.array(["builtin:minimal"] * count),
+                "temperature": pa.array(np.full(count, 0.7)),
+                "max_tokens": pa.array(np.full(count, 1024)),
+                "solution": answer,
+                "solution_hash": pc.utf8_slice_codeunits(answer, 0, 16),
+                "stop_reason": pa.array(["stop"] * count),
+                "input_tokens": pa.array(out + 80),
+                "output_tokens": pa.array(out),
+                "usd": pa.array(out * 1.6e-6),
+                "latency_s": pa.array(_RNG.gamma(2.0, 0.8, count)),
+                "run_id": pa.array([run_id] * count),
+                "created_at": pa.array(
+                    np.full(count, datetime(2025, 1, 1, tzinfo=timezone.utc)),
+                    pa.timestamp("us", "UTC"),
+                ),
+            }
+        ),
+    )
 
 
 def full_table() -> pa.Table:
@@ -75,10 +99,17 @@ def batch(conditions: list[int], n: int, run_id: str) -> pa.Table:
     """BATCH rows over `conditions`: half rewrite existing keys, half are keys no commit wrote before."""
     per = BATCH // len(conditions)
     half = per // 2
-    old = _RNG.choice(ITEMS * EPOCHS, (len(conditions), half))  # a key index: item * EPOCHS + epoch - 1
+    old = _RNG.choice(
+        ITEMS * EPOCHS, (len(conditions), half)
+    )  # a key index: item * EPOCHS + epoch - 1
     new_items = ITEMS + n * BATCH + np.arange(per - half)
     items = np.concatenate([np.concatenate([row // EPOCHS, new_items]) for row in old])
-    epochs = np.concatenate([np.concatenate([row % EPOCHS + 1, np.ones(per - half, dtype=np.int64)]) for row in old])
+    epochs = np.concatenate(
+        [
+            np.concatenate([row % EPOCHS + 1, np.ones(per - half, dtype=np.int64)])
+            for row in old
+        ]
+    )
     return solution_rows(np.repeat(np.array(conditions), per), items, epochs, run_id)
 
 
@@ -88,8 +119,11 @@ def moto_server() -> Iterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    proc = subprocess.Popen([str(BIN / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [str(BIN / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     endpoint = f"http://127.0.0.1:{port}"
     try:
         for _ in range(100):
@@ -110,53 +144,111 @@ def timed(action) -> tuple[float, object]:
     return time.perf_counter() - start, value
 
 
-def measure(study: str, repeats: int) -> tuple[dict[str, float], list[float], list[float]]:
+def measure(
+    study: str, repeats: int
+) -> tuple[dict[str, float], list[float], list[float]]:
     """Build the 1M-row table, then time the commits and the snapshot; returns figures and each commit's seconds."""
     uri = f"{study}/solutions"
     options = storage_options_for(uri)
     build_s, rows = timed(full_table)
     say(f"built {rows.num_rows:,} rows in memory in {build_s:.1f} s")
-    create_s, _ = timed(lambda: upsert_delta(uri, "solutions", rows, storage_options=options))
+    create_s, _ = timed(
+        lambda: upsert_delta(uri, "solutions", rows, storage_options=options)
+    )
     say(f"created the table in {create_s:.1f} s")
     every = list(range(CONDITIONS))
-    spread = [timed(lambda n=n: upsert_delta(uri, "solutions", batch(every, n, f"spread{n}"),
-                                             storage_options=options))[0] for n in range(repeats)]
-    say(f"10k rows over {CONDITIONS} conditions: {', '.join(f'{s:.1f}' for s in spread)} s")
-    focused = [timed(lambda n=n: upsert_delta(uri, "solutions", batch([n % CONDITIONS], repeats + n, f"one{n}"),
-                                              storage_options=options))[0] for n in range(repeats)]
+    spread = [
+        timed(
+            lambda n=n: upsert_delta(
+                uri, "solutions", batch(every, n, f"spread{n}"), storage_options=options
+            )
+        )[0]
+        for n in range(repeats)
+    ]
+    say(
+        f"10k rows over {CONDITIONS} conditions: {', '.join(f'{s:.1f}' for s in spread)} s"
+    )
+    focused = [
+        timed(
+            lambda n=n: upsert_delta(
+                uri,
+                "solutions",
+                batch([n % CONDITIONS], repeats + n, f"one{n}"),
+                storage_options=options,
+            )
+        )[0]
+        for n in range(repeats)
+    ]
     say(f"10k rows into one condition: {', '.join(f'{s:.1f}' for s in focused)} s")
-    snapshot_s, document = timed(lambda: publish_snapshot(study, ["solutions"], storage_options=options))
-    read_s, table = timed(lambda: read_delta(uri, "solutions", ["condition_id", "item_id", "epoch"],
-                                              storage_options=options))
-    return {
-        "rows": table.num_rows, "partitions": CONDITIONS, "batch_rows": BATCH,
-        "versions": open_delta(uri, options).version() + 1, "create_s": round(create_s, 2),
-        "upsert_10k_all_conditions_s": round(statistics.median(spread), 2),
-        "upsert_10k_one_condition_s": round(statistics.median(focused), 2),
-        "publish_snapshot_s": round(snapshot_s, 2), "snapshot_rows": document["stores"]["solutions"]["rows"],
-        "read_keys_s": round(read_s, 2),
-    }, spread, focused
+    snapshot_s, document = timed(
+        lambda: publish_snapshot(study, ["solutions"], storage_options=options)
+    )
+    read_s, table = timed(
+        lambda: read_delta(
+            uri,
+            "solutions",
+            ["condition_id", "item_id", "epoch"],
+            storage_options=options,
+        )
+    )
+    return (
+        {
+            "rows": table.num_rows,
+            "partitions": CONDITIONS,
+            "batch_rows": BATCH,
+            "versions": open_delta(uri, options).version() + 1,
+            "create_s": round(create_s, 2),
+            "upsert_10k_all_conditions_s": round(statistics.median(spread), 2),
+            "upsert_10k_one_condition_s": round(statistics.median(focused), 2),
+            "publish_snapshot_s": round(snapshot_s, 2),
+            "snapshot_rows": document["stores"]["solutions"]["rows"],
+            "read_keys_s": round(read_s, 2),
+        },
+        spread,
+        focused,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3, help="timed commits of each kind")
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="timed commits of each kind"
+    )
     args = parser.parse_args(argv)
     with moto_server() as endpoint:
-        os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_DEFAULT_REGION="us-east-1",
-                          AWS_ENDPOINT_URL=endpoint, AWS_EC2_METADATA_DISABLED="true")
+        os.environ.update(
+            AWS_ACCESS_KEY_ID="testing",
+            AWS_SECRET_ACCESS_KEY="testing",
+            AWS_DEFAULT_REGION="us-east-1",
+            AWS_ENDPOINT_URL=endpoint,
+            AWS_EC2_METADATA_DISABLED="true",
+        )
         import boto3
 
         boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket=BUCKET)
         figures, spread, focused = measure(f"s3://{BUCKET}/bench/demo", args.repeats)
     print(json.dumps(figures), flush=True)
-    return report([
-        Result("delta: upsert 10k rows over 50 partitions (1M rows)", figures["upsert_10k_all_conditions_s"], "s",
-               samples=spread),
-        Result("delta: upsert 10k rows into 1 partition (1M rows)", figures["upsert_10k_one_condition_s"], "s",
-               samples=focused),
-        Result("delta: publish_snapshot of 1M solutions", figures["publish_snapshot_s"], "s"),
-    ])
+    return report(
+        [
+            Result(
+                "delta: upsert 10k rows over 50 partitions (1M rows)",
+                figures["upsert_10k_all_conditions_s"],
+                "s",
+                samples=spread,
+            ),
+            Result(
+                "delta: upsert 10k rows into 1 partition (1M rows)",
+                figures["upsert_10k_one_condition_s"],
+                "s",
+                samples=focused,
+            ),
+            Result(
+                "delta: publish_snapshot of 1M solutions",
+                figures["publish_snapshot_s"],
+                "s",
+            ),
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -24,8 +24,22 @@ import shutil
 import sys
 from pathlib import Path
 
-from common import (BENCH_DIR, Result, assert_transcripts, itemeval, median, overhead_results, python_script,
-                    report, say, stage_rows, study_dir, temp_dir, write_grid_study, write_study)
+from common import (
+    BENCH_DIR,
+    Result,
+    assert_transcripts,
+    itemeval,
+    median,
+    overhead_results,
+    python_script,
+    report,
+    say,
+    stage_rows,
+    study_dir,
+    temp_dir,
+    write_grid_study,
+    write_study,
+)
 
 MAX_RATIO, MAX_PEAK_MB, MAX_NOOP_S = 1.10, 400.0, 2.0
 
@@ -38,15 +52,28 @@ def plain_spec(config: Path, root: Path) -> dict:
     study = load_study(config, root)
     condition = study.generate[0]
     solvers = study.config.solvers
-    runtime = {"max_retries": solvers.max_retries, "timeout": solvers.timeout, "attempt_timeout": solvers.attempt_timeout}
-    return {"model": condition.model, "config": {**condition.params, **runtime}, "epochs": study.replications,
-            "prompts": [{"id": item.id, "prompt": render_prompt(condition, item)} for item in study.items]}
+    runtime = {
+        "max_retries": solvers.max_retries,
+        "timeout": solvers.timeout,
+        "attempt_timeout": solvers.attempt_timeout,
+    }
+    return {
+        "model": condition.model,
+        "config": {**condition.params, **runtime},
+        "epochs": study.replications,
+        "prompts": [
+            {"id": item.id, "prompt": render_prompt(condition, item)}
+            for item in study.items
+        ],
+    }
 
 
 def overhead(repeats: int) -> list[Result]:
     """`itemeval generate` of 2,000 cells vs `plain_inspect.py` on the same prompts, `repeats` pairs."""
     with temp_dir("gen-overhead") as root:
-        config = write_study(root, items=1_000, models=["itemeval/arith-good"], replications=2)
+        config = write_study(
+            root, items=1_000, models=["itemeval/arith-good"], replications=2
+        )
         cells = 2_000
         spec = root / "spec.json"
         spec.write_text(json.dumps(plain_spec(config, root)), encoding="utf-8")
@@ -54,18 +81,29 @@ def overhead(repeats: int) -> list[Result]:
         for rep in range(repeats):
             runs = {}
             plain_logs = root / f"plain-logs-{rep}"
-            for side in (("itemeval", "plain") if rep % 2 == 0 else ("plain", "itemeval")):
+            for side in (
+                ("itemeval", "plain") if rep % 2 == 0 else ("plain", "itemeval")
+            ):
                 if side == "itemeval":
-                    shutil.rmtree(study_dir(root), ignore_errors=True)  # every run starts an empty study
+                    shutil.rmtree(
+                        study_dir(root), ignore_errors=True
+                    )  # every run starts an empty study
                     runs[side] = itemeval("generate", config, "--json", root=root)
                     assert stage_rows(runs[side].stdout) == cells
                 else:
-                    runs[side] = python_script(BENCH_DIR / "plain_inspect.py", str(spec), str(plain_logs), root=root)
+                    runs[side] = python_script(
+                        BENCH_DIR / "plain_inspect.py",
+                        str(spec),
+                        str(plain_logs),
+                        root=root,
+                    )
             assert_transcripts(study_dir(root) / "logs" / "generate", cells, "itemeval")
             assert_transcripts(plain_logs, cells, "plain inspect")
             pairs.append(runs)
-            say(f"  generate pair {rep + 1}: itemeval {runs['itemeval'].wall_s:.1f} s ({runs['itemeval'].cpu_s:.1f} s cpu), "
-                f"plain {runs['plain'].wall_s:.1f} s ({runs['plain'].cpu_s:.1f} s cpu)")
+            say(
+                f"  generate pair {rep + 1}: itemeval {runs['itemeval'].wall_s:.1f} s ({runs['itemeval'].cpu_s:.1f} s cpu), "
+                f"plain {runs['plain'].wall_s:.1f} s ({runs['plain'].cpu_s:.1f} s cpu)"
+            )
         return overhead_results("generate", pairs, cells, MAX_RATIO)
 
 
@@ -77,26 +115,46 @@ def memory(repeats: int) -> list[Result]:
         say(f"memory: generating {cells:,} cells (8 conditions)")
         first = itemeval("generate", config, "--json", root=root, memory=True)
         assert stage_rows(first.stdout) == cells
-        say(f"  {first.wall_s:.1f} s wall, {first.cpu_s:.1f} s cpu, peak {first.peak_rss_mb:.0f} MB "
-            f"(largest process {first.maxrss_mb:.0f} MB)")
+        say(
+            f"  {first.wall_s:.1f} s wall, {first.cpu_s:.1f} s cpu, peak {first.peak_rss_mb:.0f} MB "
+            f"(largest process {first.maxrss_mb:.0f} MB)"
+        )
         logs = sorted(study_dir(root).rglob("*.eval"))
         noops = []
         for _ in range(repeats):
             run = itemeval("generate", config, "--json", root=root)
             assert stage_rows(run.stdout) == 0, "a no-op generate wrote rows"
             noops.append(run.wall_s)
-        assert sorted(study_dir(root).rglob("*.eval")) == logs, "a no-op generate ran inspect"
+        assert sorted(study_dir(root).rglob("*.eval")) == logs, (
+            "a no-op generate ran inspect"
+        )
         return [
-            Result(f"generate {cells:,} cells: peak RSS", first.peak_rss_mb, "MB", MAX_PEAK_MB,
-                   detail=f"largest process {first.maxrss_mb:.0f} MB; {cells / first.wall_s:.0f} cells/s, "
-                          f"{first.wall_s:.0f} s"),
-            Result(f"no-op generate, {cells:,} complete cells", median(noops), "s", MAX_NOOP_S, samples=noops),
+            Result(
+                f"generate {cells:,} cells: peak RSS",
+                first.peak_rss_mb,
+                "MB",
+                MAX_PEAK_MB,
+                detail=f"largest process {first.maxrss_mb:.0f} MB; {cells / first.wall_s:.0f} cells/s, "
+                f"{first.wall_s:.0f} s",
+            ),
+            Result(
+                f"no-op generate, {cells:,} complete cells",
+                median(noops),
+                "s",
+                MAX_NOOP_S,
+                samples=noops,
+            ),
         ]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3, help="runs per timed figure (the median is reported)")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="runs per timed figure (the median is reported)",
+    )
     parser.add_argument("--only", choices=["overhead", "memory"], action="append")
     args = parser.parse_args(argv)
     results = []

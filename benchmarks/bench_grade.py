@@ -51,7 +51,12 @@ def verifiable(repeats: int) -> list[Result]:
     """`itemeval grade` of 100,000 solutions (10 conditions × 10,000 items) with the numeric scorer."""
     with temp_dir("grade100k") as root:
         models = [f"itemeval/arith-{n}" for n in (50, 60, 70, 80, 90)]
-        config = write_study(root, items=10_000, models=models, prompts=["builtin:minimal", "builtin:standard"])
+        config = write_study(
+            root,
+            items=10_000,
+            models=models,
+            prompts=["builtin:minimal", "builtin:standard"],
+        )
         rows = write_solutions(config, root)
         say(f"verifiable: {rows:,} solutions stored; grading {repeats}x")
         study = study_dir(root)
@@ -60,18 +65,34 @@ def verifiable(repeats: int) -> list[Result]:
             remove_store(study, "grades")
             run = itemeval("grade", config, "--json", root=root, memory=True)
             if stage_rows(run.stdout) != rows:
-                raise RuntimeError(f"grade wrote {stage_rows(run.stdout)} rows, expected {rows}")
+                raise RuntimeError(
+                    f"grade wrote {stage_rows(run.stdout)} rows, expected {rows}"
+                )
             walls.append(run.wall_s)
             peak = max(peak, run.peak_rss_mb)
-            say(f"  grade {run.wall_s:.2f} s wall, {run.cpu_s:.2f} s cpu, peak {run.peak_rss_mb:.0f} MB")
+            say(
+                f"  grade {run.wall_s:.2f} s wall, {run.cpu_s:.2f} s cpu, peak {run.peak_rss_mb:.0f} MB"
+            )
         for _ in range(repeats):
             run = itemeval("grade", config, "--json", root=root)
             assert stage_rows(run.stdout) == 0, "a no-op grade wrote rows"
             noops.append(run.wall_s)
         return [
-            Result(f"grade numeric, {rows:,} solutions", median(walls), "s", MAX_VERIFIABLE_S, samples=walls,
-                   detail=f"{rows / median(walls):,.0f} grades/s, peak {peak:.0f} MB"),
-            Result(f"no-op grade, {rows:,} graded solutions", median(noops), "s", None, samples=noops),
+            Result(
+                f"grade numeric, {rows:,} solutions",
+                median(walls),
+                "s",
+                MAX_VERIFIABLE_S,
+                samples=walls,
+                detail=f"{rows / median(walls):,.0f} grades/s, peak {peak:.0f} MB",
+            ),
+            Result(
+                f"no-op grade, {rows:,} graded solutions",
+                median(noops),
+                "s",
+                None,
+                samples=noops,
+            ),
         ]
 
 
@@ -85,46 +106,86 @@ def inspect_scorers(repeats: int) -> list[Result]:
     repeats = max(repeats, INSPECT_MIN_PAIRS)
     with temp_dir("grade-inspect") as root:
         models = [f"itemeval/arith-{n}" for n in (50, 60, 70, 80, 90)]
-        numeric_config = write_study(root, items=10_000, models=models, prompts=["builtin:minimal", "builtin:standard"])
+        numeric_config = write_study(
+            root,
+            items=10_000,
+            models=models,
+            prompts=["builtin:minimal", "builtin:standard"],
+        )
         rows = write_solutions(numeric_config, root)
         inspect_config = root / "inspect.yaml"
-        inspect_config.write_text(numeric_config.read_text().replace("scorer: numeric", f"scorer: {INSPECT_SCORERS}"))
+        inspect_config.write_text(
+            numeric_config.read_text().replace(
+                "scorer: numeric", f"scorer: {INSPECT_SCORERS}"
+            )
+        )
         study = study_dir(root)
         ratios, peak, walls = [], 0.0, {"numeric": [], "inspect": []}
         for rep in range(repeats):
-            for side in (("numeric", "inspect") if rep % 2 == 0 else ("inspect", "numeric")):
+            for side in (
+                ("numeric", "inspect") if rep % 2 == 0 else ("inspect", "numeric")
+            ):
                 remove_store(study, "grades")
-                run = itemeval("grade", numeric_config if side == "numeric" else inspect_config, "--json", root=root,
-                               memory=True)
+                run = itemeval(
+                    "grade",
+                    numeric_config if side == "numeric" else inspect_config,
+                    "--json",
+                    root=root,
+                    memory=True,
+                )
                 expected = rows if side == "numeric" else 3 * rows
                 if stage_rows(run.stdout) != expected:
-                    raise RuntimeError(f"{side} grade wrote {stage_rows(run.stdout)} rows, expected {expected}")
+                    raise RuntimeError(
+                        f"{side} grade wrote {stage_rows(run.stdout)} rows, expected {expected}"
+                    )
                 walls[side].append(run.wall_s)
                 if side == "inspect":
                     peak = max(peak, run.peak_rss_mb)
             ratios.append(walls["inspect"][-1] / walls["numeric"][-1])
-            say(f"  pair {rep + 1}: numeric {walls['numeric'][-1]:.1f} s, match+includes+f1 "
-                f"{walls['inspect'][-1]:.1f} s (ratio {ratios[-1]:.2f}), peak {peak:.0f} MB")
+            say(
+                f"  pair {rep + 1}: numeric {walls['numeric'][-1]:.1f} s, match+includes+f1 "
+                f"{walls['inspect'][-1]:.1f} s (ratio {ratios[-1]:.2f}), peak {peak:.0f} MB"
+            )
         f1_us = _f1_cost(root, models)
         return [
-            Result(f"inspect scorers x3, {rows:,} solutions / numeric", median(ratios), "x", MAX_INSPECT_RATIO,
-                   samples=ratios, detail=f"{median(walls['inspect']):.1f} s vs {median(walls['numeric']):.1f} s"),
+            Result(
+                f"inspect scorers x3, {rows:,} solutions / numeric",
+                median(ratios),
+                "x",
+                MAX_INSPECT_RATIO,
+                samples=ratios,
+                detail=f"{median(walls['inspect']):.1f} s vs {median(walls['numeric']):.1f} s",
+            ),
             Result("inspect scorers x3, peak RSS", peak, "MB", MAX_INSPECT_PEAK_MB),
-            Result("f1 per grade beyond numeric (10,000 solutions; loading inspect-ai included)", f1_us, "us", None),
+            Result(
+                "f1 per grade beyond numeric (10,000 solutions; loading inspect-ai included)",
+                f1_us,
+                "us",
+                None,
+            ),
         ]
 
 
 def _f1_cost(root: Path, models: list[str]) -> float:
     """Microseconds per f1 grade beyond a numeric grade, over 10,000 solutions."""
     with temp_dir("grade-f1") as f1_root:
-        config = write_study(f1_root, items=1_000, models=models, prompts=["builtin:minimal", "builtin:standard"],
-                             scorer="[numeric, f1]")
+        config = write_study(
+            f1_root,
+            items=1_000,
+            models=models,
+            prompts=["builtin:minimal", "builtin:standard"],
+            scorer="[numeric, f1]",
+        )
         rows = write_solutions(config, f1_root)
         both = itemeval("grade", config, "--json", root=f1_root)
         remove_store(study_dir(f1_root), "grades")
-        config.write_text(config.read_text().replace("scorer: [numeric, f1]", "scorer: numeric"))
+        config.write_text(
+            config.read_text().replace("scorer: [numeric, f1]", "scorer: numeric")
+        )
         numeric = itemeval("grade", config, "--json", root=f1_root)
-        say(f"  f1 + numeric {both.wall_s:.1f} s, numeric alone {numeric.wall_s:.1f} s over {rows:,} solutions")
+        say(
+            f"  f1 + numeric {both.wall_s:.1f} s, numeric alone {numeric.wall_s:.1f} s over {rows:,} solutions"
+        )
         return max(0.0, both.wall_s - numeric.wall_s) / rows * 1e6
 
 
@@ -141,9 +202,19 @@ def noop(repeats: int) -> list[Result]:
             run = itemeval("grade", config, "--json", root=root)
             assert stage_rows(run.stdout) == 0, "a no-op grade wrote rows"
             walls.append(run.wall_s)
-        assert sorted(study_dir(root).rglob("*.eval")) == logs_before, "a no-op grade ran inspect"
-        return [Result(f"no-op grade, {rows:,} graded solutions", median(walls), "s", MAX_NOOP_S, samples=walls,
-                       detail=f"first grade {first.wall_s:.2f} s")]
+        assert sorted(study_dir(root).rglob("*.eval")) == logs_before, (
+            "a no-op grade ran inspect"
+        )
+        return [
+            Result(
+                f"no-op grade, {rows:,} graded solutions",
+                median(walls),
+                "s",
+                MAX_NOOP_S,
+                samples=walls,
+                detail=f"first grade {first.wall_s:.2f} s",
+            )
+        ]
 
 
 def judge_spec(config: Path, root: Path) -> dict:
@@ -155,18 +226,38 @@ def judge_spec(config: Path, root: Path) -> dict:
     study = load_study(config, root)
     condition = next(c for c in study.grade if c.kind == "judge")
     items = {item.id: item for item in study.items}
-    table = read_store(study.paths, "solutions", ["condition_id", "item_id", "epoch", "solution"]).to_pylist()
-    prompts = [{"id": f"{r['condition_id']}/{r['item_id']}#{r['epoch']}",
-                "prompt": judge_prompt(condition, items[r["item_id"]], r["solution"])} for r in table]
-    config_fields = {k: v for k, v in _judge_config(study, condition).items() if k != "cache_prompt"}
-    return {"model": condition.grader_model, "config": config_fields, "prompts": prompts, "name": "plain-judge"}
+    table = read_store(
+        study.paths, "solutions", ["condition_id", "item_id", "epoch", "solution"]
+    ).to_pylist()
+    prompts = [
+        {
+            "id": f"{r['condition_id']}/{r['item_id']}#{r['epoch']}",
+            "prompt": judge_prompt(condition, items[r["item_id"]], r["solution"]),
+        }
+        for r in table
+    ]
+    config_fields = {
+        k: v for k, v in _judge_config(study, condition).items() if k != "cache_prompt"
+    }
+    return {
+        "model": condition.grader_model,
+        "config": config_fields,
+        "prompts": prompts,
+        "name": "plain-judge",
+    }
 
 
 def judge(repeats: int) -> list[Result]:
     """Judge grading of 2,000 solutions vs a plain inspect eval of the same 2,000 judge prompts, in pairs."""
     with temp_dir("judge") as root:
-        config = write_study(root, items=1_000, models=["itemeval/arith-good"], replications=2, scorer=None,
-                             grader=True)
+        config = write_study(
+            root,
+            items=1_000,
+            models=["itemeval/arith-good"],
+            replications=2,
+            scorer=None,
+            grader=True,
+        )
         rows = write_solutions(config, root)
         study = study_dir(root)
         snapshot(study, root / "snapshot")
@@ -177,29 +268,50 @@ def judge(repeats: int) -> list[Result]:
             restore(root / "snapshot", study)
             plain_logs = root / f"plain-logs-{rep}"
             runs = {}
-            for side in (("itemeval", "plain") if rep % 2 == 0 else ("plain", "itemeval")):
+            for side in (
+                ("itemeval", "plain") if rep % 2 == 0 else ("plain", "itemeval")
+            ):
                 if side == "itemeval":
                     runs[side] = itemeval("grade", config, "--json", root=root)
                     assert stage_rows(runs[side].stdout) == rows
                 else:
-                    runs[side] = python_script(BENCH_DIR / "plain_inspect.py", str(spec), str(plain_logs), root=root)
+                    runs[side] = python_script(
+                        BENCH_DIR / "plain_inspect.py",
+                        str(spec),
+                        str(plain_logs),
+                        root=root,
+                    )
             assert_transcripts(study / "logs" / "grade", rows, "itemeval")
             assert_transcripts(plain_logs, rows, "plain inspect")
             pairs.append(runs)
-            say(f"  judge pair {rep + 1}: itemeval {runs['itemeval'].wall_s:.1f} s ({runs['itemeval'].cpu_s:.1f} s cpu), "
-                f"plain {runs['plain'].wall_s:.1f} s ({runs['plain'].cpu_s:.1f} s cpu)")
+            say(
+                f"  judge pair {rep + 1}: itemeval {runs['itemeval'].wall_s:.1f} s ({runs['itemeval'].cpu_s:.1f} s cpu), "
+                f"plain {runs['plain'].wall_s:.1f} s ({runs['plain'].cpu_s:.1f} s cpu)"
+            )
         return overhead_results("judge", pairs, rows, MAX_JUDGE_RATIO)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3, help="runs per figure (the median is reported)")
-    parser.add_argument("--only", choices=["verifiable", "noop", "judge", "inspect"], action="append")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="runs per figure (the median is reported)",
+    )
+    parser.add_argument(
+        "--only", choices=["verifiable", "noop", "judge", "inspect"], action="append"
+    )
     args = parser.parse_args(argv)
     chosen = args.only or ["verifiable", "noop", "judge", "inspect"]
     results = []
     for name in chosen:
-        results += {"verifiable": verifiable, "noop": noop, "judge": judge, "inspect": inspect_scorers}[name](args.repeats)
+        results += {
+            "verifiable": verifiable,
+            "noop": noop,
+            "judge": judge,
+            "inspect": inspect_scorers,
+        }[name](args.repeats)
     return report(results)
 
 

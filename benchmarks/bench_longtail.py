@@ -64,9 +64,19 @@ def plain_spec(config: Path, root: Path, connections: int) -> tuple[dict, list[s
     study = load_study(config, root)
     condition = study.generate[0]
     prompts = [render_prompt(condition, item) for item in study.items]
-    spec = {"model": condition.model, "config": {**condition.params, "max_connections": connections,
-                                                 "max_retries": 2, "timeout": 120},
-            "prompts": [{"id": item.id, "prompt": prompt} for item, prompt in zip(study.items, prompts)]}
+    spec = {
+        "model": condition.model,
+        "config": {
+            **condition.params,
+            "max_connections": connections,
+            "max_retries": 2,
+            "timeout": 120,
+        },
+        "prompts": [
+            {"id": item.id, "prompt": prompt}
+            for item, prompt in zip(study.items, prompts)
+        ],
+    }
     return spec, prompts
 
 
@@ -74,40 +84,81 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cells", type=int, default=3_000)
     parser.add_argument("--connections", type=int, default=40)
-    parser.add_argument("--repeats", type=int, default=1, help="accepted for run.py; one run each")
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="accepted for run.py; one run each"
+    )
     args = parser.parse_args(argv)
     results = []
     with OpenAIServer(delay=latency) as server, temp_dir("bench-longtail-") as root:
-        config = write_study(root, items=args.cells, models=["openai-api/local/longtail"])
-        text = config.read_text().replace("  max_tokens: 256", f"  max_tokens: 256\n  max_connections: {args.connections}")
+        config = write_study(
+            root, items=args.cells, models=["openai-api/local/longtail"]
+        )
+        text = config.read_text().replace(
+            "  max_tokens: 256",
+            f"  max_tokens: 256\n  max_connections: {args.connections}",
+        )
         config.write_text(text)
         spec, prompts = plain_spec(config, root, args.connections)
         (root / "spec.json").write_text(json.dumps(spec))
         delays = [latency(server_prompt) for server_prompt in prompts]
         floor = max(max(delays), sum(delays) / args.connections)
-        say(f"{args.cells:,} cells, {args.connections} connections; latency mean {sum(delays) / len(delays):.2f} s, "
-            f"max {max(delays):.1f} s; floor {floor:.1f} s")
+        say(
+            f"{args.cells:,} cells, {args.connections} connections; latency mean {sum(delays) / len(delays):.2f} s, "
+            f"max {max(delays):.1f} s; floor {floor:.1f} s"
+        )
         env = bench_env(root, **server.env())
         generate = ["generate", str(config), "--display", "none"]
         runs = {
             "itemeval, tasks fed into one eval": (generate, {}),
             "itemeval, evals of 1,000": (generate, {"ITEMEVAL_CELLS_PER_EVAL": "1000"}),
-            "itemeval, batches of 600 (before)": (generate, {"ITEMEVAL_CELLS_PER_EVAL": "600"}),
-            "itemeval launch --shards 2": (["launch", "generate", str(config), "--shards", "2"], {}),
+            "itemeval, batches of 600 (before)": (
+                generate,
+                {"ITEMEVAL_CELLS_PER_EVAL": "600"},
+            ),
+            "itemeval launch --shards 2": (
+                ["launch", "generate", str(config), "--shards", "2"],
+                {},
+            ),
         }
         for label, (command, extra) in runs.items():
             shutil.rmtree(study_dir(root), ignore_errors=True)
-            done = run([ITEMEVAL, *command, "--yes", "--json"], env={**env, **extra}, cwd=root, memory=True)
+            done = run(
+                [ITEMEVAL, *command, "--yes", "--json"],
+                env={**env, **extra},
+                cwd=root,
+                memory=True,
+            )
             done.check(label)
             assert stage_rows(done.stdout) == args.cells, label
-            say(f"{label}: {done.wall_s:.1f} s = {done.wall_s / floor:.2f}x the floor, peak {done.peak_rss_mb:.0f} MB")
-            results.append(Result(f"longtail: {label} / floor", done.wall_s / floor, "x",
-                                  detail=f"{done.wall_s:.1f} s, peak {done.peak_rss_mb:.0f} MB"))
-        plain = python_script(BENCH_DIR / "plain_inspect.py", str(root / "spec.json"), str(root / "plain-logs"),
-                              root=root, env=env)
-        say(f"plain inspect: {plain.wall_s:.1f} s = {plain.wall_s / floor:.2f}x the floor")
-        results.append(Result("longtail: plain inspect eval() / floor", plain.wall_s / floor, "x",
-                              detail=f"{plain.wall_s:.1f} s"))
+            say(
+                f"{label}: {done.wall_s:.1f} s = {done.wall_s / floor:.2f}x the floor, peak {done.peak_rss_mb:.0f} MB"
+            )
+            results.append(
+                Result(
+                    f"longtail: {label} / floor",
+                    done.wall_s / floor,
+                    "x",
+                    detail=f"{done.wall_s:.1f} s, peak {done.peak_rss_mb:.0f} MB",
+                )
+            )
+        plain = python_script(
+            BENCH_DIR / "plain_inspect.py",
+            str(root / "spec.json"),
+            str(root / "plain-logs"),
+            root=root,
+            env=env,
+        )
+        say(
+            f"plain inspect: {plain.wall_s:.1f} s = {plain.wall_s / floor:.2f}x the floor"
+        )
+        results.append(
+            Result(
+                "longtail: plain inspect eval() / floor",
+                plain.wall_s / floor,
+                "x",
+                detail=f"{plain.wall_s:.1f} s",
+            )
+        )
     return report(results)
 
 

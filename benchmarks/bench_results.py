@@ -16,10 +16,23 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from common import ITEMEVAL, Result, bench_env, median, report, run, say, temp_dir, write_solutions, write_study
+from common import (
+    ITEMEVAL,
+    Result,
+    bench_env,
+    median,
+    report,
+    run,
+    say,
+    temp_dir,
+    write_solutions,
+    write_study,
+)
 
 MAX_S, MAX_PEAK_MB, MAX_REPORT_S = 10.0, 1500.0, 30.0
-SCORERS = "[numeric, exact_match, includes, match, {name: numeric, params: {rel_tol: 0.01}}]"
+SCORERS = (
+    "[numeric, exact_match, includes, match, {name: numeric, params: {rel_tol: 0.01}}]"
+)
 
 
 def write_grades(config: Path, root: Path) -> int:
@@ -32,22 +45,38 @@ def write_grades(config: Path, root: Path) -> int:
     from itemeval.study import load_study
 
     study = load_study(config, root)
-    solutions = read_store(study.paths, "solutions", ["condition_id", "item_id", "epoch", "solution_hash"])
+    solutions = read_store(
+        study.paths, "solutions", ["condition_id", "item_id", "epoch", "solution_hash"]
+    )
     rng = np.random.default_rng(0)
     count, written = solutions.num_rows, 0
     created = datetime(2026, 1, 1, tzinfo=timezone.utc)
     for condition in study.grade:
         columns = {
-            "grade_condition_id": [condition.id] * count, "grade_condition_slug": [condition.slug] * count,
-            "gen_condition_id": solutions.column("condition_id"), "item_id": solutions.column("item_id"),
-            "epoch": solutions.column("epoch"), "grade_kind": [condition.kind] * count,
-            "scorer": [condition.scorer] * count, "solution_hash": solutions.column("solution_hash"),
-            "score": rng.integers(0, 2, count).astype(float), "parse_ok": [True] * count,
-            "usd": [0.0] * count, "cache_hit": [False] * count, "run_id": ["bench"] * count,
+            "grade_condition_id": [condition.id] * count,
+            "grade_condition_slug": [condition.slug] * count,
+            "gen_condition_id": solutions.column("condition_id"),
+            "item_id": solutions.column("item_id"),
+            "epoch": solutions.column("epoch"),
+            "grade_kind": [condition.kind] * count,
+            "scorer": [condition.scorer] * count,
+            "solution_hash": solutions.column("solution_hash"),
+            "score": rng.integers(0, 2, count).astype(float),
+            "parse_ok": [True] * count,
+            "usd": [0.0] * count,
+            "cache_hit": [False] * count,
+            "run_id": ["bench"] * count,
             "created_at": [created] * count,
         }
-        table = pa.table({field.name: pa.array(columns[field.name], field.type) if field.name in columns
-                          else pa.nulls(count, field.type) for field in GRADES}, schema=GRADES)
+        table = pa.table(
+            {
+                field.name: pa.array(columns[field.name], field.type)
+                if field.name in columns
+                else pa.nulls(count, field.type)
+                for field in GRADES
+            },
+            schema=GRADES,
+        )
         written += upsert(study.paths, "grades", table)
     return written
 
@@ -55,37 +84,85 @@ def write_grades(config: Path, root: Path) -> int:
 def results_bench(repeats: int) -> list[Result]:
     with temp_dir("results1m") as root:
         models = [f"itemeval/arith-{n}" for n in range(50, 100, 5)]
-        config = write_study(root, items=2_000, models=models, prompts=["builtin:minimal", "builtin:standard"],
-                             replications=5, scorer=SCORERS)
+        config = write_study(
+            root,
+            items=2_000,
+            models=models,
+            prompts=["builtin:minimal", "builtin:standard"],
+            replications=5,
+            scorer=SCORERS,
+        )
         solutions = write_solutions(config, root)
         grades = write_grades(config, root)
-        say(f"results: {solutions:,} solutions, {grades:,} grades stored; timing {repeats}x")
+        say(
+            f"results: {solutions:,} solutions, {grades:,} grades stored; timing {repeats}x"
+        )
         walls, peak = [], 0.0
         for _ in range(repeats):
-            timed = run([ITEMEVAL, "results", str(config), "--json", "--ci", "bootstrap", "--by", "model"],
-                        env=bench_env(root), cwd=root, memory=True).check("itemeval results")
+            timed = run(
+                [
+                    ITEMEVAL,
+                    "results",
+                    str(config),
+                    "--json",
+                    "--ci",
+                    "bootstrap",
+                    "--by",
+                    "model",
+                ],
+                env=bench_env(root),
+                cwd=root,
+                memory=True,
+            ).check("itemeval results")
             cells = json.loads(timed.stdout)["cells"]
             if len(cells) != 100 or sum(c["grades"] for c in cells) != grades:
-                raise RuntimeError(f"results saw {sum(c['grades'] for c in cells)} grades in {len(cells)} cells")
+                raise RuntimeError(
+                    f"results saw {sum(c['grades'] for c in cells)} grades in {len(cells)} cells"
+                )
             walls.append(timed.wall_s)
             peak = max(peak, timed.peak_rss_mb)
-            say(f"  results {timed.wall_s:.2f} s wall, {timed.cpu_s:.2f} s cpu, peak {timed.peak_rss_mb:.0f} MB")
+            say(
+                f"  results {timed.wall_s:.2f} s wall, {timed.cpu_s:.2f} s cpu, peak {timed.peak_rss_mb:.0f} MB"
+            )
         reports = []
         for _ in range(max(1, repeats // 2)):
-            timed = run([ITEMEVAL, "report", str(config), "--json"], env=bench_env(root), cwd=root,
-                        memory=True).check("itemeval report")
+            timed = run(
+                [ITEMEVAL, "report", str(config), "--json"],
+                env=bench_env(root),
+                cwd=root,
+                memory=True,
+            ).check("itemeval report")
             if not Path(json.loads(timed.stdout)["path"]).is_file():
                 raise RuntimeError("report wrote no file")
             reports.append(timed.wall_s)
             say(f"  report {timed.wall_s:.2f} s wall, peak {timed.peak_rss_mb:.0f} MB")
-        return [Result(f"results, {grades:,} grades, bootstrap CIs", median(walls), "s", MAX_S, samples=walls),
-                Result("results peak RSS", peak, "MB", MAX_PEAK_MB),
-                Result(f"report, {grades:,} grades", median(reports), "s", MAX_REPORT_S, samples=reports)]
+        return [
+            Result(
+                f"results, {grades:,} grades, bootstrap CIs",
+                median(walls),
+                "s",
+                MAX_S,
+                samples=walls,
+            ),
+            Result("results peak RSS", peak, "MB", MAX_PEAK_MB),
+            Result(
+                f"report, {grades:,} grades",
+                median(reports),
+                "s",
+                MAX_REPORT_S,
+                samples=reports,
+            ),
+        ]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3, help="runs per figure (the median is reported)")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="runs per figure (the median is reported)",
+    )
     return report(results_bench(parser.parse_args(argv).repeats))
 
 

@@ -18,11 +18,25 @@ import shutil
 import sys
 from pathlib import Path
 
-from common import REPO, assert_transcripts, bench_env, itemeval, median, say, stage_rows, study_dir, temp_dir, write_study
+from common import (
+    REPO,
+    assert_transcripts,
+    bench_env,
+    itemeval,
+    median,
+    say,
+    stage_rows,
+    study_dir,
+    temp_dir,
+    write_study,
+)
 
 CANDIDATES: dict[str, dict] = {
     "current (realtime off, log_buffer=500)": {},
-    "inspect defaults (realtime on, log_buffer=10)": {"log_realtime": True, "log_buffer": 10},
+    "inspect defaults (realtime on, log_buffer=10)": {
+        "log_realtime": True,
+        "log_buffer": 10,
+    },
     "realtime on, log_buffer=100": {"log_realtime": True, "log_buffer": 100},
     "realtime off, log_buffer=100": {"log_buffer": 100},
     "realtime off, log_buffer=2000": {"log_buffer": 2000},
@@ -31,17 +45,25 @@ CANDIDATES: dict[str, dict] = {
     "max_samples=100": {"max_samples": 100},
 }
 _CALL = "            log_realtime=False,\n            log_buffer=500,\n            score=False,\n"
-_PATCHED = ('            **{"log_realtime": False, "log_buffer": 500, "score": False,\n'
-            '               **__import__("json").loads(__import__("os").environ.get("ITEMEVAL_BENCH_EVAL_KWARGS", "{}"))},\n')
+_PATCHED = (
+    '            **{"log_realtime": False, "log_buffer": 500, "score": False,\n'
+    '               **__import__("json").loads(__import__("os").environ.get("ITEMEVAL_BENCH_EVAL_KWARGS", "{}"))},\n'
+)
 
 
 def patched_copy(dest: Path) -> Path:
     """A copy of the itemeval package whose eval() kwargs come from ITEMEVAL_BENCH_EVAL_KWARGS; returns its parent."""
-    shutil.copytree(REPO / "itemeval", dest / "itemeval", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        REPO / "itemeval",
+        dest / "itemeval",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     module = dest / "itemeval" / "inspect_tasks.py"
     source = module.read_text(encoding="utf-8")
     if _CALL not in source:
-        raise SystemExit(f"cannot patch {module}: run_tasks' eval() call changed; update bench_settings._CALL")
+        raise SystemExit(
+            f"cannot patch {module}: run_tasks' eval() call changed; update bench_settings._CALL"
+        )
     module.write_text(source.replace(_CALL, _PATCHED), encoding="utf-8")
     return dest
 
@@ -49,36 +71,60 @@ def patched_copy(dest: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--items", type=int, default=1_000, help="items (x 2 replications = cells)")
-    parser.add_argument("--only", action="append", help="candidate names to run (default: all)")
+    parser.add_argument(
+        "--items", type=int, default=1_000, help="items (x 2 replications = cells)"
+    )
+    parser.add_argument(
+        "--only", action="append", help="candidate names to run (default: all)"
+    )
     args = parser.parse_args(argv)
-    chosen = {name: kwargs for name, kwargs in CANDIDATES.items()
-              if not args.only or name in args.only or not kwargs}
+    chosen = {
+        name: kwargs
+        for name, kwargs in CANDIDATES.items()
+        if not args.only or name in args.only or not kwargs
+    }
     cells = args.items * 2
     runs: dict[str, list] = {name: [] for name in chosen}
     with temp_dir("settings") as root:
         package = patched_copy(root / "package")
-        config = write_study(root, items=args.items, models=["itemeval/arith-good"], replications=2)
+        config = write_study(
+            root, items=args.items, models=["itemeval/arith-good"], replications=2
+        )
         for round_number in range(args.rounds):
             for name, kwargs in chosen.items():
                 shutil.rmtree(study_dir(root), ignore_errors=True)
-                env = bench_env(root, PYTHONPATH=str(package), ITEMEVAL_BENCH_EVAL_KWARGS=json.dumps(kwargs))
-                run = itemeval("generate", config, "--json", root=root, env=env, memory=True)
+                env = bench_env(
+                    root,
+                    PYTHONPATH=str(package),
+                    ITEMEVAL_BENCH_EVAL_KWARGS=json.dumps(kwargs),
+                )
+                run = itemeval(
+                    "generate", config, "--json", root=root, env=env, memory=True
+                )
                 assert stage_rows(run.stdout) == cells
                 assert_transcripts(study_dir(root) / "logs" / "generate", cells, name)
                 runs[name].append(run)
-                say(f"round {round_number + 1} {name:45} {run.wall_s:6.1f} s wall {run.cpu_s:6.1f} s cpu "
-                    f"{run.peak_rss_mb:5.0f} MB")
+                say(
+                    f"round {round_number + 1} {name:45} {run.wall_s:6.1f} s wall {run.cpu_s:6.1f} s cpu "
+                    f"{run.peak_rss_mb:5.0f} MB"
+                )
     base = next(iter(chosen))
     base_wall = median([r.wall_s for r in runs[base]])
     base_cpu = median([r.cpu_s for r in runs[base]])
     print(f"\n{cells:,} cells of itemeval/arith-good, median of {args.rounds} rounds")
-    print(f"{'setting':45} {'wall s':>8} {'vs now':>7} {'cpu s':>8} {'vs now':>7} {'cells/s':>8} {'peak MB':>8}")
+    print(
+        f"{'setting':45} {'wall s':>8} {'vs now':>7} {'cpu s':>8} {'vs now':>7} {'cells/s':>8} {'peak MB':>8}"
+    )
     for name, measured in runs.items():
-        wall, cpu = median([r.wall_s for r in measured]), median([r.cpu_s for r in measured])
+        wall, cpu = (
+            median([r.wall_s for r in measured]),
+            median([r.cpu_s for r in measured]),
+        )
         peak = max(r.peak_rss_mb for r in measured)
-        print(f"{name:45} {wall:8.1f} {wall / base_wall - 1:+7.0%} {cpu:8.1f} {cpu / base_cpu - 1:+7.0%} "
-              f"{cells / wall:8.0f} {peak:8.0f}")
+        print(
+            f"{name:45} {wall:8.1f} {wall / base_wall - 1:+7.0%} {cpu:8.1f} {cpu / base_cpu - 1:+7.0%} "
+            f"{cells / wall:8.0f} {peak:8.0f}"
+        )
     return 0
 
 

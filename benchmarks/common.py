@@ -48,9 +48,15 @@ class Result:
         return None if self.limit is None else self.value <= self.limit
 
     def line(self) -> str:
-        target = f"<= {self.limit:g} {self.unit}" if self.limit is not None else "(info)"
+        target = (
+            f"<= {self.limit:g} {self.unit}" if self.limit is not None else "(info)"
+        )
         verdict = {True: "PASS", False: "FAIL", None: ""}[self.passed]
-        runs = f"  runs: {', '.join(f'{s:.3g}' for s in self.samples)}" if len(self.samples) > 1 else ""
+        runs = (
+            f"  runs: {', '.join(f'{s:.3g}' for s in self.samples)}"
+            if len(self.samples) > 1
+            else ""
+        )
         extra = f"  [{self.detail}]" if self.detail else ""
         return f"{self.name:52} {self.value:10.3f} {self.unit:8} {target:16} {verdict:4}{runs}{extra}"
 
@@ -63,7 +69,9 @@ def report(results: list[Result]) -> int:
     if out:
         with open(out, "a", encoding="utf-8") as handle:
             for result in results:
-                handle.write(json.dumps({**asdict(result), "passed": result.passed}) + "\n")
+                handle.write(
+                    json.dumps({**asdict(result), "passed": result.passed}) + "\n"
+                )
     return 1 if any(r.passed is False for r in results) else 0
 
 
@@ -71,19 +79,39 @@ def median(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def overhead_results(what: str, pairs: list[dict[str, Run]], cells: int, limit: float) -> list[Result]:
+def overhead_results(
+    what: str, pairs: list[dict[str, Run]], cells: int, limit: float
+) -> list[Result]:
     """itemeval's wall time over plain inspect's (median of the paired ratios), with throughputs and CPU for context."""
     ours = [p["itemeval"].wall_s for p in pairs]
     plain = [p["plain"].wall_s for p in pairs]
     ratios = [p["itemeval"].wall_s / p["plain"].wall_s for p in pairs]
-    cpu = median([p["itemeval"].cpu_s for p in pairs]) / median([p["plain"].cpu_s for p in pairs])
+    cpu = median([p["itemeval"].cpu_s for p in pairs]) / median(
+        [p["plain"].cpu_s for p in pairs]
+    )
     return [
-        Result(f"{what} overhead: itemeval / plain inspect wall", median(ratios), "x", limit, samples=ratios,
-               detail=f"cpu-time ratio {cpu:.2f}"),
-        Result(f"{what}: itemeval throughput ({cells:,} cells)", cells / median(ours), "cells/s", samples=ours,
-               detail=f"median {median(ours):.1f} s wall"),
-        Result(f"{what}: plain inspect throughput ({cells:,} cells)", cells / median(plain), "cells/s",
-               samples=plain, detail=f"median {median(plain):.1f} s wall"),
+        Result(
+            f"{what} overhead: itemeval / plain inspect wall",
+            median(ratios),
+            "x",
+            limit,
+            samples=ratios,
+            detail=f"cpu-time ratio {cpu:.2f}",
+        ),
+        Result(
+            f"{what}: itemeval throughput ({cells:,} cells)",
+            cells / median(ours),
+            "cells/s",
+            samples=ours,
+            detail=f"median {median(ours):.1f} s wall",
+        ),
+        Result(
+            f"{what}: plain inspect throughput ({cells:,} cells)",
+            cells / median(plain),
+            "cells/s",
+            samples=plain,
+            detail=f"median {median(plain):.1f} s wall",
+        ),
     ]
 
 
@@ -106,8 +134,15 @@ def temp_dir(prefix: str) -> Iterator[Path]:
 
 def bench_env(root: Path, **extra: str) -> dict[str, str]:
     """The environment of a CLI run: inspect's data, cache and log dirs inside `root`, no keys, no display."""
-    env = {k: v for k, v in os.environ.items()
-           if not (k.endswith("_API_KEY") or k.startswith("INSPECT_") or k.startswith("ITEMEVAL_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not (
+            k.endswith("_API_KEY")
+            or k.startswith("INSPECT_")
+            or k.startswith("ITEMEVAL_")
+        )
+    }
     env.update(
         XDG_DATA_HOME=str(root / "xdg-data"),
         XDG_CACHE_HOME=str(root / "xdg-cache"),
@@ -133,8 +168,14 @@ def arith_items(count: int) -> list[dict[str, str]]:
             question, answer = f"What is {b} * {c}?", b * c
         else:
             question, answer = f"What is {a} + {b} * {c}?", a + b * c
-        rows.append({"qid": f"q{i:05d}", "question": question, "answer": str(answer),
-                     "difficulty": ("easy", "medium", "hard")[i % 3]})
+        rows.append(
+            {
+                "qid": f"q{i:05d}",
+                "question": question,
+                "answer": str(answer),
+                "difficulty": ("easy", "medium", "hard")[i % 3],
+            }
+        )
     return rows
 
 
@@ -182,8 +223,12 @@ def write_study(
     if scorer:
         lines.append(f"  scorer: {scorer}")
     if grader:
-        lines += ["  grader: [judge]", "  rubric: ['builtin:standard']",
-                  "graders:", "  judge: {model: itemeval/judge, max_tokens: 256}"]
+        lines += [
+            "  grader: [judge]",
+            "  rubric: ['builtin:standard']",
+            "graders:",
+            "  judge: {model: itemeval/judge, max_tokens: 256}",
+        ]
     lines += ["budget:", "  confirm_above_usd: null"]
     config = root / "study.yaml"
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -192,10 +237,15 @@ def write_study(
 
 def write_grid_study(root: Path, **options: Any) -> Path:
     """The 24,000-cell study: 2 models × 2 prompts × 2 model configs × 1,000 items × 3 replications."""
-    return write_study(root, items=1_000, models=["itemeval/arith-good", "itemeval/arith-weak"],
-                       prompts=["builtin:minimal", "builtin:standard"],
-                       model_configs=[{"name": "default"}, {"name": "cold", "temperature": 0.0}],
-                       replications=3, **options)
+    return write_study(
+        root,
+        items=1_000,
+        models=["itemeval/arith-good", "itemeval/arith-weak"],
+        prompts=["builtin:minimal", "builtin:standard"],
+        model_configs=[{"name": "default"}, {"name": "cold", "temperature": 0.0}],
+        replications=3,
+        **options,
+    )
 
 
 def study_dir(root: Path, study: str = "bench") -> Path:
@@ -212,15 +262,21 @@ class Run:
     returncode: int
     wall_s: float
     peak_rss_mb: float  # largest sum of RSS over the process tree, sampled every 50 ms
-    maxrss_mb: float  # the kernel's max RSS of the process (wait4), the largest single process
-    cpu_s: float  # user + system CPU seconds of the process and the children it waited for
+    maxrss_mb: (
+        float  # the kernel's max RSS of the process (wait4), the largest single process
+    )
+    cpu_s: (
+        float  # user + system CPU seconds of the process and the children it waited for
+    )
     stdout: str
     stderr: str
 
     def check(self, what: str) -> Run:
         if self.returncode != 0:
-            raise RuntimeError(f"{what} exited {self.returncode}\n--- stdout\n{self.stdout[-3000:]}\n"
-                               f"--- stderr\n{self.stderr[-3000:]}")
+            raise RuntimeError(
+                f"{what} exited {self.returncode}\n--- stdout\n{self.stdout[-3000:]}\n"
+                f"--- stderr\n{self.stderr[-3000:]}"
+            )
         return self
 
 
@@ -249,14 +305,24 @@ def _poll_tree(pid: int, peak: list[float], done: threading.Event) -> None:
         done.wait(0.05)
 
 
-def run(args: list[str], *, env: dict[str, str], cwd: Path, memory: bool = False) -> Run:
+def run(
+    args: list[str], *, env: dict[str, str], cwd: Path, memory: bool = False
+) -> Run:
     """Run `args`, timing the whole command (interpreter start-up included)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         peak = [0.0]
         done = threading.Event()
         start = time.perf_counter()
-        proc = subprocess.Popen(args, env=env, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-        poller = threading.Thread(target=_poll_tree, args=(proc.pid, peak, done), daemon=True) if memory else None
+        proc = subprocess.Popen(
+            args, env=env, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL
+        )
+        poller = (
+            threading.Thread(
+                target=_poll_tree, args=(proc.pid, peak, done), daemon=True
+            )
+            if memory
+            else None
+        )
         if poller:
             poller.start()
         _, status, usage = os.wait4(proc.pid, 0)
@@ -268,19 +334,45 @@ def run(args: list[str], *, env: dict[str, str], cwd: Path, memory: bool = False
         out.seek(0)
         err.seek(0)
         cpu = usage.ru_utime + usage.ru_stime
-        return Run(proc.returncode, wall, peak[0] / 2**20, usage.ru_maxrss / 1024, cpu, out.read(), err.read())
+        return Run(
+            proc.returncode,
+            wall,
+            peak[0] / 2**20,
+            usage.ru_maxrss / 1024,
+            cpu,
+            out.read(),
+            err.read(),
+        )
 
 
-def itemeval(command: str, config: Path, *extra: str, root: Path, memory: bool = False,
-             env: dict[str, str] | None = None) -> Run:
+def itemeval(
+    command: str,
+    config: Path,
+    *extra: str,
+    root: Path,
+    memory: bool = False,
+    env: dict[str, str] | None = None,
+) -> Run:
     """`itemeval COMMAND CONFIG --display none ...` in `root`, with `--yes` so the spend gate never asks."""
     args = [ITEMEVAL, command, str(config), "--display", "none", "--yes", *extra]
-    return run(args, env=env or bench_env(root), cwd=root, memory=memory).check(f"itemeval {command}")
+    return run(args, env=env or bench_env(root), cwd=root, memory=memory).check(
+        f"itemeval {command}"
+    )
 
 
-def python_script(script: Path, *args: str, root: Path, env: dict[str, str] | None = None,
-                  memory: bool = False) -> Run:
-    return run([PYTHON, str(script), *args], env=env or bench_env(root), cwd=root, memory=memory).check(script.name)
+def python_script(
+    script: Path,
+    *args: str,
+    root: Path,
+    env: dict[str, str] | None = None,
+    memory: bool = False,
+) -> Run:
+    return run(
+        [PYTHON, str(script), *args],
+        env=env or bench_env(root),
+        cwd=root,
+        memory=memory,
+    ).check(script.name)
 
 
 def log_bytes(root: Path) -> int:
@@ -298,7 +390,9 @@ def eval_sample_count(path: Path) -> int:
 def assert_transcripts(logs: Path, expected: int, what: str) -> None:
     """The .eval logs in `logs` together hold `expected` sample transcripts (itemeval writes one log per batch)."""
     logged = sum(eval_sample_count(log) for log in logs.glob("*.eval"))
-    assert logged == expected, f"{what}: the .eval logs in {logs} hold {logged} of {expected} sample transcripts"
+    assert logged == expected, (
+        f"{what}: the .eval logs in {logs} hold {logged} of {expected} sample transcripts"
+    )
 
 
 def say(message: str) -> None:
@@ -307,17 +401,23 @@ def say(message: str) -> None:
 
 # ---- stored solutions written straight into a study's store --------------------------------------------
 
-_OPENERS = ("Let me work through this.", "I'll solve it step by step.", "Breaking the problem down:",
-            "Let's compute carefully.")
+_OPENERS = (
+    "Let me work through this.",
+    "I'll solve it step by step.",
+    "Breaking the problem down:",
+    "Let's compute carefully.",
+)
 
 
 def solution_text(question: str, target: str, key: int) -> str:
     """A realistic solver reply: a few reasoning lines and a final `ANSWER:` line, right ~80% of the time."""
     value = int(target) if key % 5 else int(target) + (1 if key % 2 else -10)
     expression = question.removeprefix("What is ").rstrip("?")
-    lines = [_OPENERS[key % len(_OPENERS)],
-             f"The question asks for {expression}, so I evaluate it from left to right, multiplication first.",
-             f"Step 1: {expression} = {value}"]
+    lines = [
+        _OPENERS[key % len(_OPENERS)],
+        f"The question asks for {expression}, so I evaluate it from left to right, multiplication first.",
+        f"Step 1: {expression} = {value}",
+    ]
     if key % 3 == 0:
         lines.append(f"Checking the last step again gives {value}.")
     return "\n".join([*lines, f"ANSWER: {value}"])
@@ -344,26 +444,50 @@ def write_solutions(config: Path, root: Path) -> int:
     created = datetime(2026, 1, 1, tzinfo=timezone.utc)
     written = 0
     for number, condition in enumerate(study.generate):
-        cells = [(item, epoch) for item in study.items for epoch in range(1, study.replications + 1)]
-        texts = [solution_text(item.input, item.target, number * 7919 + i) for i, (item, _) in enumerate(cells)]
+        cells = [
+            (item, epoch)
+            for item in study.items
+            for epoch in range(1, study.replications + 1)
+        ]
+        texts = [
+            solution_text(item.input, item.target, number * 7919 + i)
+            for i, (item, _) in enumerate(cells)
+        ]
         count = len(cells)
         columns: dict[str, Any] = {
-            "condition_id": [condition.id] * count, "condition_slug": [condition.slug] * count,
-            "item_id": [item.id for item, _ in cells], "dataset_id": [item.dataset_id for item, _ in cells],
+            "condition_id": [condition.id] * count,
+            "condition_slug": [condition.slug] * count,
+            "item_id": [item.id for item, _ in cells],
+            "dataset_id": [item.dataset_id for item, _ in cells],
             "dataset_revision": [item.dataset_revision for item, _ in cells],
-            "epoch": [epoch for _, epoch in cells], "model": [condition.model] * count,
-            "prompt_name": [condition.prompt.ref] * count, "prompt_hash": [condition.prompt.hash] * count,
+            "epoch": [epoch for _, epoch in cells],
+            "model": [condition.model] * count,
+            "prompt_name": [condition.prompt.ref] * count,
+            "prompt_hash": [condition.prompt.hash] * count,
             "model_config_name": [condition.model_config_name] * count,
             "temperature": [condition.params.get("temperature")] * count,
             "max_tokens": [condition.params.get("max_tokens")] * count,
-            "solution": texts, "solution_hash": [text_hash(text) for text in texts], "blank": [False] * count,
-            "stop_reason": ["stop"] * count, "input_tokens": [40] * count,
-            "output_tokens": [len(text) // 4 for text in texts], "usd": [0.0001] * count,
-            "cache_hit": [False] * count, "latency_s": [0.01] * count, "run_id": ["bench-build"] * count,
+            "solution": texts,
+            "solution_hash": [text_hash(text) for text in texts],
+            "blank": [False] * count,
+            "stop_reason": ["stop"] * count,
+            "input_tokens": [40] * count,
+            "output_tokens": [len(text) // 4 for text in texts],
+            "usd": [0.0001] * count,
+            "cache_hit": [False] * count,
+            "latency_s": [0.01] * count,
+            "run_id": ["bench-build"] * count,
             "created_at": [created] * count,
         }
-        table = pa.table({field.name: pa.array(columns[field.name], field.type) if field.name in columns
-                          else pa.nulls(count, field.type) for field in SOLUTIONS}, schema=SOLUTIONS)
+        table = pa.table(
+            {
+                field.name: pa.array(columns[field.name], field.type)
+                if field.name in columns
+                else pa.nulls(count, field.type)
+                for field in SOLUTIONS
+            },
+            schema=SOLUTIONS,
+        )
         written += upsert(study.paths, "solutions", table)
     return written
 

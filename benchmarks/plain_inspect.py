@@ -21,11 +21,28 @@ from inspect_ai.solver import generate
 def main(spec_path: str, log_dir: str) -> int:
     with open(spec_path, encoding="utf-8") as handle:
         spec = json.load(handle)
-    samples = [Sample(id=p["id"], input=[ChatMessageUser(content=p["prompt"])], metadata=p.get("metadata") or {})
-               for p in spec["prompts"]]
-    task = Task(dataset=MemoryDataset(samples), solver=[generate()], name=spec.get("name", "plain"),
-                model=get_model(spec["model"]), config=GenerateConfig(**spec.get("config", {})))
-    logs = eval(task, log_dir=log_dir, display="none", epochs=spec.get("epochs", 1), **spec.get("eval", {}))
+    samples = [
+        Sample(
+            id=p["id"],
+            input=[ChatMessageUser(content=p["prompt"])],
+            metadata=p.get("metadata") or {},
+        )
+        for p in spec["prompts"]
+    ]
+    task = Task(
+        dataset=MemoryDataset(samples),
+        solver=[generate()],
+        name=spec.get("name", "plain"),
+        model=get_model(spec["model"]),
+        config=GenerateConfig(**spec.get("config", {})),
+    )
+    logs = eval(
+        task,
+        log_dir=log_dir,
+        display="none",
+        epochs=spec.get("epochs", 1),
+        **spec.get("eval", {}),
+    )
     ok = bool(logs) and all(log.status == "success" for log in logs)
     return 0 if ok else 1
 

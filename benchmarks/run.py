@@ -30,8 +30,10 @@ BENCHMARKS = {
     "longtail": "bench_longtail.py",
 }
 # bench_store.py prints its verdict on one line; its two targets are read back from it.
-_STORE_LINE = re.compile(r"worst upsert ratio (?P<ratio>[\d.]+)x \(target <= (?P<max_ratio>[\d.]+)x\); "
-                         r"planner read at (?P<rows>[\d,]+) rows (?P<read>[\d.]+) s \(target <= (?P<max_read>[\d.]+) s\)")
+_STORE_LINE = re.compile(
+    r"worst upsert ratio (?P<ratio>[\d.]+)x \(target <= (?P<max_ratio>[\d.]+)x\); "
+    r"planner read at (?P<rows>[\d,]+) rows (?P<read>[\d.]+) s \(target <= (?P<max_read>[\d.]+) s\)"
+)
 
 
 def store_results(output: str) -> list[Result]:
@@ -39,21 +41,35 @@ def store_results(output: str) -> list[Result]:
     if match is None:
         return []
     return [
-        Result("store: upsert at 1M rows / at 10k rows (worst)", float(match["ratio"]), "x", float(match["max_ratio"])),
-        Result(f"store: planner read of {match['rows']} rows", float(match["read"]), "s", float(match["max_read"])),
+        Result(
+            "store: upsert at 1M rows / at 10k rows (worst)",
+            float(match["ratio"]),
+            "x",
+            float(match["max_ratio"]),
+        ),
+        Result(
+            f"store: planner read of {match['rows']} rows",
+            float(match["read"]),
+            "s",
+            float(match["max_read"]),
+        ),
     ]
 
 
 def run_benchmark(name: str, repeats: int | None) -> tuple[int, list[Result], float]:
     """Run one benchmark script, echoing its output; returns (exit code, its results, wall seconds)."""
     script = BENCH_DIR / BENCHMARKS[name]
-    args = [PYTHON, str(script)] + (["--repeats", str(repeats)] if repeats and name != "store" else [])
+    args = [PYTHON, str(script)] + (
+        ["--repeats", str(repeats)] if repeats and name != "store" else []
+    )
     with tempfile.NamedTemporaryFile(suffix=".jsonl", delete=False) as handle:
         results_path = Path(handle.name)
     env = {**os.environ, "ITEMEVAL_BENCH_RESULTS": str(results_path)}
     print(f"\n=== {script.name} ===", flush=True)
     started = time.perf_counter()
-    proc = subprocess.run(args, env=env, cwd=BENCH_DIR.parent, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.run(
+        args, env=env, cwd=BENCH_DIR.parent, stdout=subprocess.PIPE, text=True
+    )
     wall = time.perf_counter() - started
     print(proc.stdout, end="", flush=True)
     lines = results_path.read_text(encoding="utf-8").splitlines()
@@ -71,8 +87,18 @@ def _result(data: dict) -> Result:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=None, help="runs per timed figure (default: each script's own)")
-    parser.add_argument("--only", choices=list(BENCHMARKS), action="append", help="run only these benchmarks")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        help="runs per timed figure (default: each script's own)",
+    )
+    parser.add_argument(
+        "--only",
+        choices=list(BENCHMARKS),
+        action="append",
+        help="run only these benchmarks",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     summary: list[Result] = []
@@ -81,7 +107,9 @@ def main(argv: list[str] | None = None) -> int:
         code, results, wall = run_benchmark(name, args.repeats)
         summary += results
         if code != 0 and not any(r.passed is False for r in results):
-            failures.append(f"{BENCHMARKS[name]} exited {code} without a missed target (crashed?)")
+            failures.append(
+                f"{BENCHMARKS[name]} exited {code} without a missed target (crashed?)"
+            )
         print(f"({BENCHMARKS[name]} took {wall:.0f} s)", flush=True)
     total = time.perf_counter() - started
     print(f"\n=== summary ({total / 60:.1f} min) ===")
@@ -91,7 +119,11 @@ def main(argv: list[str] | None = None) -> int:
     missed = [r for r in summary if r.passed is False]
     for failure in failures:
         print(f"ERROR: {failure}")
-    verdict = "all targets met" if not missed and not failures else f"{len(missed)} target(s) missed"
+    verdict = (
+        "all targets met"
+        if not missed and not failures
+        else f"{len(missed)} target(s) missed"
+    )
     print(verdict)
     return 1 if missed or failures else 0
 

@@ -18,14 +18,24 @@ from typing import Any
 __version__ = "0.1.0"
 
 _PUBLIC = {
-    "load_study": "study", "Study": "study",
-    "run_generate": "generate", "GenerateOptions": "generate",
-    "run_grade": "grade", "GradeOptions": "grade",
-    "run_estimate": "estimate", "EstimateOptions": "estimate",
-    "study_status": "status", "run_export": "export",
-    "StageResult": "outcomes", "ConditionRun": "outcomes",
-    "ItemevalError": "errors", "ConfigError": "errors", "StoreError": "errors", "BudgetError": "errors",
-    "ConfirmationRequired": "errors", "StudyLocked": "errors",
+    "load_study": "study",
+    "Study": "study",
+    "run_generate": "generate",
+    "GenerateOptions": "generate",
+    "run_grade": "grade",
+    "GradeOptions": "grade",
+    "run_estimate": "estimate",
+    "EstimateOptions": "estimate",
+    "study_status": "status",
+    "run_export": "export",
+    "StageResult": "outcomes",
+    "ConditionRun": "outcomes",
+    "ItemevalError": "errors",
+    "ConfigError": "errors",
+    "StoreError": "errors",
+    "BudgetError": "errors",
+    "ConfirmationRequired": "errors",
+    "StudyLocked": "errors",
 }
 
 __all__ = ["__version__", *_PUBLIC]

@@ -12,8 +12,14 @@ from .pricing import Price, call_usd, format_usd
 from .records import TaskSpec
 
 
-def check_gate(estimate: Estimate, *, confirm_above: float | None, yes: bool,
-               ask: Callable[[str], bool] | None, projected: bool = False) -> None:
+def check_gate(
+    estimate: Estimate,
+    *,
+    confirm_above: float | None,
+    yes: bool,
+    ask: Callable[[str], bool] | None,
+    projected: bool = False,
+) -> None:
     """Above `confirm_above` a run needs --yes or an answer on the terminal; nothing runs otherwise.
 
     The figure held against it is the ceiling, or with `projected` (after a pilot) the upper bound of the
@@ -22,13 +28,19 @@ def check_gate(estimate: Estimate, *, confirm_above: float | None, yes: bool,
     # An unpriced model adds an unknown amount: the priced part alone can already need confirmation.
     high = estimate.bound("usd_high") if projected else None
     ceiling = high if high is not None else _priced_total(estimate, "usd_ceiling")
-    what = "projected spend (95% upper bound)" if high is not None else "projected spend ceiling"
+    what = (
+        "projected spend (95% upper bound)"
+        if high is not None
+        else "projected spend ceiling"
+    )
     if confirm_above is None or yes or ceiling <= confirm_above:
         return
     unpriced = estimate.unpriced_models()
     plus = f" plus an unknown amount for {', '.join(unpriced)}" if unpriced else ""
-    question = (f"This run may spend up to {format_usd(ceiling)}{plus} (expected {format_usd(_priced_total(estimate, 'usd_expected'))}), "
-                f"above budget.confirm_above_usd {format_usd(confirm_above)}. Continue?")
+    question = (
+        f"This run may spend up to {format_usd(ceiling)}{plus} (expected {format_usd(_priced_total(estimate, 'usd_expected'))}), "
+        f"above budget.confirm_above_usd {format_usd(confirm_above)}. Continue?"
+    )
     if ask is not None and ask(question):
         return
     raise ConfirmationRequired(
@@ -38,7 +50,13 @@ def check_gate(estimate: Estimate, *, confirm_above: float | None, yes: bool,
 
 
 def _priced_total(estimate: Estimate, attribute: str) -> float:
-    return float(sum(value for value in (getattr(line, attribute) for line in estimate.lines) if value is not None))
+    return float(
+        sum(
+            value
+            for value in (getattr(line, attribute) for line in estimate.lines)
+            if value is not None
+        )
+    )
 
 
 def check_cap(estimate: Estimate, max_usd: float | None) -> list[str]:
@@ -51,13 +69,20 @@ def check_cap(estimate: Estimate, max_usd: float | None) -> list[str]:
             f"max_usd {format_usd(max_usd)} is set but {', '.join(unpriced)} has no price, so the cap could not hold; "
             "add it to a pricing file (budget.pricing_path) or remove the cap (nothing was run)"
         )
-    expected, ceiling = estimate.total("usd_expected") or 0.0, estimate.total("usd_ceiling") or 0.0
+    expected, ceiling = (
+        estimate.total("usd_expected") or 0.0,
+        estimate.total("usd_ceiling") or 0.0,
+    )
     if expected > max_usd:
         share = max_usd / expected if expected else 1.0
-        return [f"the expected spend {format_usd(expected)} exceeds max_usd {format_usd(max_usd)}: the run will likely stop "
-                f"after about {share:.0%} of its {estimate.calls} calls; a later run with a higher cap continues"]
+        return [
+            f"the expected spend {format_usd(expected)} exceeds max_usd {format_usd(max_usd)}: the run will likely stop "
+            f"after about {share:.0%} of its {estimate.calls} calls; a later run with a higher cap continues"
+        ]
     if ceiling > max_usd:
-        return [f"the worst case {format_usd(ceiling)} exceeds max_usd {format_usd(max_usd)}: the run may stop before the end"]
+        return [
+            f"the worst case {format_usd(ceiling)} exceeds max_usd {format_usd(max_usd)}: the run may stop before the end"
+        ]
     return []
 
 
@@ -70,7 +95,9 @@ class CallGate(Protocol):
 
     async def acquire(self, key: str, prompt: str) -> bool: ...
 
-    async def release(self, key: str, usage: dict[str, int | None] | None, cache_hit: bool) -> None: ...
+    async def release(
+        self, key: str, usage: dict[str, int | None] | None, cache_hit: bool
+    ) -> None: ...
 
 
 class Lease(Protocol):
@@ -100,7 +127,9 @@ class SpendCap:
     _dry: bool = False
     _in_flight: dict[str, float] = field(default_factory=dict)
     _changed: asyncio.Condition | None = None
-    _slots: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Semaphore] = field(default_factory=dict)
+    _slots: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Semaphore] = field(
+        default_factory=dict
+    )
 
     def _condition(self) -> asyncio.Condition:
         if self._changed is None:
@@ -131,7 +160,10 @@ class SpendCap:
     def slots(self, model: str, limit: int) -> asyncio.Semaphore:
         """A model's call slots for this event loop (each eval runs its own loop): reservations wait for one, so
         calls reserved but still queued for a connection never outnumber the connections."""
-        key = (asyncio.get_running_loop(), model)  # the loop itself, not its id: a dead loop's id can come back
+        key = (
+            asyncio.get_running_loop(),
+            model,
+        )  # the loop itself, not its id: a dead loop's id can come back
         if key not in self._slots:
             self._slots[key] = asyncio.Semaphore(limit)
         return self._slots[key]
@@ -161,14 +193,20 @@ class PricedGate:
     async def acquire(self, key: str, prompt: str) -> bool:
         slots = self.cap.slots(self.model, self.connections)
         await slots.acquire()
-        if await self.cap.reserve(self._key(key), worst_case_usd(self.price, prompt, self.max_tokens)):
+        if await self.cap.reserve(
+            self._key(key), worst_case_usd(self.price, prompt, self.max_tokens)
+        ):
             return True
         slots.release()
         return False
 
-    async def release(self, key: str, usage: dict[str, int | None] | None, cache_hit: bool) -> None:
+    async def release(
+        self, key: str, usage: dict[str, int | None] | None, cache_hit: bool
+    ) -> None:
         try:
-            await self.cap.settle(self._key(key), call_usd(self.price, usage, cache_hit=cache_hit) or 0.0)
+            await self.cap.settle(
+                self._key(key), call_usd(self.price, usage, cache_hit=cache_hit) or 0.0
+            )
         finally:
             self.cap.slots(self.model, self.connections).release()
 

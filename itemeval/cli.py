@@ -24,42 +24,120 @@ app = typer.Typer(
     rich_markup_mode=None,  # click's plain help: no `<bool>` after every flag, and it fits 80 columns
 )
 
-ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="The study config (YAML).", show_default=False)]
-BaseDir = Annotated[
-    Optional[Path], typer.Option("-C", "--base-dir", help="The dir output_dir is relative to (default: the config file's dir).")
+ConfigArg = Annotated[
+    Path,
+    typer.Argument(
+        metavar="CONFIG", help="The study config (YAML).", show_default=False
+    ),
 ]
-Json = Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")]
+BaseDir = Annotated[
+    Optional[Path],
+    typer.Option(
+        "-C",
+        "--base-dir",
+        help="The dir output_dir is relative to (default: the config file's dir).",
+    ),
+]
+Json = Annotated[
+    bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")
+]
 Conditions = Annotated[
     Optional[list[str]],
-    typer.Option("--condition", help="Only this condition: exact id, id prefix or slug (repeatable)."),
+    typer.Option(
+        "--condition",
+        help="Only this condition: exact id, id prefix or slug (repeatable).",
+    ),
 ]
-Limit = Annotated[Optional[int], typer.Option("--limit", min=0, help="Only the first N items.")]
-Force = Annotated[bool, typer.Option("--force", help="Re-run every selected cell, done or not.")]
-Fresh = Annotated[bool, typer.Option("--fresh", help="Re-run the selected cells with new draws: the response cache "
-                                     "is not read (new cost).")]
-Sample = Annotated[Optional[int], typer.Option("--sample", min=1, help="Only a random N items, the same for the same "
-                                              "--seed.")]
-SampleSeed = Annotated[int, typer.Option("--seed", help="Seed of --sample's and --pilot's draws.")]
-Graders = Annotated[Optional[list[str]], typer.Option(
-    "--grader", help="Only judge conditions of this grader (repeatable); may be one not in facets.grader.")]
-Rubrics = Annotated[Optional[list[str]], typer.Option(
-    "--rubric", help="Only judge conditions with this rubric (repeatable).")]
-ShardOpt = Annotated[Optional[str], typer.Option("--shard", metavar="K/N", help="Only shard K of N (0-based): no "
-                                                 "study lock, rows into journal parts; then `itemeval commit`.")]
-ShardBy = Annotated[str, typer.Option("--shard-by", help="cell (default) or model: every cell of a model on one "
-                                      "shard.")]
-Pilot = Annotated[Optional[int], typer.Option("--pilot", min=1, help="First run N random items per generate "
-                                             "condition (kept), then project the rest's cost from their replies.")]
-Stratify = Annotated[Optional[str], typer.Option("--stratify", metavar="COL", help="--sample keeps the share of each "
-                                                 "value of this item metadata column.")]
-Yes = Annotated[bool, typer.Option("--yes", help="Confirm the spend gate without asking.")]
-MaxUsd = Annotated[Optional[float], typer.Option("--max-usd", min=0, help="Hard cap on this run's spend (USD).")]
+Limit = Annotated[
+    Optional[int], typer.Option("--limit", min=0, help="Only the first N items.")
+]
+Force = Annotated[
+    bool, typer.Option("--force", help="Re-run every selected cell, done or not.")
+]
+Fresh = Annotated[
+    bool,
+    typer.Option(
+        "--fresh",
+        help="Re-run the selected cells with new draws: the response cache "
+        "is not read (new cost).",
+    ),
+]
+Sample = Annotated[
+    Optional[int],
+    typer.Option(
+        "--sample", min=1, help="Only a random N items, the same for the same --seed."
+    ),
+]
+SampleSeed = Annotated[
+    int, typer.Option("--seed", help="Seed of --sample's and --pilot's draws.")
+]
+Graders = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--grader",
+        help="Only judge conditions of this grader (repeatable); may be one not in facets.grader.",
+    ),
+]
+Rubrics = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--rubric", help="Only judge conditions with this rubric (repeatable)."
+    ),
+]
+ShardOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--shard",
+        metavar="K/N",
+        help="Only shard K of N (0-based): no "
+        "study lock, rows into journal parts; then `itemeval commit`.",
+    ),
+]
+ShardBy = Annotated[
+    str,
+    typer.Option(
+        "--shard-by",
+        help="cell (default) or model: every cell of a model on one shard.",
+    ),
+]
+Pilot = Annotated[
+    Optional[int],
+    typer.Option(
+        "--pilot",
+        min=1,
+        help="First run N random items per generate "
+        "condition (kept), then project the rest's cost from their replies.",
+    ),
+]
+Stratify = Annotated[
+    Optional[str],
+    typer.Option(
+        "--stratify",
+        metavar="COL",
+        help="--sample keeps the share of each value of this item metadata column.",
+    ),
+]
+Yes = Annotated[
+    bool, typer.Option("--yes", help="Confirm the spend gate without asking.")
+]
+MaxUsd = Annotated[
+    Optional[float],
+    typer.Option("--max-usd", min=0, help="Hard cap on this run's spend (USD)."),
+]
 Display = Annotated[
     Optional[str],
-    typer.Option("--display", help="itemeval (one display for the whole run: cells, rate, ETA, spend, errors; the "
-                 "default on a terminal), none (the default otherwise), or inspect's own: rich, plain, full, log."),
+    typer.Option(
+        "--display",
+        help="itemeval (one display for the whole run: cells, rate, ETA, spend, errors; the "
+        "default on a terminal), none (the default otherwise), or inspect's own: rich, plain, full, log.",
+    ),
 ]
-Ids = Annotated[bool, typer.Option("--ids", help="Show whole condition ids (slug--hash), not just slugs.")]
+Ids = Annotated[
+    bool,
+    typer.Option(
+        "--ids", help="Show whole condition ids (slug--hash), not just slugs."
+    ),
+]
 DISPLAYS = ("itemeval", "rich", "plain", "full", "log", "none", "conversation")
 
 
@@ -71,8 +149,15 @@ def _show_version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[Optional[bool], typer.Option("--version", callback=_show_version, is_eager=True,
-                                                    help="Print the version and exit.")] = None,
+    version: Annotated[
+        Optional[bool],
+        typer.Option(
+            "--version",
+            callback=_show_version,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ] = None,
 ) -> None:
     """Generate-then-grade, item-level LLM evaluation on inspect-ai. Run `itemeval init my-study` to start."""
 
@@ -85,15 +170,27 @@ def _study(config: Path, base_dir: Path | None, *, reads: str = "table") -> Stud
     from . import console
     from .study import load_study
 
-    study = load_study(config, base_dir)  # everything is validated before anything is written
-    console.warn(study.warnings)  # e.g. a template's unknown {placeholder}: every command says so, on stderr
-    return replace(study, loaded=replace(study.loaded, reads=reads)) if reads != "table" else study
+    study = load_study(
+        config, base_dir
+    )  # everything is validated before anything is written
+    console.warn(
+        study.warnings
+    )  # e.g. a template's unknown {placeholder}: every command says so, on stderr
+    return (
+        replace(study, loaded=replace(study.loaded, reads=reads))
+        if reads != "table"
+        else study
+    )
 
 
 @app.command()
 def init(
-    directory: Annotated[Path, typer.Argument(help="Directory to create the study in.")],
-    force: Annotated[bool, typer.Option("--force", help="Overwrite files that already exist.")] = False,
+    directory: Annotated[
+        Path, typer.Argument(help="Directory to create the study in.")
+    ],
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite files that already exist.")
+    ] = False,
     base_dir: BaseDir = None,
     json_out: Json = False,
 ) -> None:
@@ -108,13 +205,20 @@ def init(
     target = base_dir / directory if base_dir is not None else directory
     written = scaffold(target, force=force)
     if json_out:
-        console.print_json({"directory": str(target), "written": [str(path) for path in written]})
+        console.print_json(
+            {"directory": str(target), "written": [str(path) for path in written]}
+        )
     else:
         console.render_init(written, target, console.stderr())
 
 
 @app.command()
-def status(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False, ids: Ids = False) -> None:
+def status(
+    config: ConfigArg,
+    base_dir: BaseDir = None,
+    json_out: Json = False,
+    ids: Ids = False,
+) -> None:
     """Show the condition grid (slugs; ids with --ids) and per-condition completion and spend; never writes.
 
     \b
@@ -147,15 +251,27 @@ def _asker():  # noqa: ANN202 - a question -> bool function, or None when nobody
     return ask
 
 
-def _finish(result: StageResult, json_out: bool, config: Path | None = None, *, ids: bool = False) -> int:
+def _finish(
+    result: StageResult,
+    json_out: bool,
+    config: Path | None = None,
+    *,
+    ids: bool = False,
+) -> int:
     from . import console
 
     if json_out:
         console.print_json(console.stage_dict(result))
     else:
         console.render_stage(result, console.stderr(), ids=ids)
-        if config is not None and result.stage == "grade" and any(c.rows for c in result.conditions):
-            console.tell(f"the numbers, with confidence intervals: itemeval results {config}")
+        if (
+            config is not None
+            and result.stage == "grade"
+            and any(c.rows for c in result.conditions)
+        ):
+            console.tell(
+                f"the numbers, with confidence intervals: itemeval results {config}"
+            )
     return result.exit_code
 
 
@@ -164,15 +280,23 @@ def estimate(
     config: ConfigArg,
     base_dir: BaseDir = None,
     condition: Conditions = None,
-    grader: Annotated[Optional[list[str]], typer.Option("--grader", help="Only these judges (repeatable).")] = None,
-    rubric: Annotated[Optional[list[str]], typer.Option("--rubric", help="Only these rubrics (repeatable).")] = None,
+    grader: Annotated[
+        Optional[list[str]],
+        typer.Option("--grader", help="Only these judges (repeatable)."),
+    ] = None,
+    rubric: Annotated[
+        Optional[list[str]],
+        typer.Option("--rubric", help="Only these rubrics (repeatable)."),
+    ] = None,
     limit: Limit = None,
     sample: Sample = None,
     seed: SampleSeed = 0,
     stratify: Stratify = None,
     force: Force = False,
     pilot: Pilot = None,
-    stage: Annotated[str, typer.Option("--stage", help="all, generate or grade.")] = "all",
+    stage: Annotated[
+        str, typer.Option("--stage", help="all, generate or grade.")
+    ] = "all",
     json_out: Json = False,
     ids: Ids = False,
 ) -> int:
@@ -185,21 +309,48 @@ def estimate(
     from .estimate import EstimateOptions, run_estimate
 
     if stage not in ("all", "generate", "grade"):
-        raise typer.BadParameter(f"unknown stage {stage!r}: use all, generate or grade", param_hint="--stage")
-    options = EstimateOptions(conditions=tuple(condition or ()), limit=limit, sample=sample, seed=seed,
-                              stratify=stratify, force=force, graders=tuple(grader or ()), rubrics=tuple(rubric or ()),
-                              stage=stage)
+        raise typer.BadParameter(
+            f"unknown stage {stage!r}: use all, generate or grade", param_hint="--stage"
+        )
+    options = EstimateOptions(
+        conditions=tuple(condition or ()),
+        limit=limit,
+        sample=sample,
+        seed=seed,
+        stratify=stratify,
+        force=force,
+        graders=tuple(grader or ()),
+        rubrics=tuple(rubric or ()),
+        stage=stage,
+    )
     study = _study(config, base_dir)
     if pilot is not None:  # real calls: the pilot's cells are kept in the store
         from .generate import GenerateOptions, run_pilot
 
-        gen_options = GenerateOptions(**_stage_options(None, conditions=tuple(condition or ()), limit=limit,
-                                                       sample=sample, seed=seed, stratify=stratify, pilot=pilot))
-        ran = run_pilot(study, gen_options, gen_options.items(study), ask=_asker(), tell=console.tell)
+        gen_options = GenerateOptions(
+            **_stage_options(
+                None,
+                conditions=tuple(condition or ()),
+                limit=limit,
+                sample=sample,
+                seed=seed,
+                stratify=stratify,
+                pilot=pilot,
+            )
+        )
+        ran = run_pilot(
+            study,
+            gen_options,
+            gen_options.items(study),
+            ask=_asker(),
+            tell=console.tell,
+        )
         if ran.exit_code:
             return _finish(ran, json_out)
-        console.tell(f"pilot: {sum(c.rows for c in ran.conditions)} cells ran (run {ran.run_id}); "
-                     "the estimate below projects the rest from their replies")
+        console.tell(
+            f"pilot: {sum(c.rows for c in ran.conditions)} cells ran (run {ran.run_id}); "
+            "the estimate below projects the rest from their replies"
+        )
     result = run_estimate(study, options)
     if json_out:
         console.print_json(result.as_dict())
@@ -239,12 +390,26 @@ def generate(
     from .generate import GenerateOptions, run_generate
     from .plan import Shard
 
-    options = GenerateOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit, sample=sample,
-                                               seed=seed, stratify=stratify, force=force, fresh=fresh, yes=yes,
-                                               max_usd=max_usd, pilot=pilot,
-                                               shard=Shard.parse(shard, shard_by) if shard is not None else None))
+    options = GenerateOptions(
+        **_stage_options(
+            display,
+            conditions=tuple(condition or ()),
+            limit=limit,
+            sample=sample,
+            seed=seed,
+            stratify=stratify,
+            force=force,
+            fresh=fresh,
+            yes=yes,
+            max_usd=max_usd,
+            pilot=pilot,
+            shard=Shard.parse(shard, shard_by) if shard is not None else None,
+        )
+    )
     study = _study(config, base_dir)
-    return _finish(run_generate(study, options, ask=_asker(), tell=console.tell), json_out, ids=ids)
+    return _finish(
+        run_generate(study, options, ask=_asker(), tell=console.tell), json_out, ids=ids
+    )
 
 
 @app.command()
@@ -260,8 +425,14 @@ def grade(
     stratify: Stratify = None,
     force: Force = False,
     fresh: Fresh = False,
-    only: Annotated[Optional[list[str]], typer.Option("--only", help="Only the grades that are parse-failures or "
-                                                      "errors (repeatable); add --fresh for new draws.")] = None,
+    only: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--only",
+            help="Only the grades that are parse-failures or "
+            "errors (repeatable); add --fresh for new draws.",
+        ),
+    ] = None,
     shard: ShardOpt = None,
     shard_by: ShardBy = "cell",
     yes: Yes = False,
@@ -285,27 +456,68 @@ def grade(
 
     unknown = sorted(set(only or ()) - set(ONLY_STATES))
     if unknown:
-        raise typer.BadParameter(f"{', '.join(unknown)}: use {' or '.join(ONLY_STATES)}", param_hint="--only")
-    options = GradeOptions(**_stage_options(display, conditions=tuple(condition or ()), limit=limit, sample=sample,
-                                            seed=seed, stratify=stratify, force=force, fresh=fresh, yes=yes,
-                                            max_usd=max_usd, graders=tuple(grader or ()), rubrics=tuple(rubric or ()),
-                                            only=tuple(only or ()),
-                                            shard=Shard.parse(shard, shard_by) if shard is not None else None))
+        raise typer.BadParameter(
+            f"{', '.join(unknown)}: use {' or '.join(ONLY_STATES)}", param_hint="--only"
+        )
+    options = GradeOptions(
+        **_stage_options(
+            display,
+            conditions=tuple(condition or ()),
+            limit=limit,
+            sample=sample,
+            seed=seed,
+            stratify=stratify,
+            force=force,
+            fresh=fresh,
+            yes=yes,
+            max_usd=max_usd,
+            graders=tuple(grader or ()),
+            rubrics=tuple(rubric or ()),
+            only=tuple(only or ()),
+            shard=Shard.parse(shard, shard_by) if shard is not None else None,
+        )
+    )
     study = _study(config, base_dir)
-    return _finish(run_grade(study, options, ask=_asker(), tell=console.tell), json_out, config, ids=ids)
+    return _finish(
+        run_grade(study, options, ask=_asker(), tell=console.tell),
+        json_out,
+        config,
+        ids=ids,
+    )
 
 
 @app.command()
 def launch(
     stage: Annotated[str, typer.Argument(metavar="STAGE", help="generate or grade.")],
     config: ConfigArg,
-    shards: Annotated[int, typer.Option("--shards", min=1, help="How many shards.")] = 2,
-    engine: Annotated[str, typer.Option("--engine", help="local: a process pool on this machine; ray: Ray tasks "
-                                        "(pip install 'itemeval[ray]').")] = "local",
-    address: Annotated[Optional[str], typer.Option("--address", help="--engine ray: the cluster (auto, ray://host:port); "
-                                                   "default: RAY_ADDRESS, else Ray on this machine.")] = None,
-    gpus_per_shard: Annotated[float, typer.Option("--gpus-per-shard", min=0, help="--engine ray: GPUs each shard "
-                                                  "task asks for (a local model per node).")] = 0.0,
+    shards: Annotated[
+        int, typer.Option("--shards", min=1, help="How many shards.")
+    ] = 2,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="local: a process pool on this machine; ray: Ray tasks "
+            "(pip install 'itemeval[ray]').",
+        ),
+    ] = "local",
+    address: Annotated[
+        Optional[str],
+        typer.Option(
+            "--address",
+            help="--engine ray: the cluster (auto, ray://host:port); "
+            "default: RAY_ADDRESS, else Ray on this machine.",
+        ),
+    ] = None,
+    gpus_per_shard: Annotated[
+        float,
+        typer.Option(
+            "--gpus-per-shard",
+            min=0,
+            help="--engine ray: GPUs each shard "
+            "task asks for (a local model per node).",
+        ),
+    ] = 0.0,
     shard_by: ShardBy = "cell",
     base_dir: BaseDir = None,
     condition: Conditions = None,
@@ -332,16 +544,41 @@ def launch(
     from .launch import LaunchOptions, run_launch
 
     if shard_by not in ("cell", "model"):
-        raise typer.BadParameter(f"{shard_by!r}: use cell or model", param_hint="--shard-by")
+        raise typer.BadParameter(
+            f"{shard_by!r}: use cell or model", param_hint="--shard-by"
+        )
     if stage == "generate" and (grader or rubric):
-        raise typer.BadParameter("--grader and --rubric select judges: use them with `launch grade`")
-    common = _stage_options("none", conditions=tuple(condition or ()), limit=limit, sample=sample, seed=seed,
-                            stratify=stratify, yes=yes, max_usd=max_usd)
-    options = LaunchOptions(shards=shards, config=config, base_dir=base_dir, stage=stage, engine=engine,
-                            address=address, gpus_per_shard=gpus_per_shard, shard_by=shard_by,
-                            generate=GenerateOptions(**common),
-                            grade=GradeOptions(**common, graders=tuple(grader or ()), rubrics=tuple(rubric or ())))
-    return _finish(run_launch(_study(config, base_dir), options, ask=_asker(), tell=console.tell), json_out)
+        raise typer.BadParameter(
+            "--grader and --rubric select judges: use them with `launch grade`"
+        )
+    common = _stage_options(
+        "none",
+        conditions=tuple(condition or ()),
+        limit=limit,
+        sample=sample,
+        seed=seed,
+        stratify=stratify,
+        yes=yes,
+        max_usd=max_usd,
+    )
+    options = LaunchOptions(
+        shards=shards,
+        config=config,
+        base_dir=base_dir,
+        stage=stage,
+        engine=engine,
+        address=address,
+        gpus_per_shard=gpus_per_shard,
+        shard_by=shard_by,
+        generate=GenerateOptions(**common),
+        grade=GradeOptions(
+            **common, graders=tuple(grader or ()), rubrics=tuple(rubric or ())
+        ),
+    )
+    return _finish(
+        run_launch(_study(config, base_dir), options, ask=_asker(), tell=console.tell),
+        json_out,
+    )
 
 
 @app.command()
@@ -384,24 +621,63 @@ def export(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
 @app.command()
 def results(
     config: ConfigArg,
-    compared: Annotated[Optional[list[str]], typer.Argument(hidden=True, show_default=False)] = None,
+    compared: Annotated[
+        Optional[list[str]], typer.Argument(hidden=True, show_default=False)
+    ] = None,
     base_dir: BaseDir = None,
     json_out: Json = False,
-    reducer: Annotated[str, typer.Option("--reducer", help="Replications to one score per item: mean, median, mode, "
-                                         "max, min, majority, pass@K or at_least:K.")] = "mean",
-    ci: Annotated[str, typer.Option("--ci", help="Interval over items: t, wilson (0/1 scores) or bootstrap.")] = "t",
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap's resampling and of --sample.")] = 0,
+    reducer: Annotated[
+        str,
+        typer.Option(
+            "--reducer",
+            help="Replications to one score per item: mean, median, mode, "
+            "max, min, majority, pass@K or at_least:K.",
+        ),
+    ] = "mean",
+    ci: Annotated[
+        str,
+        typer.Option(
+            "--ci", help="Interval over items: t, wilson (0/1 scores) or bootstrap."
+        ),
+    ] = "t",
+    seed: Annotated[
+        int,
+        typer.Option(
+            "--seed", help="Seed of the bootstrap's resampling and of --sample."
+        ),
+    ] = 0,
     sample: Sample = None,
     stratify: Stratify = None,
-    by: Annotated[Optional[list[str]], typer.Option("--by", help="Marginals per level of a facet: model, prompt, "
-                                                    "model_config, grader, rubric, scorer or an item metadata column "
-                                                    "(repeatable).")] = None,
-    compare: Annotated[Optional[list[str]], typer.Option("--compare", help="Paired comparison of two generate "
-                                                         "conditions, `--compare A B`, or of every pair, "
-                                                         "`--compare all`.")] = None,
-    threshold: Annotated[Optional[float], typer.Option("--threshold", help="Pass mark of the agreement confusion "
-                                                       "(default: the middle of the observed scale).")] = None,
-    csv: Annotated[Optional[Path], typer.Option("--csv", help="Also write the cells to this CSV file.")] = None,
+    by: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--by",
+            help="Marginals per level of a facet: model, prompt, "
+            "model_config, grader, rubric, scorer or an item metadata column "
+            "(repeatable).",
+        ),
+    ] = None,
+    compare: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--compare",
+            help="Paired comparison of two generate "
+            "conditions, `--compare A B`, or of every pair, "
+            "`--compare all`.",
+        ),
+    ] = None,
+    threshold: Annotated[
+        Optional[float],
+        typer.Option(
+            "--threshold",
+            help="Pass mark of the agreement confusion "
+            "(default: the middle of the observed scale).",
+        ),
+    ] = None,
+    csv: Annotated[
+        Optional[Path],
+        typer.Option("--csv", help="Also write the cells to this CSV file."),
+    ] = None,
 ) -> None:
     """Per cell of the grid: mean item score with SE and 95% CI; marginals, paired comparisons, grader
     agreement and calibration. Computed from the stores; never writes them.
@@ -413,10 +689,19 @@ def results(
     from .results import ResultsOptions, study_results
 
     if compared and not compare:
-        raise ConfigError(f"unexpected argument(s) {' '.join(compared)}; did you mean --compare A B?")
-    options = ResultsOptions(reducer=reducer, ci=ci, seed=seed, by=tuple(by or ()),
-                             compare=(*(compare or ()), *(compared or ())), threshold=threshold, sample=sample,
-                             stratify=stratify)
+        raise ConfigError(
+            f"unexpected argument(s) {' '.join(compared)}; did you mean --compare A B?"
+        )
+    options = ResultsOptions(
+        reducer=reducer,
+        ci=ci,
+        seed=seed,
+        by=tuple(by or ()),
+        compare=(*(compare or ()), *(compared or ())),
+        threshold=threshold,
+        sample=sample,
+        stratify=stratify,
+    )
     report = study_results(_study(config, base_dir, reads="snapshot"), options)
     data = report.as_dict()
     if csv is not None:
@@ -434,8 +719,14 @@ def report(
     config: ConfigArg,
     base_dir: BaseDir = None,
     json_out: Json = False,
-    out: Annotated[Optional[Path], typer.Option("--out", help="Write the HTML here instead of "
-                                                "<study dir>/reports/<study>-<UTC time>.html.")] = None,
+    out: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--out",
+            help="Write the HTML here instead of "
+            "<study dir>/reports/<study>-<UTC time>.html.",
+        ),
+    ] = None,
 ) -> None:
     """Write one self-contained HTML report (no network needed): the grid and spend, results with CIs, a forest
     plot, facet marginals, paired differences, grader agreement, calibration, item difficulty, errors, logs.
@@ -456,11 +747,19 @@ def report(
 @app.command()
 def show(
     config: ConfigArg,
-    item_id: Annotated[Optional[str], typer.Argument(help="The item to show.", show_default=False)] = None,
+    item_id: Annotated[
+        Optional[str], typer.Argument(help="The item to show.", show_default=False)
+    ] = None,
     base_dir: BaseDir = None,
     condition: Conditions = None,
-    failures: Annotated[bool, typer.Option("--failures", help="List the cells of the chosen conditions that have an "
-                                           "error or a parse failure, with the message.")] = False,
+    failures: Annotated[
+        bool,
+        typer.Option(
+            "--failures",
+            help="List the cells of the chosen conditions that have an "
+            "error or a parse failure, with the message.",
+        ),
+    ] = False,
     json_out: Json = False,
 ) -> None:
     """One item up close: its input and target, its rendered prompt, every stored solution side by side and every
@@ -473,7 +772,9 @@ def show(
     from .show import ShowOptions, show_study
     from .show_render import render_show
 
-    options = ShowOptions(item_id=item_id, conditions=tuple(condition or ()), failures=failures)
+    options = ShowOptions(
+        item_id=item_id, conditions=tuple(condition or ()), failures=failures
+    )
     view = show_study(_study(config, base_dir, reads="snapshot"), options)
     if json_out:
         console.print_json(view.as_dict())
@@ -491,7 +792,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = app(args=argv, standalone_mode=False)
     except ItemevalError as exc:
-        return _failed(str(exc), exc.exit_code, exc.kind, json_out="--json" in arguments)
+        return _failed(
+            str(exc), exc.exit_code, exc.kind, json_out="--json" in arguments
+        )
     except (typer.Abort, KeyboardInterrupt):
         from . import console
 
@@ -499,12 +802,18 @@ def main(argv: list[str] | None = None) -> int:
         return signals.interrupted_exit_code()
     except typer.Exit as exc:
         return exc.exit_code
-    except typer.TyperException as exc:  # usage errors from the parser: bad option, missing argument
+    except (
+        typer.TyperException
+    ) as exc:  # usage errors from the parser: bad option, missing argument
         exc.show()
         if "--json" in arguments:
             from . import console
 
-            console.print_json(error_document(exc.format_message(), exit_code=EXIT_CONFIG, kind="usage"))
+            console.print_json(
+                error_document(
+                    exc.format_message(), exit_code=EXIT_CONFIG, kind="usage"
+                )
+            )
         return EXIT_CONFIG
     return result if isinstance(result, int) else 0
 

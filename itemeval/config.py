@@ -22,7 +22,9 @@ ReasoningEffort = Literal[REASONING_EFFORTS]  # type: ignore[valid-type]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, use_attribute_docstrings=True
+    )
 
 
 class DatasetSpec(_Strict):
@@ -63,12 +65,16 @@ class Benchmark(_Strict):
 
 
 def _sampling_field(param: SamplingParam) -> tuple[Any, Any]:
-    kind: Any = {"float": float, "int": int, "bool": bool}.get(param.type) or Literal[param.choices]  # type: ignore[valid-type]
+    kind: Any = {"float": float, "int": int, "bool": bool}.get(param.type) or Literal[
+        param.choices
+    ]  # type: ignore[valid-type]
     return Optional[kind], Field(default=None, description=param.doc, **param.bounds)
 
 
 SamplingParams = create_model(
-    "SamplingParams", __base__=_Strict, __doc__="The sampling settings, one field per entry of SAMPLING_PARAMS.",
+    "SamplingParams",
+    __base__=_Strict,
+    __doc__="The sampling settings, one field per entry of SAMPLING_PARAMS.",
     **{param.name: _sampling_field(param) for param in SAMPLING_PARAMS},
 )
 
@@ -85,8 +91,12 @@ class CallLimits(_Strict):
 
     def inspect_limits(self) -> dict[str, Any]:
         """These limits as GenerateConfig fields; inspect takes whole seconds, so timeouts round up."""
-        limits = {"max_retries": self.max_retries, "timeout": math.ceil(self.timeout),
-                  "attempt_timeout": math.ceil(self.attempt_timeout), "max_connections": self.max_connections}
+        limits = {
+            "max_retries": self.max_retries,
+            "timeout": math.ceil(self.timeout),
+            "attempt_timeout": math.ceil(self.attempt_timeout),
+            "max_connections": self.max_connections,
+        }
         return {key: value for key, value in limits.items() if value is not None}
 
 
@@ -115,19 +125,28 @@ class Facets(_Strict):
     prompt: list[str] = Field(min_length=1)
     """Prompt templates: bare NAME = `<prompts_dir>/NAME.md`, `builtin:NAME` = packaged."""
     model_config_: list[ModelConfigFacet] = Field(
-        default_factory=lambda: [ModelConfigFacet(name="default")], alias="model_config", min_length=1
+        default_factory=lambda: [ModelConfigFacet(name="default")],
+        alias="model_config",
+        min_length=1,
     )
     """Named sampling settings crossed with every model and prompt."""
     grader: list[str] = []
     """Names in `graders:`, or a model id containing '/'."""
-    rubric: list[str] = Field(default_factory=lambda: ["builtin:standard"], min_length=1)
+    rubric: list[str] = Field(
+        default_factory=lambda: ["builtin:standard"], min_length=1
+    )
     """Rubric templates for the judges, resolved like prompts from `rubrics_dir`."""
     scorer: Union[None, str, list[Union[str, ScorerEntry]]] = None
     """Verifiable scorers; each entry is its own grade condition."""
     replications: int = Field(default=1, ge=1)
     """How many times every (generate condition × item) is run; stored as `epoch`."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        populate_by_name=True,
+        use_attribute_docstrings=True,
+    )
 
 
 class Grader(CallLimits):
@@ -197,7 +216,9 @@ class LoadedConfig:
         if is_remote(self.config.output_dir):
             uri = f"{self.config.output_dir.rstrip('/')}/{self.config.study}"
             return StudyPaths(work_dir(uri), remote=uri, reads=self.reads)
-        return StudyPaths((self.base_dir / self.config.output_dir / self.config.study).resolve())
+        return StudyPaths(
+            (self.base_dir / self.config.output_dir / self.config.study).resolve()
+        )
 
     def input_path(self, relative: str) -> Path:
         """Inputs (datasets, templates, pricing) are relative to the config file."""
@@ -216,7 +237,12 @@ def load_config(path: str | Path, base_dir: str | Path | None = None) -> LoadedC
     # Relative to the config file, like prompts_dir, datasets and pricing_path: the same config run from any
     # directory is the same study. -C/--base-dir overrides it.
     base = Path(base_dir) if base_dir is not None else path.resolve().parent
-    return LoadedConfig(config=config, path=path.resolve(), text_hash=content_hash(text), base_dir=base.resolve())
+    return LoadedConfig(
+        config=config,
+        path=path.resolve(),
+        text_hash=content_hash(text),
+        base_dir=base.resolve(),
+    )
 
 
 def _parse_yaml(text: str, path: Path) -> dict[str, Any]:
@@ -224,12 +250,20 @@ def _parse_yaml(text: str, path: Path) -> dict[str, Any]:
         raw = yaml.safe_load(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"
-        raise ConfigError(f"{path}: malformed YAML at {where}: {exc.problem or exc}") from None
+        where = (
+            f"line {mark.line + 1}, column {mark.column + 1}"
+            if mark
+            else "unknown position"
+        )
+        raise ConfigError(
+            f"{path}: malformed YAML at {where}: {exc.problem or exc}"
+        ) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: malformed YAML: {exc}") from None
     if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: a study config must be a YAML mapping with at least `study:`, got {type(raw).__name__}")
+        raise ConfigError(
+            f"{path}: a study config must be a YAML mapping with at least `study:`, got {type(raw).__name__}"
+        )
     return raw
 
 
@@ -238,7 +272,9 @@ def _validate(raw: dict[str, Any], path: Path) -> StudyConfig:
         return StudyConfig.model_validate(raw)
     except ValidationError as exc:
         lines = [_describe_error(err) for err in exc.errors()]
-        raise ConfigError(f"{path}: invalid config:\n" + "\n".join(f"  - {line}" for line in lines)) from None
+        raise ConfigError(
+            f"{path}: invalid config:\n" + "\n".join(f"  - {line}" for line in lines)
+        ) from None
 
 
 def _describe_error(err: dict[str, Any]) -> str:
@@ -290,7 +326,9 @@ def _model_of(annotation: Any) -> Any:
 def _check_semantics(config: StudyConfig, path: Path) -> None:
     facets = config.facets
     if not facets.grader and not facets.scorer:
-        raise ConfigError(f"{path}: facets: set at least one of facets.grader or facets.scorer, or nothing will be graded")
+        raise ConfigError(
+            f"{path}: facets: set at least one of facets.grader or facets.scorer, or nothing will be graded"
+        )
     for name in facets.grader:
         if "/" not in name and name not in config.graders:
             known = ", ".join(sorted(config.graders)) or "none defined"
@@ -298,14 +336,23 @@ def _check_semantics(config: StudyConfig, path: Path) -> None:
                 f"{path}: facets.grader: unknown grader {name!r} (graders: {known}); "
                 "define it under `graders:` or use a model id containing '/'"
             )
-    ids = [(f"solvers.models[{i}]", model) for i, model in enumerate(config.solvers.models)]
-    ids += [(f"graders.{name}.model", grader.model) for name, grader in config.graders.items()]
+    ids = [
+        (f"solvers.models[{i}]", model) for i, model in enumerate(config.solvers.models)
+    ]
+    ids += [
+        (f"graders.{name}.model", grader.model)
+        for name, grader in config.graders.items()
+    ]
     for where, model in ids:
         provider, _, name = model.partition("/")
         if not provider or not name:
-            raise ConfigError(f"{path}: {where}: {model!r} is not a model id; write <provider>/<model>, "
-                              "e.g. openai/gpt-4.1-mini or itemeval/arith-good")
+            raise ConfigError(
+                f"{path}: {where}: {model!r} is not a model id; write <provider>/<model>, "
+                "e.g. openai/gpt-4.1-mini or itemeval/arith-good"
+            )
     names = [m.name for m in facets.model_config_]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
-        raise ConfigError(f"{path}: facets.model_config: duplicate name(s) {', '.join(duplicates)}")
+        raise ConfigError(
+            f"{path}: facets.model_config: duplicate name(s) {', '.join(duplicates)}"
+        )

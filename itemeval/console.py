@@ -40,7 +40,13 @@ def _sized(console: Console) -> Console:
 def warn(warnings: list[str]) -> None:
     console = stderr()
     for warning in warnings:
-        console.print(f"warning: {warning}", style="yellow", markup=False, highlight=False, soft_wrap=True)
+        console.print(
+            f"warning: {warning}",
+            style="yellow",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def tell(message: str) -> None:
@@ -49,7 +55,9 @@ def tell(message: str) -> None:
 
 
 def error(message: str) -> None:
-    stderr().print(f"error: {message}", style="red", highlight=False, markup=False, soft_wrap=True)
+    stderr().print(
+        f"error: {message}", style="red", highlight=False, markup=False, soft_wrap=True
+    )
 
 
 def print_json(data: Any) -> None:
@@ -74,7 +82,18 @@ def status_dict(report: StatusReport) -> dict[str, Any]:
                 "prompt_hash": row.condition.prompt.hash,
                 "model_config": row.condition.model_config_name,
                 "params": row.condition.params,
-                **{k: getattr(row, k) for k in ("cells", "done", "errors", "empty", "truncated", "missing", "usd")},
+                **{
+                    k: getattr(row, k)
+                    for k in (
+                        "cells",
+                        "done",
+                        "errors",
+                        "empty",
+                        "truncated",
+                        "missing",
+                        "usd",
+                    )
+                },
             }
             for row in report.generate
         ],
@@ -87,12 +106,25 @@ def status_dict(report: StatusReport) -> dict[str, Any]:
                 "grader_model": row.condition.grader_model,
                 "rubric": row.condition.rubric.ref if row.condition.rubric else None,
                 "scorer": row.condition.scorer,
-                **{k: getattr(row, k) for k in ("solutions", "done", "parse_failed", "stale", "errors", "pending", "usd")},
+                **{
+                    k: getattr(row, k)
+                    for k in (
+                        "solutions",
+                        "done",
+                        "parse_failed",
+                        "stale",
+                        "errors",
+                        "pending",
+                        "usd",
+                    )
+                },
             }
             for row in report.grade
         ],
-        "spend_usd": {"generate": total_usd(row.usd for row in report.generate),
-                      "grade": total_usd(row.usd for row in report.grade)},
+        "spend_usd": {
+            "generate": total_usd(row.usd for row in report.generate),
+            "grade": total_usd(row.usd for row in report.grade),
+        },
         "journal_rows_pending": report.journal_rows,
         "running": report.running,
         "notes": list(report.notes),
@@ -104,21 +136,31 @@ def render_status(report: StatusReport, console: Console, *, ids: bool = False) 
     data = status_dict(report)
     if report.running:
         holder = report.running
-        console.print(f"running now: `{holder.get('command')}` (pid {holder.get('pid')} on {holder.get('host')}, "
-                      f"since {holder.get('started_at')}); its finished rows reach the stores when it ends",
-                      markup=False, highlight=False, soft_wrap=True)
+        console.print(
+            f"running now: `{holder.get('command')}` (pid {holder.get('pid')} on {holder.get('host')}, "
+            f"since {holder.get('started_at')}); its finished rows reach the stores when it ends",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     for note in report.notes:
         console.print(note, markup=False, highlight=False)
     console.print(
         f"[bold]{data['study']}[/bold]  {data['study_dir']}  items: {data['items']}  "
         f"replications: {data['replications']}"
     )
-    _print_table(console, "generate conditions", _GENERATE_STATUS, data["generate"], ids=ids)
+    _print_table(
+        console, "generate conditions", _GENERATE_STATUS, data["generate"], ids=ids
+    )
     _print_table(console, "grade conditions", _GRADE_STATUS, data["grade"], ids=ids)
     spend = data["spend_usd"]
-    console.print(f"spend so far: generate {_usd(spend['generate'])}, grade {_usd(spend['grade'])}")
+    console.print(
+        f"spend so far: generate {_usd(spend['generate'])}, grade {_usd(spend['grade'])}"
+    )
     if report.journal_rows:
-        console.print(f"{report.journal_rows} finished rows are in the journal of a running command")
+        console.print(
+            f"{report.journal_rows} finished rows are in the journal of a running command"
+        )
 
 
 _CONDITION = Column("condition", lambda row: row["slug"], kind="name")
@@ -130,23 +172,43 @@ _GENERATE_STATUS = (
     Column("model", lambda row: row["model"], kind="text", optional=1),
     Column("prompt", lambda row: row["prompt"], kind="text", optional=2),
     Column("config", lambda row: row["model_config"], kind="text", optional=3),
-    Column("cells", count("cells")), Column("done", count("done")), Column("err", count("errors")),
-    Column("empty", count("empty")), Column("trunc", count("truncated")), _SPEND,
+    Column("cells", count("cells")),
+    Column("done", count("done")),
+    Column("err", count("errors")),
+    Column("empty", count("empty")),
+    Column("trunc", count("truncated")),
+    _SPEND,
 )
 _GRADE_STATUS = (
     _CONDITION,
     Column("model", lambda row: row["grader_model"] or "-", kind="text", optional=1),
     Column("rubric", lambda row: row["rubric"] or "-", kind="text", optional=2),
-    Column("solutions", count("solutions")), Column("done", count("done")), Column("pfail", count("parse_failed")),
-    Column("stale", count("stale")), Column("err", count("errors")), Column("pend", count("pending")), _SPEND,
+    Column("solutions", count("solutions")),
+    Column("done", count("done")),
+    Column("pfail", count("parse_failed")),
+    Column("stale", count("stale")),
+    Column("err", count("errors")),
+    Column("pend", count("pending")),
+    _SPEND,
 )
 
 
-def _print_table(console: Console, title: str, columns: Sequence[Column], rows: Sequence[Row], *,
-                 ids: bool = False) -> None:
+def _print_table(
+    console: Console,
+    title: str,
+    columns: Sequence[Column],
+    rows: Sequence[Row],
+    *,
+    ids: bool = False,
+) -> None:
     """A table of conditions by slug; with `ids`, by id when the whole ids fit, else with the ids listed below it."""
     if ids:
-        table = fitted(console, title, [_CONDITION_ID if column is _CONDITION else column for column in columns], rows)
+        table = fitted(
+            console,
+            title,
+            [_CONDITION_ID if column is _CONDITION else column for column in columns],
+            rows,
+        )
         if fits(console, table):
             console.print(table)
             return
@@ -154,13 +216,23 @@ def _print_table(console: Console, title: str, columns: Sequence[Column], rows: 
     if ids and rows:
         console.print("condition ids:", highlight=False)
         for row in rows:
-            console.print(f"  {row['condition_id']}", markup=False, highlight=False, soft_wrap=True)
+            console.print(
+                f"  {row['condition_id']}",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
 
 
 def stage_dict(result: StageResult) -> dict[str, Any]:
-    conditions = [{k: v for k, v in vars(c).items() if k != "effective_configs"} for c in result.conditions]
-    totals = {key: sum(c[key] for c in conditions) for key in ("planned", "rows", "errors", "cache_hits",
-                                                                 "parse_failures")}
+    conditions = [
+        {k: v for k, v in vars(c).items() if k != "effective_configs"}
+        for c in result.conditions
+    ]
+    totals = {
+        key: sum(c[key] for c in conditions)
+        for key in ("planned", "rows", "errors", "cache_hits", "parse_failures")
+    }
     return {
         "stage": result.stage,
         "study": result.study,
@@ -179,50 +251,86 @@ def stage_dict(result: StageResult) -> dict[str, Any]:
 def render_stage(result: StageResult, console: Console, *, ids: bool = False) -> None:
     data = stage_dict(result)
     for store, rows in data["recovered_rows"].items():
-        console.print(f"recovered {rows} {store} rows from the journal of an interrupted run")
+        console.print(
+            f"recovered {rows} {store} rows from the journal of an interrupted run"
+        )
     for note in data["notes"]:
         console.print(note, markup=False, highlight=False)
     totals = data["totals"]
     if totals["planned"] == 0 and data["outcome"] == "completed":
-        console.print(f"{data['stage']}: nothing to do — every selected cell is already done")
+        console.print(
+            f"{data['stage']}: nothing to do — every selected cell is already done"
+        )
         return
     _print_stage_table(data, console, ids=ids)
     _print_frequent_errors(data["conditions"], console)
-    failures = f", {totals['parse_failures']} parse failures" if data["stage"] == "grade" else ""
+    failures = (
+        f", {totals['parse_failures']} parse failures"
+        if data["stage"] == "grade"
+        else ""
+    )
     console.print(
         f"{data['stage']} {data['outcome']}: {totals['rows']} rows written, {totals['errors']} errors{failures}, "
         f"{totals['cache_hits']} cache hits, spend {_usd(totals['usd'])}"
         + (f" (manifest {data['manifest']})" if data["manifest"] else ""),
-        markup=False, highlight=False,
+        markup=False,
+        highlight=False,
     )
     if data["outcome"] == "budget_stopped":
         left = totals["planned"] - totals["rows"]
-        console.print(f"stopped by max_usd: {left} cells were not run and stay missing (not failed); "
-                      "run again with a higher --max-usd to continue", highlight=False)
+        console.print(
+            f"stopped by max_usd: {left} cells were not run and stay missing (not failed); "
+            "run again with a higher --max-usd to continue",
+            highlight=False,
+        )
 
 
 def _print_stage_table(data: dict[str, Any], console: Console, *, ids: bool) -> None:
     """The conditions that had work, with what ran; the planned count only where a run ended short of it."""
-    busy = [row for row in data["conditions"] if row["planned"] or row["rows"] or row["failure"]]
+    busy = [
+        row
+        for row in data["conditions"]
+        if row["planned"] or row["rows"] or row["failure"]
+    ]
     if not busy:
         return
     columns = [
         _CONDITION,
-        *([Column("planned", count("planned"))] if any(row["planned"] != row["rows"] for row in busy) else []),
-        Column("rows", count("rows")), Column("err", count("errors")),
-        *([Column("pfail", count("parse_failures"))] if data["stage"] == "grade" else []),
-        Column("cached", count("cache_hits")), _SPEND,
+        *(
+            [Column("planned", count("planned"))]
+            if any(row["planned"] != row["rows"] for row in busy)
+            else []
+        ),
+        Column("rows", count("rows")),
+        Column("err", count("errors")),
+        *(
+            [Column("pfail", count("parse_failures"))]
+            if data["stage"] == "grade"
+            else []
+        ),
+        Column("cached", count("cache_hits")),
+        _SPEND,
     ]
     _print_table(console, f"{data['stage']} — {data['study']}", columns, busy, ids=ids)
     idle = len(data["conditions"]) - len(busy)
     if idle:
-        console.print(f"{idle} other condition{'s' if idle > 1 else ''} had nothing to do", highlight=False)
+        console.print(
+            f"{idle} other condition{'s' if idle > 1 else ''} had nothing to do",
+            highlight=False,
+        )
     for row in busy:
         if row["failure"]:
-            console.print(f"failed: {row['slug']}: {row['failure']}", style="red", markup=False, highlight=False)
+            console.print(
+                f"failed: {row['slug']}: {row['failure']}",
+                style="red",
+                markup=False,
+                highlight=False,
+            )
 
 
-def _print_frequent_errors(conditions: list[dict[str, Any]], console: Console, shown: int = 3) -> None:
+def _print_frequent_errors(
+    conditions: list[dict[str, Any]], console: Console, shown: int = 3
+) -> None:
     """The most frequent error messages of the run, with their counts (the full texts are in the stores)."""
     counts: dict[str, int] = {}
     for row in conditions:
@@ -231,23 +339,40 @@ def _print_frequent_errors(conditions: list[dict[str, Any]], console: Console, s
     if counts:
         console.print("most frequent errors:", highlight=False)
         for message, times in sorted(counts.items(), key=lambda item: -item[1])[:shown]:
-            console.print(f"  {times} × {message}", markup=False, highlight=False, soft_wrap=True)
+            console.print(
+                f"  {times} × {message}", markup=False, highlight=False, soft_wrap=True
+            )
 
 
-def render_estimate(estimate: Estimate, console: Console, *, title: str = "estimate", ids: bool = False) -> None:
+def render_estimate(
+    estimate: Estimate, console: Console, *, title: str = "estimate", ids: bool = False
+) -> None:
     data = estimate.as_dict()
     for stage in data["stages"]:
-        rows = [line for line in data["conditions"] if line["stage"] == stage and line["calls"]]
+        rows = [
+            line
+            for line in data["conditions"]
+            if line["stage"] == stage and line["calls"]
+        ]
         if rows:
             _print_table(console, f"{title}: {stage}", _ESTIMATE, rows, ids=ids)
     for stage, totals in data["stages"].items():
-        console.print(f"{stage}: {totals['calls']:,} calls, expected {_usd(totals['usd_expected'])}, "
-                      f"at most {_usd(totals['usd_ceiling'])}", highlight=False)
+        console.print(
+            f"{stage}: {totals['calls']:,} calls, expected {_usd(totals['usd_expected'])}, "
+            f"at most {_usd(totals['usd_ceiling'])}",
+            highlight=False,
+        )
     total = data["total"]
-    interval = (f" (95%: {_usd(total['usd_low'])} to {_usd(total['usd_high'])}, from the replies seen)"
-                if total.get("usd_high") is not None else "")
-    console.print(f"total: {total['calls']:,} calls, expected {_usd(total['usd_expected'])}{interval}, "
-                  f"at most {_usd(total['usd_ceiling'])} (tokens: {data['token_heuristic']})", highlight=False)
+    interval = (
+        f" (95%: {_usd(total['usd_low'])} to {_usd(total['usd_high'])}, from the replies seen)"
+        if total.get("usd_high") is not None
+        else ""
+    )
+    console.print(
+        f"total: {total['calls']:,} calls, expected {_usd(total['usd_expected'])}{interval}, "
+        f"at most {_usd(total['usd_ceiling'])} (tokens: {data['token_heuristic']})",
+        highlight=False,
+    )
     for note in data["notes"]:
         console.print(note, markup=False, highlight=False)
 
@@ -267,21 +392,32 @@ _ESTIMATE = (
 
 
 def render_export(result: Any, console: Console) -> None:
-    console.print(f"exported {result.rows} grades to {result.parquet} and {result.csv}", highlight=False, soft_wrap=True)
+    console.print(
+        f"exported {result.rows} grades to {result.parquet} and {result.csv}",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def export_dict(result: Any) -> dict[str, Any]:
-    return {"rows": result.rows, "parquet": str(result.parquet), "csv": str(result.csv),
-            "recovered_rows": result.recovered}
+    return {
+        "rows": result.rows,
+        "parquet": str(result.parquet),
+        "csv": str(result.csv),
+        "recovered_rows": result.recovered,
+    }
 
 
 def render_init(written: list[Any], directory: Any, console: Console) -> None:
     for path in written:
         console.print(f"wrote {path}")
-    console.print(f"next: cd {directory} && itemeval estimate config.yaml && itemeval generate config.yaml")
+    console.print(
+        f"next: cd {directory} && itemeval estimate config.yaml && itemeval generate config.yaml"
+    )
 
 
 # ---- results -------------------------------------------------------------------------------------------------------
+
 
 def _num(value: Any, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
@@ -301,34 +437,107 @@ def render_results(data: dict[str, Any], console: Console) -> None:
     slugs = data["slugs"]
 
     def name(header: str, key: str, default: str = "") -> Column:
-        return Column(header, lambda row: slugs[row[key]] if row[key] else default, kind="name")
+        return Column(
+            header, lambda row: slugs[row[key]] if row[key] else default, kind="name"
+        )
 
     n = _number("n", count("items"), 3)
-    mean, ci = _number("mean", lambda row: _num(row["mean"]), 5), _number("95% CI", _ci, 11)
+    mean, ci = (
+        _number("mean", lambda row: _num(row["mean"]), 5),
+        _number("95% CI", _ci, 11),
+    )
     title = f"{data['study']}: mean per item ({data['reducer']}), 95% CI ({data['ci_method']})"
-    console.print(fitted(console, title, [
-        name("solver", "gen_condition_id"), name("grader", "grade_condition_id"), n, mean, ci,
-        _number("pend", count("pending"), 4), _number("err", count("errors"), 3),
-        _number("pfail", count("parse_failures"), 5)], data["cells"]))
+    console.print(
+        fitted(
+            console,
+            title,
+            [
+                name("solver", "gen_condition_id"),
+                name("grader", "grade_condition_id"),
+                n,
+                mean,
+                ci,
+                _number("pend", count("pending"), 4),
+                _number("err", count("errors"), 3),
+                _number("pfail", count("parse_failures"), 5),
+            ],
+            data["cells"],
+        )
+    )
     if data["marginals"]:
-        console.print(fitted(console, "by facet", [
-            Column("facet", lambda row: row["facet"], kind="name"),
-            Column("level", lambda row: str(row["level"]), kind="name"), name("grader", "grade_condition_id", "all"),
-            n, mean, ci], data["marginals"]))
+        console.print(
+            fitted(
+                console,
+                "by facet",
+                [
+                    Column("facet", lambda row: row["facet"], kind="name"),
+                    Column("level", lambda row: str(row["level"]), kind="name"),
+                    name("grader", "grade_condition_id", "all"),
+                    n,
+                    mean,
+                    ci,
+                ],
+                data["marginals"],
+            )
+        )
     if data["comparisons"]:
-        console.print(fitted(console, "paired differences A − B", [
-            name("A", "a"), name("B", "b"), name("grader", "grade_condition_id"), _number("n", count("n"), 3),
-            _number("diff", lambda row: _num(row["diff"]), 6), ci,
-            _number("p adj", lambda row: _num(row["p_adjusted"], 4), 6)], data["comparisons"]))
+        console.print(
+            fitted(
+                console,
+                "paired differences A − B",
+                [
+                    name("A", "a"),
+                    name("B", "b"),
+                    name("grader", "grade_condition_id"),
+                    _number("n", count("n"), 3),
+                    _number("diff", lambda row: _num(row["diff"]), 6),
+                    ci,
+                    _number("p adj", lambda row: _num(row["p_adjusted"], 4), 6),
+                ],
+                data["comparisons"],
+            )
+        )
     if data["agreement"]:
-        console.print(fitted(console, "grader agreement", [
-            name("A", "a"), name("B", "b"), _number("n", count("n"), 3),
-            *(_number(header, lambda row, key=key: _num(row[key]), 5)
-              for header, key in (("exact", "exact"), ("rho", "spearman"), ("kappa", "kappa_quadratic"),
-                                  ("alpha", "alpha_interval")))], data["agreement"]))
+        console.print(
+            fitted(
+                console,
+                "grader agreement",
+                [
+                    name("A", "a"),
+                    name("B", "b"),
+                    _number("n", count("n"), 3),
+                    *(
+                        _number(header, lambda row, key=key: _num(row[key]), 5)
+                        for header, key in (
+                            ("exact", "exact"),
+                            ("rho", "spearman"),
+                            ("kappa", "kappa_quadratic"),
+                            ("alpha", "alpha_interval"),
+                        )
+                    ),
+                ],
+                data["agreement"],
+            )
+        )
     if data["calibration"]:
-        console.print(fitted(console, "calibration", [
-            name("solver", "gen_condition_id"), name("scorer", "grade_condition_id"), _number("n", count("n"), 3),
-            *(_number(header, lambda row, key=key: _num(row[key]), width)
-              for header, key, width in (("ECE", "ece", 5), ("ECE mass", "ece_equal_mass", 8), ("Brier", "brier", 5),
-                                         ("AUC", "auc", 5)))], data["calibration"]))
+        console.print(
+            fitted(
+                console,
+                "calibration",
+                [
+                    name("solver", "gen_condition_id"),
+                    name("scorer", "grade_condition_id"),
+                    _number("n", count("n"), 3),
+                    *(
+                        _number(header, lambda row, key=key: _num(row[key]), width)
+                        for header, key, width in (
+                            ("ECE", "ece", 5),
+                            ("ECE mass", "ece_equal_mass", 8),
+                            ("Brier", "brier", 5),
+                            ("AUC", "auc", 5),
+                        )
+                    ),
+                ],
+                data["calibration"],
+            )
+        )

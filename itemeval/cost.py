@@ -56,39 +56,64 @@ class Estimate:
     notes: list[str] = field(default_factory=list)
 
     def total(self, attribute: str, stage: str | None = None) -> float | None:
-        return total_usd(getattr(line, attribute) for line in self.lines if stage in (None, line.stage))
+        return total_usd(
+            getattr(line, attribute)
+            for line in self.lines
+            if stage in (None, line.stage)
+        )
 
     def bound(self, attribute: str) -> float | None:
         """The total of an interval bound; a line without an interval contributes its expected figure.
         None when no line has an interval."""
         if all(getattr(line, attribute) is None for line in self.lines):
             return None
-        return total_usd(line.usd_expected if getattr(line, attribute) is None else getattr(line, attribute)
-                         for line in self.lines)
+        return total_usd(
+            line.usd_expected
+            if getattr(line, attribute) is None
+            else getattr(line, attribute)
+            for line in self.lines
+        )
 
     @property
     def calls(self) -> int:
         return sum(line.calls for line in self.lines)
 
     def unpriced_models(self) -> list[str]:
-        return sorted({line.model for line in self.lines if not line.priced and line.calls})
+        return sorted(
+            {line.model for line in self.lines if not line.priced and line.calls}
+        )
 
     def summary(self) -> str:
         high = self.bound("usd_high")
-        interval = f" (95%: {format_usd(self.bound('usd_low'))} to {format_usd(high)})" if high is not None else ""
-        return (f"estimate: {self.calls:,} calls, expected {format_usd(self.total('usd_expected'))}{interval}, "
-                f"at most {format_usd(self.total('usd_ceiling'))}")
+        interval = (
+            f" (95%: {format_usd(self.bound('usd_low'))} to {format_usd(high)})"
+            if high is not None
+            else ""
+        )
+        return (
+            f"estimate: {self.calls:,} calls, expected {format_usd(self.total('usd_expected'))}{interval}, "
+            f"at most {format_usd(self.total('usd_ceiling'))}"
+        )
 
     def as_dict(self) -> dict[str, Any]:
         stages = sorted({line.stage for line in self.lines})
         return {
             "conditions": [asdict(line) for line in self.lines],
-            "stages": {s: {"calls": sum(l.calls for l in self.lines if l.stage == s),
-                           "usd_ceiling": self.total("usd_ceiling", s), "usd_expected": self.total("usd_expected", s)}
-                       for s in stages},
-            "total": {"calls": self.calls, "usd_ceiling": self.total("usd_ceiling"),
-                      "usd_expected": self.total("usd_expected"), "usd_low": self.bound("usd_low"),
-                      "usd_high": self.bound("usd_high")},
+            "stages": {
+                s: {
+                    "calls": sum(l.calls for l in self.lines if l.stage == s),
+                    "usd_ceiling": self.total("usd_ceiling", s),
+                    "usd_expected": self.total("usd_expected", s),
+                }
+                for s in stages
+            },
+            "total": {
+                "calls": self.calls,
+                "usd_ceiling": self.total("usd_ceiling"),
+                "usd_expected": self.total("usd_expected"),
+                "usd_low": self.bound("usd_low"),
+                "usd_high": self.bound("usd_high"),
+            },
             "token_heuristic": f"ceil(characters / {CHARS_PER_TOKEN}) + {MESSAGE_OVERHEAD_TOKENS} per call",
             "notes": list(self.notes),
         }
@@ -105,15 +130,28 @@ class ObservedLengths:
     """condition id -> (standard deviation of output tokens, replies observed)."""
 
     @classmethod
-    def from_rows(cls, rows: pd.DataFrame, condition_column: str, model_column: str) -> ObservedLengths:
+    def from_rows(
+        cls, rows: pd.DataFrame, condition_column: str, model_column: str
+    ) -> ObservedLengths:
         ok = rows[rows["error"].isna() & rows["output_tokens"].notna()]
         by_condition = ok.groupby(condition_column)["output_tokens"]
-        spread = {key: (float(sd), int(n)) for key, sd, n in
-                  zip(by_condition.std().index, by_condition.std().fillna(0.0), by_condition.count())}
-        return cls(by_condition=by_condition.mean().to_dict(),
-                   by_model=ok.groupby(model_column)["output_tokens"].mean().to_dict(), spread=spread)
+        spread = {
+            key: (float(sd), int(n))
+            for key, sd, n in zip(
+                by_condition.std().index,
+                by_condition.std().fillna(0.0),
+                by_condition.count(),
+            )
+        }
+        return cls(
+            by_condition=by_condition.mean().to_dict(),
+            by_model=ok.groupby(model_column)["output_tokens"].mean().to_dict(),
+            spread=spread,
+        )
 
-    def interval(self, condition_id: str, calls: int, ceiling: int) -> tuple[float, float] | None:
+    def interval(
+        self, condition_id: str, calls: int, ceiling: int
+    ) -> tuple[float, float] | None:
         """95% bounds on the output tokens of `calls` more calls: the mean's uncertainty (from the replies seen)
         plus the calls' own spread around it. None without at least two of the condition's replies."""
         if condition_id not in self.spread or self.spread[condition_id][1] < 2:
@@ -121,9 +159,13 @@ class ObservedLengths:
         sd, seen = self.spread[condition_id]
         mean = min(self.by_condition[condition_id], ceiling)
         half = 1.96 * sd * math.sqrt(calls * calls / seen + calls)
-        return max(0.0, calls * mean - half), min(float(calls * ceiling), calls * mean + half)
+        return max(0.0, calls * mean - half), min(
+            float(calls * ceiling), calls * mean + half
+        )
 
-    def expected(self, condition_id: str, model: str, ceiling: int) -> tuple[float, str]:
+    def expected(
+        self, condition_id: str, model: str, ceiling: int
+    ) -> tuple[float, str]:
         if condition_id in self.by_condition:
             return min(self.by_condition[condition_id], ceiling), "condition"
         if model in self.by_model:
@@ -131,14 +173,32 @@ class ObservedLengths:
         return float(ceiling), "ceiling"
 
 
-def line_for(stage: str, condition_id: str, slug: str, model: str, *, calls: int, input_tokens: float,
-             max_tokens: int | None, observed: ObservedLengths, prices: PriceTable) -> EstimateLine:
+def line_for(
+    stage: str,
+    condition_id: str,
+    slug: str,
+    model: str,
+    *,
+    calls: int,
+    input_tokens: float,
+    max_tokens: int | None,
+    observed: ObservedLengths,
+    prices: PriceTable,
+) -> EstimateLine:
     """The estimate for `calls` calls of one condition sending `input_tokens` in total."""
     ceiling = max_tokens or DEFAULT_MAX_TOKENS
     expected, basis = observed.expected(condition_id, model, ceiling)
-    line = EstimateLine(stage=stage, condition_id=condition_id, slug=slug, model=model, calls=calls,
-                        input_tokens=int(round(input_tokens)), output_tokens_ceiling=calls * ceiling,
-                        output_tokens_expected=int(round(calls * expected)), basis=basis)
+    line = EstimateLine(
+        stage=stage,
+        condition_id=condition_id,
+        slug=slug,
+        model=model,
+        calls=calls,
+        input_tokens=int(round(input_tokens)),
+        output_tokens_ceiling=calls * ceiling,
+        output_tokens_expected=int(round(calls * expected)),
+        basis=basis,
+    )
     price = prices.lookup(model)
     if price is None:
         # Unknown, never $0 -- but nothing to run costs nothing, priced or not.
@@ -147,9 +207,15 @@ def line_for(stage: str, condition_id: str, slug: str, model: str, *, calls: int
     else:
         line.usd_ceiling = price.cost(line.input_tokens, line.output_tokens_ceiling)
         line.usd_expected = price.cost(line.input_tokens, line.output_tokens_expected)
-        bounds = observed.interval(condition_id, calls, ceiling) if basis == "condition" and calls else None
+        bounds = (
+            observed.interval(condition_id, calls, ceiling)
+            if basis == "condition" and calls
+            else None
+        )
         if bounds is not None:
-            line.usd_low, line.usd_high = (price.cost(line.input_tokens, int(round(b))) for b in bounds)
+            line.usd_low, line.usd_high = (
+                price.cost(line.input_tokens, int(round(b))) for b in bounds
+            )
     return line
 
 
@@ -158,21 +224,41 @@ def worst_case_usd(price: Price, prompt: str, max_tokens: int | None) -> float:
     return price.cost(worst_case_input_tokens(prompt), max_tokens or DEFAULT_MAX_TOKENS)
 
 
-def lines_for_specs(stage: str, specs: Sequence[TaskSpec], slugs: dict[str, str], *, observed: ObservedLengths,
-                    prices: PriceTable) -> list[EstimateLine]:
+def lines_for_specs(
+    stage: str,
+    specs: Sequence[TaskSpec],
+    slugs: dict[str, str],
+    *,
+    observed: ObservedLengths,
+    prices: PriceTable,
+) -> list[EstimateLine]:
     """One line per task spec: its calls, the tokens of its rendered prompts and its reply ceiling."""
     return [
-        line_for(stage, spec.name, slugs[spec.name], spec.model, calls=len(spec.cells),
-                 input_tokens=sum(estimate_tokens(cell.prompt) for cell in spec.cells),
-                 max_tokens=spec.config.get("max_tokens"), observed=observed, prices=prices)
+        line_for(
+            stage,
+            spec.name,
+            slugs[spec.name],
+            spec.model,
+            calls=len(spec.cells),
+            input_tokens=sum(estimate_tokens(cell.prompt) for cell in spec.cells),
+            max_tokens=spec.config.get("max_tokens"),
+            observed=observed,
+            prices=prices,
+        )
         for spec in specs
     ]
 
 
 def scorer_line(condition: GradeCondition, calls: int) -> EstimateLine:
     """A verifiable scorer's line: its calls cost nothing."""
-    return EstimateLine(stage="grade", condition_id=condition.id, slug=condition.slug,
-                        model=f"scorer:{condition.scorer}", calls=calls, basis="free")
+    return EstimateLine(
+        stage="grade",
+        condition_id=condition.id,
+        slug=condition.slug,
+        model=f"scorer:{condition.scorer}",
+        calls=calls,
+        basis="free",
+    )
 
 
 def merge_lines(lines: list[EstimateLine]) -> list[EstimateLine]:
@@ -184,12 +270,32 @@ def merge_lines(lines: list[EstimateLine]) -> list[EstimateLine]:
             merged[key] = line
             continue
         into = merged[key]
-        for name in ("calls", "input_tokens", "output_tokens_ceiling", "output_tokens_expected"):
+        for name in (
+            "calls",
+            "input_tokens",
+            "output_tokens_ceiling",
+            "output_tokens_expected",
+        ):
             setattr(into, name, getattr(into, name) + getattr(line, name))
-        for name in ("usd_low", "usd_high"):  # a part without an interval counts at its expected figure
+        for name in (
+            "usd_low",
+            "usd_high",
+        ):  # a part without an interval counts at its expected figure
             if getattr(into, name) is not None or getattr(line, name) is not None:
-                setattr(into, name, total_usd([into.usd_expected if getattr(into, name) is None else getattr(into, name),
-                                               line.usd_expected if getattr(line, name) is None else getattr(line, name)]))
+                setattr(
+                    into,
+                    name,
+                    total_usd(
+                        [
+                            into.usd_expected
+                            if getattr(into, name) is None
+                            else getattr(into, name),
+                            line.usd_expected
+                            if getattr(line, name) is None
+                            else getattr(line, name),
+                        ]
+                    ),
+                )
         for name in ("usd_ceiling", "usd_expected"):
             setattr(into, name, total_usd([getattr(into, name), getattr(line, name)]))
     return list(merged.values())

@@ -31,7 +31,9 @@ def read_locks(path: Path) -> DatasetLocks:
     try:
         return DatasetLocks.model_validate_json(path.read_text(encoding="utf-8"))
     except (ValidationError, ValueError) as exc:
-        raise StoreError(f"{path}: not a valid dataset lock file ({exc.__class__.__name__}); move it aside to re-pin") from None
+        raise StoreError(
+            f"{path}: not a valid dataset lock file ({exc.__class__.__name__}); move it aside to re-pin"
+        ) from None
 
 
 def check_revision(path: Path, locks: DatasetLocks, key: str, revision: str) -> None:
@@ -46,7 +48,9 @@ def check_revision(path: Path, locks: DatasetLocks, key: str, revision: str) -> 
     )
 
 
-def pin(path: Path, locks: DatasetLocks, revisions: dict[str, tuple[str, str]]) -> DatasetLocks:
+def pin(
+    path: Path, locks: DatasetLocks, revisions: dict[str, tuple[str, str]]
+) -> DatasetLocks:
     """Record every not-yet-pinned dataset (key -> (adapter, revision)); write atomically when anything is new."""
     new = {key: value for key, value in revisions.items() if key not in locks.datasets}
     if not new:

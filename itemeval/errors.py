@@ -57,15 +57,18 @@ class StudyLocked(ItemevalError):
     kind = "locked"
 
 
-
 def write_failure_message(path: object, error: OSError) -> str:
     """One message for a write that failed (a full disk, a read-only mount): what, where, and what to do."""
     reason = error.strerror or str(error) or type(error).__name__
-    return (f"could not write {path}: {reason}; no further model call was started. Free space (or fix the disk), "
-            "then run the same command again: every finished row is kept and will not be paid for twice")
+    return (
+        f"could not write {path}: {reason}; no further model call was started. Free space (or fix the disk), "
+        "then run the same command again: every finished row is kept and will not be paid for twice"
+    )
 
 
-WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG})
+WRITE_ERRNOS = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG}
+)
 """The errors of a disk that cannot take a write: full, over quota, read-only, failing, file too big."""
 
 
@@ -84,5 +87,11 @@ _WHERE = re.compile(r"^(?P<where>[^\s:'\"]+(?: line \d+)?): ")
 def error_document(message: str, *, exit_code: int, kind: str) -> dict[str, object]:
     """What `--json` prints on stdout for a failed command; `where` is the file or field the message starts with."""
     match = _WHERE.match(message)
-    return {"error": {"exit_code": exit_code, "kind": kind, "message": message,
-                      "where": match.group("where") if match else None}}
+    return {
+        "error": {
+            "exit_code": exit_code,
+            "kind": kind,
+            "message": message,
+            "where": match.group("where") if match else None,
+        }
+    }

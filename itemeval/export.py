@@ -17,20 +17,42 @@ from .store.files import write_file_atomic
 from .study import Study, extra_judges
 
 _SOLUTION_COLUMNS = {
-    "condition_id": "gen_condition_id", "item_id": "item_id", "epoch": "epoch",
-    "condition_slug": "gen_condition_slug", "model": "model", "prompt_name": "prompt", "prompt_hash": "prompt_hash",
-    "model_config_name": "model_config", **{param.column: param.column for param in SAMPLING_PARAMS},
-    "solution": "solution", "solution_hash": "current_solution_hash", "stop_reason": "stop_reason",
-    "input_tokens": "solution_input_tokens", "output_tokens": "solution_output_tokens",
-    "reasoning_tokens": "solution_reasoning_tokens", "usd": "solution_usd", "cache_hit": "solution_cache_hit",
-    "latency_s": "solution_latency_s", "dataset_id": "dataset_id", "dataset_revision": "dataset_revision",
+    "condition_id": "gen_condition_id",
+    "item_id": "item_id",
+    "epoch": "epoch",
+    "condition_slug": "gen_condition_slug",
+    "model": "model",
+    "prompt_name": "prompt",
+    "prompt_hash": "prompt_hash",
+    "model_config_name": "model_config",
+    **{param.column: param.column for param in SAMPLING_PARAMS},
+    "solution": "solution",
+    "solution_hash": "current_solution_hash",
+    "stop_reason": "stop_reason",
+    "input_tokens": "solution_input_tokens",
+    "output_tokens": "solution_output_tokens",
+    "reasoning_tokens": "solution_reasoning_tokens",
+    "usd": "solution_usd",
+    "cache_hit": "solution_cache_hit",
+    "latency_s": "solution_latency_s",
+    "dataset_id": "dataset_id",
+    "dataset_revision": "dataset_revision",
 }
-_GRADE_RENAMES = {"input_tokens": "grade_input_tokens", "output_tokens": "grade_output_tokens",
-                  "total_tokens": "grade_total_tokens", "cache_read_tokens": "grade_cache_read_tokens",
-                  "cache_write_tokens": "grade_cache_write_tokens", "reasoning_tokens": "grade_reasoning_tokens",
-                  "usd": "grade_usd", "cache_hit": "grade_cache_hit", "latency_s": "grade_latency_s",
-                  "run_id": "grade_run_id", "log_file": "grade_log_file", "created_at": "graded_at",
-                  "error": "grade_error"}
+_GRADE_RENAMES = {
+    "input_tokens": "grade_input_tokens",
+    "output_tokens": "grade_output_tokens",
+    "total_tokens": "grade_total_tokens",
+    "cache_read_tokens": "grade_cache_read_tokens",
+    "cache_write_tokens": "grade_cache_write_tokens",
+    "reasoning_tokens": "grade_reasoning_tokens",
+    "usd": "grade_usd",
+    "cache_hit": "grade_cache_hit",
+    "latency_s": "grade_latency_s",
+    "run_id": "grade_run_id",
+    "log_file": "grade_log_file",
+    "created_at": "graded_at",
+    "error": "grade_error",
+}
 
 
 @dataclass(frozen=True)
@@ -45,18 +67,30 @@ def long_table(study: Study) -> pd.DataFrame:
     """Every stored grade with its solution, item and facet values; `epoch` is the replication, as in the stores."""
     paths = study.paths
     grades = _frame(read_store(paths, "grades")).rename(
-        columns={**_GRADE_RENAMES, "solution_hash": "graded_solution_hash"})
-    solutions = _frame(read_store(paths, "solutions", list(_SOLUTION_COLUMNS))).rename(columns=_SOLUTION_COLUMNS)
-    table = grades.merge(solutions, on=["gen_condition_id", "item_id", "epoch"], how="left")
+        columns={**_GRADE_RENAMES, "solution_hash": "graded_solution_hash"}
+    )
+    solutions = _frame(read_store(paths, "solutions", list(_SOLUTION_COLUMNS))).rename(
+        columns=_SOLUTION_COLUMNS
+    )
+    table = grades.merge(
+        solutions, on=["gen_condition_id", "item_id", "epoch"], how="left"
+    )
     table = table.merge(_items(study), on="item_id", how="left", suffixes=("", "_item"))
-    table["truncated"] = table["stop_reason"].isin(TRUNCATING_STOP_REASONS) & table["solution"].fillna("").str.strip().ne("")
+    table["truncated"] = table["stop_reason"].isin(TRUNCATING_STOP_REASONS) & table[
+        "solution"
+    ].fillna("").str.strip().ne("")
     table["stale"] = table["graded_solution_hash"] != table["current_solution_hash"]
     # A judge defined under `graders:` but run only with `grade --grader NAME` belongs to the study too.
-    grade_ids = {c.id for c in study.grade + extra_judges(study, list(study.config.graders))}
-    table["in_grid"] = table["gen_condition_id"].isin({c.id for c in study.generate}) & table[
-        "grade_condition_id"].isin(grade_ids)
+    grade_ids = {
+        c.id for c in study.grade + extra_judges(study, list(study.config.graders))
+    }
+    table["in_grid"] = table["gen_condition_id"].isin(
+        {c.id for c in study.generate}
+    ) & table["grade_condition_id"].isin(grade_ids)
     table.insert(0, "epoch", table.pop("epoch"))
-    return table.sort_values(["grade_condition_id", "gen_condition_id", "item_id", "epoch"], kind="stable")
+    return table.sort_values(
+        ["grade_condition_id", "gen_condition_id", "item_id", "epoch"], kind="stable"
+    )
 
 
 def _frame(table: pa.Table) -> pd.DataFrame:
@@ -65,8 +99,14 @@ def _frame(table: pa.Table) -> pd.DataFrame:
 
 
 def _items(study: Study) -> pd.DataFrame:
-    items = read_store(study.paths, "items", ["item_id", "input", "target", "grading_scheme", "metadata"]).to_pandas()
-    meta = pd.json_normalize([json.loads(m) if m else {} for m in items.pop("metadata")], max_level=0)
+    items = read_store(
+        study.paths,
+        "items",
+        ["item_id", "input", "target", "grading_scheme", "metadata"],
+    ).to_pandas()
+    meta = pd.json_normalize(
+        [json.loads(m) if m else {} for m in items.pop("metadata")], max_level=0
+    )
     meta.columns = [f"meta_{c}" for c in meta.columns]
     return pd.concat([items.reset_index(drop=True), meta], axis=1)
 
@@ -78,7 +118,10 @@ def run_export(study: Study) -> ExportResult:
         table = long_table(study)
         paths.export.mkdir(parents=True, exist_ok=True)
         arrow = pa.Table.from_pandas(table, preserve_index=False)
-        parquet, csv = paths.export / "grades_long.parquet", paths.export / "grades_long.csv"
+        parquet, csv = (
+            paths.export / "grades_long.parquet",
+            paths.export / "grades_long.csv",
+        )
         write_file_atomic(parquet, lambda tmp: pq.write_table(arrow, tmp))
         write_file_atomic(csv, lambda tmp: table.to_csv(tmp, index=False))
     return ExportResult(parquet=parquet, csv=csv, rows=len(table), recovered=recovered)

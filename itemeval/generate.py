@@ -31,28 +31,53 @@ class GenerateOptions(StageOptions):
 # ---- plan ---------------------------------------------------------------------------------------------
 
 
-def plan_cells(study: Study, conditions: list[GenerateCondition], items: list[Item], *, force: bool) -> pd.DataFrame:
+def plan_cells(
+    study: Study, conditions: list[GenerateCondition], items: list[Item], *, force: bool
+) -> pd.DataFrame:
     """The (condition_id, item_id, epoch) cells this run must execute."""
-    merged = solution_state(study, [c.id for c in conditions], [item.id for item in items])
-    return plan.plan_generate(merged, on_empty=study.config.solvers.on_empty, force=force)
+    merged = solution_state(
+        study, [c.id for c in conditions], [item.id for item in items]
+    )
+    return plan.plan_generate(
+        merged, on_empty=study.config.solvers.on_empty, force=force
+    )
 
 
-def shard_cells(study: Study, conditions: list[GenerateCondition], cells: pd.DataFrame, shard: plan.Shard) -> pd.DataFrame:
+def shard_cells(
+    study: Study,
+    conditions: list[GenerateCondition],
+    cells: pd.DataFrame,
+    shard: plan.Shard,
+) -> pd.DataFrame:
     """The shard's part of the planned cells, less those its own earlier journal parts already hold."""
-    cells = cells[plan.in_shard(cells, shard, "condition_id", {c.id: c.model for c in conditions})]
-    done = journaled_keys(study.paths, shard.tag, "solutions", ("condition_id", "item_id", "epoch"))
+    cells = cells[
+        plan.in_shard(cells, shard, "condition_id", {c.id: c.model for c in conditions})
+    ]
+    done = journaled_keys(
+        study.paths, shard.tag, "solutions", ("condition_id", "item_id", "epoch")
+    )
     if done:
-        keep = [(c, i, int(e)) not in done for c, i, e in zip(cells["condition_id"], cells["item_id"], cells["epoch"])]
+        keep = [
+            (c, i, int(e)) not in done
+            for c, i, e in zip(cells["condition_id"], cells["item_id"], cells["epoch"])
+        ]
         cells = cells[keep]
     return cells.reset_index(drop=True)
 
 
 def render_prompt(condition: GenerateCondition, item: Item) -> str:
-    return render(condition.prompt.text, {**item.metadata, "input": item.input, "id": item.id})
+    return render(
+        condition.prompt.text, {**item.metadata, "input": item.input, "id": item.id}
+    )
 
 
-def task_specs(study: Study, conditions: list[GenerateCondition], cells: pd.DataFrame, *,
-               cache_scope: Callable[[str], str] = str) -> list[TaskSpec]:
+def task_specs(
+    study: Study,
+    conditions: list[GenerateCondition],
+    cells: pd.DataFrame,
+    *,
+    cache_scope: Callable[[str], str] = str,
+) -> list[TaskSpec]:
     """One inspect task per condition with cells to run; each sample is one (item, replication).
 
     `cache_scope` maps a condition id to its response-cache scope (a fresh run's differs).
@@ -60,27 +85,50 @@ def task_specs(study: Study, conditions: list[GenerateCondition], cells: pd.Data
     items = {item.id: item for item in study.items}
     runtime = study.config.solvers.inspect_limits()
     batch = study.config.budget.batch
-    by_condition = {cid: frame for cid, frame in cells.groupby("condition_id", sort=False)}
+    by_condition = {
+        cid: frame for cid, frame in cells.groupby("condition_id", sort=False)
+    }
     specs = []
     for condition in (c for c in conditions if c.id in by_condition):
         frame = by_condition[condition.id]
         task_cells = [
-            Cell(sample_id=f"{item_id}#{epoch}", prompt=render_prompt(condition, items[item_id]),
-                 metadata={"condition_id": condition.id, "item_id": item_id, "replication": int(epoch)})
+            Cell(
+                sample_id=f"{item_id}#{epoch}",
+                prompt=render_prompt(condition, items[item_id]),
+                metadata={
+                    "condition_id": condition.id,
+                    "item_id": item_id,
+                    "replication": int(epoch),
+                },
+            )
             for item_id, epoch in zip(frame["item_id"], frame["epoch"])
         ]
         config = {**condition.params, **runtime, **({"batch": batch} if batch else {})}
-        specs.append(TaskSpec(name=condition.id, model=condition.model, config=config, cells=task_cells,
-                              cache_scope=cache_scope(condition.id) if study.config.cache else None,
-                              metadata={"itemeval_stage": "generate", "condition_id": condition.id}))
+        specs.append(
+            TaskSpec(
+                name=condition.id,
+                model=condition.model,
+                config=config,
+                cells=task_cells,
+                cache_scope=cache_scope(condition.id) if study.config.cache else None,
+                metadata={"itemeval_stage": "generate", "condition_id": condition.id},
+            )
+        )
     return specs
 
 
 # ---- persist: a finished sample -> a store row -----------------------------------------------------------
 
 
-def solution_row(condition: GenerateCondition, item: Item, epoch: int, result: SampleResult, *, run_id: str,
-                 usd: float | None) -> dict[str, Any]:
+def solution_row(
+    condition: GenerateCondition,
+    item: Item,
+    epoch: int,
+    result: SampleResult,
+    *,
+    run_id: str,
+    usd: float | None,
+) -> dict[str, Any]:
     """One solutions.parquet row from what inspect reported for a cell."""
     effective = result.effective_config
     text = result.completion
@@ -96,7 +144,10 @@ def solution_row(condition: GenerateCondition, item: Item, epoch: int, result: S
         "prompt_hash": condition.prompt.hash,
         "model_config_name": condition.model_config_name,
         **{param.column: condition.params.get(param.name) for param in SAMPLING_PARAMS},
-        **{f"effective_{param.column}": effective.get(param.name) for param in SAMPLING_PARAMS},
+        **{
+            f"effective_{param.column}": effective.get(param.name)
+            for param in SAMPLING_PARAMS
+        },
         "effective_config": canonical_json(effective) if effective else None,
         "solution": text,
         "solution_hash": text_hash(text),
@@ -123,9 +174,17 @@ def _sink(study: Study, conditions: list[GenerateCondition], run: Run) -> RowSin
     def to_row(result: SampleResult) -> tuple[str, dict[str, Any]]:
         meta = result.metadata
         condition = by_id[meta["condition_id"]]
-        usd = call_usd(run.prices.lookup(condition.model), result.usage, cache_hit=result.cache_hit)
-        row = solution_row(condition, items[meta["item_id"]], int(meta["replication"]), result,
-                           run_id=run.run_id, usd=usd)
+        usd = call_usd(
+            run.prices.lookup(condition.model), result.usage, cache_hit=result.cache_hit
+        )
+        row = solution_row(
+            condition,
+            items[meta["item_id"]],
+            int(meta["replication"]),
+            result,
+            run_id=run.run_id,
+            usd=usd,
+        )
         return "solutions", row
 
     return to_row
@@ -134,7 +193,13 @@ def _sink(study: Study, conditions: list[GenerateCondition], run: Run) -> RowSin
 # ---- execute --------------------------------------------------------------------------------------------
 
 
-def run_generate(study: Study, options: GenerateOptions, *, ask: Ask | None = None, tell: Tell | None = None) -> StageResult:
+def run_generate(
+    study: Study,
+    options: GenerateOptions,
+    *,
+    ask: Ask | None = None,
+    tell: Tell | None = None,
+) -> StageResult:
     """Run every missing cell of the selected generate conditions; safe to interrupt and re-run.
 
     With `pilot`, first a random `pilot` items (the same for every condition) run as a run of their own;
@@ -147,45 +212,85 @@ def run_generate(study: Study, options: GenerateOptions, *, ask: Ask | None = No
     if pilot.outcome != "completed":
         return pilot
     result = _run_generate(study, options, items, ask=ask, tell=tell)
-    result.notes.insert(0, f"pilot: {sum(c.rows for c in pilot.conditions)} cells ran first (run {pilot.run_id}, "
-                           f"spend {format_usd(total_usd(c.usd for c in pilot.conditions))}); the rest was "
-                           "estimated from their replies")
+    result.notes.insert(
+        0,
+        f"pilot: {sum(c.rows for c in pilot.conditions)} cells ran first (run {pilot.run_id}, "
+        f"spend {format_usd(total_usd(c.usd for c in pilot.conditions))}); the rest was "
+        "estimated from their replies",
+    )
     return result
 
 
-def run_pilot(study: Study, options: StageOptions, items: list[Item], *, ask: Ask | None = None,
-              tell: Tell | None = None) -> StageResult:
+def run_pilot(
+    study: Study,
+    options: StageOptions,
+    items: list[Item],
+    *,
+    ask: Ask | None = None,
+    tell: Tell | None = None,
+) -> StageResult:
     """Generate `options.pilot` random items of `items` (drawn with `options.seed`) for every selected condition."""
-    chosen = plan.choose_items(items, sample=options.pilot, seed=options.seed, stratify=options.stratify)
-    pilot_options = GenerateOptions(**{**asdict(options), "pilot": None, "fresh": False, "force": False})
+    chosen = plan.choose_items(
+        items, sample=options.pilot, seed=options.seed, stratify=options.stratify
+    )
+    pilot_options = GenerateOptions(
+        **{**asdict(options), "pilot": None, "fresh": False, "force": False}
+    )
     return _run_generate(study, pilot_options, chosen, ask=ask, tell=tell)
 
 
-def _run_generate(study: Study, options: GenerateOptions, items: list[Item], *, ask: Ask | None,
-                  tell: Tell | None) -> StageResult:
+def _run_generate(
+    study: Study,
+    options: GenerateOptions,
+    items: list[Item],
+    *,
+    ask: Ask | None,
+    tell: Tell | None,
+) -> StageResult:
     conditions = select(study.generate, list(options.conditions))
     result = StageResult(stage="generate", study=study.config.study)
-    if options.force or options.fresh or not plan_cells(study, conditions, items, force=False).empty:
+    if (
+        options.force
+        or options.fresh
+        or not plan_cells(study, conditions, items, force=False).empty
+    ):
         # Loading inspect-ai takes seconds: a run that has nothing to do (every cell stored) skips it.
         check_providers([c.model for c in conditions])
     with open_run(study, "generate", result, options) as run:
-        cells = plan_cells(study, conditions, items, force=options.force or options.fresh)
+        cells = plan_cells(
+            study, conditions, items, force=options.force or options.fresh
+        )
         if options.shard is not None:
             cells = shard_cells(study, conditions, cells, options.shard)
         result.conditions = condition_runs(conditions, cells)
         result.notes.extend(superseded_notes(study, conditions))
         if cells.empty:
             return result
-        specs = task_specs(study, conditions, cells, cache_scope=lambda cid: options.cache_scope(cid, run.run_id))
-        lines = lines_for_specs("generate", specs, {c.id: c.slug for c in conditions},
-                                observed=observed_lengths(study, "generate"), prices=run.prices)
+        specs = task_specs(
+            study,
+            conditions,
+            cells,
+            cache_scope=lambda cid: options.cache_scope(cid, run.run_id),
+        )
+        lines = lines_for_specs(
+            "generate",
+            specs,
+            {c.id: c.slug for c in conditions},
+            observed=observed_lengths(study, "generate"),
+            prices=run.prices,
+        )
         run.approve(lines, ask, tell)
         run.begin(conditions, [])
         run.execute(specs, _sink(study, conditions, run))
     return result
 
 
-def condition_runs(conditions: list[GenerateCondition], cells: pd.DataFrame) -> list[ConditionRun]:
+def condition_runs(
+    conditions: list[GenerateCondition], cells: pd.DataFrame
+) -> list[ConditionRun]:
     """Each condition's summary, planned with its number of cells."""
     planned = cells.groupby("condition_id").size().to_dict() if not cells.empty else {}
-    return [ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in conditions]
+    return [
+        ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0)))
+        for c in conditions
+    ]

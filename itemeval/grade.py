@@ -44,7 +44,9 @@ _VERIFIABLE_CHUNK = 50_000
 """Most stored solutions scored in one call."""
 _WRITE_ROWS = 20_000
 """Grade rows gathered before a write (each write commits a store version): bigger batches cost memory."""
-_NO_RESULT = ScoreResult(score=1.0, answer=None)  # a placeholder for the columns every row shares
+_NO_RESULT = ScoreResult(
+    score=1.0, answer=None
+)  # a placeholder for the columns every row shares
 
 
 @dataclass(frozen=True)
@@ -60,18 +62,35 @@ class GradeOptions(StageOptions):
 # ---- plan: which grade conditions, over which solutions ---------------------------------------------------
 
 
-def select_conditions(study: Study, options: GradeOptions) -> tuple[list[GenerateCondition], list[GradeCondition]]:
+def select_conditions(
+    study: Study, options: GradeOptions
+) -> tuple[list[GenerateCondition], list[GradeCondition]]:
     """(generate conditions, grade conditions) this run covers, after --condition, --grader and --rubric."""
     model_graded = [c for c in study.grade if c.kind == "model_graded"]
-    judge_names = [name for name in options.graders if not any(_graded_by(c, [name]) for c in model_graded)]
+    judge_names = [
+        name
+        for name in options.graders
+        if not any(_graded_by(c, [name]) for c in model_graded)
+    ]
     grade = study.grade + extra_judges(study, judge_names)
     if options.graders or options.rubrics:
-        grade = [c for c in grade if c.kind != "verifiable"
-                 and (not options.graders or _graded_by(c, options.graders))
-                 and (not options.rubrics or (c.rubric is not None and c.rubric.ref in options.rubrics))]
+        grade = [
+            c
+            for c in grade
+            if c.kind != "verifiable"
+            and (not options.graders or _graded_by(c, options.graders))
+            and (
+                not options.rubrics
+                or (c.rubric is not None and c.rubric.ref in options.rubrics)
+            )
+        ]
         if not grade:
-            raise ConfigError(f"no judge condition matches --grader {list(options.graders)} --rubric {list(options.rubrics)}")
-    gen_selectors, grade_selectors = _split_selectors(study.generate, grade, list(options.conditions))
+            raise ConfigError(
+                f"no judge condition matches --grader {list(options.graders)} --rubric {list(options.rubrics)}"
+            )
+    gen_selectors, grade_selectors = _split_selectors(
+        study.generate, grade, list(options.conditions)
+    )
     return select(study.generate, gen_selectors), select(grade, grade_selectors)
 
 
@@ -80,30 +99,46 @@ def _graded_by(condition: GradeCondition, names: list[str] | tuple[str, ...]) ->
     if condition.kind == "judge":
         return condition.grader_name in names
     models = (condition.grader_model or "").split(",")
-    return condition.kind == "model_graded" and (condition.scorer in names or any(m in names for m in models))
+    return condition.kind == "model_graded" and (
+        condition.scorer in names or any(m in names for m in models)
+    )
 
 
-def _split_selectors(generate: list[GenerateCondition], grade: list[GradeCondition],
-                     selectors: list[str]) -> tuple[list[str], list[str]]:
+def _split_selectors(
+    generate: list[GenerateCondition], grade: list[GradeCondition], selectors: list[str]
+) -> tuple[list[str], list[str]]:
     """--condition may name generate or grade conditions; each narrows its own side."""
     gen, grade_side = [], []
     for selector in selectors:
         matched_gen = any(matches(c, selector) for c in generate)
         if not (matched_gen or any(matches(c, selector) for c in grade)):
             known = ", ".join(c.slug for c in [*generate, *grade])
-            raise ConfigError(f"--condition: no condition matches {selector!r} (conditions: {known})")
+            raise ConfigError(
+                f"--condition: no condition matches {selector!r} (conditions: {known})"
+            )
         (gen if matched_gen else grade_side).append(selector)
     return gen, grade_side
 
 
-def pending(study: Study, generate: list[GenerateCondition], grade: list[GradeCondition], items: list[Item], *,
-            force: bool, only: tuple[str, ...] = ()) -> pd.DataFrame:
+def pending(
+    study: Study,
+    generate: list[GenerateCondition],
+    grade: list[GradeCondition],
+    items: list[Item],
+    *,
+    force: bool,
+    only: tuple[str, ...] = (),
+) -> pd.DataFrame:
     """(grade condition × solution) pairs to grade now, with the solution's current hash."""
-    merged = solution_state(study, [c.id for c in generate], [item.id for item in items])
+    merged = solution_state(
+        study, [c.id for c in generate], [item.id for item in items]
+    )
     return plan.plan_grade(grade_state(study, grade, merged), force=force, only=only)
 
 
-def shard_pending(study: Study, grade: list[GradeCondition], todo: pd.DataFrame, shard: plan.Shard) -> pd.DataFrame:
+def shard_pending(
+    study: Study, grade: list[GradeCondition], todo: pd.DataFrame, shard: plan.Shard
+) -> pd.DataFrame:
     """The shard's part of the pending grades, less those its own earlier journal parts already hold.
 
     A grade belongs to the shard of (grade condition, item); with `--shard-by model`, of its grader model
@@ -113,8 +148,13 @@ def shard_pending(study: Study, grade: list[GradeCondition], todo: pd.DataFrame,
     todo = todo[plan.in_shard(todo, shard, "grade_condition_id", owners)]
     done = journaled_keys(study.paths, shard.tag, "grades", GRADE_KEY)
     if done:
-        keep = [tuple(int(v) if name == "epoch" else v for name, v in zip(GRADE_KEY, values)) not in done
-                for values in zip(*(todo[name] for name in GRADE_KEY))]
+        keep = [
+            tuple(
+                int(v) if name == "epoch" else v for name, v in zip(GRADE_KEY, values)
+            )
+            not in done
+            for values in zip(*(todo[name] for name in GRADE_KEY))
+        ]
         todo = todo[keep]
     return todo.reset_index(drop=True)
 
@@ -122,42 +162,80 @@ def shard_pending(study: Study, grade: list[GradeCondition], todo: pd.DataFrame,
 # ---- verifiable scorers: pure Python, no inspect ----------------------------------------------------------
 
 
-def verifiable_row(condition: GradeCondition, key: tuple[str, str, int], solution_hash: str, result: ScoreResult,
-                   *, run_id: str) -> dict[str, Any]:
+def verifiable_row(
+    condition: GradeCondition,
+    key: tuple[str, str, int],
+    solution_hash: str,
+    result: ScoreResult,
+    *,
+    run_id: str,
+) -> dict[str, Any]:
     gen_condition_id, item_id, epoch = key
     # itemeval's own scorers have always kept what they read in score_raw (and their explanation as reasoning).
     own = result.raw is None
     return {
-        **_grade_base(condition, gen_condition_id, item_id, epoch, solution_hash, run_id),
-        "score": result.score, "score_raw": result.answer if own else result.raw,
-        "parse_ok": result.parse_error is None, "parse_error": result.parse_error,
-        "reasoning": result.explanation if own else None, "answer": result.answer,
+        **_grade_base(
+            condition, gen_condition_id, item_id, epoch, solution_hash, run_id
+        ),
+        "score": result.score,
+        "score_raw": result.answer if own else result.raw,
+        "parse_ok": result.parse_error is None,
+        "parse_error": result.parse_error,
+        "reasoning": result.explanation if own else None,
+        "answer": result.answer,
         "explanation": result.explanation,
-        "score_metadata": canonical_json(dict(result.metadata)) if result.metadata else None,
-        "usd": 0.0, "cache_hit": False,
+        "score_metadata": canonical_json(dict(result.metadata))
+        if result.metadata
+        else None,
+        "usd": 0.0,
+        "cache_hit": False,
     }
 
 
-def _grade_base(condition: GradeCondition, gen_condition_id: str, item_id: str, epoch: int, solution_hash: str,
-                run_id: str) -> dict[str, Any]:
+def _grade_base(
+    condition: GradeCondition,
+    gen_condition_id: str,
+    item_id: str,
+    epoch: int,
+    solution_hash: str,
+    run_id: str,
+) -> dict[str, Any]:
     return {
-        "grade_condition_id": condition.id, "grade_condition_slug": condition.slug,
-        "gen_condition_id": gen_condition_id, "item_id": item_id, "epoch": int(epoch),
-        "grade_kind": condition.kind, "scorer": condition.scorer,
-        "grader_name": condition.grader_name, "grader_model": condition.grader_model,
+        "grade_condition_id": condition.id,
+        "grade_condition_slug": condition.slug,
+        "gen_condition_id": gen_condition_id,
+        "item_id": item_id,
+        "epoch": int(epoch),
+        "grade_kind": condition.kind,
+        "scorer": condition.scorer,
+        "grader_name": condition.grader_name,
+        "grader_model": condition.grader_model,
         "rubric_name": condition.rubric.ref if condition.rubric else None,
         "rubric_hash": condition.rubric.hash if condition.rubric else None,
-        "solution_hash": solution_hash, "run_id": run_id,
+        "solution_hash": solution_hash,
+        "run_id": run_id,
         "created_at": datetime.now(timezone.utc).isoformat(),
     }
 
 
 def score_context(item: Item) -> ScoreContext:
-    return ScoreContext(targets=item.targets, choices=item.choices, metadata=item.metadata, input=item.input)
+    return ScoreContext(
+        targets=item.targets,
+        choices=item.choices,
+        metadata=item.metadata,
+        input=item.input,
+    )
 
 
-def grade_verifiable(study: Study, todo: pd.DataFrame, conditions: list[GradeCondition], summaries: dict[str, ConditionRun],
-                     *, run_id: str, write: Callable[[pa.Table], Any]) -> None:
+def grade_verifiable(
+    study: Study,
+    todo: pd.DataFrame,
+    conditions: list[GradeCondition],
+    summaries: dict[str, ConditionRun],
+    *,
+    run_id: str,
+    write: Callable[[pa.Table], Any],
+) -> None:
     """Score every pending solution of the verifiable conditions, one generate condition's solutions at a time,
     each chunk of grade rows handed to `write` (Run.row_writer: the store, or a shard's journal part)."""
     by_id = {c.id: c for c in conditions}
@@ -165,17 +243,33 @@ def grade_verifiable(study: Study, todo: pd.DataFrame, conditions: list[GradeCon
     if not groups:
         return
     contexts = {item.id: score_context(item) for item in study.items}
-    with_logprobs = any(resolve(c.scorer, study.loaded.config_dir).needs == ("logprobs",) for c in conditions)
+    with_logprobs = any(
+        resolve(c.scorer, study.loaded.config_dir).needs == ("logprobs",)
+        for c in conditions
+    )
     keys = todo[["item_id", "epoch", "solution_hash"]]
-    cache: dict[str, Any] = {}  # what the scorers reuse across this grade's calls; dropped when it ends
+    cache: dict[
+        str, Any
+    ] = {}  # what the scorers reuse across this grade's calls; dropped when it ends
     written = _Batches(write, summaries)
     for gen_id, by_grade in groups.items():
         stored = _stored_solutions(study, gen_id, logprobs=with_logprobs)
         for grade_id, positions in by_grade:
             for start in range(0, len(positions), _VERIFIABLE_CHUNK):
-                chunk = keys.iloc[positions[start:start + _VERIFIABLE_CHUNK]]
-                written.add(grade_id, _verifiable_table(study, by_id[grade_id], gen_id, chunk, stored, contexts,
-                                                        run_id, cache))
+                chunk = keys.iloc[positions[start : start + _VERIFIABLE_CHUNK]]
+                written.add(
+                    grade_id,
+                    _verifiable_table(
+                        study,
+                        by_id[grade_id],
+                        gen_id,
+                        chunk,
+                        stored,
+                        contexts,
+                        run_id,
+                        cache,
+                    ),
+                )
     written.flush()
 
 
@@ -184,7 +278,9 @@ class _Batches:
     write commits a store version, and one per scorer × generate condition made a grade with several scorers
     pay that (links, fsyncs) several times over. A condition's counts grow once its rows are written."""
 
-    def __init__(self, write: Callable[[pa.Table], Any], summaries: dict[str, ConditionRun]) -> None:
+    def __init__(
+        self, write: Callable[[pa.Table], Any], summaries: dict[str, ConditionRun]
+    ) -> None:
         self._write, self._summaries = write, summaries
         self._tables: list[tuple[str, pa.Table]] = []
         self._rows = 0
@@ -201,11 +297,15 @@ class _Batches:
         self._write(pa.concat_tables([table for _, table in self._tables]))
         for grade_id, table in self._tables:
             self._summaries[grade_id].rows += table.num_rows
-            self._summaries[grade_id].parse_failures += table.column("parse_ok").to_pylist().count(False)
+            self._summaries[grade_id].parse_failures += (
+                table.column("parse_ok").to_pylist().count(False)
+            )
         self._tables, self._rows = [], 0
 
 
-def _pending_groups(todo: pd.DataFrame, conditions: Mapping[str, GradeCondition]) -> dict[str, list[tuple[str, Any]]]:
+def _pending_groups(
+    todo: pd.DataFrame, conditions: Mapping[str, GradeCondition]
+) -> dict[str, list[tuple[str, Any]]]:
     """gen condition -> [(grade condition, row positions in `todo`)], for the given grade conditions only.
 
     Positions, not filtered copies: a 300,000-row plan copied per condition held ~50 MB more for the whole grade.
@@ -213,106 +313,200 @@ def _pending_groups(todo: pd.DataFrame, conditions: Mapping[str, GradeCondition]
     if todo.empty:
         return {}
     groups: dict[str, list[tuple[str, Any]]] = {}
-    indices = todo.groupby(["gen_condition_id", "grade_condition_id"], sort=False).indices
+    indices = todo.groupby(
+        ["gen_condition_id", "grade_condition_id"], sort=False
+    ).indices
     for (gen_id, grade_id), positions in indices.items():
         if grade_id in conditions:
             groups.setdefault(gen_id, []).append((grade_id, positions))
     return groups
 
 
-def _verifiable_table(study: Study, condition: GradeCondition, gen_id: str, pairs: pd.DataFrame,
-                      stored: dict[tuple[str, int], tuple[str, Any]], contexts: dict[str, ScoreContext],
-                      run_id: str, cache: dict[str, Any]) -> pa.Table:
+def _verifiable_table(
+    study: Study,
+    condition: GradeCondition,
+    gen_id: str,
+    pairs: pd.DataFrame,
+    stored: dict[tuple[str, int], tuple[str, Any]],
+    contexts: dict[str, ScoreContext],
+    run_id: str,
+    cache: dict[str, Any],
+) -> pa.Table:
     """The grade rows of one scorer over one generate condition's solutions, built column by column for speed."""
     item_ids = pairs["item_id"].tolist()
     epochs = [int(e) for e in pairs["epoch"]]
     rows = []
     for item_id, epoch in zip(item_ids, epochs):
         text, logprobs = stored.get((item_id, epoch), ("", None))
-        context = contexts[item_id] if logprobs is None else replace(contexts[item_id], logprobs=logprobs)
+        context = (
+            contexts[item_id]
+            if logprobs is None
+            else replace(contexts[item_id], logprobs=logprobs)
+        )
         rows.append((text or "", context, item_id, epoch))
-    results = score_many(condition.scorer, condition.scorer_params, rows, study.loaded.config_dir, cache=cache)
+    results = score_many(
+        condition.scorer,
+        condition.scorer_params,
+        rows,
+        study.loaded.config_dir,
+        cache=cache,
+    )
     n = len(results)
     base = verifiable_row(condition, (gen_id, "", 0), "", _NO_RESULT, run_id=run_id)
     base["created_at"] = datetime.now(timezone.utc)
     own = [r.raw is None for r in results]
     per_row = dict(
-        item_id=item_ids, epoch=epochs, solution_hash=pairs["solution_hash"].tolist(),
-        score=[r.score for r in results], score_raw=[r.answer if o else r.raw for r, o in zip(results, own)],
-        parse_ok=[r.parse_error is None for r in results], parse_error=[r.parse_error for r in results],
+        item_id=item_ids,
+        epoch=epochs,
+        solution_hash=pairs["solution_hash"].tolist(),
+        score=[r.score for r in results],
+        score_raw=[r.answer if o else r.raw for r, o in zip(results, own)],
+        parse_ok=[r.parse_error is None for r in results],
+        parse_error=[r.parse_error for r in results],
         reasoning=[r.explanation if o else None for r, o in zip(results, own)],
-        answer=[r.answer for r in results], explanation=[r.explanation for r in results],
-        score_metadata=[canonical_json(dict(r.metadata)) if r.metadata else None for r in results],
+        answer=[r.answer for r in results],
+        explanation=[r.explanation for r in results],
+        score_metadata=[
+            canonical_json(dict(r.metadata)) if r.metadata else None for r in results
+        ],
     )
-    columns = {name: pa.array(per_row[name], type=GRADES.field(name).type) if name in per_row
-               else pa.repeat(pa.scalar(value, type=GRADES.field(name).type), n)  # one value for every row
-               for name, value in base.items()}
+    columns = {
+        name: pa.array(per_row[name], type=GRADES.field(name).type)
+        if name in per_row
+        else pa.repeat(
+            pa.scalar(value, type=GRADES.field(name).type), n
+        )  # one value for every row
+        for name, value in base.items()
+    }
     return pa.table(columns)
 
 
-def _stored_solutions(study: Study, gen_condition_id: str, *, logprobs: bool = False) -> dict[tuple[str, int], tuple[str, Any]]:
+def _stored_solutions(
+    study: Study, gen_condition_id: str, *, logprobs: bool = False
+) -> dict[tuple[str, int], tuple[str, Any]]:
     """(item_id, epoch) -> (solution text, logprobs or None) of one generate condition."""
     columns = ["item_id", "epoch", "solution", *(["logprobs"] if logprobs else [])]
-    table = read_store(study.paths, "solutions", columns, where={"condition_id": [gen_condition_id]})
+    table = read_store(
+        study.paths, "solutions", columns, where={"condition_id": [gen_condition_id]}
+    )
     keys = zip(table.column("item_id").to_pylist(), table.column("epoch").to_pylist())
-    values = table.column("logprobs").to_pylist() if logprobs else [None] * table.num_rows
+    values = (
+        table.column("logprobs").to_pylist() if logprobs else [None] * table.num_rows
+    )
     return dict(zip(keys, zip(table.column("solution").to_pylist(), values)))
 
 
 def _solution_texts(study: Study, gen_condition_id: str) -> dict[tuple[str, int], str]:
-    return {key: text for key, (text, _) in _stored_solutions(study, gen_condition_id).items()}
+    return {
+        key: text
+        for key, (text, _) in _stored_solutions(study, gen_condition_id).items()
+    }
 
 
 # ---- judges: one inspect task per judge condition -----------------------------------------------------------
 
 
 def judge_prompt(condition: GradeCondition, item: Item, solution: str) -> str:
-    values = {**item.metadata, "input": item.input, "solution": solution, "target": item.target,
-              "grading_scheme": item.grading_scheme, "id": item.id}
+    values = {
+        **item.metadata,
+        "input": item.input,
+        "solution": solution,
+        "target": item.target,
+        "grading_scheme": item.grading_scheme,
+        "id": item.id,
+    }
     return with_format_suffix(render(condition.rubric.text, values))
 
 
-def judge_row(condition: GradeCondition, outcome: SampleResult, *, run_id: str, usd: float | None) -> dict[str, Any]:
+def judge_row(
+    condition: GradeCondition, outcome: SampleResult, *, run_id: str, usd: float | None
+) -> dict[str, Any]:
     """One grades row from a judge call: the parsed score, or the parse failure, or the call's error."""
     meta = outcome.metadata
     row = {
-        **_grade_base(condition, meta["gen_condition_id"], meta["item_id"], meta["replication"],
-                      meta["solution_hash"], run_id),
-        **outcome.usage, "usd": usd, "cache_hit": outcome.cache_hit, "latency_s": outcome.latency_s,
-        "log_file": outcome.log_file, "judge_completion": outcome.completion, "error": outcome.error,
+        **_grade_base(
+            condition,
+            meta["gen_condition_id"],
+            meta["item_id"],
+            meta["replication"],
+            meta["solution_hash"],
+            run_id,
+        ),
+        **outcome.usage,
+        "usd": usd,
+        "cache_hit": outcome.cache_hit,
+        "latency_s": outcome.latency_s,
+        "log_file": outcome.log_file,
+        "judge_completion": outcome.completion,
+        "error": outcome.error,
     }
     if outcome.error is None:
         parsed = parse_judge_reply(outcome.completion or "")
-        row.update(score=parsed.score, score_raw=parsed.score_raw, parse_ok=parsed.parse_ok,
-                   parse_error=parsed.parse_error, reasoning=parsed.reasoning)
+        row.update(
+            score=parsed.score,
+            score_raw=parsed.score_raw,
+            parse_ok=parsed.parse_ok,
+            parse_error=parsed.parse_error,
+            reasoning=parsed.reasoning,
+        )
     return row
 
 
-def model_graded_row(condition: GradeCondition, outcome: SampleResult, *, run_id: str, usd: float | None) -> dict[str, Any]:
+def model_graded_row(
+    condition: GradeCondition, outcome: SampleResult, *, run_id: str, usd: float | None
+) -> dict[str, Any]:
     """One grades row from a model-graded scorer's verdict on a replayed solution (or the error of its calls)."""
     meta = outcome.metadata
     key = (meta["gen_condition_id"], meta["item_id"], meta["replication"])
-    verdict = ScoreResult(**outcome.score) if outcome.error is None and outcome.score else None
-    row = verifiable_row(condition, key, meta["solution_hash"], verdict or _NO_RESULT, run_id=run_id)
+    verdict = (
+        ScoreResult(**outcome.score)
+        if outcome.error is None and outcome.score
+        else None
+    )
+    row = verifiable_row(
+        condition, key, meta["solution_hash"], verdict or _NO_RESULT, run_id=run_id
+    )
     usage = _summed(outcome.calls)
-    row.update(**usage, usd=usd, cache_hit=bool(outcome.calls) and all(cached for _, _, cached in outcome.calls),
-               latency_s=outcome.latency_s, log_file=outcome.log_file, error=outcome.error)
+    row.update(
+        **usage,
+        usd=usd,
+        cache_hit=bool(outcome.calls) and all(cached for _, _, cached in outcome.calls),
+        latency_s=outcome.latency_s,
+        log_file=outcome.log_file,
+        error=outcome.error,
+    )
     if verdict is None:
-        row.update(score=None, score_raw=None, parse_ok=None, parse_error=None, answer=None, explanation=None)
+        row.update(
+            score=None,
+            score_raw=None,
+            parse_ok=None,
+            parse_error=None,
+            answer=None,
+            explanation=None,
+        )
     return row
 
 
-def _summed(calls: tuple[tuple[str, dict[str, int | None], bool], ...]) -> dict[str, int | None]:
+def _summed(
+    calls: tuple[tuple[str, dict[str, int | None], bool], ...],
+) -> dict[str, int | None]:
     """Tokens of every call, added up; a count no call reported stays unknown."""
     total: dict[str, int | None] = {}
     for _, usage, _ in calls:
         for name, value in usage.items():
-            total[name] = value if total.get(name) is None else total[name] + (value or 0)
+            total[name] = (
+                value if total.get(name) is None else total[name] + (value or 0)
+            )
     return total
 
 
-def judge_specs(study: Study, todo: pd.DataFrame, conditions: list[GradeCondition], *,
-                cache_scope: Callable[[str], str] = str) -> list[TaskSpec]:
+def judge_specs(
+    study: Study,
+    todo: pd.DataFrame,
+    conditions: list[GradeCondition],
+    *,
+    cache_scope: Callable[[str], str] = str,
+) -> list[TaskSpec]:
     """One inspect task per judge or model-graded condition with pending solutions (cached under `cache_scope`)."""
     items = {item.id: item for item in study.items}
     specs = []
@@ -323,39 +517,87 @@ def judge_specs(study: Study, todo: pd.DataFrame, conditions: list[GradeConditio
         cells = []
         for gen_id, frame in group.groupby("gen_condition_id", sort=False):
             texts = _solution_texts(study, gen_id)
-            for item_id, epoch, solution_hash in zip(frame["item_id"], frame["epoch"], frame["solution_hash"]):
-                cells.append(_grading_cell(condition, items[item_id], gen_id, int(epoch), solution_hash,
-                                           texts.get((item_id, int(epoch))) or ""))
+            for item_id, epoch, solution_hash in zip(
+                frame["item_id"], frame["epoch"], frame["solution_hash"]
+            ):
+                cells.append(
+                    _grading_cell(
+                        condition,
+                        items[item_id],
+                        gen_id,
+                        int(epoch),
+                        solution_hash,
+                        texts.get((item_id, int(epoch))) or "",
+                    )
+                )
         model_graded = condition.kind == "model_graded"
-        specs.append(TaskSpec(
-            name=condition.id, model=(condition.grader_model or "").split(",")[0], config=_judge_config(study, condition),
-            cells=cells, cache_scope=cache_scope(condition.id) if study.config.cache else None,
-            metadata={"itemeval_stage": "grade", "grade_condition_id": condition.id},
-            scorer={"name": condition.scorer, "params": condition.scorer_params} if model_graded else None))
+        specs.append(
+            TaskSpec(
+                name=condition.id,
+                model=(condition.grader_model or "").split(",")[0],
+                config=_judge_config(study, condition),
+                cells=cells,
+                cache_scope=cache_scope(condition.id) if study.config.cache else None,
+                metadata={
+                    "itemeval_stage": "grade",
+                    "grade_condition_id": condition.id,
+                },
+                scorer={"name": condition.scorer, "params": condition.scorer_params}
+                if model_graded
+                else None,
+            )
+        )
     return specs
 
 
-def _grading_cell(condition: GradeCondition, item: Item, gen_id: str, epoch: int, solution_hash: str,
-                  solution: str) -> Cell:
+def _grading_cell(
+    condition: GradeCondition,
+    item: Item,
+    gen_id: str,
+    epoch: int,
+    solution_hash: str,
+    solution: str,
+) -> Cell:
     """A judge sees the rendered rubric; a model-graded scorer sees the item's input and replays the solution."""
-    metadata = {"grade_condition_id": condition.id, "gen_condition_id": gen_id, "item_id": item.id,
-                "replication": epoch, "solution_hash": solution_hash}
+    metadata = {
+        "grade_condition_id": condition.id,
+        "gen_condition_id": gen_id,
+        "item_id": item.id,
+        "replication": epoch,
+        "solution_hash": solution_hash,
+    }
     if condition.kind == "model_graded":
-        return Cell(sample_id=f"{gen_id}/{item.id}#{epoch}", prompt=item.input,
-                    metadata={**metadata, "solution": solution, "targets": list(item.targets)})
-    return Cell(sample_id=f"{gen_id}/{item.id}#{epoch}", prompt=judge_prompt(condition, item, solution),
-                metadata=metadata)
+        return Cell(
+            sample_id=f"{gen_id}/{item.id}#{epoch}",
+            prompt=item.input,
+            metadata={**metadata, "solution": solution, "targets": list(item.targets)},
+        )
+    return Cell(
+        sample_id=f"{gen_id}/{item.id}#{epoch}",
+        prompt=judge_prompt(condition, item, solution),
+        metadata=metadata,
+    )
 
 
 def _judge_config(study: Study, condition: GradeCondition) -> dict[str, Any]:
-    if condition.kind == "model_graded":  # the limits of `graders:` defaults; the scorer's models carry them
+    if (
+        condition.kind == "model_graded"
+    ):  # the limits of `graders:` defaults; the scorer's models carry them
         max_tokens = condition.scorer_params.get("max_tokens")
-        return {**CallLimits().inspect_limits(), **({"max_tokens": max_tokens} if max_tokens else {})}
+        return {
+            **CallLimits().inspect_limits(),
+            **({"max_tokens": max_tokens} if max_tokens else {}),
+        }
     # A bare model id used as a grader gets the `graders:` defaults too: inspect alone retries forever.
     grader = resolve_grader(condition.grader_name, study.config.graders)
     batch = study.config.budget.batch
-    return {"temperature": 0.0, "cache_prompt": "auto", **condition.judge_params, **grader.inspect_limits(),
-            **({"batch": batch} if batch else {})}
+    return {
+        "temperature": 0.0,
+        "cache_prompt": "auto",
+        **condition.judge_params,
+        **grader.inspect_limits(),
+        **({"batch": batch} if batch else {}),
+    }
 
 
 def _judge_sink(conditions: list[GradeCondition], run: Run) -> RowSink:
@@ -364,11 +606,17 @@ def _judge_sink(conditions: list[GradeCondition], run: Run) -> RowSink:
     def to_row(outcome: SampleResult) -> tuple[str, dict[str, Any]]:
         condition = by_id[outcome.metadata["grade_condition_id"]]
         if condition.kind == "model_graded":
-            usd = total_usd(call_usd(run.prices.lookup(model), usage, cache_hit=cached)
-                            for model, usage, cached in outcome.calls)
+            usd = total_usd(
+                call_usd(run.prices.lookup(model), usage, cache_hit=cached)
+                for model, usage, cached in outcome.calls
+            )
             row = model_graded_row(condition, outcome, run_id=run.run_id, usd=usd)
         else:
-            usd = call_usd(run.prices.lookup(condition.grader_model), outcome.usage, cache_hit=outcome.cache_hit)
+            usd = call_usd(
+                run.prices.lookup(condition.grader_model),
+                outcome.usage,
+                cache_hit=outcome.cache_hit,
+            )
             row = judge_row(condition, outcome, run_id=run.run_id, usd=usd)
         return "grades", row
 
@@ -378,55 +626,126 @@ def _judge_sink(conditions: list[GradeCondition], run: Run) -> RowSink:
 # ---- execute ------------------------------------------------------------------------------------------------------
 
 
-def estimate_lines(study: Study, todo: pd.DataFrame, grade: list[GradeCondition], specs: list[TaskSpec],
-                   prices: PriceTable) -> list[EstimateLine]:
+def estimate_lines(
+    study: Study,
+    todo: pd.DataFrame,
+    grade: list[GradeCondition],
+    specs: list[TaskSpec],
+    prices: PriceTable,
+) -> list[EstimateLine]:
     """The estimate of exactly this plan: judges by their rendered prompts, scorers at no cost, and each model of a
     model-graded scorer by the question, solution and target it is shown (plus its template)."""
     observed = observed_lengths(study, "grade")
-    lines = lines_for_specs("grade", [s for s in specs if s.scorer is None], {c.id: c.slug for c in grade},
-                            observed=observed, prices=prices)
+    lines = lines_for_specs(
+        "grade",
+        [s for s in specs if s.scorer is None],
+        {c.id: c.slug for c in grade},
+        observed=observed,
+        prices=prices,
+    )
     by_id = {c.id: c for c in grade}
     for spec in (s for s in specs if s.scorer is not None):
         condition = by_id[spec.name]
-        tokens = sum(estimate_tokens(f"{cell.prompt}\n{cell.metadata['solution']}\n{cell.metadata['targets']}")
-                     + MODEL_GRADED_TEMPLATE_TOKENS for cell in spec.cells)
+        tokens = sum(
+            estimate_tokens(
+                f"{cell.prompt}\n{cell.metadata['solution']}\n{cell.metadata['targets']}"
+            )
+            + MODEL_GRADED_TEMPLATE_TOKENS
+            for cell in spec.cells
+        )
         for model in (condition.grader_model or "").split(","):
-            lines.append(line_for("grade", condition.id, condition.slug, model, calls=len(spec.cells),
-                                  input_tokens=tokens, max_tokens=spec.config.get("max_tokens"), observed=observed,
-                                  prices=prices))
+            lines.append(
+                line_for(
+                    "grade",
+                    condition.id,
+                    condition.slug,
+                    model,
+                    calls=len(spec.cells),
+                    input_tokens=tokens,
+                    max_tokens=spec.config.get("max_tokens"),
+                    observed=observed,
+                    prices=prices,
+                )
+            )
     for condition in (c for c in grade if c.kind == "verifiable"):
-        lines.append(scorer_line(condition, int((todo["grade_condition_id"] == condition.id).sum())))
+        lines.append(
+            scorer_line(
+                condition, int((todo["grade_condition_id"] == condition.id).sum())
+            )
+        )
     return merge_lines(lines)
 
 
-def run_grade(study: Study, options: GradeOptions, *, ask: Ask | None = None, tell: Tell | None = None) -> StageResult:
+def run_grade(
+    study: Study,
+    options: GradeOptions,
+    *,
+    ask: Ask | None = None,
+    tell: Tell | None = None,
+) -> StageResult:
     """Grade every pending stored solution; never calls a solver model, never writes solutions."""
-    with heap.frozen():  # the modules and the study, out of the collector's full passes while it grades
+    with (
+        heap.frozen()
+    ):  # the modules and the study, out of the collector's full passes while it grades
         return _run_grade(study, options, ask, tell)
 
 
-def _run_grade(study: Study, options: GradeOptions, ask: Ask | None, tell: Tell | None) -> StageResult:
+def _run_grade(
+    study: Study, options: GradeOptions, ask: Ask | None, tell: Tell | None
+) -> StageResult:
     generate, grade = select_conditions(study, options)
     items = options.items(study)
     result = StageResult(stage="grade", study=study.config.study)
-    check_providers([m for c in grade if c.kind != "verifiable" for m in (c.grader_model or "").split(",") if m])
+    check_providers(
+        [
+            m
+            for c in grade
+            if c.kind != "verifiable"
+            for m in (c.grader_model or "").split(",")
+            if m
+        ]
+    )
     with open_run(study, "grade", result, options) as run:
-        todo = pending(study, generate, grade, items, force=options.force or options.fresh, only=options.only)
+        todo = pending(
+            study,
+            generate,
+            grade,
+            items,
+            force=options.force or options.fresh,
+            only=options.only,
+        )
         if options.shard is not None:
             todo = shard_pending(study, grade, todo, options.shard)
-        planned = todo.groupby("grade_condition_id").size().to_dict() if not todo.empty else {}
-        result.conditions = [ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in grade]
+        planned = (
+            todo.groupby("grade_condition_id").size().to_dict()
+            if not todo.empty
+            else {}
+        )
+        result.conditions = [
+            ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in grade
+        ]
         result.notes.extend(grade_superseded_notes(study, grade))
         if todo.empty:
             return result
         judges = [c for c in grade if c.kind != "verifiable"]
-        specs = judge_specs(study, todo, judges, cache_scope=lambda cid: options.cache_scope(cid, run.run_id))
+        specs = judge_specs(
+            study,
+            todo,
+            judges,
+            cache_scope=lambda cid: options.cache_scope(cid, run.run_id),
+        )
         run.approve(estimate_lines(study, todo, grade, specs, run.prices), ask, tell)
         run.begin(generate, grade)
         summaries = {s.condition_id: s for s in result.conditions}
         with run.row_writer("grades") as write:
-            grade_verifiable(study, todo, [c for c in grade if c.kind == "verifiable"], summaries, run_id=run.run_id,
-                             write=write)
+            grade_verifiable(
+                study,
+                todo,
+                [c for c in grade if c.kind == "verifiable"],
+                summaries,
+                run_id=run.run_id,
+                write=write,
+            )
         if specs:
             run.execute(specs, _judge_sink(judges, run))
     return result

@@ -30,17 +30,24 @@ def resolve_params(solvers: Solvers, model_config: ModelConfigFacet) -> dict[str
     return {name: value for name, value in params.items() if value is not None}
 
 
-def generate_condition(model: str, prompt: Template, model_config: ModelConfigFacet, solvers: Solvers) -> GenerateCondition:
+def generate_condition(
+    model: str, prompt: Template, model_config: ModelConfigFacet, solvers: Solvers
+) -> GenerateCondition:
     params = resolve_params(solvers, model_config)
     if params.get("top_logprobs") and not params.get("logprobs"):
-        raise ConfigError(f"model config {model_config.name!r}: top_logprobs needs logprobs: true (under solvers: "
-                          "or the model_config)")
+        raise ConfigError(
+            f"model config {model_config.name!r}: top_logprobs needs logprobs: true (under solvers: "
+            "or the model_config)"
+        )
     payload = {
         "model": model,
         "model_config": {"name": model_config.name, **params},
         "prompt": {"ref": prompt.ref, "hash": prompt.hash},
     }
-    slug = "_".join(slug_part(part) for part in (model_short_name(model), prompt.ref, model_config.name))
+    slug = "_".join(
+        slug_part(part)
+        for part in (model_short_name(model), prompt.ref, model_config.name)
+    )
     return GenerateCondition(
         id=condition_id(slug, payload),
         slug=slug,
@@ -52,7 +59,9 @@ def generate_condition(model: str, prompt: Template, model_config: ModelConfigFa
     )
 
 
-def generate_conditions(config: StudyConfig, prompts: dict[str, Template]) -> list[GenerateCondition]:
+def generate_conditions(
+    config: StudyConfig, prompts: dict[str, Template]
+) -> list[GenerateCondition]:
     """models × prompts × model configs, in config order; a repeated facet value is an error."""
     conditions = [
         generate_condition(model, prompts[ref], model_config, config.solvers)
@@ -71,11 +80,19 @@ def resolve_grader(name: str, graders: dict[str, Grader]) -> Grader:
     if "/" in name:
         return Grader(model=name)
     known = ", ".join(sorted(graders)) or "none defined"
-    raise ConfigError(f"grader {name!r} is not defined under `graders:` (defined: {known}) and is not a model id")
+    raise ConfigError(
+        f"grader {name!r} is not defined under `graders:` (defined: {known}) and is not a model id"
+    )
 
 
-def judge_condition(grader_name: str, grader: Grader, rubric: Template) -> GradeCondition:
-    params = {name: getattr(grader, name) for name in _JUDGE_PARAMS if getattr(grader, name) is not None}
+def judge_condition(
+    grader_name: str, grader: Grader, rubric: Template
+) -> GradeCondition:
+    params = {
+        name: getattr(grader, name)
+        for name in _JUDGE_PARAMS
+        if getattr(grader, name) is not None
+    }
     payload = {
         "grader": grader_name,
         "model": grader.model,
@@ -97,7 +114,9 @@ def judge_condition(grader_name: str, grader: Grader, rubric: Template) -> Grade
     )
 
 
-def judge_conditions(config: StudyConfig, rubrics: dict[str, Template], grader_names: list[str]) -> list[GradeCondition]:
+def judge_conditions(
+    config: StudyConfig, rubrics: dict[str, Template], grader_names: list[str]
+) -> list[GradeCondition]:
     conditions = [
         judge_condition(name, resolve_grader(name, config.graders), rubrics[ref])
         for name in grader_names
@@ -114,7 +133,9 @@ def scorer_entries(scorer: None | str | list[str | ScorerEntry]) -> list[ScorerE
     return [ScorerEntry(name=e) if isinstance(e, str) else e for e in entries]
 
 
-def verifiable_conditions(config: StudyConfig, config_dir: Path | None = None) -> list[GradeCondition]:
+def verifiable_conditions(
+    config: StudyConfig, config_dir: Path | None = None
+) -> list[GradeCondition]:
     """One condition per `facets.scorer` entry; an entry whose params are not the scorer's defaults gets a slug
     suffix from its own params, so no entry's id depends on its siblings."""
     entries = scorer_entries(config.facets.scorer)
@@ -127,20 +148,35 @@ def verifiable_conditions(config: StudyConfig, config_dir: Path | None = None) -
         except ConfigError as exc:
             raise ConfigError(f"facets.scorer[{index}]: {exc}") from None
         if "choices" in spec.needs and not config.benchmark.mapping.choices:
-            raise ConfigError(f"facets.scorer[{index}]: scorer {name!r} needs each item's options: set "
-                              "benchmark.mapping.choices to a column holding a list of option texts")
+            raise ConfigError(
+                f"facets.scorer[{index}]: scorer {name!r} needs each item's options: set "
+                "benchmark.mapping.choices to a column holding a list of option texts"
+            )
         graded = spec.family == "model_graded"
         if graded:
             params = _inline_template(params, config_dir, index)
-        payload = {"scorer": name, "params": params, "rule_version": spec.rule_version,
-                   **({"temperature": JUDGE_TEMPERATURE} if graded else {})}
+        payload = {
+            "scorer": name,
+            "params": params,
+            "rule_version": spec.rule_version,
+            **({"temperature": JUDGE_TEMPERATURE} if graded else {}),
+        }
         slug = f"scorer_{slug_part(name)}" + _params_suffix(name, params, config_dir)
-        models = ([params["model"]] if isinstance(params["model"], str) else params["model"]) if graded else []
+        models = (
+            ([params["model"]] if isinstance(params["model"], str) else params["model"])
+            if graded
+            else []
+        )
         conditions.append(
             GradeCondition(
-                id=condition_id(slug, payload), slug=slug, kind="model_graded" if graded else "verifiable",
-                payload=payload, scorer=name, scorer_params=params,
-                grader_name=name if graded else None, grader_model=",".join(models) or None,
+                id=condition_id(slug, payload),
+                slug=slug,
+                kind="model_graded" if graded else "verifiable",
+                payload=payload,
+                scorer=name,
+                scorer_params=params,
+                grader_name=name if graded else None,
+                grader_model=",".join(models) or None,
             )
         )
     _check_distinct(conditions, "facets.scorer")
@@ -148,7 +184,7 @@ def verifiable_conditions(config: StudyConfig, config_dir: Path | None = None) -
 
 
 def _params_suffix(name: str, params: dict[str, Any], config_dir: Path | None) -> str:
-    """"" for the scorer's default params, else a short hash of the entry's own params."""
+    """ "" for the scorer's default params, else a short hash of the entry's own params."""
     try:
         defaults = validate_scorer_params(name, {}, config_dir)
     except ConfigError:
@@ -160,7 +196,9 @@ def _check_distinct(conditions: list[Any], field: str) -> None:
     seen: set[str] = set()
     for condition in conditions:
         if condition.id in seen:
-            raise ConfigError(f"{field}: condition {condition.slug} appears twice; list each facet value once")
+            raise ConfigError(
+                f"{field}: condition {condition.slug} appears twice; list each facet value once"
+            )
         seen.add(condition.id)
 
 
@@ -172,16 +210,24 @@ def select(conditions: list[Any], selectors: list[str]) -> list[Any]:
     unmatched = [s for s in selectors if not any(matches(c, s) for c in conditions)]
     if unmatched:
         known = ", ".join(c.slug for c in conditions)
-        raise ConfigError(f"--condition: no condition matches {', '.join(map(repr, unmatched))} (conditions: {known})")
+        raise ConfigError(
+            f"--condition: no condition matches {', '.join(map(repr, unmatched))} (conditions: {known})"
+        )
     return chosen
 
 
 def matches(condition: Any, selector: str) -> bool:
     """Whether a --condition selector names the condition: its exact id, an id prefix or its slug."""
-    return condition.id == selector or condition.slug == selector or condition.id.startswith(selector)
+    return (
+        condition.id == selector
+        or condition.slug == selector
+        or condition.id.startswith(selector)
+    )
 
 
-def _inline_template(params: dict[str, Any], config_dir: Path | None, index: int) -> dict[str, Any]:
+def _inline_template(
+    params: dict[str, Any], config_dir: Path | None, index: int
+) -> dict[str, Any]:
     """A model-graded `template` naming a file (relative to the config) is replaced by its text, so editing the
     file changes the condition's id like editing a rubric does."""
     template = params.get("template")
@@ -189,18 +235,33 @@ def _inline_template(params: dict[str, Any], config_dir: Path | None, index: int
         return params
     path = (config_dir or Path.cwd()) / template
     if not path.is_file():
-        raise ConfigError(f"facets.scorer[{index}]: template {template!r} is neither a template text (with "
-                          f"{{question}}, {{answer}}, {{criterion}}) nor a file at {path}")
+        raise ConfigError(
+            f"facets.scorer[{index}]: template {template!r} is neither a template text (with "
+            f"{{question}}, {{answer}}, {{criterion}}) nor a file at {path}"
+        )
     return {**params, "template": path.read_text(encoding="utf-8")}
 
 
-def check_logprobs(generate: list[GenerateCondition], grade: list[GradeCondition], config_dir: Path | None) -> None:
+def check_logprobs(
+    generate: list[GenerateCondition],
+    grade: list[GradeCondition],
+    config_dir: Path | None,
+) -> None:
     """A scorer that reads logprobs needs every generate condition to ask for them."""
-    readers = [c for c in grade if c.kind == "verifiable" and "logprobs" in resolve(c.scorer, config_dir).needs]
+    readers = [
+        c
+        for c in grade
+        if c.kind == "verifiable" and "logprobs" in resolve(c.scorer, config_dir).needs
+    ]
     if not readers:
         return
-    missing = [c.slug for c in generate if not (c.params.get("logprobs") and c.params.get("top_logprobs"))]
+    missing = [
+        c.slug
+        for c in generate
+        if not (c.params.get("logprobs") and c.params.get("top_logprobs"))
+    ]
     if missing:
         raise ConfigError(
             f"facets.scorer: {readers[0].scorer} reads the first token's top logprobs, but {', '.join(missing)} "
-            "do not request them: add `logprobs: true` and `top_logprobs: 20` under solvers: (or the model_config)")
+            "do not request them: add `logprobs: true` and `top_logprobs: 20` under solvers: (or the model_config)"
+        )

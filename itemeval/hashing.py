@@ -12,7 +12,13 @@ _NON_SLUG = re.compile(r"[^a-z0-9]+")
 
 def canonical_json(value: Any) -> str:
     """Sorted keys, no whitespace, UTF-8 kept as is: the same value gives the same text everywhere."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return json.dumps(
+        value,
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+    )
 
 
 def sha256_hex(text: str) -> str:

@@ -12,7 +12,10 @@ from pydantic import BaseModel, ConfigDict
 from .inspect_scorers import RULE_VERSION
 from .scorers.base import ScorerSpec
 
-MODEL_GRADED = {"model_graded_qa": model_graded_qa, "model_graded_fact": model_graded_fact}
+MODEL_GRADED = {
+    "model_graded_qa": model_graded_qa,
+    "model_graded_fact": model_graded_fact,
+}
 GRADER_TEMPERATURE = 0.0
 """Like itemeval's judges, model-graded scorers grade at temperature 0, so a re-grade repeats and caches."""
 
@@ -31,7 +34,12 @@ class _ModelGradedParams(BaseModel):
 
 
 def model_graded_spec(name: str) -> ScorerSpec:
-    return ScorerSpec(fn=None, params_model=_ModelGradedParams, rule_version=RULE_VERSION, family="model_graded")
+    return ScorerSpec(
+        fn=None,
+        params_model=_ModelGradedParams,
+        rule_version=RULE_VERSION,
+        family="model_graded",
+    )
 
 
 def grader_models(params: Mapping[str, Any]) -> list[str]:
@@ -39,14 +47,47 @@ def grader_models(params: Mapping[str, Any]) -> list[str]:
     return [model] if isinstance(model, str) else list(model)
 
 
-def build_model_graded(name: str, params: Mapping[str, Any], *, config: Mapping[str, Any],
-                       cache_scope: str | None) -> Any:
+def build_model_graded(
+    name: str,
+    params: Mapping[str, Any],
+    *,
+    config: Mapping[str, Any],
+    cache_scope: str | None,
+) -> Any:
     """inspect's model-graded scorer whose grader models carry the grade task's limits, cache and temperature."""
-    generate = {key: value for key, value in config.items()
-                if key in ("max_retries", "timeout", "attempt_timeout", "max_connections", "max_tokens")}
-    cache = CachePolicy(expiry=None, per_epoch=False, scopes={"condition": cache_scope}) if cache_scope else None
-    models = [get_model(model, config=GenerateConfig(temperature=GRADER_TEMPERATURE, cache=cache, **generate),
-                        memoize=False)
-              for model in grader_models(params)]
-    options = {key: params[key] for key in ("template", "instructions", "grade_pattern", "partial_credit")}
-    return MODEL_GRADED[name](**options, model=models if len(models) > 1 else models[0], reducer=params["reducer"])
+    generate = {
+        key: value
+        for key, value in config.items()
+        if key
+        in (
+            "max_retries",
+            "timeout",
+            "attempt_timeout",
+            "max_connections",
+            "max_tokens",
+        )
+    }
+    cache = (
+        CachePolicy(expiry=None, per_epoch=False, scopes={"condition": cache_scope})
+        if cache_scope
+        else None
+    )
+    models = [
+        get_model(
+            model,
+            config=GenerateConfig(
+                temperature=GRADER_TEMPERATURE, cache=cache, **generate
+            ),
+            memoize=False,
+        )
+        for model in grader_models(params)
+    ]
+    options = {
+        key: params[key]
+        for key in ("template", "instructions", "grade_pattern", "partial_credit")
+    }
+    return MODEL_GRADED[name](
+        **options,
+        model=models if len(models) > 1 else models[0],
+        reducer=params["reducer"],
+    )

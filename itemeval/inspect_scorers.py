@@ -45,7 +45,12 @@ from .hashing import content_hash
 from .scorers.base import ScoreContext, ScoreResult, ScorerSpec
 
 CATALOGUE: dict[str, Callable[..., Any]] = {
-    "match": match, "includes": includes, "pattern": pattern, "answer": answer, "choice": choice, "f1": f1,
+    "match": match,
+    "includes": includes,
+    "pattern": pattern,
+    "answer": answer,
+    "choice": choice,
+    "f1": f1,
     "exact": exact,
 }
 """inspect-ai's scorers that read only the stored text, its targets and choices, by their inspect names."""
@@ -53,7 +58,9 @@ CATALOGUE: dict[str, Callable[..., Any]] = {
 RULE_VERSION = f"inspect-ai=={metadata.version('inspect-ai')}"
 """The rules of inspect's scorers are those of the installed inspect-ai: a new version is a new grade condition."""
 
-_MODEL = "itemeval/stored"  # the model name on rebuilt states; the scorers never call it
+_MODEL = (
+    "itemeval/stored"  # the model name on rebuilt states; the scorers never call it
+)
 _TO_FLOAT = value_to_float()
 _LETTERS = {letter: _TO_FLOAT(letter) for letter in ("C", "I", "P", "N")}
 
@@ -93,11 +100,16 @@ _memoise_normalisation()
 # ---- params: validated against each scorer's own signature -------------------------------------------------
 
 
-def params_model(name: str, factory: Callable[..., Any], *, extra: Mapping[str, tuple[Any, Any]] = {}) -> type[BaseModel]:
+def params_model(
+    name: str, factory: Callable[..., Any], *, extra: Mapping[str, tuple[Any, Any]] = {}
+) -> type[BaseModel]:
     """A strict pydantic model of the factory's params that YAML can express (callables and models are left out)."""
     try:
         hints = typing.get_type_hints(factory)
-    except (NameError, TypeError):  # a user's annotation that cannot be resolved: its params take any value
+    except (
+        NameError,
+        TypeError,
+    ):  # a user's annotation that cannot be resolved: its params take any value
         hints = {}
     fields: dict[str, tuple[Any, Any]] = dict(extra)
     for param in pyinspect.signature(factory).parameters.values():
@@ -106,9 +118,16 @@ def params_model(name: str, factory: Callable[..., Any], *, extra: Mapping[str, 
         annotation = _yaml_part(hints.get(param.name, Any))
         if annotation is None:
             continue
-        fields[param.name] = (annotation, ... if param.default is param.empty else param.default)
+        fields[param.name] = (
+            annotation,
+            ... if param.default is param.empty else param.default,
+        )
     config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
-    return create_model(f"{name.replace(':', '_').replace('.', '_')}_params", __config__=config, **fields)
+    return create_model(
+        f"{name.replace(':', '_').replace('.', '_')}_params",
+        __config__=config,
+        **fields,
+    )
 
 
 _PLAIN = (str, int, float, bool, type(None))
@@ -126,9 +145,16 @@ def _yaml_part(annotation: Any) -> Any:
         if not kept or kept == [type(None)]:
             return None
         return Union[tuple(kept)]  # type: ignore[return-value]
-    if origin in (list, tuple, Sequence) and all(_yaml_part(arg) is not None for arg in args if arg is not Ellipsis):
+    if origin in (list, tuple, Sequence) and all(
+        _yaml_part(arg) is not None for arg in args if arg is not Ellipsis
+    ):
         return list[_yaml_part(args[0])] if args else list  # type: ignore[misc]
-    if origin in (dict, Mapping) and args and args[0] is str and _yaml_part(args[1]) is not None:
+    if (
+        origin in (dict, Mapping)
+        and args
+        and args[0] is str
+        and _yaml_part(args[1]) is not None
+    ):
         return dict[str, _yaml_part(args[1])]  # type: ignore[misc]
     return None
 
@@ -146,23 +172,39 @@ def load_user_scorer(ref: str, config_dir: Path) -> UserScorer:
     """Import `module.path:function` (the config's directory first on the path) and hash the module's source."""
     module_name, _, function = ref.partition(":")
     if not module_name or not function:
-        raise ConfigError(f"scorer {ref!r}: a user scorer is written `module.path:function`")
+        raise ConfigError(
+            f"scorer {ref!r}: a user scorer is written `module.path:function`"
+        )
     added = str(config_dir) not in sys.path
     if added:
         sys.path.insert(0, str(config_dir))
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ConfigError(f"scorer {ref!r}: cannot import module {module_name!r} ({exc}); put it beside the config "
-                          "or install it") from None
+        raise ConfigError(
+            f"scorer {ref!r}: cannot import module {module_name!r} ({exc}); put it beside the config "
+            "or install it"
+        ) from None
     finally:
         if added:
             sys.path.remove(str(config_dir))
     factory = getattr(module, function, None)
     if not callable(factory):
-        found = ", ".join(sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_")))
-        raise ConfigError(f"scorer {ref!r}: {module_name} has no function {function!r} (it has: {found or 'none'})")
-    source = Path(module.__file__).read_text(encoding="utf-8") if getattr(module, "__file__", None) else ""
+        found = ", ".join(
+            sorted(
+                n
+                for n, v in vars(module).items()
+                if callable(v) and not n.startswith("_")
+            )
+        )
+        raise ConfigError(
+            f"scorer {ref!r}: {module_name} has no function {function!r} (it has: {found or 'none'})"
+        )
+    source = (
+        Path(module.__file__).read_text(encoding="utf-8")
+        if getattr(module, "__file__", None)
+        else ""
+    )
     return UserScorer(factory=factory, source_hash=content_hash(source)[:16])
 
 
@@ -183,14 +225,27 @@ class _StoredOutput:
         self.completion = completion
 
 
-def score_rows(scorer: Callable[..., Any], rows: Sequence[Row], *, light_output: bool,
-               mark_choices: bool | None = None, states: SharedStates | None = None) -> list[ScoreResult]:
+def score_rows(
+    scorer: Callable[..., Any],
+    rows: Sequence[Row],
+    *,
+    light_output: bool,
+    mark_choices: bool | None = None,
+    states: SharedStates | None = None,
+) -> list[ScoreResult]:
     """inspect's verdict on every row, in order. `mark_choices`: replay the multiple_choice solver's answer
     parsing first (needed by `choice`), with its `multiple_correct` setting. `states`: the rebuilt states to
     reuse (light_output only), kept by the caller across calls of one grade."""
     with _collector_paused():
-        return asyncio.run(_score_rows(scorer, rows, light_output=light_output, mark_choices=mark_choices,
-                                       states={} if states is None else states))
+        return asyncio.run(
+            _score_rows(
+                scorer,
+                rows,
+                light_output=light_output,
+                mark_choices=mark_choices,
+                states={} if states is None else states,
+            )
+        )
 
 
 @contextlib.contextmanager
@@ -206,16 +261,31 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-async def _score_rows(scorer: Callable[..., Any], rows: Sequence[Row], *, light_output: bool,
-                      mark_choices: bool | None, states: SharedStates) -> list[ScoreResult]:
+async def _score_rows(
+    scorer: Callable[..., Any],
+    rows: Sequence[Row],
+    *,
+    light_output: bool,
+    mark_choices: bool | None,
+    states: SharedStates,
+) -> list[ScoreResult]:
     results: list[ScoreResult] = []
     targets: dict[tuple[str, ...], Target] = {}
-    for solution, context, item_id, epoch in rows:  # the hot loop of a large grade: kept free of calls it can avoid
+    for (
+        solution,
+        context,
+        item_id,
+        epoch,
+    ) in rows:  # the hot loop of a large grade: kept free of calls it can avoid
         if light_output:
-            state = states.get((item_id, context.input)) or _new_shared_state(states, solution, context, item_id, epoch)
+            state = states.get((item_id, context.input)) or _new_shared_state(
+                states, solution, context, item_id, epoch
+            )
             state.output = _StoredOutput(solution)
             if context.choices:
-                state.choices = Choices(list(context.choices))  # fresh marks for this reply
+                state.choices = Choices(
+                    list(context.choices)
+                )  # fresh marks for this reply
         else:
             state = _state(solution, context, item_id, epoch, light_output=False)
         if mark_choices is not None and state.choices:
@@ -228,8 +298,14 @@ async def _score_rows(scorer: Callable[..., Any], rows: Sequence[Row], *, light_
         try:
             score = await scorer(state, target)
         except Exception as exc:  # noqa: BLE001 - a scorer's own failure on one row is that row's error
-            results.append(ScoreResult(score=None, answer=None, parse_error="scorer_error",
-                                       explanation=f"{type(exc).__name__}: {exc}"))
+            results.append(
+                ScoreResult(
+                    score=None,
+                    answer=None,
+                    parse_error="scorer_error",
+                    explanation=f"{type(exc).__name__}: {exc}",
+                )
+            )
             continue
         results.append(to_result(score, solution))
     return results
@@ -241,22 +317,42 @@ _SHARED_LIMIT = 20_000
 """Items whose rebuilt state is kept (about 3 KB each)."""
 
 
-def _new_shared_state(states: SharedStates, solution: str, context: ScoreContext, item_id: str,
-                      epoch: int) -> TaskState:
+def _new_shared_state(
+    states: SharedStates, solution: str, context: ScoreContext, item_id: str, epoch: int
+) -> TaskState:
     """One state per item for the catalogue's scorers, which read the output, target and choices and change
     nothing but the choices' marks: building a TaskState costs ten times more than scoring it, and an item's
     state serves every replication, generate condition and scorer entry of the grade."""
     if len(states) >= _SHARED_LIMIT:
         states.clear()  # a study this large rebuilds states now and then; memory stays bounded
-    state = states[(item_id, context.input)] = _state(solution, context, item_id, epoch, light_output=True)
+    state = states[(item_id, context.input)] = _state(
+        solution, context, item_id, epoch, light_output=True
+    )
     return state
 
 
-def _state(solution: str, context: ScoreContext, item_id: str, epoch: int, *, light_output: bool) -> TaskState:
-    state = TaskState(model=_MODEL, sample_id=item_id, epoch=epoch, input=context.input or " ",
-                      messages=[ChatMessageUser(content=context.input or " ")],
-                      choices=list(context.choices) or None, metadata=dict(context.metadata))
-    state.output = _StoredOutput(solution) if light_output else ModelOutput.from_content(_MODEL, solution)
+def _state(
+    solution: str,
+    context: ScoreContext,
+    item_id: str,
+    epoch: int,
+    *,
+    light_output: bool,
+) -> TaskState:
+    state = TaskState(
+        model=_MODEL,
+        sample_id=item_id,
+        epoch=epoch,
+        input=context.input or " ",
+        messages=[ChatMessageUser(content=context.input or " ")],
+        choices=list(context.choices) or None,
+        metadata=dict(context.metadata),
+    )
+    state.output = (
+        _StoredOutput(solution)
+        if light_output
+        else ModelOutput.from_content(_MODEL, solution)
+    )
     return state
 
 
@@ -267,21 +363,43 @@ def to_result(score: Score | None, solution: str) -> ScoreResult:
     A scorer that declines (None, or inspect's unscored NaN) and a list or dict value are failures, not 0.
     """
     if score is None:
-        return ScoreResult(score=None, answer=None, parse_error="unscored", explanation="the scorer returned no score")
+        return ScoreResult(
+            score=None,
+            answer=None,
+            parse_error="unscored",
+            explanation="the scorer returned no score",
+        )
     value = score.value
-    if score.metadata is None and not score.reason:  # the usual case: a letter, or a float (f1)
+    if (
+        score.metadata is None and not score.reason
+    ):  # the usual case: a letter, or a float (f1)
         if isinstance(value, str) and value in _LETTERS:
-            return _plain_result(_LETTERS[value], value, score.answer, score.explanation, solution)
+            return _plain_result(
+                _LETTERS[value], value, score.answer, score.explanation, solution
+            )
         if type(value) is float and math.isfinite(value):
-            return _plain_result(value, repr(value), score.answer, score.explanation, solution)
+            return _plain_result(
+                value, repr(value), score.answer, score.explanation, solution
+            )
     explanation = None if score.explanation == solution else score.explanation
     # The grader's conversation (model-graded scorers) is in the .eval log already; the rest is stored as JSON.
-    meta = {key: _plain(value) for key, value in (score.metadata or {}).items() if key != "grading"}
+    meta = {
+        key: _plain(value)
+        for key, value in (score.metadata or {}).items()
+        if key != "grading"
+    }
     if score.reason:
         meta["reason"] = str(score.reason)
     raw = _raw(value)
-    answer = None if score.answer == solution else score.answer  # the whole solution is in the solutions store
-    common = {"answer": answer, "explanation": explanation, "raw": raw, "metadata": meta or None}
+    answer = (
+        None if score.answer == solution else score.answer
+    )  # the whole solution is in the solutions store
+    common = {
+        "answer": answer,
+        "explanation": explanation,
+        "raw": raw,
+        "metadata": meta or None,
+    }
     if isinstance(value, float) and math.isnan(value):
         return ScoreResult(score=None, parse_error="unscored", **common)
     if isinstance(value, (list, dict)):
@@ -291,7 +409,9 @@ def to_result(score: Score | None, solution: str) -> ScoreResult:
     return ScoreResult(score=_TO_FLOAT(value), **common)
 
 
-def _plain_result(number: float, raw: str, answer: str | None, explanation: str | None, solution: str) -> ScoreResult:
+def _plain_result(
+    number: float, raw: str, answer: str | None, explanation: str | None, solution: str
+) -> ScoreResult:
     """A plain verdict; the whole solution as answer or explanation is not repeated (it is in the solutions store).
     Verdicts that say nothing but their value are shared: one object per value, not one per row."""
     answer = None if answer == solution else answer
@@ -300,7 +420,9 @@ def _plain_result(number: float, raw: str, answer: str | None, explanation: str 
         shared = _SHARED_RESULTS.get(raw)
         if shared is None:
             shared = ScoreResult(score=number, answer=None, raw=raw)
-            if len(_SHARED_RESULTS) < _SHARED_RESULTS_LIMIT:  # a user scorer's floats may take any value
+            if (
+                len(_SHARED_RESULTS) < _SHARED_RESULTS_LIMIT
+            ):  # a user scorer's floats may take any value
                 _SHARED_RESULTS[raw] = shared
         return shared
     return ScoreResult(score=number, answer=answer, explanation=explanation, raw=raw)
@@ -361,13 +483,27 @@ def spec(name: str, config_dir: Path) -> ScorerSpec:
     """The registry spec of one of inspect's scorers, `multi_scorer`, or a user's `module:function` scorer."""
     if name in CATALOGUE:
         extra = _CHOICE_EXTRA if name == "choice" else {}
-        return ScorerSpec(fn=None, params_model=params_model(name, CATALOGUE[name], extra=extra),
-                          rule_version=RULE_VERSION, family="inspect", needs=("choices",) if name == "choice" else ())
+        return ScorerSpec(
+            fn=None,
+            params_model=params_model(name, CATALOGUE[name], extra=extra),
+            rule_version=RULE_VERSION,
+            family="inspect",
+            needs=("choices",) if name == "choice" else (),
+        )
     if name == "multi_scorer":
-        return ScorerSpec(fn=None, params_model=_MultiParams, rule_version=RULE_VERSION, family="multi")
+        return ScorerSpec(
+            fn=None,
+            params_model=_MultiParams,
+            rule_version=RULE_VERSION,
+            family="multi",
+        )
     user = load_user_scorer(name, config_dir)
-    return ScorerSpec(fn=None, params_model=params_model(name, user.factory), rule_version=f"source:{user.source_hash}",
-                      family="user")
+    return ScorerSpec(
+        fn=None,
+        params_model=params_model(name, user.factory),
+        rule_version=f"source:{user.source_hash}",
+        family="user",
+    )
 
 
 def check_reducer(reducer: str) -> None:
@@ -376,16 +512,23 @@ def check_reducer(reducer: str) -> None:
     try:
         create_reducers(reducer)
     except Exception as exc:  # noqa: BLE001 - inspect raises several kinds for an unknown reducer
-        raise ConfigError(f"scorer 'multi_scorer': unknown reducer {reducer!r} ({exc}); e.g. mode, mean, max, median") from None
+        raise ConfigError(
+            f"scorer 'multi_scorer': unknown reducer {reducer!r} ({exc}); e.g. mode, mean, max, median"
+        ) from None
 
 
 def build(name: str, params: Mapping[str, Any], config_dir: Path) -> Any:
     """The inspect scorer object for one validated entry."""
     if name in CATALOGUE:
-        return CATALOGUE[name](**{k: v for k, v in params.items() if k not in _CHOICE_EXTRA})
+        return CATALOGUE[name](
+            **{k: v for k, v in params.items() if k not in _CHOICE_EXTRA}
+        )
     if name == "multi_scorer":
         check_reducer(params["reducer"])
-        return multi_scorer([build(e["name"], e["params"], config_dir) for e in params["scorers"]], params["reducer"])
+        return multi_scorer(
+            [build(e["name"], e["params"], config_dir) for e in params["scorers"]],
+            params["reducer"],
+        )
     return load_user_scorer(name, config_dir).factory(**params)
 
 
@@ -405,10 +548,20 @@ def _only_catalogue(name: str, params: Mapping[str, Any]) -> bool:
     return name in CATALOGUE
 
 
-def score_entry(name: str, params: dict[str, Any], rows: Sequence[tuple[str, ScoreContext, str, int]],
-                config_dir: Path, cache: dict[str, Any] | None = None) -> list[ScoreResult]:
+def score_entry(
+    name: str,
+    params: dict[str, Any],
+    rows: Sequence[tuple[str, ScoreContext, str, int]],
+    config_dir: Path,
+    cache: dict[str, Any] | None = None,
+) -> list[ScoreResult]:
     """Score stored solutions with one inspect-family entry; `cache` keeps the rebuilt states between calls."""
     scorer = build(name, params, config_dir)
     states = None if cache is None else cache.setdefault("inspect_states", {})
-    return score_rows(scorer, rows, light_output=_only_catalogue(name, params), mark_choices=_choice_setting(name, params),
-                      states=states)
+    return score_rows(
+        scorer,
+        rows,
+        light_output=_only_catalogue(name, params),
+        mark_choices=_choice_setting(name, params),
+        states=states,
+    )

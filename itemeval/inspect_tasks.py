@@ -15,7 +15,14 @@ from inspect_ai import Task, TaskSource, eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.event import ErrorEvent, ModelEvent
-from inspect_ai.hooks import BeforeModelGenerate, Hooks, RunStart, SampleEnd, TaskStart, hooks
+from inspect_ai.hooks import (
+    BeforeModelGenerate,
+    Hooks,
+    RunStart,
+    SampleEnd,
+    TaskStart,
+    hooks,
+)
 from inspect_ai.log import EvalLog, EvalSample, transcript
 from inspect_ai.log._samples import sample_active
 from inspect_ai.model import (
@@ -38,7 +45,9 @@ from .redact import redact, redactor
 
 try:  # the log file name inspect will use, known when the task starts (private in 0.3.285)
     from inspect_ai._util.log_layout import eval_log_name
-except ImportError:  # pragma: no cover - a later inspect moved it; rows then carry no log_file
+except (
+    ImportError
+):  # pragma: no cover - a later inspect moved it; rows then carry no log_file
     eval_log_name = None
 
 NO_CALL = "itemeval_no_call"  # refused by the spend cap or after a signal: the cell stays missing
@@ -84,19 +93,30 @@ class _Journaling(Hooks):
     async def on_task_start(self, data: TaskStart) -> None:
         if eval_log_name is not None and _route is not None:
             spec = data.spec
-            name = eval_log_name(task=spec.task, task_id=spec.task_id, created=spec.created, model=spec.model)
+            name = eval_log_name(
+                task=spec.task,
+                task_id=spec.task_id,
+                created=spec.created,
+                model=spec.model,
+            )
             _route.log_files[data.eval_id] = name + ".eval"
 
     async def on_before_model_generate(self, data: BeforeModelGenerate) -> None:
         # The last point before a request leaves (retries included): after a signal, none may.
         # inspect lets only a limit error through a hook; the sample then ends without a row.
         if _route is not None and signals.stop_requested():
-            raise LimitExceededError("operator", value=1, limit=1, message=STOPPED_MESSAGE)
+            raise LimitExceededError(
+                "operator", value=1, limit=1, message=STOPPED_MESSAGE
+            )
 
     async def on_sample_end(self, data: SampleEnd) -> None:
         # A sample whose row went out when its calls returned is done; this catches the rest (errors).
         if _route is not None and not data.sample.metadata.get(HANDED_ON):
-            result = read_sample(data.sample, _route.log_file(data.eval_id), logprob_tokens=_route.logprob_tokens)
+            result = read_sample(
+                data.sample,
+                _route.log_file(data.eval_id),
+                logprob_tokens=_route.logprob_tokens,
+            )
             if result.error is not None:
                 _route.errored.add(data.eval_id)
             if not result.skipped:
@@ -104,7 +124,9 @@ class _Journaling(Hooks):
 
 
 @contextlib.contextmanager
-def sample_sink(sink: SampleSink, *, log_prefix: Path, logprob_tokens: int = 8) -> Iterator[None]:
+def sample_sink(
+    sink: SampleSink, *, log_prefix: Path, logprob_tokens: int = 8
+) -> Iterator[None]:
     """Every sample that made its calls inside this block is read into a SampleResult and passed to `sink`.
 
     A sample's result goes out as soon as its model calls return, not when inspect ends the sample
@@ -127,8 +149,11 @@ def _hand_on(state: TaskState) -> None:
         return
     active = sample_active()
     try:
-        result = read_state(state, _route.log_file(active.eval_id if active is not None else None),
-                            logprob_tokens=_route.logprob_tokens)
+        result = read_state(
+            state,
+            _route.log_file(active.eval_id if active is not None else None),
+            logprob_tokens=_route.logprob_tokens,
+        )
     except Exception:  # noqa: BLE001 - never fail a sample whose call succeeded: its end reads it instead
         return
     _route.sink(result)
@@ -144,20 +169,29 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         key = str(state.sample_id)
-        if signals.stop_requested() or (gate is not None and not await gate.acquire(key, state.input_text)):
+        if signals.stop_requested() or (
+            gate is not None and not await gate.acquire(key, state.input_text)
+        ):
             state.metadata[NO_CALL] = True
             state.completed = True
             return state
         cache: bool | CachePolicy = False
         if cache_scope is not None:
-            scopes = {"condition": cache_scope, "replication": str(state.metadata.get("replication", 1))}
+            scopes = {
+                "condition": cache_scope,
+                "replication": str(state.metadata.get("replication", 1)),
+            }
             cache = CachePolicy(expiry=None, per_epoch=False, scopes=scopes)
-        with signals.call_in_flight():  # a first Ctrl-C waits for this call, so its paid reply is kept
+        with (
+            signals.call_in_flight()
+        ):  # a first Ctrl-C waits for this call, so its paid reply is kept
             try:
                 state = await generate(state, cache=cache)
             finally:
                 if gate is not None:
-                    await gate.release(key, _usage(state.output.usage), _last_call_was_cached())
+                    await gate.release(
+                        key, _usage(state.output.usage), _last_call_was_cached()
+                    )
             _hand_on(state)
         return state
 
@@ -176,11 +210,15 @@ def _replay_and_score(scorer: Any, gate: CallGate | None) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         solution = state.metadata["solution"]
-        state.output = ModelOutput.from_content(model=str(state.model), content=solution)
+        state.output = ModelOutput.from_content(
+            model=str(state.model), content=solution
+        )
         state.messages.append(state.output.message)
         key = str(state.sample_id)
         prompt = f"{state.input_text}\n{solution}\n{state.metadata['targets']}"
-        if signals.stop_requested() or (gate is not None and not await gate.acquire(key, prompt)):
+        if signals.stop_requested() or (
+            gate is not None and not await gate.acquire(key, prompt)
+        ):
             state.metadata[NO_CALL] = True
             state.completed = True
             return state
@@ -190,7 +228,9 @@ def _replay_and_score(scorer: Any, gate: CallGate | None) -> Solver:
             finally:
                 if gate is not None:
                     await gate.release(key, _summed_usage(), _last_call_was_cached())
-            state.metadata[VERDICT] = asdict(to_result(score, solution))  # plain values: the log stores JSON
+            state.metadata[VERDICT] = asdict(
+                to_result(score, solution)
+            )  # plain values: the log stores JSON
             _hand_on(state)
         return state
 
@@ -209,14 +249,22 @@ def _summed_usage() -> dict[str, int | None]:
 
 def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
     samples = [
-        Sample(id=cell.sample_id, input=[ChatMessageUser(content=cell.prompt)], metadata=cell.metadata)
+        Sample(
+            id=cell.sample_id,
+            input=[ChatMessageUser(content=cell.prompt)],
+            metadata=cell.metadata,
+        )
         for cell in spec.cells
     ]
     if spec.scorer is not None:
         from .inspect_graders import build_model_graded
 
-        scorer = build_model_graded(spec.scorer["name"], spec.scorer["params"], config=spec.config,
-                                    cache_scope=spec.cache_scope)
+        scorer = build_model_graded(
+            spec.scorer["name"],
+            spec.scorer["params"],
+            config=spec.config,
+            cache_scope=spec.cache_scope,
+        )
         step = _replay_and_score(scorer, gate)
     else:
         step = _generate_once(spec.cache_scope, gate)
@@ -238,8 +286,14 @@ def _model(name: str) -> Any:
         return get_model(name, memoize=False)
 
 
-def run_tasks(tasks: Iterable[Task], *, log_dir: Path, display: str, in_flight: int,
-              keep_feeding: Callable[[], bool] = lambda: True) -> dict[str, str] | None:
+def run_tasks(
+    tasks: Iterable[Task],
+    *,
+    log_dir: Path,
+    display: str,
+    in_flight: int,
+    keep_feeding: Callable[[], bool] = lambda: True,
+) -> dict[str, str] | None:
     """Run the tasks in one eval, `in_flight` at a time, each starting as soon as an earlier one ends.
 
     Returns {task name: failure} for tasks that failed as a whole; once a task of some name failed,
@@ -250,14 +304,21 @@ def run_tasks(tasks: Iterable[Task], *, log_dir: Path, display: str, in_flight: 
     if not feed.start(in_flight):
         return {}
     # inspect prints its hooks banner on stdout, which belongs to `--json`; send it to stderr.
-    with contextlib.redirect_stdout(sys.stderr), heap.frozen(collect_first=True), signals.sigint_handler_kept(), \
-            _redacted_logs(), _recording_refusals():
+    with (
+        contextlib.redirect_stdout(sys.stderr),
+        heap.frozen(collect_first=True),
+        signals.sigint_handler_kept(),
+        _redacted_logs(),
+        _recording_refusals(),
+    ):
         logs = eval(
             feed,
             log_dir=str(log_dir),
             display=display,  # type: ignore[arg-type]
             fail_on_error=False,
-            max_tasks=max(2, in_flight),  # a TaskSource is fed live only with more than one task at a time
+            max_tasks=max(
+                2, in_flight
+            ),  # a TaskSource is fed live only with more than one task at a time
             # The journal, not the .eval log, is the durable copy of each row, so inspect may write the
             # log in big batches and skip its realtime event buffer (live view of running samples):
             # together about 30% less CPU per sample; finished samples keep their full transcripts.
@@ -267,7 +328,13 @@ def run_tasks(tasks: Iterable[Task], *, log_dir: Path, display: str, in_flight: 
             score=False,
         )
     if _route is not None:
-        _scrub_logs([log_dir / _route.log_files[eval_id] for eval_id in _route.errored if eval_id in _route.log_files])
+        _scrub_logs(
+            [
+                log_dir / _route.log_files[eval_id]
+                for eval_id in _route.errored
+                if eval_id in _route.log_files
+            ]
+        )
     return _failures(logs) if logs else None
 
 
@@ -284,7 +351,11 @@ class _Feed(TaskSource):
 
     def start(self, count: int) -> list[Task]:
         """Take the first `count` tasks (fewer when the tasks run out): those the eval starts with."""
-        self.first = [task for task in (self.next_task() for _ in range(count)) if task is not None]
+        self.first = [
+            task
+            for task in (self.next_task() for _ in range(count))
+            if task is not None
+        ]
         return self.first
 
     def initial_tasks(self) -> list[Task]:
@@ -323,8 +394,12 @@ def _scrub_logs(paths: list[Path]) -> None:
             continue
         log = read_eval_log(str(path))
         for sample in log.samples or []:
-            for error in [sample.error] + [e.error for e in sample.events if isinstance(e, ErrorEvent)]:
-                if error is not None:  # rich may wrap a key across styled lines; the plain traceback keeps it whole
+            for error in [sample.error] + [
+                e.error for e in sample.events if isinstance(e, ErrorEvent)
+            ]:
+                if (
+                    error is not None
+                ):  # rich may wrap a key across styled lines; the plain traceback keeps it whole
                     error.traceback_ansi = error.traceback
         text = log.model_dump_json()
         clean = redact(text)
@@ -344,14 +419,26 @@ class _RedactingFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
-        except (TypeError, ValueError):  # arguments that do not fit the message: logging reports that itself
+        except (
+            TypeError,
+            ValueError,
+        ):  # arguments that do not fit the message: logging reports that itself
             return True
         if record.exc_info and record.exc_info[1] is not None:
-            message = f"{message}\n{''.join(traceback.format_exception(*record.exc_info))}"
+            message = (
+                f"{message}\n{''.join(traceback.format_exception(*record.exc_info))}"
+            )
         clean = self.clean(message)
         if clean != message:
-            record.msg, record.args, record.exc_info, record.exc_text = clean, None, None, None
-        for name, value in vars(record).items():  # inspect's trace records carry the error in extra fields
+            record.msg, record.args, record.exc_info, record.exc_text = (
+                clean,
+                None,
+                None,
+                None,
+            )
+        for name, value in vars(
+            record
+        ).items():  # inspect's trace records carry the error in extra fields
             if name not in self._STANDARD and isinstance(value, str):
                 setattr(record, name, self.clean(value))
         return True
@@ -362,8 +449,14 @@ _redacting: list[tuple[logging.Handler, _RedactingFilter]] = []
 
 def _redact_log_handlers() -> None:
     """Put a redacting filter on every log handler now installed (inspect sets its own up as an eval starts)."""
-    loggers = [logging.getLogger(), *(lg for lg in logging.Logger.manager.loggerDict.values()
-                                      if isinstance(lg, logging.Logger))]
+    loggers = [
+        logging.getLogger(),
+        *(
+            lg
+            for lg in logging.Logger.manager.loggerDict.values()
+            if isinstance(lg, logging.Logger)
+        ),
+    ]
     redacting = _RedactingFilter()
     for handler in {handler for lg in loggers for handler in lg.handlers}:
         if not any(isinstance(f, _RedactingFilter) for f in handler.filters):
@@ -400,34 +493,74 @@ def _failures(logs: list[EvalLog]) -> dict[str, str]:
     for log in logs:
         if log.status == "error":
             message = log.error.message if log.error else "the task failed"
-            failures[log.eval.task] = redact(message.strip().splitlines()[-1][:500]) or "the task failed"
+            failures[log.eval.task] = (
+                redact(message.strip().splitlines()[-1][:500]) or "the task failed"
+            )
     return failures
 
 
 # ---- reading a finished sample -------------------------------------------------------------------------
 
 
-def read_sample(sample: EvalSample, log_file: str | None = None, *, logprob_tokens: int = 8) -> SampleResult:
+def read_sample(
+    sample: EvalSample, log_file: str | None = None, *, logprob_tokens: int = 8
+) -> SampleResult:
     """The plain values of a finished sample that a stage turns into a store row."""
     events = [event for event in sample.events if isinstance(event, ModelEvent)]
     error = redact(_error_message(sample, events))
-    skipped = bool(sample.metadata.get(NO_CALL)) or _cancelled(sample) or _stopped(sample)
-    return _result(sample.metadata, sample.output, events, error=error, uuid=sample.uuid, log_file=log_file,
-                   logprob_tokens=logprob_tokens, skipped=skipped, total_time=sample.total_time)
+    skipped = (
+        bool(sample.metadata.get(NO_CALL)) or _cancelled(sample) or _stopped(sample)
+    )
+    return _result(
+        sample.metadata,
+        sample.output,
+        events,
+        error=error,
+        uuid=sample.uuid,
+        log_file=log_file,
+        logprob_tokens=logprob_tokens,
+        skipped=skipped,
+        total_time=sample.total_time,
+    )
 
 
-def read_state(state: TaskState, log_file: str | None = None, *, logprob_tokens: int = 8) -> SampleResult:
+def read_state(
+    state: TaskState, log_file: str | None = None, *, logprob_tokens: int = 8
+) -> SampleResult:
     """The same values from a running sample whose calls have just returned without error."""
     events = [event for event in transcript().events if isinstance(event, ModelEvent)]
-    return _result(state.metadata, state.output, events, error=None, uuid=state.uuid, log_file=log_file,
-                   logprob_tokens=logprob_tokens, skipped=False, total_time=None)
+    return _result(
+        state.metadata,
+        state.output,
+        events,
+        error=None,
+        uuid=state.uuid,
+        log_file=log_file,
+        logprob_tokens=logprob_tokens,
+        skipped=False,
+        total_time=None,
+    )
 
 
-def _result(metadata: Any, output: ModelOutput, events: list[ModelEvent], *, error: str | None, uuid: str | None,
-            log_file: str | None, logprob_tokens: int, skipped: bool, total_time: float | None) -> SampleResult:
+def _result(
+    metadata: Any,
+    output: ModelOutput,
+    events: list[ModelEvent],
+    *,
+    error: str | None,
+    uuid: str | None,
+    log_file: str | None,
+    logprob_tokens: int,
+    skipped: bool,
+    total_time: float | None,
+) -> SampleResult:
     last = events[-1] if events else None
     has_output = bool(output.choices) and error is None
-    usage = output.usage if output.usage is not None else (last.output.usage if last else None)
+    usage = (
+        output.usage
+        if output.usage is not None
+        else (last.output.usage if last else None)
+    )
     return SampleResult(
         metadata=metadata,
         completion=output.completion if has_output else None,
@@ -436,12 +569,17 @@ def _result(metadata: Any, output: ModelOutput, events: list[ModelEvent], *, err
         usage=_usage(usage),
         cache_hit=bool(last is not None and last.cache == "read"),
         latency_s=_latency(output, last, total_time),
-        effective_config=last.config.model_dump(exclude_none=True, exclude={"cache"}) if last else {},
+        effective_config=last.config.model_dump(exclude_none=True, exclude={"cache"})
+        if last
+        else {},
         uuid=uuid,
         log_file=log_file,
         logprobs=_logprobs(output, logprob_tokens) if has_output else None,
         skipped=skipped,
-        calls=tuple((str(event.model), _usage(event.output.usage), event.cache == "read") for event in events),
+        calls=tuple(
+            (str(event.model), _usage(event.output.usage), event.cache == "read")
+            for event in events
+        ),
         score=metadata.get(VERDICT),
     )
 
@@ -451,14 +589,24 @@ def _logprobs(output: ModelOutput, tokens: int) -> list[dict[str, Any]] | None:
     logprobs = output.choices[0].logprobs
     if logprobs is None or not logprobs.content:
         return None
-    return [{"token": lp.token, "logprob": lp.logprob,
-             "top": [{"token": top.token, "logprob": top.logprob} for top in lp.top_logprobs or []]}
-            for lp in logprobs.content[:tokens]]
+    return [
+        {
+            "token": lp.token,
+            "logprob": lp.logprob,
+            "top": [
+                {"token": top.token, "logprob": top.logprob}
+                for top in lp.top_logprobs or []
+            ],
+        }
+        for lp in logprobs.content[:tokens]
+    ]
 
 
 def _cancelled(sample: EvalSample) -> bool:
     """Cut off by Ctrl-C mid-call: not a provider failure, so its cell stays missing rather than errored."""
-    return sample.error is not None and sample.error.message.startswith("CancelledError")
+    return sample.error is not None and sample.error.message.startswith(
+        "CancelledError"
+    )
 
 
 def _stopped(sample: EvalSample) -> bool:
@@ -475,7 +623,9 @@ def _error_message(sample: EvalSample, events: list[ModelEvent]) -> str | None:
     refusal = _last_refusal.pop(sample.uuid, None) if sample.uuid else None
     if sample.error is None:
         return None
-    message = next((event.error for event in reversed(events) if event.error), sample.error.message)
+    message = next(
+        (event.error for event in reversed(events) if event.error), sample.error.message
+    )
     if refusal and message.startswith("AttemptTimeoutError"):
         return f"{refusal} (after attempt timeout: {message})"
     return message
@@ -506,7 +656,10 @@ class _RefusalRecorder(logging.Handler):
 
 @contextlib.contextmanager
 def _recording_refusals() -> Iterator[None]:
-    logger, recorder = logging.getLogger(_HTTP_LOGGER), _RefusalRecorder(level=HTTP_LOG_LEVEL)
+    logger, recorder = (
+        logging.getLogger(_HTTP_LOGGER),
+        _RefusalRecorder(level=HTTP_LOG_LEVEL),
+    )
     logger.addHandler(recorder)
     try:
         yield
@@ -517,8 +670,16 @@ def _recording_refusals() -> Iterator[None]:
 
 def _usage(usage: Any) -> dict[str, int | None]:
     if usage is None:
-        return dict.fromkeys(("input_tokens", "output_tokens", "total_tokens", "cache_read_tokens",
-                              "cache_write_tokens", "reasoning_tokens"))
+        return dict.fromkeys(
+            (
+                "input_tokens",
+                "output_tokens",
+                "total_tokens",
+                "cache_read_tokens",
+                "cache_write_tokens",
+                "reasoning_tokens",
+            )
+        )
     return {
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
@@ -529,7 +690,9 @@ def _usage(usage: Any) -> dict[str, int | None]:
     }
 
 
-def _latency(output: ModelOutput, last: ModelEvent | None, total_time: float | None) -> float | None:
+def _latency(
+    output: ModelOutput, last: ModelEvent | None, total_time: float | None
+) -> float | None:
     if output.time is not None:
         return float(output.time)
     if last is not None and last.working_time is not None:
@@ -549,10 +712,15 @@ def check_providers(models: list[str]) -> None:
     from . import _registry  # noqa: F401 - itemeval's own offline provider, whatever the entry points say
 
     ensure_entry_points()  # providers of installed packages
-    known = {registry_unqualified_name(info) for info in registry_find(lambda info: info.type == "modelapi")}
+    known = {
+        registry_unqualified_name(info)
+        for info in registry_find(lambda info: info.type == "modelapi")
+    }
     unknown = sorted({m for m in models if m.partition("/")[0] not in known})
     if unknown:
         providers = ", ".join(sorted({m.partition("/")[0] for m in unknown}))
-        raise ConfigError(f"unknown model provider in {', '.join(map(repr, unknown))}: inspect-ai knows no provider "
-                          f"{providers!r}; check the spelling, or install the provider's package (see inspect-ai's "
-                          "list of model providers)")
+        raise ConfigError(
+            f"unknown model provider in {', '.join(map(repr, unknown))}: inspect-ai knows no provider "
+            f"{providers!r}; check the spelling, or install the provider's package (see inspect-ai's "
+            "list of model providers)"
+        )

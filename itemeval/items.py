@@ -40,21 +40,29 @@ def read_local_rows(path: Path) -> list[dict[str, Any]]:
         raise ConfigError(f"benchmark.datasets: dataset file not found: {path}")
     suffix = path.suffix.lower()
     if suffix not in LOCAL_SUFFIXES:
-        raise ConfigError(f"benchmark.datasets: {path}: unsupported file type {suffix!r} (use {', '.join(LOCAL_SUFFIXES)})")
+        raise ConfigError(
+            f"benchmark.datasets: {path}: unsupported file type {suffix!r} (use {', '.join(LOCAL_SUFFIXES)})"
+        )
     return _READERS[suffix](path)
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     rows = []
-    for number, line in enumerate(read_utf8(path, "dataset").split("\n"), start=1):  # not splitlines: U+2028 is JSON
+    for number, line in enumerate(
+        read_utf8(path, "dataset").split("\n"), start=1
+    ):  # not splitlines: U+2028 is JSON
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ConfigError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
+            raise ConfigError(
+                f"{path}: line {number}: not valid JSON ({exc.msg})"
+            ) from None
         if not isinstance(row, dict):
-            raise ConfigError(f"{path}: line {number}: expected a JSON object, got {type(row).__name__}")
+            raise ConfigError(
+                f"{path}: line {number}: expected a JSON object, got {type(row).__name__}"
+            )
         rows.append(row)
     return rows
 
@@ -63,11 +71,15 @@ def _read_json(path: Path) -> list[dict[str, Any]]:
     try:
         data = json.loads(read_utf8(path, "dataset"))
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
+        raise ConfigError(
+            f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})"
+        ) from None
     if isinstance(data, dict):
         data = data.get("data", data.get("rows"))
     if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
-        raise ConfigError(f"{path}: expected a list of objects, or an object with a `data` or `rows` list of objects")
+        raise ConfigError(
+            f"{path}: expected a list of objects, or an object with a `data` or `rows` list of objects"
+        )
     return data
 
 
@@ -77,7 +89,9 @@ def _read_csv(path: Path) -> list[dict[str, Any]]:
         rows = []
         for row in reader:
             if None in row:
-                raise ConfigError(f"{path}: line {reader.line_num}: more fields than the header has")
+                raise ConfigError(
+                    f"{path}: line {reader.line_num}: more fields than the header has"
+                )
             rows.append(dict(row))
     return rows
 
@@ -100,11 +114,15 @@ _READERS: dict[str, Callable[[Path], list[dict[str, Any]]]] = {
 }
 
 
-def load_local(spec: DatasetSpec, loaded: LoadedConfig, pinned: str | None) -> RawDataset:
+def load_local(
+    spec: DatasetSpec, loaded: LoadedConfig, pinned: str | None
+) -> RawDataset:
     path = loaded.input_path(spec.id)
     rows = read_local_rows(path)
     revision = "sha256:" + bytes_hash(path.read_bytes())[:16]
-    return RawDataset(key=spec.id, short_name=path.stem, adapter="local", revision=revision, rows=rows)
+    return RawDataset(
+        key=spec.id, short_name=path.stem, adapter="local", revision=revision, rows=rows
+    )
 
 
 # ---- the Hugging Face Hub (optional extra) ------------------------------------------------------
@@ -127,7 +145,9 @@ def resolve_hf_commit(repo_id: str, revision: str | None) -> str:
     return hub.HfApi().dataset_info(repo_id, revision=revision).sha
 
 
-def read_hf_rows(repo_id: str, name: str | None, split: str, commit: str) -> list[dict[str, Any]]:
+def read_hf_rows(
+    repo_id: str, name: str | None, split: str, commit: str
+) -> list[dict[str, Any]]:
     datasets, _ = _hf_modules()
     return list(datasets.load_dataset(repo_id, name, split=split, revision=commit))
 
@@ -138,7 +158,9 @@ def load_hf(spec: DatasetSpec, loaded: LoadedConfig, pinned: str | None) -> RawD
     split = spec.split or "test"
     rows = read_hf_rows(spec.id, spec.name, split, commit)
     key = ":".join(part for part in (spec.id, spec.name, split) if part)
-    return RawDataset(key=key, short_name=spec.id, adapter="hf", revision=commit, rows=rows)
+    return RawDataset(
+        key=key, short_name=spec.id, adapter="hf", revision=commit, rows=rows
+    )
 
 
 ADAPTERS: dict[str, Callable[[DatasetSpec, LoadedConfig, str | None], RawDataset]] = {
@@ -150,7 +172,9 @@ ADAPTERS: dict[str, Callable[[DatasetSpec, LoadedConfig, str | None], RawDataset
 def dataset_key(spec: DatasetSpec, adapter: str) -> str:
     """The name a dataset is pinned under, known before it is loaded."""
     if adapter == "hf":
-        return ":".join(part for part in (spec.id, spec.name, spec.split or "test") if part)
+        return ":".join(
+            part for part in (spec.id, spec.name, spec.split or "test") if part
+        )
     return spec.id
 
 
@@ -165,8 +189,12 @@ def map_rows(raw: RawDataset, mapping: Mapping, limit: int | None) -> list[Item]
 
 
 def _check_columns(raw: RawDataset, mapping: Mapping, first: dict[str, Any]) -> None:
-    wanted = [("input", mapping.input), ("target", mapping.target), ("grading_scheme", mapping.grading_scheme),
-              ("choices", mapping.choices)]
+    wanted = [
+        ("input", mapping.input),
+        ("target", mapping.target),
+        ("grading_scheme", mapping.grading_scheme),
+        ("choices", mapping.choices),
+    ]
     wanted += [("metadata", column) for column in mapping.metadata]
     if mapping.id and "{" not in mapping.id:
         wanted.append(("id", mapping.id))
@@ -176,7 +204,9 @@ def _check_columns(raw: RawDataset, mapping: Mapping, first: dict[str, Any]) -> 
             _require_column(raw, first, f"benchmark.mapping.{field}", column)
 
 
-def _require_column(raw: RawDataset, row: dict[str, Any], field: str, column: str) -> None:
+def _require_column(
+    raw: RawDataset, row: dict[str, Any], field: str, column: str
+) -> None:
     if column not in row:
         raise ConfigError(
             f"{field}: column {column!r} not in dataset {raw.key}; its columns are: {', '.join(map(str, row))}"
@@ -186,7 +216,9 @@ def _require_column(raw: RawDataset, row: dict[str, Any], field: str, column: st
 def _id_columns(template: str | None) -> list[str]:
     if not template or "{" not in template:
         return []
-    return [name for name in _ID_TOKEN.findall(template) if name not in ("row", "dataset")]
+    return [
+        name for name in _ID_TOKEN.findall(template) if name not in ("row", "dataset")
+    ]
 
 
 def _row_name(mapping: Mapping, row: dict[str, Any], index: int) -> str:
@@ -196,7 +228,9 @@ def _row_name(mapping: Mapping, row: dict[str, Any], index: int) -> str:
     return f"row {index + 1}" + (f" (id {value!r})" if value not in (None, "") else "")
 
 
-def _map_row(raw: RawDataset, mapping: Mapping, row: dict[str, Any], index: int) -> Item:
+def _map_row(
+    raw: RawDataset, mapping: Mapping, row: dict[str, Any], index: int
+) -> Item:
     text = _as_text(row.get(mapping.input))
     if not text.strip():
         raise ConfigError(
@@ -211,7 +245,9 @@ def _map_row(raw: RawDataset, mapping: Mapping, row: dict[str, Any], index: int)
         target=_target_text(targets),
         targets=targets,
         choices=_choices(raw, mapping.choices, row, index) if mapping.choices else (),
-        grading_scheme=scheme if scheme is None or isinstance(scheme, str) else canonical_json(_jsonable(scheme)),
+        grading_scheme=scheme
+        if scheme is None or isinstance(scheme, str)
+        else canonical_json(_jsonable(scheme)),
         metadata={column: _jsonable(row.get(column)) for column in mapping.metadata},
         dataset_id=raw.key,
         dataset_revision=raw.revision,
@@ -235,7 +271,9 @@ def _target_text(targets: tuple[str, ...]) -> str:
     return canonical_json(list(targets)) if targets else ""
 
 
-def _choices(raw: RawDataset, column: str, row: dict[str, Any], index: int) -> tuple[str, ...]:
+def _choices(
+    raw: RawDataset, column: str, row: dict[str, Any], index: int
+) -> tuple[str, ...]:
     value = _jsonable(row.get(column))
     if isinstance(value, str):
         try:
@@ -243,12 +281,16 @@ def _choices(raw: RawDataset, column: str, row: dict[str, Any], index: int) -> t
         except json.JSONDecodeError:
             pass
     if not isinstance(value, list) or not value:
-        raise ConfigError(f"benchmark.mapping.choices: dataset {raw.key} row {index + 1} has {column!r} = {value!r}; "
-                          "it must be a non-empty list of option texts (in CSV, a JSON list such as [\"Paris\", \"Rome\"])")
+        raise ConfigError(
+            f"benchmark.mapping.choices: dataset {raw.key} row {index + 1} has {column!r} = {value!r}; "
+            'it must be a non-empty list of option texts (in CSV, a JSON list such as ["Paris", "Rome"])'
+        )
     return tuple(_as_text(v) for v in value)
 
 
-def _item_id(raw: RawDataset, template: str | None, row: dict[str, Any], index: int) -> str:
+def _item_id(
+    raw: RawDataset, template: str | None, row: dict[str, Any], index: int
+) -> str:
     template = template or "{row}"
     if "{" not in template:
         return _as_text(row.get(template))
@@ -299,6 +341,6 @@ def check_unique(items: Iterable[Item]) -> None:
             )
             raise ConfigError(
                 f"benchmark.mapping.id: duplicate item id {item.id!r} in {where}; "
-                "map `id` to a unique column or use a template like \"{dataset}:{row}\""
+                'map `id` to a unique column or use a template like "{dataset}:{row}"'
             )
         seen[item.id] = item

@@ -43,7 +43,9 @@ class JudgeParse:
 
     def __post_init__(self) -> None:
         if (self.score is None) != (self.parse_error is not None):
-            raise ValueError(f"JudgeParse needs a score or a parse_error, not both or neither: {self}")
+            raise ValueError(
+                f"JudgeParse needs a score or a parse_error, not both or neither: {self}"
+            )
 
     @property
     def parse_ok(self) -> bool:
@@ -89,7 +91,9 @@ def _brace_ends(text: str, start: int, stop: int) -> dict[int, int | None]:
     return ends
 
 
-def _object_spans(text: str, start: int = 0, stop: int | None = None) -> list[tuple[int, int]]:
+def _object_spans(
+    text: str, start: int = 0, stop: int | None = None
+) -> list[tuple[int, int]]:
     """Balanced, non-overlapping `{...}` spans in `text[start:stop]`, left to right.
 
     A `{` that never closes (prose, a LaTeX `\\left\\{`, a reply cut off mid-object) is skipped, so a
@@ -140,7 +144,9 @@ def _tolerant_json(text: str) -> str:
             continue
         if char == '"':
             in_string = not in_string
-        elif not in_string and char == "," and _TRAILING_COMMA_END.match(text, index + 1):
+        elif (
+            not in_string and char == "," and _TRAILING_COMMA_END.match(text, index + 1)
+        ):
             char = ""  # a trailing comma: tolerated, the judge's intent is unambiguous
         out.append(char)
         index += 1
@@ -160,14 +166,19 @@ def _load_object(span: str) -> dict[str, Any] | None:
             parse_float=_RawNumber,
             parse_constant=_RawNumber,
         )
-    except (json.JSONDecodeError, RecursionError):  # RecursionError: absurdly deep nesting
+    except (
+        json.JSONDecodeError,
+        RecursionError,
+    ):  # RecursionError: absurdly deep nesting
         return None
     return value if isinstance(value, dict) else None
 
 
 _CANDIDATE = re.compile(r"""\{\s*(?:["'}]|[A-Za-z_]\w*\s*:)""")
 """How a JSON object (or a judge's failed attempt at one: single quotes, bare keys) opens; `{1, 2}` does not."""
-_CODE_FENCE = re.compile(r"```[ \t]*(?!json\b|jsonc\b|JSON\b)[A-Za-z][\w+-]*[^\n]*\n.*?```", re.DOTALL)
+_CODE_FENCE = re.compile(
+    r"```[ \t]*(?!json\b|jsonc\b|JSON\b)[A-Za-z][\w+-]*[^\n]*\n.*?```", re.DOTALL
+)
 
 
 def last_candidate(text: str) -> str | None:
@@ -178,12 +189,14 @@ def last_candidate(text: str) -> str | None:
     as the unclosed text so it fails to parse: an earlier object never stands in for it.
     """
     visible = _CODE_FENCE.sub(lambda match: " " * len(match.group(0)), text)
-    spans = [span for span in _object_spans(visible) if _CANDIDATE.match(visible, span[0])]
+    spans = [
+        span for span in _object_spans(visible) if _CANDIDATE.match(visible, span[0])
+    ]
     after = spans[-1][1] if spans else 0
     unclosed = _CANDIDATE.search(visible, after)
     if unclosed is not None:
-        return text[unclosed.start():]
-    return text[spans[-1][0]:spans[-1][1]] if spans else None
+        return text[unclosed.start() :]
+    return text[spans[-1][0] : spans[-1][1]] if spans else None
 
 
 # --- reading the score --------------------------------------------------------------------------
@@ -195,7 +208,11 @@ _NON_FINITE_STRING = re.compile(r"[-+]?(?:nan|inf|infinity)", re.IGNORECASE)
 def _plain(value: Any) -> Any:
     """The value with raw numbers turned back into numbers, for writing as JSON text."""
     if isinstance(value, _RawNumber):
-        return float(value) if value[-1:].isalpha() or "." in value or "e" in value.lower() else int(value)
+        return (
+            float(value)
+            if value[-1:].isalpha() or "." in value or "e" in value.lower()
+            else int(value)
+        )
     if isinstance(value, list):
         return [_plain(item) for item in value]
     if isinstance(value, dict):
@@ -204,7 +221,11 @@ def _plain(value: Any) -> Any:
 
 
 def _json_text(value: Any) -> str:
-    return str(value) if isinstance(value, _RawNumber) else json.dumps(_plain(value), ensure_ascii=False)
+    return (
+        str(value)
+        if isinstance(value, _RawNumber)
+        else json.dumps(_plain(value), ensure_ascii=False)
+    )
 
 
 def _score_value(value: Any) -> tuple[float | None, str | None]:
@@ -233,7 +254,9 @@ def _score_value(value: Any) -> tuple[float | None, str | None]:
 
 def _reasoning(value: Any) -> str | None:
     if value is None or isinstance(value, str):
-        return None if value is None else str(value)  # str() also unwraps a numeric reasoning
+        return (
+            None if value is None else str(value)
+        )  # str() also unwraps a numeric reasoning
     return _json_text(value)
 
 
@@ -255,8 +278,12 @@ def parse_judge_reply(text: str) -> JudgeParse:
     if "score" not in obj:
         return _failed("no_score_in_json")
     score, error = _score_value(obj["score"])
-    return JudgeParse(score=score, score_raw=_json_text(obj["score"]), reasoning=_reasoning(obj.get("reasoning")),
-                      parse_error=error)
+    return JudgeParse(
+        score=score,
+        score_raw=_json_text(obj["score"]),
+        reasoning=_reasoning(obj.get("reasoning")),
+        parse_error=error,
+    )
 
 
 def _failed(code: str) -> JudgeParse:

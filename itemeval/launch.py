@@ -7,6 +7,7 @@ cap from one budget actor in chunks. Every shard gets its share of each model's 
 holds the study lock for the whole run, which makes it the run's lease: a second launcher (or any writing
 command) exits 5 naming it. Shards need no lock.
 """
+
 from __future__ import annotations
 
 import signal
@@ -74,7 +75,13 @@ class _Plan:
     """The conditions the manifest records."""
 
 
-def run_launch(study: Study, options: LaunchOptions, *, ask: Ask | None = None, tell: Tell | None = None) -> StageResult:
+def run_launch(
+    study: Study,
+    options: LaunchOptions,
+    *,
+    ask: Ask | None = None,
+    tell: Tell | None = None,
+) -> StageResult:
     """Estimate and gate the whole plan once, run the shards, merge their journal parts, write one manifest."""
     _check(options)
     result = StageResult(stage=options.stage, study=study.config.study)
@@ -86,21 +93,36 @@ def run_launch(study: Study, options: LaunchOptions, *, ask: Ask | None = None, 
         run.approve(work.lines, ask, tell)
         run.begin(work.generate, work.grade)
         _wait_for_orphans(study, tell)
-        shard_of = {k: plan.Shard(k, options.shards, options.shard_by) for k in range(options.shards)}
+        shard_of = {
+            k: plan.Shard(k, options.shards, options.shard_by)
+            for k in range(options.shards)
+        }
         caps = _caps(run.max_usd, work, shard_of)
         if options.engine == "ray":
             from .ray_engine import run_shards
 
-            outcomes, interrupted = run_shards(options.shards, shard_args(options), run.max_usd,
-                                               address=options.address, gpus_per_shard=options.gpus_per_shard)
+            outcomes, interrupted = run_shards(
+                options.shards,
+                shard_args(options),
+                run.max_usd,
+                address=options.address,
+                gpus_per_shard=options.gpus_per_shard,
+            )
         else:
-            outcomes, interrupted = _run_shards(options, caps, study.paths.root / "logs" / "launch" / run.run_id,
-                                                tell)
+            outcomes, interrupted = _run_shards(
+                options, caps, study.paths.root / "logs" / "launch" / run.run_id, tell
+            )
         summaries = {c.condition_id: c for c in result.conditions}
 
-        def count(store: str, row: dict[str, Any]) -> None:  # every row the shards journaled, retries included
-            summary = summaries.get(row.get("grade_condition_id") or row.get("condition_id"))
-            if summary is not None and store == ("grades" if options.stage == "grade" else "solutions"):
+        def count(
+            store: str, row: dict[str, Any]
+        ) -> None:  # every row the shards journaled, retries included
+            summary = summaries.get(
+                row.get("grade_condition_id") or row.get("condition_id")
+            )
+            if summary is not None and store == (
+                "grades" if options.stage == "grade" else "solutions"
+            ):
                 summary.add(row)
 
         commit_parts(study.paths, count)  # the commit: this process holds the lock
@@ -116,25 +138,33 @@ def _wait_for_orphans(study: Study, tell: Tell | None) -> None:
     deadline = time.monotonic() + drain_seconds() + ORPHAN_GRACE_S
     pids = live_writers(study.paths, "shard-")
     if pids and tell is not None:
-        tell(f"waiting for the shards of an earlier launch to stop (pid {', '.join(map(str, pids))})")
+        tell(
+            f"waiting for the shards of an earlier launch to stop (pid {', '.join(map(str, pids))})"
+        )
     while pids and time.monotonic() < deadline:
         time.sleep(0.2)
         pids = live_writers(study.paths, "shard-")
     if pids:
-        raise StudyLocked(f"shards of an earlier launch are still running here (pid {', '.join(map(str, pids))}); "
-                          "stop them (kill -TERM), then launch again")
+        raise StudyLocked(
+            f"shards of an earlier launch are still running here (pid {', '.join(map(str, pids))}); "
+            "stop them (kill -TERM), then launch again"
+        )
 
 
 def _check(options: LaunchOptions) -> None:
     if options.stage not in STAGES:
         raise ConfigError(f"launch {options.stage}: the stage is generate or grade")
     if options.engine not in ENGINES:
-        raise ConfigError(f"--engine {options.engine!r}: use local (a process pool on this machine) or ray "
-                          "(install itemeval[ray]); for SLURM or Kubernetes, run `--shard K/N` as an array and then "
-                          "`itemeval commit`")
+        raise ConfigError(
+            f"--engine {options.engine!r}: use local (a process pool on this machine) or ray "
+            "(install itemeval[ray]); for SLURM or Kubernetes, run `--shard K/N` as an array and then "
+            "`itemeval commit`"
+        )
     if options.shards < 1:
         raise ConfigError(f"--shards {options.shards}: give at least 1")
-    if options.engine == "local" and (options.address is not None or options.gpus_per_shard):
+    if options.engine == "local" and (
+        options.address is not None or options.gpus_per_shard
+    ):
         raise ConfigError("--address and --gpus-per-shard need --engine ray")
     if options.engine == "ray":
         from .ray_lease import require_ray
@@ -142,7 +172,9 @@ def _check(options: LaunchOptions) -> None:
         require_ray()  # before the lock, the gate or any manifest
 
 
-def _generate_plan(study: Study, options: LaunchOptions, run: Run, result: StageResult) -> _Plan | None:
+def _generate_plan(
+    study: Study, options: LaunchOptions, run: Run, result: StageResult
+) -> _Plan | None:
     gen = options.generate
     conditions = select(study.generate, list(gen.conditions))
     check_providers([c.model for c in conditions])
@@ -151,38 +183,83 @@ def _generate_plan(study: Study, options: LaunchOptions, run: Run, result: Stage
     result.notes.extend(superseded_notes(study, conditions))
     if cells.empty:
         return None
-    lines = lines_for_specs("generate", task_specs(study, conditions, cells), {c.id: c.slug for c in conditions},
-                            observed=observed_lengths(study, "generate"), prices=run.prices)
-    return _Plan(cells, "condition_id", {c.id: c.model for c in conditions}, lines, conditions, [])
+    lines = lines_for_specs(
+        "generate",
+        task_specs(study, conditions, cells),
+        {c.id: c.slug for c in conditions},
+        observed=observed_lengths(study, "generate"),
+        prices=run.prices,
+    )
+    return _Plan(
+        cells,
+        "condition_id",
+        {c.id: c.model for c in conditions},
+        lines,
+        conditions,
+        [],
+    )
 
 
-def _grade_plan(study: Study, options: LaunchOptions, run: Run, result: StageResult) -> _Plan | None:
+def _grade_plan(
+    study: Study, options: LaunchOptions, run: Run, result: StageResult
+) -> _Plan | None:
     opts = options.grade
     generate, grade = select_conditions(study, opts)
-    check_providers([m for c in grade if c.kind != "verifiable" for m in (c.grader_model or "").split(",") if m])
-    todo = pending(study, generate, grade, opts.items(study), force=False, only=opts.only)
-    planned = todo.groupby("grade_condition_id").size().to_dict() if not todo.empty else {}
-    result.conditions = [ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in grade]
+    check_providers(
+        [
+            m
+            for c in grade
+            if c.kind != "verifiable"
+            for m in (c.grader_model or "").split(",")
+            if m
+        ]
+    )
+    todo = pending(
+        study, generate, grade, opts.items(study), force=False, only=opts.only
+    )
+    planned = (
+        todo.groupby("grade_condition_id").size().to_dict() if not todo.empty else {}
+    )
+    result.conditions = [
+        ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in grade
+    ]
     result.notes.extend(grade_superseded_notes(study, grade))
     if todo.empty:
         return None
     specs = judge_specs(study, todo, [c for c in grade if c.kind != "verifiable"])
     lines = estimate_lines(study, todo, grade, specs, run.prices)
-    return _Plan(todo, "grade_condition_id", {c.id: c.grader_model or c.scorer for c in grade}, lines, generate, grade)
+    return _Plan(
+        todo,
+        "grade_condition_id",
+        {c.id: c.grader_model or c.scorer for c in grade},
+        lines,
+        generate,
+        grade,
+    )
 
 
-def _caps(max_usd: float | None, work: _Plan, shards: dict[int, plan.Shard]) -> dict[int, float | None]:
+def _caps(
+    max_usd: float | None, work: _Plan, shards: dict[int, plan.Shard]
+) -> dict[int, float | None]:
     """Each shard's part of the cap, in proportion to its cells' ceiling: the parts add up to max_usd."""
     if max_usd is None:
         return dict.fromkeys(shards)
     ceiling: dict[str, float] = {}
     for line in work.lines:  # a model-graded panel has a line per model
-        ceiling[line.condition_id] = ceiling.get(line.condition_id, 0.0) + (line.usd_ceiling or 0.0)
+        ceiling[line.condition_id] = ceiling.get(line.condition_id, 0.0) + (
+            line.usd_ceiling or 0.0
+        )
     counts = work.cells[work.column].value_counts().to_dict()
-    per_cell = {cid: usd / counts[cid] for cid, usd in ceiling.items() if counts.get(cid)}
+    per_cell = {
+        cid: usd / counts[cid] for cid, usd in ceiling.items() if counts.get(cid)
+    }
     weight = work.cells[work.column].map(per_cell).fillna(0.0)
-    shares = {k: float(weight[plan.in_shard(work.cells, shard, work.column, work.owners)].sum())
-              for k, shard in shards.items()}
+    shares = {
+        k: float(
+            weight[plan.in_shard(work.cells, shard, work.column, work.owners)].sum()
+        )
+        for k, shard in shards.items()
+    }
     total = sum(shares.values()) or 1.0
     return {k: max_usd * share / total for k, share in shares.items()}
 
@@ -190,9 +267,21 @@ def _caps(max_usd: float | None, work: _Plan, shards: dict[int, plan.Shard]) -> 
 def shard_args(options: LaunchOptions) -> list[str]:
     """The arguments every shard shares, after `itemeval`; each adds `--shard K/N` and its cap."""
     opts = options.stage_options
-    args = [options.stage, str(Path(options.config).resolve()), "--shard-by", options.shard_by, "--yes", "--json",
-            "--display", "none"]
-    args += ["-C", str(Path(options.base_dir).resolve())] if options.base_dir is not None else []
+    args = [
+        options.stage,
+        str(Path(options.config).resolve()),
+        "--shard-by",
+        options.shard_by,
+        "--yes",
+        "--json",
+        "--display",
+        "none",
+    ]
+    args += (
+        ["-C", str(Path(options.base_dir).resolve())]
+        if options.base_dir is not None
+        else []
+    )
     for condition in opts.conditions:
         args += ["--condition", condition]
     args += ["--limit", str(opts.limit)] if opts.limit is not None else []
@@ -200,20 +289,31 @@ def shard_args(options: LaunchOptions) -> list[str]:
         args += ["--sample", str(opts.sample), "--seed", str(opts.seed)]
         args += ["--stratify", opts.stratify] if opts.stratify else []
     if options.stage == "grade":
-        for flag, values in (("--grader", options.grade.graders), ("--rubric", options.grade.rubrics),
-                             ("--only", options.grade.only)):
+        for flag, values in (
+            ("--grader", options.grade.graders),
+            ("--rubric", options.grade.rubrics),
+            ("--only", options.grade.only),
+        ):
             for value in values:
                 args += [flag, value]
     return args
 
 
 def _command(options: LaunchOptions, index: int, cap: float | None) -> list[str]:
-    return [sys.executable, "-m", "itemeval", *shard_args(options), "--shard", f"{index}/{options.shards}",
-            *(usd_arg(cap) if cap is not None else [])]
+    return [
+        sys.executable,
+        "-m",
+        "itemeval",
+        *shard_args(options),
+        "--shard",
+        f"{index}/{options.shards}",
+        *(usd_arg(cap) if cap is not None else []),
+    ]
 
 
-def _run_shards(options: LaunchOptions, caps: dict[int, float | None], logs: Path,
-                tell: Tell | None) -> tuple[dict[int, dict[str, Any]], bool]:
+def _run_shards(
+    options: LaunchOptions, caps: dict[int, float | None], logs: Path, tell: Tell | None
+) -> tuple[dict[int, dict[str, Any]], bool]:
     """Start every shard, wait for all, retry a failed one; (outcomes, whether the launcher was interrupted).
 
     Shards run in sessions of their own, so a terminal's Ctrl-C reaches only the launcher, which passes
@@ -223,8 +323,11 @@ def _run_shards(options: LaunchOptions, caps: dict[int, float | None], logs: Pat
     tries = dict.fromkeys(caps, 0)
 
     def start(k: int) -> ShardProcess:
-        return ShardProcess.start(_command(options, k, caps[k]), logs,
-                                  f"shard-{k}-of-{options.shards}-attempt-{tries[k] + 1}")
+        return ShardProcess.start(
+            _command(options, k, caps[k]),
+            logs,
+            f"shard-{k}-of-{options.shards}-attempt-{tries[k] + 1}",
+        )
 
     procs = {k: start(k) for k in caps}
     outcomes: dict[int, dict[str, Any]] = {}
@@ -236,7 +339,9 @@ def _run_shards(options: LaunchOptions, caps: dict[int, float | None], logs: Pat
             if outcome["retry"] and tries[k] < RETRIES:
                 tries[k] += 1
                 if tell is not None:
-                    tell(f"shard {k}/{options.shards} failed ({outcome['message']}); running it again")
+                    tell(
+                        f"shard {k}/{options.shards} failed ({outcome['message']}); running it again"
+                    )
                 procs[k] = start(k)
                 continue
             outcomes[k] = outcome
@@ -257,8 +362,11 @@ def _combine(result: StageResult, outcomes: dict[int, dict[str, Any]]) -> None:
     codes = {k: o["code"] for k, o in outcomes.items()}
     if any(o["retry"] for o in outcomes.values()):
         result.outcome = "failed"
-        result.notes.extend(f"shard {k} failed: {outcomes[k]['message']}" for k in sorted(outcomes)
-                            if outcomes[k]["retry"])
+        result.notes.extend(
+            f"shard {k} failed: {outcomes[k]['message']}"
+            for k in sorted(outcomes)
+            if outcomes[k]["retry"]
+        )
     elif any(code in SIGNALLED for code in codes.values()):
         result.outcome = "interrupted"
     elif any(code == EXIT_BUDGET for code in codes.values()):

@@ -26,7 +26,9 @@ RESERVE_MIN_BYTES = 256 * 1024
 fits even when the run filled the disk."""
 _PACKAGES = ("itemeval", "inspect-ai", "pyarrow", "pandas", "pydantic", "openai")
 # A command line can carry a key (`--api-key sk-...`, `KEY=...`); mask anything that looks like one.
-_SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|(?i:(?:api[_-]?key|token|secret)[=:])\S+)")
+_SECRET = re.compile(
+    r"(sk-[A-Za-z0-9_\-]{8,}|(?i:(?:api[_-]?key|token|secret)[=:])\S+)"
+)
 
 
 _command_line: list[str] | None = None
@@ -39,7 +41,9 @@ def set_command_line(argv: list[str]) -> None:
 
 
 def command_line() -> list[str]:
-    return redact(_command_line if _command_line is not None else ["itemeval", *sys.argv[1:]])
+    return redact(
+        _command_line if _command_line is not None else ["itemeval", *sys.argv[1:]]
+    )
 
 
 def close_abandoned(manifests: Path) -> int:
@@ -52,7 +56,11 @@ def close_abandoned(manifests: Path) -> int:
         if '"outcome": "running"' not in text:
             continue
         data = json.loads(text)
-        data.update(outcome="interrupted", ended_at=None, note="the process ended without finishing its manifest")
+        data.update(
+            outcome="interrupted",
+            ended_at=None,
+            note="the process ended without finishing its manifest",
+        )
         write_json_atomic(path, data)
         closed += 1
     return closed
@@ -82,17 +90,36 @@ def redact(argv: list[str]) -> list[str]:
 
 
 def _generate_entry(condition: GenerateCondition) -> dict[str, Any]:
-    return {"id": condition.id, "slug": condition.slug, "model": condition.model, "payload": condition.payload,
-            "requested_params": condition.params}
+    return {
+        "id": condition.id,
+        "slug": condition.slug,
+        "model": condition.model,
+        "payload": condition.payload,
+        "requested_params": condition.params,
+    }
 
 
 def _grade_entry(condition: GradeCondition) -> dict[str, Any]:
-    return {"id": condition.id, "slug": condition.slug, "kind": condition.kind, "payload": condition.payload}
+    return {
+        "id": condition.id,
+        "slug": condition.slug,
+        "kind": condition.kind,
+        "payload": condition.payload,
+    }
 
 
 def _templates(study: Study) -> list[dict[str, Any]]:
     templates = [*study.prompts.values(), *study.rubrics.values()]
-    return [{"kind": t.kind, "ref": t.ref, "hash": t.hash, "source": t.source, "path": t.path} for t in templates]
+    return [
+        {
+            "kind": t.kind,
+            "ref": t.ref,
+            "hash": t.hash,
+            "source": t.source,
+            "path": t.path,
+        }
+        for t in templates
+    ]
 
 
 @dataclass
@@ -112,7 +139,9 @@ class Manifest:
 
     def hold_reserve(self) -> None:
         """Take the reserve; on a disk already too full this raises OSError before anything is spent."""
-        reserve_space(self.reserve, max(RESERVE_MIN_BYTES, 4 * self.path.stat().st_size))
+        reserve_space(
+            self.reserve, max(RESERVE_MIN_BYTES, 4 * self.path.stat().st_size)
+        )
 
     def finish(self, outcome: Outcome, **results: Any) -> None:
         self.reserve.unlink(missing_ok=True)
@@ -144,13 +173,21 @@ def start_manifest(
         "options": options,
         "datasets": [vars(d) for d in study.datasets],
         "templates": _templates(study),
-        "models": sorted({c.model for c in generate} | {c.grader_model for c in grade if c.grader_model}),
+        "models": sorted(
+            {c.model for c in generate}
+            | {c.grader_model for c in grade if c.grader_model}
+        ),
         "seeds": sorted({c.params["seed"] for c in generate if "seed" in c.params}),
         "replications": study.replications,
         "versions": package_versions(),
-        "grid": {"generate": [_generate_entry(c) for c in study.generate],
-                 "grade": [_grade_entry(c) for c in study.grade]},
-        "selected": {"generate": [c.id for c in generate], "grade": [c.id for c in grade]},
+        "grid": {
+            "generate": [_generate_entry(c) for c in study.generate],
+            "grade": [_grade_entry(c) for c in study.grade],
+        },
+        "selected": {
+            "generate": [c.id for c in generate],
+            "grade": [c.id for c in grade],
+        },
         "estimate": estimate,
     }
     manifest = Manifest(path=study.paths.manifests / f"{run_id}.json", data=data)

@@ -48,8 +48,15 @@ BASE_RATES = {"arith-good": 0.92, "arith-fair": 0.72, "arith-weak": 0.45}
 DEFAULT_TEMPERATURE = 1.0  # what OpenAI-style APIs use when none is sent
 MODEL_ARGS = {"latency", "fail_rate", "malformed_rate", "scale"}
 _NORMAL = NormalDist()
-_REASONING_CUE = re.compile(r"step[- ]by[- ]step|show (?:your )?work|think carefully", re.I)
-_OPENERS = ("Let me work through this.", "I'll solve it step by step.", "Breaking the problem down:", "Let's compute carefully.")
+_REASONING_CUE = re.compile(
+    r"step[- ]by[- ]step|show (?:your )?work|think carefully", re.I
+)
+_OPENERS = (
+    "Let me work through this.",
+    "I'll solve it step by step.",
+    "Breaking the problem down:",
+    "Let's compute carefully.",
+)
 
 
 def unit(*parts: object) -> float:
@@ -70,7 +77,14 @@ def _failure_draw(name: str, prompt: str, epoch: int) -> float:
     """
     key = (name, prompt, epoch)
     _attempts[key] = attempt = _attempts.get(key, 0) + 1
-    return unit("fail", name, prompt, epoch, attempt, os.environ.get("ITEMEVAL_OFFLINE_SEED") or _PROCESS_SEED)
+    return unit(
+        "fail",
+        name,
+        prompt,
+        epoch,
+        attempt,
+        os.environ.get("ITEMEVAL_OFFLINE_SEED") or _PROCESS_SEED,
+    )
 
 
 def fmt(value: Fraction) -> str:
@@ -88,7 +102,9 @@ class Problem:
     """An arithmetic problem found in a prompt, with its worked steps."""
 
     span: str
-    steps: tuple[tuple[str, Fraction], ...]  # ("17 * 23", 391): left-hand side and its value
+    steps: tuple[
+        tuple[str, Fraction], ...
+    ]  # ("17 * 23", 391): left-hand side and its value
     hardness: int  # operations, +1 for a number >= 100, +1 for decimals
 
     @property
@@ -97,15 +113,37 @@ class Problem:
 
 
 _OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
-_APPLY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
-_WORDS = [(r"\bmultiplied by\b|\btimes\b|×", "*"), (r"\bdivided by\b|÷", "/"), (r"\bplus\b", "+"), (r"\bminus\b", "-")]
+_APPLY = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+}
+_WORDS = [
+    (r"\bmultiplied by\b|\btimes\b|×", "*"),
+    (r"\bdivided by\b|÷", "/"),
+    (r"\bplus\b", "+"),
+    (r"\bminus\b", "-"),
+]
 _CANDIDATE = re.compile(r"[\d(][\d. \t+\-*/()]*")  # one line at a time
 _CHAIN_START = re.compile(r"\bstart(?:ing)? with (\d+(?:\.\d+)?)", re.I)
-_CHAIN_STEP = re.compile(r"\b(add|plus|subtract|minus|multiply by|times|divide by)\s+(\d+(?:\.\d+)?)", re.I)
-_CHAIN_SYMBOL = {"add": "+", "plus": "+", "subtract": "-", "minus": "-", "multiply by": "*", "times": "*", "divide by": "/"}
+_CHAIN_STEP = re.compile(
+    r"\b(add|plus|subtract|minus|multiply by|times|divide by)\s+(\d+(?:\.\d+)?)", re.I
+)
+_CHAIN_SYMBOL = {
+    "add": "+",
+    "plus": "+",
+    "subtract": "-",
+    "minus": "-",
+    "multiply by": "*",
+    "times": "*",
+    "divide by": "/",
+}
 
 
-def _apply(symbol: str, left: Fraction, right: Fraction, steps: list[tuple[str, Fraction]]) -> Fraction:
+def _apply(
+    symbol: str, left: Fraction, right: Fraction, steps: list[tuple[str, Fraction]]
+) -> Fraction:
     if symbol == "/" and right == 0:
         raise ZeroDivisionError("division by zero in the problem")
     value = _APPLY[symbol](left, right)
@@ -126,7 +164,9 @@ def _evaluate(node: ast.AST, steps: list[tuple[str, Fraction]]) -> Fraction:
 
 def _hardness(steps: list[tuple[str, Fraction]], numbers: list[str]) -> int:
     big = any(abs(float(n)) >= 100 for n in numbers)
-    decimal = any("." in n for n in numbers) or any(v.denominator != 1 for _, v in steps)
+    decimal = any("." in n for n in numbers) or any(
+        v.denominator != 1 for _, v in steps
+    )
     return len(steps) + int(big) + int(decimal)
 
 
@@ -147,7 +187,9 @@ def _chain_problem(text: str) -> Problem | None:
     except ZeroDivisionError:
         return None
     numbers = [start[1]] + [n for _, n in moves]
-    return Problem(span=start[0] + tail, steps=tuple(steps), hardness=_hardness(steps, numbers))
+    return Problem(
+        span=start[0] + tail, steps=tuple(steps), hardness=_hardness(steps, numbers)
+    )
 
 
 def _expression_problem(text: str) -> Problem | None:
@@ -164,7 +206,9 @@ def _expression_problem(text: str) -> Problem | None:
             continue
         if steps and (best is None or len(steps) >= len(best.steps)):
             numbers = re.findall(r"\d+(?:\.\d+)?", span)
-            best = Problem(span=span, steps=tuple(steps), hardness=_hardness(steps, numbers))
+            best = Problem(
+                span=span, steps=tuple(steps), hardness=_hardness(steps, numbers)
+            )
     return best
 
 
@@ -185,7 +229,9 @@ def base_rate(model: str) -> float:
     return round(0.35 + 0.55 * unit("base-rate", model), 2)
 
 
-def correct_probability(model: str, prompt: str, problem: Problem, temperature: float) -> float:
+def correct_probability(
+    model: str, prompt: str, problem: Problem, temperature: float
+) -> float:
     """Chance that `model` answers `problem` correctly under this prompt and temperature."""
     rate = base_rate(model) + 0.06 - 0.04 * (problem.hardness - 1)
     rate += 0.03 if _REASONING_CUE.search(prompt) else 0.0
@@ -194,7 +240,15 @@ def correct_probability(model: str, prompt: str, problem: Problem, temperature: 
     return min(max(rate, 0.02), 0.99)
 
 
-def is_correct(model: str, prompt: str, problem: Problem, *, temperature: float, epoch: int, seed: int | None) -> bool:
+def is_correct(
+    model: str,
+    prompt: str,
+    problem: Problem,
+    *,
+    temperature: float,
+    epoch: int,
+    seed: int | None,
+) -> bool:
     """One deterministic draw against `correct_probability` (see the module docstring)."""
     noise = 0.6 * min(max(temperature, 0.0), 1.0)
     z = math.sqrt((1 - noise) / 2) * _NORMAL.inv_cdf(unit("item", problem.steps))
@@ -205,15 +259,28 @@ def is_correct(model: str, prompt: str, problem: Problem, *, temperature: float,
 
 def _slip(answer: Fraction, key: tuple[object, ...]) -> Fraction:
     """A plausible wrong answer: a small offset or a dropped carry."""
-    offsets = (-10, -2, -1, 1, 2, 10) if answer.denominator == 1 else (Fraction(-1, 2), Fraction(1, 2), 1)
+    offsets = (
+        (-10, -2, -1, 1, 2, 10)
+        if answer.denominator == 1
+        else (Fraction(-1, 2), Fraction(1, 2), 1)
+    )
     return answer + offsets[int(unit("slip", *key) * len(offsets))]
 
 
-_CLAIM = re.compile(r"\bis\s+(?P<expr>[^?]+?)\s+(?P<op>greater than|more than|less than|equal to|at least|at most)"
-                    r"\s+(?P<number>-?\d+(?:\.\d+)?)", re.I)
+_CLAIM = re.compile(
+    r"\bis\s+(?P<expr>[^?]+?)\s+(?P<op>greater than|more than|less than|equal to|at least|at most)"
+    r"\s+(?P<number>-?\d+(?:\.\d+)?)",
+    re.I,
+)
 _BINARY_CUE = re.compile(r"\b(?:0 or 1|1 or 0)\b|\b1 if\b.*\b0\b", re.I | re.S)
-_COMPARE = {"greater than": operator.gt, "more than": operator.gt, "less than": operator.lt,
-            "equal to": operator.eq, "at least": operator.ge, "at most": operator.le}
+_COMPARE = {
+    "greater than": operator.gt,
+    "more than": operator.gt,
+    "less than": operator.lt,
+    "equal to": operator.eq,
+    "at least": operator.ge,
+    "at most": operator.le,
+}
 
 
 def find_claim(text: str) -> tuple[Problem, bool] | None:
@@ -224,14 +291,28 @@ def find_claim(text: str) -> tuple[Problem, bool] | None:
     problem = find_problem(claim["expr"]) if claim else None
     if problem is None:
         return None
-    return problem, bool(_COMPARE[claim["op"].lower()](problem.answer, Fraction(claim["number"])))
+    return problem, bool(
+        _COMPARE[claim["op"].lower()](problem.answer, Fraction(claim["number"]))
+    )
 
 
-def binary_reply(model: str, prompt: str, problem: Problem, truth: bool, *, temperature: float, epoch: int,
-                 seed: int | None) -> tuple[str, float]:
-    """"1" or "0" and the model's probability of that token: right answers tend to be the confident ones."""
-    key: tuple[object, ...] = (model, prompt, epoch, seed) if temperature > 0 else (model, prompt)
-    good = is_correct(model, prompt, problem, temperature=temperature, epoch=epoch, seed=seed)
+def binary_reply(
+    model: str,
+    prompt: str,
+    problem: Problem,
+    truth: bool,
+    *,
+    temperature: float,
+    epoch: int,
+    seed: int | None,
+) -> tuple[str, float]:
+    """ "1" or "0" and the model's probability of that token: right answers tend to be the confident ones."""
+    key: tuple[object, ...] = (
+        (model, prompt, epoch, seed) if temperature > 0 else (model, prompt)
+    )
+    good = is_correct(
+        model, prompt, problem, temperature=temperature, epoch=epoch, seed=seed
+    )
     said = truth if good else not truth
     spread = unit("confidence", *key)
     confidence = 0.62 + 0.37 * spread if good else 0.51 + 0.3 * spread
@@ -239,12 +320,38 @@ def binary_reply(model: str, prompt: str, problem: Problem, truth: bool, *, temp
 
 
 _TOKEN = re.compile(r"\s?\w+|\s?[^\w\s]|\n")
-_FILLERS = (" the", ".", " a", "\n", " is", ",", " to", " of", " and", " in", " it", ":", " I", " that", " for",
-            " this", " we", " so", " be", " on")
+_FILLERS = (
+    " the",
+    ".",
+    " a",
+    "\n",
+    " is",
+    ",",
+    " to",
+    " of",
+    " and",
+    " in",
+    " it",
+    ":",
+    " I",
+    " that",
+    " for",
+    " this",
+    " we",
+    " so",
+    " be",
+    " on",
+)
 
 
-def token_logprobs(text: str, key: tuple[object, ...], *, top: int | None, first_probability: float | None = None,
-                   tokens: int = 32) -> list[tuple[str, float, list[tuple[str, float]]]]:
+def token_logprobs(
+    text: str,
+    key: tuple[object, ...],
+    *,
+    top: int | None,
+    first_probability: float | None = None,
+    tokens: int = 32,
+) -> list[tuple[str, float, list[tuple[str, float]]]]:
     """Deterministic, plausible logprobs of a reply's first tokens: (token, logprob, top alternatives).
 
     A binary answer ("0"/"1") puts the rest of its probability on the other label first, so a risk
@@ -252,29 +359,55 @@ def token_logprobs(text: str, key: tuple[object, ...], *, top: int | None, first
     """
     found = []
     for index, token in enumerate(_TOKEN.findall(text)[:tokens]):
-        p = first_probability if index == 0 and first_probability is not None else 0.55 + 0.44 * unit("lp", *key, index)
-        others = ([("0" if token.strip() == "1" else "1", (1 - p) * 0.97)] if token.strip() in ("0", "1") else [])
+        p = (
+            first_probability
+            if index == 0 and first_probability is not None
+            else 0.55 + 0.44 * unit("lp", *key, index)
+        )
+        others = (
+            [("0" if token.strip() == "1" else "1", (1 - p) * 0.97)]
+            if token.strip() in ("0", "1")
+            else []
+        )
         rest = 1 - p - sum(q for _, q in others)
-        others += [(filler, rest * 0.5 ** (n + 1)) for n, filler in enumerate(f for f in _FILLERS if f != token)]
-        alternatives = sorted([(token, p), *others], key=lambda pair: -pair[1])[: top or 0]
+        others += [
+            (filler, rest * 0.5 ** (n + 1))
+            for n, filler in enumerate(f for f in _FILLERS if f != token)
+        ]
+        alternatives = sorted([(token, p), *others], key=lambda pair: -pair[1])[
+            : top or 0
+        ]
         found.append((token, math.log(p), [(t, math.log(q)) for t, q in alternatives]))
     return found
 
 
 def solver_reply(
-    model: str, prompt: str, *, temperature: float, epoch: int = 1, seed: int | None = None, problem_text: str | None = None
+    model: str,
+    prompt: str,
+    *,
+    temperature: float,
+    epoch: int = 1,
+    seed: int | None = None,
+    problem_text: str | None = None,
 ) -> str:
     """Worked steps ending in `ANSWER: <n>`, right or plausibly wrong; the problem is read from `problem_text`."""
     # Greedy decoding repeats itself, so at temperature 0 the text may not depend on the epoch.
-    key: tuple[object, ...] = (model, prompt, epoch, seed) if temperature > 0 else (model, prompt)
+    key: tuple[object, ...] = (
+        (model, prompt, epoch, seed) if temperature > 0 else (model, prompt)
+    )
     problem = find_problem(prompt if problem_text is None else problem_text)
     if problem is None:
         return "I could not find an arithmetic problem to solve.\nANSWER: 0"
-    good = is_correct(model, prompt, problem, temperature=temperature, epoch=epoch, seed=seed)
+    good = is_correct(
+        model, prompt, problem, temperature=temperature, epoch=epoch, seed=seed
+    )
     final = problem.answer if good else _slip(problem.answer, key)
     values = [value for _, value in problem.steps[:-1]] + [final]
     lines = [_OPENERS[int(unit("opener", *key) * len(_OPENERS))]]
-    lines += [f"Step {i}: {lhs} = {fmt(v)}" for i, ((lhs, _), v) in enumerate(zip(problem.steps, values), 1)]
+    lines += [
+        f"Step {i}: {lhs} = {fmt(v)}"
+        for i, ((lhs, _), v) in enumerate(zip(problem.steps, values), 1)
+    ]
     if unit("check", *key) < 0.5:
         lines.append(f"Checking the last step again gives {fmt(final)}.")
     return "\n".join(lines + [f"ANSWER: {fmt(final)}"])
@@ -305,7 +438,10 @@ def _same(candidate: str, reference: str) -> bool:
     a, b = _number(candidate), _number(reference)
     if a is not None and b is not None:
         return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
-    return candidate.strip().strip("*_`").rstrip(".").casefold() == reference.strip().strip("*_`").rstrip(".").casefold()
+    return (
+        candidate.strip().strip("*_`").rstrip(".").casefold()
+        == reference.strip().strip("*_`").rstrip(".").casefold()
+    )
 
 
 def judge_verdict(model: str, text: str) -> tuple[int, str]:
@@ -316,10 +452,15 @@ def judge_verdict(model: str, text: str) -> tuple[int, str]:
     submitted = [m[1].strip() for m in _SUBMISSION.finditer(text)]
     candidate = (numeric or finals or submitted or [None])[-1]
     # An empty `{target}` leaves the next heading where the reference should be: that is no reference.
-    reference = next((m for m in _REFERENCE.finditer(text) if not m[1].lstrip().startswith("#")), None)
+    reference = next(
+        (m for m in _REFERENCE.finditer(text) if not m[1].lstrip().startswith("#")),
+        None,
+    )
     if candidate is None or reference is None:
         # Nothing to compare: still answer, but deterministically, like a judge guessing.
-        return int(unit("guess", model, text) < 0.5), "Could not find both a final answer and a reference."
+        return int(
+            unit("guess", model, text) < 0.5
+        ), "Could not find both a final answer and a reference."
     ref = reference[1].strip()
     if _same(candidate, ref):
         return 1, f"The final answer {candidate} matches the reference {ref}."
@@ -335,12 +476,22 @@ def judge_reply(model: str, text: str, *, malformed_rate: float, scale: int = 1)
     lines = ["I compared the candidate's final answer with the reference.", reason]
     if _GRADE_PROTOCOL.search(text):
         malformed = unit("malformed", model, text) < malformed_rate
-        return "\n".join(lines + ["I cannot settle on a grade." if malformed else f"GRADE: {'C' if score else 'I'}"])
+        return "\n".join(
+            lines
+            + [
+                "I cannot settle on a grade."
+                if malformed
+                else f"GRADE: {'C' if score else 'I'}"
+            ]
+        )
     if unit("malformed", model, text) < malformed_rate:
         kind = int(unit("malformed-kind", model, text) * 3)
         if kind == 0:  # no JSON object at all
             return "\n".join(lines + [f"Score: {score * scale} out of {scale}."])
-        payload: dict[str, object] = {"verdict": "correct" if score else "incorrect", "reasoning": reason}
+        payload: dict[str, object] = {
+            "verdict": "correct" if score else "incorrect",
+            "reasoning": reason,
+        }
         if kind == 2:  # a score that is not a number
             payload = {"score": "pass" if score else "fail", "reasoning": reason}
     else:
@@ -355,15 +506,26 @@ def _tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def _setting(model_args: dict[str, object], key: str, env: str, default: float, *, share: bool = False) -> float:
+def _setting(
+    model_args: dict[str, object],
+    key: str,
+    env: str,
+    default: float,
+    *,
+    share: bool = False,
+) -> float:
     """A model arg, else its environment variable, else the default; a share must lie in [0, 1]."""
     raw = model_args.get(key, os.environ.get(env, default))
     try:
         value = float(str(raw))
     except ValueError:
-        raise ValueError(f"itemeval offline model arg {key} (or ${env}) must be a number, not {raw!r}") from None
+        raise ValueError(
+            f"itemeval offline model arg {key} (or ${env}) must be a number, not {raw!r}"
+        ) from None
     if share and not 0.0 <= value <= 1.0:
-        raise ValueError(f"itemeval offline model arg {key}={value} must be between 0 and 1")
+        raise ValueError(
+            f"itemeval offline model arg {key}={value} must be between 0 and 1"
+        )
     return value
 
 
@@ -397,9 +559,13 @@ class OfflineModel(ModelAPI):
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
         if not re.fullmatch(r"arith-[\w.-]+|judge(?:-[\w.-]+)?|echo|fail", model_name):
-            raise ValueError(f"Unknown offline model itemeval/{model_name}: use arith-*, judge, judge-*, echo or fail")
+            raise ValueError(
+                f"Unknown offline model itemeval/{model_name}: use arith-*, judge, judge-*, echo or fail"
+            )
         if unknown := sorted(set(model_args) - MODEL_ARGS):
-            raise ValueError(f"Unknown model args for itemeval/{model_name}: {unknown} (known: {sorted(MODEL_ARGS)})")
+            raise ValueError(
+                f"Unknown model args for itemeval/{model_name}: {unknown} (known: {sorted(MODEL_ARGS)})"
+            )
         self.model_args = model_args
         self._settings()  # refuse bad values now rather than on the first call
 
@@ -408,52 +574,123 @@ class OfflineModel(ModelAPI):
         args = self.model_args
         return _Settings(
             latency=_setting(args, "latency", "ITEMEVAL_OFFLINE_LATENCY", 0.0),
-            fail_rate=_setting(args, "fail_rate", "ITEMEVAL_OFFLINE_FAIL_RATE", 0.0, share=True),
-            malformed_rate=_setting(args, "malformed_rate", "ITEMEVAL_JUDGE_MALFORMED_RATE", 0.05, share=True),
+            fail_rate=_setting(
+                args, "fail_rate", "ITEMEVAL_OFFLINE_FAIL_RATE", 0.0, share=True
+            ),
+            malformed_rate=_setting(
+                args,
+                "malformed_rate",
+                "ITEMEVAL_JUDGE_MALFORMED_RATE",
+                0.05,
+                share=True,
+            ),
             scale=int(_setting(args, "scale", "ITEMEVAL_JUDGE_SCALE", 1)),
         )
 
     async def count_text_tokens(self, text: str) -> int:
-        return _tokens(text)  # inspect's default needs tiktoken files, which are not available offline
+        return _tokens(
+            text
+        )  # inspect's default needs tiktoken files, which are not available offline
 
-    def _reply(self, prompt: str, last_user: str, config: GenerateConfig, epoch: int) -> tuple[str, float | None]:
+    def _reply(
+        self, prompt: str, last_user: str, config: GenerateConfig, epoch: int
+    ) -> tuple[str, float | None]:
         """The reply, and the probability of its first token when that token is a 0/1 answer."""
         name = self.model_name
         settings = self._settings()
-        if name == "fail" or (settings.fail_rate and _failure_draw(name, prompt, epoch) < settings.fail_rate):
+        if name == "fail" or (
+            settings.fail_rate
+            and _failure_draw(name, prompt, epoch) < settings.fail_rate
+        ):
             raise RuntimeError(f"itemeval/{name}: injected failure")
         if name == "echo":
             return last_user, None
         if name.startswith("judge"):
-            return judge_reply(name, prompt, malformed_rate=settings.malformed_rate, scale=settings.scale), None
-        temperature = DEFAULT_TEMPERATURE if config.temperature is None else config.temperature
+            return judge_reply(
+                name,
+                prompt,
+                malformed_rate=settings.malformed_rate,
+                scale=settings.scale,
+            ), None
+        temperature = (
+            DEFAULT_TEMPERATURE if config.temperature is None else config.temperature
+        )
         if claim := find_claim(last_user):
-            return binary_reply(name, prompt, *claim, temperature=temperature, epoch=epoch, seed=config.seed)
-        reply = solver_reply(name, prompt, temperature=temperature, epoch=epoch, seed=config.seed, problem_text=last_user)
+            return binary_reply(
+                name,
+                prompt,
+                *claim,
+                temperature=temperature,
+                epoch=epoch,
+                seed=config.seed,
+            )
+        reply = solver_reply(
+            name,
+            prompt,
+            temperature=temperature,
+            epoch=epoch,
+            seed=config.seed,
+            problem_text=last_user,
+        )
         return reply, None
 
     async def generate(
-        self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
     ) -> tuple[ModelOutput, ModelCall]:
         if (latency := self._settings().latency) > 0:
             await anyio.sleep(latency)
         prompt = "\n\n".join(m.text for m in input)
         last_user = next((m.text for m in reversed(input) if m.role == "user"), prompt)
         epoch = _current_epoch()
-        (reply, first_probability), stop = self._reply(prompt, last_user, config, epoch), "stop"
+        (reply, first_probability), stop = (
+            self._reply(prompt, last_user, config, epoch),
+            "stop",
+        )
         if config.max_tokens is not None and _tokens(reply) > config.max_tokens:
             reply, stop = reply[: config.max_tokens * 4], "max_tokens"
-        output = ModelOutput.from_content(model=self.model_name, content=reply, stop_reason=stop)
-        if config.logprobs:
-            found = token_logprobs(reply, (self.model_name, prompt, epoch), top=config.top_logprobs,
-                                   first_probability=first_probability)
-            output.choices[0].logprobs = Logprobs(content=[
-                Logprob(token=token, logprob=logprob, top_logprobs=[TopLogprob(token=t, logprob=lp) for t, lp in tops])
-                for token, logprob, tops in found])
-        output.usage = ModelUsage(
-            input_tokens=_tokens(prompt), output_tokens=_tokens(reply), total_tokens=_tokens(prompt) + _tokens(reply)
+        output = ModelOutput.from_content(
+            model=self.model_name, content=reply, stop_reason=stop
         )
-        request = {"model": self.model_name, "messages": [{"role": m.role, "content": m.text} for m in input]}
-        request |= {"temperature": config.temperature, "max_tokens": config.max_tokens, "seed": config.seed, "epoch": epoch}
-        call = ModelCall.create(request, {"content": reply, "stop_reason": stop, "usage": output.usage.model_dump()})
+        if config.logprobs:
+            found = token_logprobs(
+                reply,
+                (self.model_name, prompt, epoch),
+                top=config.top_logprobs,
+                first_probability=first_probability,
+            )
+            output.choices[0].logprobs = Logprobs(
+                content=[
+                    Logprob(
+                        token=token,
+                        logprob=logprob,
+                        top_logprobs=[
+                            TopLogprob(token=t, logprob=lp) for t, lp in tops
+                        ],
+                    )
+                    for token, logprob, tops in found
+                ]
+            )
+        output.usage = ModelUsage(
+            input_tokens=_tokens(prompt),
+            output_tokens=_tokens(reply),
+            total_tokens=_tokens(prompt) + _tokens(reply),
+        )
+        request = {
+            "model": self.model_name,
+            "messages": [{"role": m.role, "content": m.text} for m in input],
+        }
+        request |= {
+            "temperature": config.temperature,
+            "max_tokens": config.max_tokens,
+            "seed": config.seed,
+            "epoch": epoch,
+        }
+        call = ModelCall.create(
+            request,
+            {"content": reply, "stop_reason": stop, "usage": output.usage.model_dump()},
+        )
         return output, call

@@ -53,7 +53,9 @@ class ConditionRun:
     parse_failures: int = 0
     error_messages: dict[str, int] = field(default_factory=dict)
     """Each distinct error's first line (cut to 120 characters) and how often it happened."""
-    effective_configs: set[str] = field(default_factory=set)  # distinct configs inspect actually sent
+    effective_configs: set[str] = field(
+        default_factory=set
+    )  # distinct configs inspect actually sent
 
     def add(self, row: dict[str, Any]) -> None:
         self.rows += 1
@@ -62,7 +64,11 @@ class ConditionRun:
         self.errors += row.get("error") is not None
         self.parse_failures += row.get("parse_ok") is False
         if row.get("error") is not None:
-            message = str(row["error"]).strip().splitlines()[0][:120] if str(row["error"]).strip() else "(empty)"
+            message = (
+                str(row["error"]).strip().splitlines()[0][:120]
+                if str(row["error"]).strip()
+                else "(empty)"
+            )
             self.error_messages[message] = self.error_messages.get(message, 0) + 1
         self.cache_hits += bool(row["cache_hit"])
         if row["usd"] is None:

@@ -27,7 +27,9 @@ def is_remote(location: str | os.PathLike[str]) -> bool:
 def work_dir(uri: str) -> Path:
     """This machine's working dir for a study on object storage: its lock, journal, logs and manifests before
     they are uploaded. `ITEMEVAL_WORK_DIR` sets where; by default under ~/.cache/itemeval/work."""
-    base = Path(os.environ.get(WORK_DIR_ENV) or Path.home() / ".cache" / "itemeval" / "work")
+    base = Path(
+        os.environ.get(WORK_DIR_ENV) or Path.home() / ".cache" / "itemeval" / "work"
+    )
     readable = re.sub(r"[^A-Za-z0-9._-]+", "_", uri.split("://", 1)[1]).strip("_")[-80:]
     return base / f"{readable}-{hashlib.sha256(uri.encode()).hexdigest()[:8]}"
 
@@ -91,4 +93,8 @@ class StudyPaths:
         return self.root / ".lock"
 
     def store(self, name: str) -> Path:
-        return {"items": self.items, "solutions": self.solutions, "grades": self.grades}[name]
+        return {
+            "items": self.items,
+            "solutions": self.solutions,
+            "grades": self.grades,
+        }[name]

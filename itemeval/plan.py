@@ -13,8 +13,26 @@ import pandas as pd
 from .errors import ConfigError
 from .records import TRUNCATING_STOP_REASONS, Item, TaskSpec
 
-GENERATE_STATE_COLUMNS = ["condition_id", "item_id", "epoch", "error", "blank", "stop_reason", "usd", "solution_hash"]
-GRADE_STATE_COLUMNS = ["grade_condition_id", "gen_condition_id", "item_id", "epoch", "solution_hash", "error", "parse_ok", "usd"]
+GENERATE_STATE_COLUMNS = [
+    "condition_id",
+    "item_id",
+    "epoch",
+    "error",
+    "blank",
+    "stop_reason",
+    "usd",
+    "solution_hash",
+]
+GRADE_STATE_COLUMNS = [
+    "grade_condition_id",
+    "gen_condition_id",
+    "item_id",
+    "epoch",
+    "solution_hash",
+    "error",
+    "parse_ok",
+    "usd",
+]
 CELL = ["condition_id", "item_id", "epoch"]
 
 
@@ -28,10 +46,14 @@ class Shard:
 
     @classmethod
     def parse(cls, text: str, by: str = "cell") -> Shard:
-        """"K/N" with 0 <= K < N; anything else is a ConfigError saying what is expected."""
+        """ "K/N" with 0 <= K < N; anything else is a ConfigError saying what is expected."""
         index, slash, count = text.partition("/")
-        if not (slash and index.isdigit() and count.isdigit() and int(index) < int(count)):
-            raise ConfigError(f"--shard {text!r}: expected K/N with 0 <= K < N, e.g. 0/4 (the first of four shards)")
+        if not (
+            slash and index.isdigit() and count.isdigit() and int(index) < int(count)
+        ):
+            raise ConfigError(
+                f"--shard {text!r}: expected K/N with 0 <= K < N, e.g. 0/4 (the first of four shards)"
+            )
         if by not in ("cell", "model"):
             raise ConfigError(f"--shard-by {by!r}: use cell or model")
         return cls(int(index), int(count), by)
@@ -52,13 +74,23 @@ def model_shard(model: str, count: int) -> int:
     return int(hashlib.sha256(model.encode()).hexdigest()[:16], 16) % count
 
 
-def in_shard(frame: pd.DataFrame, shard: Shard, condition_column: str, models: dict[str, str]) -> pd.Series:
+def in_shard(
+    frame: pd.DataFrame, shard: Shard, condition_column: str, models: dict[str, str]
+) -> pd.Series:
     """Which rows of a cells frame (`condition_column`, item_id) belong to the shard; `models` maps condition -> model."""
     if shard.by == "model":
-        owner = frame[condition_column].map(lambda cid: model_shard(models[cid], shard.count))
+        owner = frame[condition_column].map(
+            lambda cid: model_shard(models[cid], shard.count)
+        )
     else:
-        owner = pd.Series([shard_of(c, i, shard.count) for c, i in zip(frame[condition_column], frame["item_id"])],
-                          index=frame.index, dtype="int64")
+        owner = pd.Series(
+            [
+                shard_of(c, i, shard.count)
+                for c, i in zip(frame[condition_column], frame["item_id"])
+            ],
+            index=frame.index,
+            dtype="int64",
+        )
     return owner == shard.index
 
 
@@ -67,8 +99,14 @@ def first_items(items: Sequence[Item], limit: int | None) -> list[Item]:
     return list(items if limit is None else items[:limit])
 
 
-def choose_items(items: Sequence[Item], *, limit: int | None = None, sample: int | None = None, seed: int = 0,
-                 stratify: str | None = None) -> list[Item]:
+def choose_items(
+    items: Sequence[Item],
+    *,
+    limit: int | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+    stratify: str | None = None,
+) -> list[Item]:
     """The items a run covers: `--limit` first, then a reproducible random `--sample` of what is left.
 
     With `stratify` (an item metadata key) each stratum gets its share of the sample (largest
@@ -77,18 +115,26 @@ def choose_items(items: Sequence[Item], *, limit: int | None = None, sample: int
     """
     if stratify is not None and not any(stratify in item.metadata for item in items):
         known = sorted({key for item in items for key in item.metadata})
-        raise ConfigError(f"--stratify {stratify!r}: no item has that metadata key; the items have: "
-                          f"{', '.join(known) or 'no metadata (add columns under benchmark.mapping.metadata)'}")
+        raise ConfigError(
+            f"--stratify {stratify!r}: no item has that metadata key; the items have: "
+            f"{', '.join(known) or 'no metadata (add columns under benchmark.mapping.metadata)'}"
+        )
     pool = first_items(items, limit)
     if sample is None or sample >= len(pool):
         return pool
     rng = np.random.default_rng(seed)
     strata: dict[str, list[int]] = {}
     for index, item in enumerate(pool):
-        strata.setdefault(str(item.metadata.get(stratify, "")) if stratify else "", []).append(index)
+        strata.setdefault(
+            str(item.metadata.get(stratify, "")) if stratify else "", []
+        ).append(index)
     chosen: list[int] = []
-    for members, size in zip(strata.values(), _shares(sample, [len(m) for m in strata.values()])):
-        chosen.extend(rng.choice(members, size=size, replace=False).tolist() if size else [])
+    for members, size in zip(
+        strata.values(), _shares(sample, [len(m) for m in strata.values()])
+    ):
+        chosen.extend(
+            rng.choice(members, size=size, replace=False).tolist() if size else []
+        )
     return [pool[index] for index in sorted(chosen)]
 
 
@@ -98,19 +144,27 @@ def _shares(total: int, sizes: list[int]) -> list[int]:
     exact = [total * size / whole for size in sizes]
     shares = [int(x) for x in exact]
     order = sorted(range(len(sizes)), key=lambda k: (-(exact[k] - shares[k]), k))
-    for k in order[:total - sum(shares)]:
+    for k in order[: total - sum(shares)]:
         shares[k] += 1
     return shares
 
 
-def grid_cells(condition_ids: Sequence[str], item_ids: Sequence[str], replications: int) -> pd.DataFrame:
+def grid_cells(
+    condition_ids: Sequence[str], item_ids: Sequence[str], replications: int
+) -> pd.DataFrame:
     """Every (condition, item, epoch) of the grid, conditions outermost, then items, then epochs."""
     n_cond, n_items = len(condition_ids), len(item_ids)
     return pd.DataFrame(
         {
-            "condition_id": np.repeat(np.asarray(condition_ids, dtype=object), n_items * replications),
-            "item_id": np.tile(np.repeat(np.asarray(item_ids, dtype=object), replications), n_cond),
-            "epoch": np.tile(np.arange(1, replications + 1, dtype="int64"), n_cond * n_items),
+            "condition_id": np.repeat(
+                np.asarray(condition_ids, dtype=object), n_items * replications
+            ),
+            "item_id": np.tile(
+                np.repeat(np.asarray(item_ids, dtype=object), replications), n_cond
+            ),
+            "epoch": np.tile(
+                np.arange(1, replications + 1, dtype="int64"), n_cond * n_items
+            ),
         }
     )
 
@@ -158,8 +212,10 @@ def generate_counts(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
             "cells": 1,
             "done": generate_done(merged, on_empty),
             "errors": merged["stored"] & merged["error"].notna(),
-            "empty": merged["error"].isna() & merged["blank"].fillna(False).astype(bool),
-            "truncated": merged["error"].isna() & merged["stop_reason"].isin(TRUNCATING_STOP_REASONS)
+            "empty": merged["error"].isna()
+            & merged["blank"].fillna(False).astype(bool),
+            "truncated": merged["error"].isna()
+            & merged["stop_reason"].isin(TRUNCATING_STOP_REASONS)
             & ~merged["blank"].fillna(False).astype(bool),
             "usd": usd,
             "unpriced": unpriced,
@@ -178,12 +234,21 @@ def gradable(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
     return merged.loc[ok, [*CELL, "solution_hash"]].reset_index(drop=True)
 
 
-def grade_state(solutions: pd.DataFrame, grades: pd.DataFrame, grade_condition_ids: Sequence[str]) -> pd.DataFrame:
+def grade_state(
+    solutions: pd.DataFrame, grades: pd.DataFrame, grade_condition_ids: Sequence[str]
+) -> pd.DataFrame:
     """One row per (grade condition × gradable solution) with its `state`: done, parse_failed, stale, error or pending."""
     targets = pd.DataFrame({"grade_condition_id": list(grade_condition_ids)})
-    pairs = targets.merge(solutions.rename(columns={"condition_id": "gen_condition_id"}), how="cross")
-    columns = [*GRADE_STATE_COLUMNS, *(c for c in grades.columns if c not in GRADE_STATE_COLUMNS)]  # extras ride along
-    stored = grades.reindex(columns=columns).rename(columns={"solution_hash": "graded_hash", "error": "grade_error"})
+    pairs = targets.merge(
+        solutions.rename(columns={"condition_id": "gen_condition_id"}), how="cross"
+    )
+    columns = [
+        *GRADE_STATE_COLUMNS,
+        *(c for c in grades.columns if c not in GRADE_STATE_COLUMNS),
+    ]  # extras ride along
+    stored = grades.reindex(columns=columns).rename(
+        columns={"solution_hash": "graded_hash", "error": "grade_error"}
+    )
     key = ["grade_condition_id", "gen_condition_id", "item_id", "epoch"]
     merged = pairs.merge(stored.assign(graded=True), on=key, how="left")
     graded = merged["graded"].fillna(False).astype(bool)
@@ -202,13 +267,17 @@ ONLY_STATES = {"parse-failures": "parse_failed", "errors": "error"}
 """`grade --only` names and the grade states they select."""
 
 
-def plan_grade(state: pd.DataFrame, *, force: bool, only: Sequence[str] = ()) -> pd.DataFrame:
+def plan_grade(
+    state: pd.DataFrame, *, force: bool, only: Sequence[str] = ()
+) -> pd.DataFrame:
     """Pending under a grade condition: no error-free grade for the current text (parse failures are final).
 
     `only` selects just the grades in those states (ONLY_STATES), to run again whatever they are.
     """
     if only:
-        return state[state["state"].isin([ONLY_STATES[name] for name in only])].reset_index(drop=True)
+        return state[
+            state["state"].isin([ONLY_STATES[name] for name in only])
+        ].reset_index(drop=True)
     if force:
         return state.reset_index(drop=True)
     return state[~state["state"].isin(["done", "parse_failed"])].reset_index(drop=True)
@@ -246,7 +315,7 @@ def eval_batches(specs: Sequence[TaskSpec], max_cells: int) -> list[list[TaskSpe
     for spec in specs:
         size = -(-len(spec.cells) // count)
         for number in range(count):
-            cells = spec.cells[number * size:(number + 1) * size]
+            cells = spec.cells[number * size : (number + 1) * size]
             if cells:
                 batches[number].append(replace(spec, cells=cells))
     return [batch for batch in batches if batch]
@@ -267,15 +336,29 @@ class EvalWindow:
 MAX_TASKS_IN_FLIGHT = 32
 
 
-def eval_windows(specs: Sequence[TaskSpec], cells_per_eval: int, cells_in_flight: int) -> list[EvalWindow]:
+def eval_windows(
+    specs: Sequence[TaskSpec], cells_per_eval: int, cells_in_flight: int
+) -> list[EvalWindow]:
     """Cut task specs into evals of about `cells_per_eval` cells, each fed as tasks of about
     `cells_in_flight / in_flight` cells, every condition taking its turn."""
     windows = []
     for batch in eval_batches(specs, cells_per_eval):
-        in_flight = min(MAX_TASKS_IN_FLIGHT, max(2, len(batch)))  # inspect feeds a running eval only above 1
+        in_flight = min(
+            MAX_TASKS_IN_FLIGHT, max(2, len(batch))
+        )  # inspect feeds a running eval only above 1
         size = max(1, cells_in_flight // in_flight)
-        chunks = [[replace(spec, cells=spec.cells[start:start + size]) for start in range(0, len(spec.cells), size)]
-                  for spec in batch]
-        turns = [chunk for turn in itertools.zip_longest(*chunks) for chunk in turn if chunk is not None]
+        chunks = [
+            [
+                replace(spec, cells=spec.cells[start : start + size])
+                for start in range(0, len(spec.cells), size)
+            ]
+            for spec in batch
+        ]
+        turns = [
+            chunk
+            for turn in itertools.zip_longest(*chunks)
+            for chunk in turn
+            if chunk is not None
+        ]
         windows.append(EvalWindow(turns, in_flight))
     return windows

@@ -39,7 +39,11 @@ class Price:
     """A made-up price for a built-in offline model, so the demo shows real arithmetic."""
 
     def cost(
-        self, input_tokens: int, output_tokens: int, cache_read_tokens: int = 0, cache_write_tokens: int = 0
+        self,
+        input_tokens: int,
+        output_tokens: int,
+        cache_read_tokens: int = 0,
+        cache_write_tokens: int = 0,
     ) -> float:
         """USD for one call. Inspect's `input_tokens` already excludes cached tokens, so nothing is counted twice."""
         cache_read = self.input if self.cache_read is None else self.cache_read
@@ -53,7 +57,9 @@ class Price:
         return total / PER_TOKENS
 
 
-def call_usd(price: Price | None, usage: Mapping[str, int | None] | None, *, cache_hit: bool) -> float | None:
+def call_usd(
+    price: Price | None, usage: Mapping[str, int | None] | None, *, cache_hit: bool
+) -> float | None:
     """USD of one finished call: 0 for a local cache hit or a call without usage, None when unpriced."""
     if cache_hit:
         return 0.0
@@ -61,8 +67,12 @@ def call_usd(price: Price | None, usage: Mapping[str, int | None] | None, *, cac
         return None
     if usage is None:
         return 0.0
-    return price.cost(usage.get("input_tokens") or 0, usage.get("output_tokens") or 0,
-                      usage.get("cache_read_tokens") or 0, usage.get("cache_write_tokens") or 0)
+    return price.cost(
+        usage.get("input_tokens") or 0,
+        usage.get("output_tokens") or 0,
+        usage.get("cache_read_tokens") or 0,
+        usage.get("cache_write_tokens") or 0,
+    )
 
 
 def panel_price(prices: list[Price | None]) -> Price | None:
@@ -70,9 +80,16 @@ def panel_price(prices: list[Price | None]) -> Price | None:
     if not prices or any(price is None for price in prices):
         return None
     known = [price for price in prices if price is not None]
-    return Price(input=sum(p.input for p in known), output=sum(p.output for p in known),
-                 cache_read=sum(p.input if p.cache_read is None else p.cache_read for p in known),
-                 cache_write=sum(p.input if p.cache_write is None else p.cache_write for p in known))
+    return Price(
+        input=sum(p.input for p in known),
+        output=sum(p.output for p in known),
+        cache_read=sum(
+            p.input if p.cache_read is None else p.cache_read for p in known
+        ),
+        cache_write=sum(
+            p.input if p.cache_write is None else p.cache_write for p in known
+        ),
+    )
 
 
 def total_usd(values: Iterable[float | None]) -> float | None:
@@ -151,7 +168,11 @@ def _parse(text: str, origin: str) -> _PriceFile:
 def _prices(parsed: _PriceFile) -> dict[str, Price]:
     return {
         normalise_model_id(model_id): Price(
-            input=e.input, output=e.output, cache_read=e.cache_read, cache_write=e.cache_write, demo=e.demo
+            input=e.input,
+            output=e.output,
+            cache_read=e.cache_read,
+            cache_write=e.cache_write,
+            demo=e.demo,
         )
         for model_id, e in parsed.models.items()
     }
@@ -159,9 +180,15 @@ def _prices(parsed: _PriceFile) -> dict[str, Price]:
 
 def packaged_prices() -> PriceTable:
     """The table shipped in `itemeval/_builtin/pricing.json`."""
-    text = resources.files("itemeval").joinpath("_builtin/pricing.json").read_text(encoding="utf-8")
+    text = (
+        resources.files("itemeval")
+        .joinpath("_builtin/pricing.json")
+        .read_text(encoding="utf-8")
+    )
     parsed = _parse(text, "itemeval/_builtin/pricing.json")
-    return PriceTable(prices=MappingProxyType(_prices(parsed)), date=parsed.date, source=parsed.source)
+    return PriceTable(
+        prices=MappingProxyType(_prices(parsed)), date=parsed.date, source=parsed.source
+    )
 
 
 def load_prices(override_path: Path | None = None) -> PriceTable:
@@ -172,9 +199,13 @@ def load_prices(override_path: Path | None = None) -> PriceTable:
     try:
         text = read_utf8(Path(override_path), "pricing file")
     except FileNotFoundError as exc:
-        raise ConfigError(f"Pricing file {override_path} does not exist (budget.pricing_path).") from exc
+        raise ConfigError(
+            f"Pricing file {override_path} does not exist (budget.pricing_path)."
+        ) from exc
     except OSError as exc:  # not UTF-8 is read_utf8's own ConfigError
-        raise ConfigError(f"Pricing file {override_path} cannot be read: {exc}.") from exc
+        raise ConfigError(
+            f"Pricing file {override_path} cannot be read: {exc}."
+        ) from exc
     parsed = _parse(text, str(override_path))
     merged = {**table.prices, **_prices(parsed)}
     dated = f" (dated {parsed.date})" if parsed.date else ""

@@ -39,16 +39,31 @@ def load_template(ref: str, kind: Kind, local_dir: Path, *, field: str) -> Templ
         name = ref[len(BUILTIN_PREFIX) :]
         resource = resources.files("itemeval") / "_builtin" / f"{kind}s" / f"{name}.md"
         if not name or not resource.is_file():
-            raise ConfigError(f"{field}: no packaged {kind} {ref!r}; {_existing(kind, local_dir)}")
-        text, source, where = resource.read_text(encoding="utf-8"), "builtin", f"{BUILTIN_PREFIX}{name}"
+            raise ConfigError(
+                f"{field}: no packaged {kind} {ref!r}; {_existing(kind, local_dir)}"
+            )
+        text, source, where = (
+            resource.read_text(encoding="utf-8"),
+            "builtin",
+            f"{BUILTIN_PREFIX}{name}",
+        )
     else:
         path = local_dir / f"{ref}.md"
         if "/" in ref or "\\" in ref or not path.is_file():
-            raise ConfigError(f"{field}: {kind} {ref!r} not found at {path}; {_existing(kind, local_dir)}")
+            raise ConfigError(
+                f"{field}: {kind} {ref!r} not found at {path}; {_existing(kind, local_dir)}"
+            )
         text, source, where = read_utf8(path, kind), "local", str(path)
     if not text.strip():
         raise ConfigError(f"{field}: {kind} {ref!r} ({where}) is empty")
-    return Template(ref=ref, kind=kind, text=text, hash=content_hash(text), source=source, path=where)
+    return Template(
+        ref=ref,
+        kind=kind,
+        text=text,
+        hash=content_hash(text),
+        source=source,
+        path=where,
+    )
 
 
 def _existing(kind: Kind, local_dir: Path) -> str:
@@ -66,13 +81,17 @@ def placeholders(text: str) -> list[str]:
     return found
 
 
-def check_template(template: Template, known: tuple[str, ...], *, field: str) -> list[str]:
+def check_template(
+    template: Template, known: tuple[str, ...], *, field: str
+) -> list[str]:
     """Raise when a required placeholder is missing; return warnings for unknown-looking ones."""
     present = set(placeholders(template.text))
     missing = [name for name in REQUIRED[template.kind] if name not in present]
     if missing:
         need = ", ".join("{" + m + "}" for m in missing)
-        raise ConfigError(f"{field}: {template.kind} {template.ref!r} ({template.path}) must contain {need}")
+        raise ConfigError(
+            f"{field}: {template.kind} {template.ref!r} ({template.path}) must contain {need}"
+        )
     unknown = sorted(present - set(known))
     return [
         f"{template.kind} {template.ref!r}: {{{name}}} is not a known placeholder and will be left as is "

@@ -36,15 +36,23 @@ class ShardFailed(Exception):
         super().__init__(f"shard exited {code}")
         self.code, self.out, self.err = code, out, err
 
-    def __reduce__(self) -> tuple[Any, ...]:  # raised in a Ray worker, re-raised by ray.get in the launcher
+    def __reduce__(
+        self,
+    ) -> tuple[
+        Any, ...
+    ]:  # raised in a Ray worker, re-raised by ray.get in the launcher
         return ShardFailed, (self.code, self.out, self.err)
 
 
 def run_shard(args: list[str], env: dict[str, str]) -> tuple[int, bytes, bytes]:
     """The body of a shard task: `itemeval <args>` as a child process; a Ray cancel reaches it as one SIGINT."""
     with tempfile.TemporaryDirectory(prefix="itemeval-shard-") as logs:
-        proc = ShardProcess.start([sys.executable, "-m", "itemeval", *args], Path(logs), "shard",
-                                  env={**os.environ, **env})
+        proc = ShardProcess.start(
+            [sys.executable, "-m", "itemeval", *args],
+            Path(logs),
+            "shard",
+            env={**os.environ, **env},
+        )
         try:
             code, out, err = proc.wait()
         except KeyboardInterrupt:  # ray.cancel: the shard stops as a single run does, keeping its calls in flight
@@ -55,39 +63,71 @@ def run_shard(args: list[str], env: dict[str, str]) -> tuple[int, bytes, bytes]:
     return code, out, err
 
 
-def run_shards(shards: int, args: list[str], max_usd: float | None, *, address: str | None = None,
-               gpus_per_shard: float = 0.0) -> tuple[dict[int, dict[str, Any]], bool]:
+def run_shards(
+    shards: int,
+    args: list[str],
+    max_usd: float | None,
+    *,
+    address: str | None = None,
+    gpus_per_shard: float = 0.0,
+) -> tuple[dict[int, dict[str, Any]], bool]:
     """Run `itemeval <args> --shard K/<shards>` as Ray tasks (joining `address`, else RAY_ADDRESS, else starting
     Ray here) and wait for all; (outcomes, whether the launcher was interrupted)."""
     # Ray reports a failed task attempt on the driver's stdout, which is the launcher's --json document.
     with contextlib.redirect_stdout(sys.stderr):
-        return _run_on_ray(shards, args, max_usd, address=address, gpus_per_shard=gpus_per_shard)
+        return _run_on_ray(
+            shards, args, max_usd, address=address, gpus_per_shard=gpus_per_shard
+        )
 
 
-def _run_on_ray(shards: int, args: list[str], max_usd: float | None, *, address: str | None,
-                gpus_per_shard: float) -> tuple[dict[int, dict[str, Any]], bool]:
+def _run_on_ray(
+    shards: int,
+    args: list[str],
+    max_usd: float | None,
+    *,
+    address: str | None,
+    gpus_per_shard: float,
+) -> tuple[dict[int, dict[str, Any]], bool]:
     ray = require_ray()
     started_here = not ray.is_initialized()
     if started_here:
         address = address or os.environ.get("RAY_ADDRESS")
         # Without an address Ray starts on this machine; keep it on loopback, nothing else needs to reach it.
-        local = {} if address else {"_node_ip_address": "127.0.0.1", "include_dashboard": False}
-        ray.init(address=address, namespace=f"itemeval-{secrets.token_hex(4)}", log_to_driver=False,
-                 configure_logging=False, **local)
+        local = (
+            {}
+            if address
+            else {"_node_ip_address": "127.0.0.1", "include_dashboard": False}
+        )
+        ray.init(
+            address=address,
+            namespace=f"itemeval-{secrets.token_hex(4)}",
+            log_to_driver=False,
+            configure_logging=False,
+            **local,
+        )
     try:
         env = {"RAY_ADDRESS": ray.get_runtime_context().gcs_address}
         book = None
         if max_usd is not None:
             namespace = ray.get_runtime_context().namespace
             name = f"itemeval-budget-{secrets.token_hex(4)}"
-            book = ray.remote(num_cpus=0)(BudgetBook).options(name=name, namespace=namespace).remote(
-                max_usd, max_usd / (shards * CHUNKS_PER_SHARD))
+            book = (
+                ray.remote(num_cpus=0)(BudgetBook)
+                .options(name=name, namespace=namespace)
+                .remote(max_usd, max_usd / (shards * CHUNKS_PER_SHARD))
+            )
             env[LEASE_ENV] = f"{namespace}/{name}"
-        task = ray.remote(run_shard).options(max_retries=RETRIES, retry_exceptions=[ShardFailed], num_cpus=1,
-                                             num_gpus=gpus_per_shard)
+        task = ray.remote(run_shard).options(
+            max_retries=RETRIES,
+            retry_exceptions=[ShardFailed],
+            num_cpus=1,
+            num_gpus=gpus_per_shard,
+        )
         cap_args = usd_arg(max_usd) if max_usd is not None else []
-        refs = {k: task.remote([*args, "--shard", f"{k}/{shards}", *cap_args], env)
-                for k in range(shards)}
+        refs = {
+            k: task.remote([*args, "--shard", f"{k}/{shards}", *cap_args], env)
+            for k in range(shards)
+        }
         outcomes, interrupted = _wait(ray, refs)
         if book is not None:
             ray.kill(book)
@@ -117,11 +157,13 @@ def _wait(ray: Any, refs: dict[int, Any]) -> tuple[dict[int, dict[str, Any]], bo
 def _result(ray: Any, ref: Any) -> tuple[int, bytes, bytes]:
     try:
         return ray.get(ref)
-    except ShardFailed as exc:  # every attempt failed; its last words go into the run's notes
+    except (
+        ShardFailed
+    ) as exc:  # every attempt failed; its last words go into the run's notes
         return exc.code, exc.out, exc.err
     except ray.exceptions.TaskCancelledError:
         return 128 + signal.SIGINT, b"", b"cancelled"
-    except ray.exceptions.RayError as exc:  # the worker or its node was lost on every attempt
+    except (
+        ray.exceptions.RayError
+    ) as exc:  # the worker or its node was lost on every attempt
         return 1, b"", str(exc).encode()
-
-

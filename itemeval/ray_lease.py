@@ -57,8 +57,12 @@ def lease_from_env(holder: str) -> RayLease:
     ray = require_ray()
     namespace, _, name = os.environ[LEASE_ENV].partition("/")
     if not ray.is_initialized():
-        ray.init(address=os.environ.get("RAY_ADDRESS"), namespace=namespace, log_to_driver=False,
-                 configure_logging=False)
+        ray.init(
+            address=os.environ.get("RAY_ADDRESS"),
+            namespace=namespace,
+            log_to_driver=False,
+            configure_logging=False,
+        )
     return RayLease(ray.get_actor(name, namespace=namespace), holder)
 
 
@@ -67,5 +71,7 @@ def require_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise ConfigError("--engine ray needs Ray: pip install 'itemeval[ray]' (or use --engine local)") from None
+        raise ConfigError(
+            "--engine ray needs Ray: pip install 'itemeval[ray]' (or use --engine local)"
+        ) from None
     return ray

@@ -30,23 +30,59 @@ class SamplingParam:
 
 
 SAMPLING_PARAMS: tuple[SamplingParam, ...] = (
-    SamplingParam("temperature", "temperature", "float", "Sampling temperature; part of the condition id.",
-                  bounds={"ge": 0}),
-    SamplingParam("top_p", "top_p", "float", "Nucleus sampling; part of the condition id.", bounds={"gt": 0, "le": 1}),
-    SamplingParam("max_tokens", "max_tokens", "int", "Most tokens a reply may have; also the ceiling the estimate uses.",
-                  bounds={"ge": 1}),
-    SamplingParam("seed", "seed", "int", "Sampling seed, for providers that honour one."),
-    SamplingParam("reasoning_effort", "reasoning_effort", "str", "Reasoning effort for reasoning models.",
-                  choices=REASONING_EFFORTS),
+    SamplingParam(
+        "temperature",
+        "temperature",
+        "float",
+        "Sampling temperature; part of the condition id.",
+        bounds={"ge": 0},
+    ),
+    SamplingParam(
+        "top_p",
+        "top_p",
+        "float",
+        "Nucleus sampling; part of the condition id.",
+        bounds={"gt": 0, "le": 1},
+    ),
+    SamplingParam(
+        "max_tokens",
+        "max_tokens",
+        "int",
+        "Most tokens a reply may have; also the ceiling the estimate uses.",
+        bounds={"ge": 1},
+    ),
+    SamplingParam(
+        "seed", "seed", "int", "Sampling seed, for providers that honour one."
+    ),
+    SamplingParam(
+        "reasoning_effort",
+        "reasoning_effort",
+        "str",
+        "Reasoning effort for reasoning models.",
+        choices=REASONING_EFFORTS,
+    ),
     # The usage column `reasoning_tokens` counts tokens spent, so the requested budget needs its own name.
-    SamplingParam("reasoning_tokens", "reasoning_budget", "int", "Reasoning token budget for reasoning models.",
-                  bounds={"ge": 1}),
+    SamplingParam(
+        "reasoning_tokens",
+        "reasoning_budget",
+        "int",
+        "Reasoning token budget for reasoning models.",
+        bounds={"ge": 1},
+    ),
     # The solutions column `logprobs` holds the logprobs themselves, so the request is `logprobs_requested`.
-    SamplingParam("logprobs", "logprobs_requested", "bool",
-                  "Ask the provider for the generated tokens' logprobs (stored in the `logprobs` column)."),
-    SamplingParam("top_logprobs", "top_logprobs", "int",
-                  "How many most likely alternatives to return per token (1-20); needs logprobs: true.",
-                  bounds={"ge": 1, "le": 20}),
+    SamplingParam(
+        "logprobs",
+        "logprobs_requested",
+        "bool",
+        "Ask the provider for the generated tokens' logprobs (stored in the `logprobs` column).",
+    ),
+    SamplingParam(
+        "top_logprobs",
+        "top_logprobs",
+        "int",
+        "How many most likely alternatives to return per token (1-20); needs logprobs: true.",
+        bounds={"ge": 1, "le": 20},
+    ),
 )
 """Every sampling setting, declared once: the config, the condition ids, the store schema and the export read it."""
 
@@ -132,7 +168,9 @@ class TaskSpec:
     model: str
     config: dict[str, Any]
     cells: Sequence[Cell]
-    cache_scope: str | None  # None: no response cache; else the scope that keeps conditions apart
+    cache_scope: (
+        str | None
+    )  # None: no response cache; else the scope that keeps conditions apart
     metadata: dict[str, Any]
     scorer: dict[str, Any] | None = None
     """A model-graded scorer entry ({name, params}): the task replays each cell's stored solution (metadata

@@ -17,7 +17,11 @@ _SHAPED = re.compile(
 
 def secret_values() -> list[str]:
     """The values of the credential variables set in this process, longest first (so none is cut in part)."""
-    values = {value for name, value in os.environ.items() if _SECRET_NAME.search(name) and len(value) >= 8}
+    values = {
+        value
+        for name, value in os.environ.items()
+        if _SECRET_NAME.search(name) and len(value) >= 8
+    }
     return sorted(values, key=len, reverse=True)
 
 
@@ -30,5 +34,7 @@ def redact(text: str | None) -> str | None:
 
 def redactor() -> Callable[[str], str]:
     """redact() bound to the credentials set now, as one compiled pattern: for paths that redact many texts."""
-    pattern = re.compile("|".join([*(re.escape(value) for value in secret_values()), _SHAPED.pattern]))
+    pattern = re.compile(
+        "|".join([*(re.escape(value) for value in secret_values()), _SHAPED.pattern])
+    )
     return lambda text: pattern.sub(REDACTED, text)

@@ -77,9 +77,13 @@ def check_options(options: ResultsOptions) -> None:
     except ValueError as exc:
         raise ConfigError(f"--reducer: {exc}") from None
     if options.ci not in stats.INTERVALS:
-        raise ConfigError(f"--ci: unknown method {options.ci!r}; use t, wilson or bootstrap")
+        raise ConfigError(
+            f"--ci: unknown method {options.ci!r}; use t, wilson or bootstrap"
+        )
     if options.compare and options.compare != ("all",) and len(options.compare) != 2:
-        raise ConfigError("--compare: name two generate conditions (id, id prefix or slug), or `all`")
+        raise ConfigError(
+            "--compare: name two generate conditions (id, id prefix or slug), or `all`"
+        )
 
 
 def grade_conditions(study: Study) -> list[GradeCondition]:
@@ -87,22 +91,35 @@ def grade_conditions(study: Study) -> list[GradeCondition]:
     return study.grade + graded_extra_judges(study)
 
 
-def study_results(study: Study, options: ResultsOptions, frame: pd.DataFrame | None = None) -> ResultsReport:
+def study_results(
+    study: Study, options: ResultsOptions, frame: pd.DataFrame | None = None
+) -> ResultsReport:
     """Every figure of SPEC §17 for the study's grid, from its stores (or an already read `graded_frame`)."""
     check_options(options)
     grade = grade_conditions(study)
     frame = graded_frame(study, grade) if frame is None else frame
     if options.sample is not None:
-        chosen = choose_items(study.items, sample=options.sample, seed=options.seed, stratify=options.stratify)
+        chosen = choose_items(
+            study.items,
+            sample=options.sample,
+            seed=options.seed,
+            stratify=options.stratify,
+        )
         frame = frame[frame["item_id"].isin([item.id for item in chosen])]
-    report = ResultsReport(study=study.config.study, reducer=options.reducer, ci_method=options.ci,
-                           slugs={c.id: c.slug for c in [*study.generate, *grade]})
+    report = ResultsReport(
+        study=study.config.study,
+        reducer=options.reducer,
+        ci_method=options.ci,
+        slugs={c.id: c.slug for c in [*study.generate, *grade]},
+    )
     items = item_scores(frame, options.reducer)
     report.cells = _cells(frame, items, study.generate, grade, options)
     for facet in options.by:
         report.marginals += _marginals(study, items, facet, grade, options)
     if options.compare:
-        report.comparisons = _comparisons(items, _compared(study.generate, options.compare), grade)
+        report.comparisons = _comparisons(
+            items, _compared(study.generate, options.compare), grade
+        )
     report.agreement = _agreement(frame, grade, options.threshold)
     report.calibration = _calibration(frame, grade)
     return report
@@ -120,9 +137,20 @@ def graded_frame(study: Study, grade: list[GradeCondition]) -> pd.DataFrame:
     state = grade_state(study, grade, extra=("score", "score_metadata"))
     status = state["state"].map(_STATUS).fillna("pending")
     scored = (status == "scored") & state["score"].notna()
-    return state.assign(status=status.where(scored | (status != "scored"), "pending"),
-                        score=state["score"].where(scored))[
-        ["gen_condition_id", "grade_condition_id", "item_id", "epoch", "status", "score", "score_metadata"]]
+    return state.assign(
+        status=status.where(scored | (status != "scored"), "pending"),
+        score=state["score"].where(scored),
+    )[
+        [
+            "gen_condition_id",
+            "grade_condition_id",
+            "item_id",
+            "epoch",
+            "status",
+            "score",
+            "score_metadata",
+        ]
+    ]
 
 
 def item_scores(frame: pd.DataFrame, reducer: str) -> pd.DataFrame:
@@ -134,7 +162,9 @@ def item_scores(frame: pd.DataFrame, reducer: str) -> pd.DataFrame:
     if reducer == "mean":
         reduced = scored.groupby(keys, sort=False)["score"].mean()
     else:
-        reduced = scored.groupby(keys, sort=False)["score"].agg(lambda s: stats.reduce_item(s.to_numpy(), reducer))
+        reduced = scored.groupby(keys, sort=False)["score"].agg(
+            lambda s: stats.reduce_item(s.to_numpy(), reducer)
+        )
     return reduced.reset_index()
 
 
@@ -150,11 +180,25 @@ def _interval(values: np.ndarray, options: ResultsOptions) -> stats.Interval:
 
 # ---- cells -----------------------------------------------------------------------------------------------------
 
-def _cells(frame: pd.DataFrame, items: pd.DataFrame, generate: list[GenerateCondition], grade: list[GradeCondition],
-           options: ResultsOptions) -> list[dict[str, Any]]:
-    counts = frame.groupby(["gen_condition_id", "grade_condition_id", "status"]).size().unstack(fill_value=0)
-    by_cell = {key: group["score"].to_numpy(dtype=float)
-               for key, group in items.groupby(["gen_condition_id", "grade_condition_id"], sort=False)}
+
+def _cells(
+    frame: pd.DataFrame,
+    items: pd.DataFrame,
+    generate: list[GenerateCondition],
+    grade: list[GradeCondition],
+    options: ResultsOptions,
+) -> list[dict[str, Any]]:
+    counts = (
+        frame.groupby(["gen_condition_id", "grade_condition_id", "status"])
+        .size()
+        .unstack(fill_value=0)
+    )
+    by_cell = {
+        key: group["score"].to_numpy(dtype=float)
+        for key, group in items.groupby(
+            ["gen_condition_id", "grade_condition_id"], sort=False
+        )
+    }
     rows = []
     for condition in generate:
         for grader in grade:
@@ -162,23 +206,43 @@ def _cells(frame: pd.DataFrame, items: pd.DataFrame, generate: list[GenerateCond
             count = counts.loc[key] if key in counts.index else pd.Series(dtype=int)
             scores = by_cell.get(key, np.array([]))
             interval = _interval(scores, options)
-            grades, failures = int(count.get("scored", 0)), int(count.get("parse_failure", 0))
-            rows.append({
-                "gen_condition_id": condition.id, "grade_condition_id": grader.id,
-                "items": int(np.count_nonzero(~np.isnan(scores))), "grades": grades,
-                "pending": int(count.get("pending", 0)), "errors": int(count.get("error", 0)),
-                "parse_failures": failures,
-                "parse_failure_rate": failures / (grades + failures) if grades + failures else None,
-                "mean": interval.mean, "se": interval.se, "ci_low": interval.ci_low, "ci_high": interval.ci_high,
-                "reducer": options.reducer, "ci_method": interval.method,
-            })
+            grades, failures = (
+                int(count.get("scored", 0)),
+                int(count.get("parse_failure", 0)),
+            )
+            rows.append(
+                {
+                    "gen_condition_id": condition.id,
+                    "grade_condition_id": grader.id,
+                    "items": int(np.count_nonzero(~np.isnan(scores))),
+                    "grades": grades,
+                    "pending": int(count.get("pending", 0)),
+                    "errors": int(count.get("error", 0)),
+                    "parse_failures": failures,
+                    "parse_failure_rate": failures / (grades + failures)
+                    if grades + failures
+                    else None,
+                    "mean": interval.mean,
+                    "se": interval.se,
+                    "ci_low": interval.ci_low,
+                    "ci_high": interval.ci_high,
+                    "reducer": options.reducer,
+                    "ci_method": interval.method,
+                }
+            )
     return rows
 
 
 # ---- marginals -------------------------------------------------------------------------------------------------
 
-def _marginals(study: Study, items: pd.DataFrame, facet: str, grade: list[GradeCondition],
-               options: ResultsOptions) -> list[dict[str, Any]]:
+
+def _marginals(
+    study: Study,
+    items: pd.DataFrame,
+    facet: str,
+    grade: list[GradeCondition],
+    options: ResultsOptions,
+) -> list[dict[str, Any]]:
     """Per level of `facet`: each item's score averaged over the other facets, then the interval over items."""
     column, mapping, per_grade = _facet_levels(study, facet, grade)
     frame = items.assign(level=items[column].map(mapping)).dropna(subset=["level"])
@@ -186,29 +250,60 @@ def _marginals(study: Study, items: pd.DataFrame, facet: str, grade: list[GradeC
     rows = []
     for key, group in frame.groupby(groups, sort=True):
         grade_id, level = key if per_grade else (None, key[0])
-        interval = _interval(group.groupby("item_id")["score"].mean().to_numpy(dtype=float), options)
-        rows.append({"facet": facet, "level": level, "grade_condition_id": grade_id, "items": interval.n,
-                     "mean": interval.mean, "se": interval.se, "ci_low": interval.ci_low,
-                     "ci_high": interval.ci_high})
+        interval = _interval(
+            group.groupby("item_id")["score"].mean().to_numpy(dtype=float), options
+        )
+        rows.append(
+            {
+                "facet": facet,
+                "level": level,
+                "grade_condition_id": grade_id,
+                "items": interval.n,
+                "mean": interval.mean,
+                "se": interval.se,
+                "ci_low": interval.ci_low,
+                "ci_high": interval.ci_high,
+            }
+        )
     return rows
 
 
-def _facet_levels(study: Study, facet: str, grade: list[GradeCondition]) -> tuple[str, dict[str, Any], bool]:
+def _facet_levels(
+    study: Study, facet: str, grade: list[GradeCondition]
+) -> tuple[str, dict[str, Any], bool]:
     """(the column of the item scores a facet reads, {value: level}, whether levels are within each grade condition)."""
     if facet in GEN_FACETS:
-        return "gen_condition_id", {c.id: facet_level(c, facet) for c in study.generate}, True
+        return (
+            "gen_condition_id",
+            {c.id: facet_level(c, facet) for c in study.generate},
+            True,
+        )
     if facet in GRADE_FACETS:
-        return "grade_condition_id", {c.id: _grade_level(c, facet) for c in grade}, False
-    known = set().union(*(item.metadata for item in study.items)) if study.items else set()
+        return (
+            "grade_condition_id",
+            {c.id: _grade_level(c, facet) for c in grade},
+            False,
+        )
+    known = (
+        set().union(*(item.metadata for item in study.items)) if study.items else set()
+    )
     if facet not in known:
         facets = ", ".join([*GEN_FACETS, *GRADE_FACETS, *sorted(known)])
         raise ConfigError(f"--by: unknown facet {facet!r}; use one of {facets}")
-    return "item_id", {item.id: _scalar(item.metadata.get(facet)) for item in study.items}, True
+    return (
+        "item_id",
+        {item.id: _scalar(item.metadata.get(facet)) for item in study.items},
+        True,
+    )
 
 
 def facet_level(condition: GenerateCondition, facet: str) -> str:
     """A generate condition's level of `facet` (model, prompt or model_config)."""
-    return condition.prompt.ref if facet == "prompt" else getattr(condition, GEN_FACETS[facet])
+    return (
+        condition.prompt.ref
+        if facet == "prompt"
+        else getattr(condition, GEN_FACETS[facet])
+    )
 
 
 def _grade_level(condition: GradeCondition, facet: str) -> str | None:
@@ -220,12 +315,19 @@ def _grade_level(condition: GradeCondition, facet: str) -> str | None:
 
 
 def _scalar(value: Any) -> Any:
-    return value if value is None or isinstance(value, (str, int, float, bool)) else json.dumps(value)
+    return (
+        value
+        if value is None or isinstance(value, (str, int, float, bool))
+        else json.dumps(value)
+    )
 
 
 # ---- paired comparisons ----------------------------------------------------------------------------------------
 
-def _compared(generate: list[GenerateCondition], selectors: tuple[str, ...]) -> list[tuple[str, str]]:
+
+def _compared(
+    generate: list[GenerateCondition], selectors: tuple[str, ...]
+) -> list[tuple[str, str]]:
     if selectors == ("all",):
         return [(a.id, b.id) for a, b in combinations(generate, 2)]
     chosen = []
@@ -234,14 +336,22 @@ def _compared(generate: list[GenerateCondition], selectors: tuple[str, ...]) -> 
         if len(found) != 1:
             known = ", ".join(c.slug for c in generate)
             what = "no" if not found else "more than one"
-            raise ConfigError(f"--compare: {what} generate condition matches {selector!r} (conditions: {known})")
+            raise ConfigError(
+                f"--compare: {what} generate condition matches {selector!r} (conditions: {known})"
+            )
         chosen.append(found[0].id)
     return [(chosen[0], chosen[1])]
 
 
-def _comparisons(items: pd.DataFrame, pairs: list[tuple[str, str]], grade: list[GradeCondition]) -> list[dict]:
+def _comparisons(
+    items: pd.DataFrame, pairs: list[tuple[str, str]], grade: list[GradeCondition]
+) -> list[dict]:
     """A - B per grade condition on the items both have; Holm over all comparisons of the run."""
-    table = items.pivot_table(index=["grade_condition_id", "item_id"], columns="gen_condition_id", values="score")
+    table = items.pivot_table(
+        index=["grade_condition_id", "item_id"],
+        columns="gen_condition_id",
+        values="score",
+    )
     rows = []
     for grader in grade:
         if grader.id not in table.index.get_level_values(0):
@@ -250,8 +360,12 @@ def _comparisons(items: pd.DataFrame, pairs: list[tuple[str, str]], grade: list[
         for a, b in pairs:
             if a not in scores or b not in scores:
                 continue
-            result = stats.paired(scores[a].to_numpy(dtype=float), scores[b].to_numpy(dtype=float))
-            rows.append({"grade_condition_id": grader.id, "a": a, "b": b, **asdict(result)})
+            result = stats.paired(
+                scores[a].to_numpy(dtype=float), scores[b].to_numpy(dtype=float)
+            )
+            rows.append(
+                {"grade_condition_id": grader.id, "a": a, "b": b, **asdict(result)}
+            )
     adjusted = stats.holm([row["p"] for row in rows])
     for row, p in zip(rows, adjusted):
         row["p_adjusted"] = p
@@ -260,10 +374,16 @@ def _comparisons(items: pd.DataFrame, pairs: list[tuple[str, str]], grade: list[
 
 # ---- agreement between grade conditions over the same solutions ------------------------------------------------
 
-def _agreement(frame: pd.DataFrame, grade: list[GradeCondition], threshold: float | None) -> list[dict]:
+
+def _agreement(
+    frame: pd.DataFrame, grade: list[GradeCondition], threshold: float | None
+) -> list[dict]:
     scored = frame[frame["status"] == "scored"]
-    wide = scored.pivot_table(index=["gen_condition_id", "item_id", "epoch"], columns="grade_condition_id",
-                              values="score")
+    wide = scored.pivot_table(
+        index=["gen_condition_id", "item_id", "epoch"],
+        columns="grade_condition_id",
+        values="score",
+    )
     rows = []
     for a, b in combinations([c.id for c in grade if c.id in wide.columns], 2):
         x, y = wide[a].to_numpy(dtype=float), wide[b].to_numpy(dtype=float)
@@ -271,9 +391,20 @@ def _agreement(frame: pd.DataFrame, grade: list[GradeCondition], threshold: floa
         if result.n == 0:
             continue
         both = ~(np.isnan(x) | np.isnan(y))
-        cut = threshold if threshold is not None else _midpoint(np.concatenate([x[both], y[both]]))
-        rows.append({"a": a, "b": b, **asdict(result), "threshold": cut,
-                     "confusion": stats.threshold_confusion(x, y, cut)})
+        cut = (
+            threshold
+            if threshold is not None
+            else _midpoint(np.concatenate([x[both], y[both]]))
+        )
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                **asdict(result),
+                "threshold": cut,
+                "confusion": stats.threshold_confusion(x, y, cut),
+            }
+        )
     return rows
 
 
@@ -283,6 +414,7 @@ def _midpoint(values: np.ndarray) -> float:
 
 # ---- calibration of probability scorers ------------------------------------------------------------------------
 
+
 def _calibration(frame: pd.DataFrame, grade: list[GradeCondition]) -> list[dict]:
     """For `risk` / `numeric_risk` with two options: P(positive option) against whether the target is positive.
 
@@ -291,15 +423,28 @@ def _calibration(frame: pd.DataFrame, grade: list[GradeCondition]) -> list[dict]
     """
     probability_ids = {c.id for c in grade if c.scorer in PROBABILITY_SCORERS}
     rows = []
-    scored = frame[(frame["status"] == "scored") & frame["grade_condition_id"].isin(probability_ids)]
-    for (gen_id, grade_id), group in scored.groupby(["gen_condition_id", "grade_condition_id"], sort=False):
+    scored = frame[
+        (frame["status"] == "scored")
+        & frame["grade_condition_id"].isin(probability_ids)
+    ]
+    for (gen_id, grade_id), group in scored.groupby(
+        ["gen_condition_id", "grade_condition_id"], sort=False
+    ):
         risk = group["score_metadata"].map(_risk_score).to_numpy(dtype=float)
         predicted_positive = risk >= 0.5
-        outcome = np.where(group["score"].to_numpy() == 1.0, predicted_positive, ~predicted_positive).astype(float)
+        outcome = np.where(
+            group["score"].to_numpy() == 1.0, predicted_positive, ~predicted_positive
+        ).astype(float)
         outcome[np.isnan(risk)] = np.nan
         result = stats.calibration(risk, outcome)
         if result.n:
-            rows.append({"gen_condition_id": gen_id, "grade_condition_id": grade_id, **asdict(result)})
+            rows.append(
+                {
+                    "gen_condition_id": gen_id,
+                    "grade_condition_id": grade_id,
+                    **asdict(result),
+                }
+            )
     return rows
 
 

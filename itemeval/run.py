@@ -82,8 +82,13 @@ class StageOptions:
     display: str = "none"
 
     def items(self, study: Study) -> list[Item]:
-        return plan.choose_items(study.items, limit=self.limit, sample=self.sample, seed=self.seed,
-                                 stratify=self.stratify)
+        return plan.choose_items(
+            study.items,
+            limit=self.limit,
+            sample=self.sample,
+            seed=self.seed,
+            stratify=self.stratify,
+        )
 
     def cache_scope(self, condition_id: str, run_id: str) -> str:
         """A fresh run caches under its own scope, so nothing an earlier run cached is read back."""
@@ -93,23 +98,37 @@ class StageOptions:
 class Run:
     """The state of one run that the stage and its runner share."""
 
-    def __init__(self, study: Study, stage: str, result: StageResult, options: StageOptions) -> None:
+    def __init__(
+        self, study: Study, stage: str, result: StageResult, options: StageOptions
+    ) -> None:
         self.study = study
         self.stage = stage
         self.result = result
         self.options = options
-        self.run_id = new_run_id(stage) if options.shard is None else f"{options.shard.tag}-{new_run_id(stage)}"
-        self.max_usd = options.max_usd if options.max_usd is not None else study.config.budget.max_usd
+        self.run_id = (
+            new_run_id(stage)
+            if options.shard is None
+            else f"{options.shard.tag}-{new_run_id(stage)}"
+        )
+        self.max_usd = (
+            options.max_usd
+            if options.max_usd is not None
+            else study.config.budget.max_usd
+        )
         self.prices: PriceTable = load_prices(study.pricing_path)
         self.manifest: Manifest | None = None
         self.cap: SpendCap | None = None
         self.failure_reason: str | None = None
         self.overrun_usd = 0.0
-        self.cells_per_eval = cells_per_eval()  # all three checked before anything is written
+        self.cells_per_eval = (
+            cells_per_eval()
+        )  # all three checked before anything is written
         self.cells_in_flight = cells_in_flight()
         self.logprob_tokens = logprob_tokens()
 
-    def approve(self, lines: list[EstimateLine], ask: Ask | None, tell: Tell | None = None) -> None:
+    def approve(
+        self, lines: list[EstimateLine], ask: Ask | None, tell: Tell | None = None
+    ) -> None:
         """Show the estimate of exactly these cells, apply the spend gate, and arm the hard cap."""
         estimate = Estimate(lines=lines)
         self.result.estimate = estimate.as_dict()
@@ -119,13 +138,22 @@ class Run:
         self.result.notes.extend(notes)
         for note in notes if tell is not None else []:
             tell(note)
-        check_gate(estimate, confirm_above=self.study.config.budget.confirm_above_usd, yes=self.options.yes, ask=ask,
-                   projected=self.options.pilot is not None)
+        check_gate(
+            estimate,
+            confirm_above=self.study.config.budget.confirm_above_usd,
+            yes=self.options.yes,
+            ask=ask,
+            projected=self.options.pilot is not None,
+        )
         if self.max_usd is not None:
             lease = shared_lease(self.run_id)
-            self.cap = SpendCap(cap=0.0 if lease is not None else self.max_usd, lease=lease)
+            self.cap = SpendCap(
+                cap=0.0 if lease is not None else self.max_usd, lease=lease
+            )
 
-    def begin(self, generate: list[GenerateCondition], grade: list[GradeCondition]) -> None:
+    def begin(
+        self, generate: list[GenerateCondition], grade: list[GradeCondition]
+    ) -> None:
         """Pin datasets, store items and write the manifest of a run that is about to spend or write.
 
         A shard writes none of these (it holds no lock): `itemeval commit` or the launcher does.
@@ -134,11 +162,21 @@ class Run:
         self.result.run_id = self.run_id
         if self.options.shard is not None:
             return
-        dataset_locks.pin(paths.dataset_locks, dataset_locks.read_locks(paths.dataset_locks),
-                          {d.key: (d.adapter, d.revision) for d in self.study.datasets})
+        dataset_locks.pin(
+            paths.dataset_locks,
+            dataset_locks.read_locks(paths.dataset_locks),
+            {d.key: (d.adapter, d.revision) for d in self.study.datasets},
+        )
         store_items(self.study)
-        self.manifest = start_manifest(self.study, stage=self.stage, run_id=self.run_id, options=asdict(self.options),
-                                       generate=generate, grade=grade, estimate=self.result.estimate)
+        self.manifest = start_manifest(
+            self.study,
+            stage=self.stage,
+            run_id=self.run_id,
+            options=asdict(self.options),
+            generate=generate,
+            grade=grade,
+            estimate=self.result.estimate,
+        )
         self.result.run_id, self.result.manifest = self.run_id, str(self.manifest.path)
         self.manifest.hold_reserve()
 
@@ -147,26 +185,41 @@ class Run:
         if self.cap is not None:
             specs = [with_reply_ceiling(spec) for spec in specs]
         if self.options.shard is not None:
-            specs = [share_connections(spec, self.options.shard.count) for spec in specs]
+            specs = [
+                share_connections(spec, self.options.shard.count) for spec in specs
+            ]
         paths = self.study.paths
-        runner = Runner(paths=paths, run_id=self.run_id, replay=self.options.shard is None,
-                        log_dir=paths.logs_generate if self.stage == "generate" else paths.logs_grade,
-                        display="none" if self.options.display == OWN_DISPLAY else self.options.display,
-                        cells_per_eval=self.cells_per_eval,
-                        cells_in_flight=self.cells_in_flight,
-                        gate_for=self._gate, stopped=lambda: self.cap is not None and self.cap.stopped,
-                        logprob_tokens=self.logprob_tokens)
+        runner = Runner(
+            paths=paths,
+            run_id=self.run_id,
+            replay=self.options.shard is None,
+            log_dir=paths.logs_generate
+            if self.stage == "generate"
+            else paths.logs_grade,
+            display="none"
+            if self.options.display == OWN_DISPLAY
+            else self.options.display,
+            cells_per_eval=self.cells_per_eval,
+            cells_in_flight=self.cells_in_flight,
+            gate_for=self._gate,
+            stopped=lambda: self.cap is not None and self.cap.stopped,
+            logprob_tokens=self.logprob_tokens,
+        )
         summaries = {c.condition_id: c for c in self.result.conditions}
         with self._progress() as progress:
 
-            def journaled(row: dict[str, Any]) -> None:  # counted once it is safe, not when it was made
+            def journaled(
+                row: dict[str, Any],
+            ) -> None:  # counted once it is safe, not when it was made
                 summaries[row.get("grade_condition_id") or row["condition_id"]].add(row)
                 if progress is not None:
                     progress.journaled(row)
 
             execution = runner.execute(specs, sink, journaled)
         for condition in self.result.conditions:
-            condition.failure = execution.failures.get(condition.condition_id, condition.failure)
+            condition.failure = execution.failures.get(
+                condition.condition_id, condition.failure
+            )
         if execution.write_failure:
             self.result.outcome = "failed"
             self.result.notes.append(execution.write_failure)
@@ -180,7 +233,8 @@ class Run:
             self.result.notes.append(
                 f"spend {format_usd(self.cap.spent)} went over max_usd {format_usd(self.cap.cap)} by "
                 f"{format_usd(self.overrun_usd)}: the provider returned more tokens than max_tokens allows, so calls "
-                "already in flight cost more than their worst case; no call started once the spend reached the cap")
+                "already in flight cost more than their worst case; no call started once the spend reached the cap"
+            )
 
     @contextlib.contextmanager
     def row_writer(self, store: str) -> Iterator[Callable[[pa.Table], None]]:
@@ -190,7 +244,9 @@ class Run:
             yield lambda table: upsert(self.study.paths, store, table)
             return
         with JournalWriter(self.study.paths, self.run_id) as journal:
-            yield lambda table: [journal.append(store, row) for row in table.to_pylist()]
+            yield lambda table: [
+                journal.append(store, row) for row in table.to_pylist()
+            ]
 
     def _progress(self) -> contextlib.AbstractContextManager[RunProgress | None]:
         """itemeval's own display of the whole run, on a terminal when no inspect display was asked for."""
@@ -200,15 +256,25 @@ class Run:
         if self.options.display != OWN_DISPLAY or stderr is None:
             return contextlib.nullcontext()
         expected = (self.result.estimate or {}).get("total", {}).get("usd_expected")
-        return RunProgress(self.stage, {c.condition_id: c.planned for c in self.result.conditions},
-                           {c.condition_id: c.slug for c in self.result.conditions}, console=stderr,
-                           expected_usd=expected, cap_usd=self.max_usd)
+        return RunProgress(
+            self.stage,
+            {c.condition_id: c.planned for c in self.result.conditions},
+            {c.condition_id: c.slug for c in self.result.conditions},
+            console=stderr,
+            expected_usd=expected,
+            cap_usd=self.max_usd,
+        )
 
     def _gate(self, spec: TaskSpec) -> PricedGate | None:
         if self.cap is None:
             return None
-        return PricedGate(cap=self.cap, price=self._price(spec), max_tokens=spec.config.get("max_tokens"),
-                          model=spec.model, connections=spec.config.get("max_connections") or DEFAULT_CONNECTIONS)
+        return PricedGate(
+            cap=self.cap,
+            price=self._price(spec),
+            max_tokens=spec.config.get("max_tokens"),
+            model=spec.model,
+            connections=spec.config.get("max_connections") or DEFAULT_CONNECTIONS,
+        )
 
     def _price(self, spec: TaskSpec) -> Price | None:
         """The task's model's price; a model-graded panel's models all grade each sample, so their rates add up
@@ -216,36 +282,66 @@ class Run:
         if spec.scorer is None:
             return self.prices.lookup(spec.model)
         model = spec.scorer["params"]["model"]
-        return panel_price([self.prices.lookup(m) for m in ([model] if isinstance(model, str) else model)])
+        return panel_price(
+            [
+                self.prices.lookup(m)
+                for m in ([model] if isinstance(model, str) else model)
+            ]
+        )
 
     def finish(self) -> None:
         if self.cap is not None and self.cap.lease is not None:
             self.cap.lease.settle(self.cap.spent)
-        remaining = sum(c.planned for c in self.result.conditions) - sum(c.rows for c in self.result.conditions)
+        remaining = sum(c.planned for c in self.result.conditions) - sum(
+            c.rows for c in self.result.conditions
+        )
         if self.result.outcome == "interrupted" and remaining > 0:
-            self.result.notes.append(f"run the same command to finish the {remaining} remaining cells")
+            self.result.notes.append(
+                f"run the same command to finish the {remaining} remaining cells"
+            )
         if self.manifest is None:
             return
         conditions = self.result.conditions
-        counts = {c.condition_id: {"planned": c.planned, "rows": c.rows, "errors": c.errors,
-                                   "cache_hits": c.cache_hits, "usd": c.usd, "failure": c.failure}
-                  for c in conditions}
+        counts = {
+            c.condition_id: {
+                "planned": c.planned,
+                "rows": c.rows,
+                "errors": c.errors,
+                "cache_hits": c.cache_hits,
+                "usd": c.usd,
+                "failure": c.failure,
+            }
+            for c in conditions
+        }
         # Per condition, the distinct sampling configs inspect actually sent in this run.
-        effective = {c.condition_id: sorted(c.effective_configs) for c in conditions if c.effective_configs}
+        effective = {
+            c.condition_id: sorted(c.effective_configs)
+            for c in conditions
+            if c.effective_configs
+        }
         reason = {"reason": self.failure_reason} if self.failure_reason else {}
         if self.overrun_usd:
             reason["overrun_usd"] = self.overrun_usd
         try:
-            self.manifest.finish(self.result.outcome, per_condition=counts,
-                                 spend_usd=total_usd(c.usd for c in conditions), effective_params=effective, **reason)
+            self.manifest.finish(
+                self.result.outcome,
+                per_condition=counts,
+                spend_usd=total_usd(c.usd for c in conditions),
+                effective_params=effective,
+                **reason,
+            )
         except OSError as exc:
             if not is_write_failure(exc):
                 raise
-            self.write_failed(exc, self.manifest.path)  # it stays `running` on disk; the next command closes it
+            self.write_failed(
+                exc, self.manifest.path
+            )  # it stays `running` on disk; the next command closes it
 
     def write_failed(self, error: OSError, path: object = None) -> None:
         """A write that failed ends the run as `failed`, with one message naming the path and what to do."""
-        message = write_failure_message(path or error.filename or self.study.paths.root, error)
+        message = write_failure_message(
+            path or error.filename or self.study.paths.root, error
+        )
         self.result.outcome = "failed"
         self.failure_reason = self.failure_reason or message
         if message not in self.result.notes:
@@ -266,7 +362,10 @@ def shared_lease(holder: str) -> Lease | None:
 def share_connections(spec: TaskSpec, shards: int) -> TaskSpec:
     """One of `shards` shards gets its share of the model's connections, so N shards do not send N times as many."""
     connections = spec.config.get("max_connections") or DEFAULT_CONNECTIONS
-    return replace(spec, config={**spec.config, "max_connections": max(1, -(-connections // shards))})
+    return replace(
+        spec,
+        config={**spec.config, "max_connections": max(1, -(-connections // shards))},
+    )
 
 
 @contextlib.contextmanager
@@ -276,7 +375,9 @@ def locked(study: Study, command: str) -> Iterator[dict[str, int]]:
     try:
         paths.root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise StoreError(f"cannot create the study dir {paths.root}: {exc.strerror}; check output_dir") from None
+        raise StoreError(
+            f"cannot create the study dir {paths.root}: {exc.strerror}; check output_dir"
+        ) from None
     with study_lock(paths, command):
         started = time.time()
         if paths.remote is not None:
@@ -288,13 +389,17 @@ def locked(study: Study, command: str) -> Iterator[dict[str, int]]:
         except OSError as exc:
             if not is_write_failure(exc):
                 raise
-            raise StoreError(write_failure_message(exc.filename or paths.root, exc)) from None
+            raise StoreError(
+                write_failure_message(exc.filename or paths.root, exc)
+            ) from None
         yield recovered
         if paths.remote is not None:
             _publish_remote(paths, since=started)
 
 
-def commit_parts(paths: StudyPaths, seen: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, int]:
+def commit_parts(
+    paths: StudyPaths, seen: Callable[[str, dict[str, Any]], None] | None = None
+) -> dict[str, int]:
     """Merge every finished journal part into the stores (the caller holds the lock); rows merged per store.
 
     For a study on object storage, the parts shards uploaded are fetched first and deleted once merged.
@@ -306,9 +411,13 @@ def commit_parts(paths: StudyPaths, seen: Callable[[str, dict[str, Any]], None] 
 
         uploaded = mirror.remote_parts(paths)
         mirror.fetch_parts(paths, uploaded)
-    recovered = {store: rows for store, rows in replay_journals(paths, seen=seen).items() if rows}
+    recovered = {
+        store: rows for store, rows in replay_journals(paths, seen=seen).items() if rows
+    }
     if uploaded:
-        mirror.drop_parts(paths, [name for name in uploaded if not (paths.journal / name).exists()])
+        mirror.drop_parts(
+            paths, [name for name in uploaded if not (paths.journal / name).exists()]
+        )
     return recovered
 
 
@@ -317,8 +426,10 @@ def _refuse_a_second_writer(paths: StudyPaths, shard: plan.Shard) -> None:
     would pay for the same cells)."""
     pids = live_writers(paths, f"{shard.tag}-")
     if pids:
-        raise StudyLocked(f"shard {shard.index}/{shard.count} of {paths.root} is already running here (pid "
-                          f"{', '.join(map(str, pids))}); wait for it to end, or stop it, then run this again")
+        raise StudyLocked(
+            f"shard {shard.index}/{shard.count} of {paths.root} is already running here (pid "
+            f"{', '.join(map(str, pids))}); wait for it to end, or stop it, then run this again"
+        )
 
 
 def _shard_on_remote(paths: StudyPaths, shard: plan.Shard) -> PartUploader | None:
@@ -339,8 +450,11 @@ def _publish_remote(paths: StudyPaths, *, since: float) -> None:
     from .store.snapshot import publish_snapshot
 
     publish_snapshot(paths.remote, storage_options=storage_options_for(paths.remote))
-    manifests = [p for p in paths.manifests.glob("*.json") if p.stat().st_mtime >= since] \
-        if paths.manifests.is_dir() else []
+    manifests = (
+        [p for p in paths.manifests.glob("*.json") if p.stat().st_mtime >= since]
+        if paths.manifests.is_dir()
+        else []
+    )
     mirror.upload(paths, [paths.dataset_locks, *manifests])
 
 
@@ -355,7 +469,9 @@ def check_providers(models: list[str]) -> None:
 
 
 @contextlib.contextmanager
-def open_run(study: Study, stage: str, result: StageResult, options: StageOptions) -> Iterator[Run]:
+def open_run(
+    study: Study, stage: str, result: StageResult, options: StageOptions
+) -> Iterator[Run]:
     """Hold the study lock for the whole run and first recover what a killed run left behind.
 
     A shard (`options.shard`) takes no lock and recovers nothing: it only adds its own journal parts.
@@ -365,8 +481,11 @@ def open_run(study: Study, stage: str, result: StageResult, options: StageOption
     if options.shard is not None:
         _refuse_a_second_writer(study.paths, options.shard)
         uploader = _shard_on_remote(study.paths, options.shard)
-    with contextlib.nullcontext({}) if options.shard is not None else locked(study, " ".join(command_line())) \
-            as recovered:
+    with (
+        contextlib.nullcontext({})
+        if options.shard is not None
+        else locked(study, " ".join(command_line())) as recovered
+    ):
         result.recovered = recovered
         if options.shard is None:
             close_abandoned(study.paths.manifests)
@@ -388,8 +507,11 @@ def commit(study: Study) -> dict[str, int]:
     """Merge every finished shard's journal parts into the stores (idempotent), and pin and store the items."""
     paths = study.paths
     with locked(study, " ".join(command_line())) as recovered:
-        dataset_locks.pin(paths.dataset_locks, dataset_locks.read_locks(paths.dataset_locks),
-                          {d.key: (d.adapter, d.revision) for d in study.datasets})
+        dataset_locks.pin(
+            paths.dataset_locks,
+            dataset_locks.read_locks(paths.dataset_locks),
+            {d.key: (d.adapter, d.revision) for d in study.datasets},
+        )
         store_items(study)
     return recovered
 
@@ -411,20 +533,43 @@ def recover_if_idle(study: Study) -> tuple[dict[str, int], int]:
 
 def item_row(item: Item) -> dict[str, Any]:
     """One items.parquet row."""
-    return {"item_id": item.id, "dataset_id": item.dataset_id, "dataset_revision": item.dataset_revision,
-            "row_index": item.row, "input": item.input, "target": item.target, "targets": list(item.targets),
-            "choices": list(item.choices) or None, "grading_scheme": item.grading_scheme,
-            "metadata": canonical_json(item.metadata)}
+    return {
+        "item_id": item.id,
+        "dataset_id": item.dataset_id,
+        "dataset_revision": item.dataset_revision,
+        "row_index": item.row,
+        "input": item.input,
+        "target": item.target,
+        "targets": list(item.targets),
+        "choices": list(item.choices) or None,
+        "grading_scheme": item.grading_scheme,
+        "metadata": canonical_json(item.metadata),
+    }
 
 
 def store_items(study: Study) -> None:
     """Upsert the items when any is new or changed, so a re-run of a complete study writes nothing."""
     columns = ["item_id", "dataset_revision", "input", "target", "targets", "choices"]
     stored = read_store(study.paths, "items", columns).to_pylist()
-    known = {_item_key(row["item_id"], row["dataset_revision"], row["input"], row["target"], row["targets"],
-                       row["choices"]) for row in stored}
-    changed = [item_row(i) for i in study.items
-               if _item_key(i.id, i.dataset_revision, i.input, i.target, i.targets, i.choices or None) not in known]
+    known = {
+        _item_key(
+            row["item_id"],
+            row["dataset_revision"],
+            row["input"],
+            row["target"],
+            row["targets"],
+            row["choices"],
+        )
+        for row in stored
+    }
+    changed = [
+        item_row(i)
+        for i in study.items
+        if _item_key(
+            i.id, i.dataset_revision, i.input, i.target, i.targets, i.choices or None
+        )
+        not in known
+    ]
     if changed:
         upsert(study.paths, "items", changed)
 

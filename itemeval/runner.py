@@ -68,8 +68,10 @@ def _positive_setting(name: str, default: int) -> int:
     except ValueError:
         number = 0
     if number < 1:
-        raise ConfigError(f"{name}={value!r} is not a positive whole number; "
-                          f"unset it for the default ({default}) or give e.g. {default}")
+        raise ConfigError(
+            f"{name}={value!r} is not a positive whole number; "
+            f"unset it for the default ({default}) or give e.g. {default}"
+        )
     return number
 
 
@@ -100,7 +102,12 @@ class Runner:
     replay: bool = True
     """Bring the journal into the stores after each eval; a shard leaves that to `itemeval commit`."""
 
-    def execute(self, specs: Sequence[TaskSpec], sink: RowSink, journaled: Journaled = lambda row: None) -> Execution:
+    def execute(
+        self,
+        specs: Sequence[TaskSpec],
+        sink: RowSink,
+        journaled: Journaled = lambda row: None,
+    ) -> Execution:
         """Run the specs eval by eval; each eval's rows reach the store as it ends.
 
         `journaled` sees each row once it is safe in the journal.
@@ -109,16 +116,25 @@ class Runner:
         try:
             with signals.interrupts_as_flag():
                 self._run_evals(specs, sink, journaled, execution)
-        except KeyboardInterrupt:  # a second Ctrl-C between two evals or during a replay
+        except (
+            KeyboardInterrupt
+        ):  # a second Ctrl-C between two evals or during a replay
             execution.interrupted = True
         finally:  # finish a replay that a Ctrl-C cut short, so every finished row is in the store
             self._replay(execution)
         return execution
 
-    def _run_evals(self, specs: Sequence[TaskSpec], sink: RowSink, journaled: Journaled,
-                     execution: Execution) -> None:
+    def _run_evals(
+        self,
+        specs: Sequence[TaskSpec],
+        sink: RowSink,
+        journaled: Journaled,
+        execution: Execution,
+    ) -> None:
         for window in eval_windows(specs, self.cells_per_eval, self.cells_in_flight):
-            if signals.stop_requested():  # a Ctrl-C between two evals: no further eval starts
+            if (
+                signals.stop_requested()
+            ):  # a Ctrl-C between two evals: no further eval starts
                 execution.interrupted = True
                 return
             with signals.default_interrupts():
@@ -138,17 +154,33 @@ class Runner:
             replay_journals(self.paths)
         except OSError as exc:
             execution.write_failure = execution.write_failure or write_failure_message(
-                getattr(exc, "filename", None) or self.paths.root, exc)
+                getattr(exc, "filename", None) or self.paths.root, exc
+            )
 
-    def _run_eval(self, window: EvalWindow, sink: RowSink, journaled: Journaled, execution: Execution) -> None:
+    def _run_eval(
+        self,
+        window: EvalWindow,
+        sink: RowSink,
+        journaled: Journaled,
+        execution: Execution,
+    ) -> None:
         """One inspect eval over a window of tasks, journaling every finished sample as a store row."""
         try:
             self._run_journaled(window, sink, journaled, execution)
-        except OSError as exc:  # the journal could not be created or flushed at its close
-            execution.write_failure = execution.write_failure or write_failure_message(exc.filename or
-                                                                                       self.paths.journal, exc)
+        except (
+            OSError
+        ) as exc:  # the journal could not be created or flushed at its close
+            execution.write_failure = execution.write_failure or write_failure_message(
+                exc.filename or self.paths.journal, exc
+            )
 
-    def _run_journaled(self, window: EvalWindow, sink: RowSink, journaled: Journaled, execution: Execution) -> None:
+    def _run_journaled(
+        self,
+        window: EvalWindow,
+        sink: RowSink,
+        journaled: Journaled,
+        execution: Execution,
+    ) -> None:
         from . import inspect_tasks
 
         with JournalWriter(self.paths, self.run_id) as journal:
@@ -160,27 +192,47 @@ class Runner:
                     store, row = sink(result)
                     journal.append(store, row)
                     journaled(row)
-                except OSError as exc:  # a full disk: stop starting calls at once, the Ctrl-C way
+                except (
+                    OSError
+                ) as exc:  # a full disk: stop starting calls at once, the Ctrl-C way
                     if execution.write_failure is None:
-                        execution.write_failure = write_failure_message(getattr(exc, "filename", None) or
-                                                                        journal.path, exc)
-                        signals.request_stop(drain=False)  # replies could not be kept anyway
+                        execution.write_failure = write_failure_message(
+                            getattr(exc, "filename", None) or journal.path, exc
+                        )
+                        signals.request_stop(
+                            drain=False
+                        )  # replies could not be kept anyway
                 except Exception as exc:  # noqa: BLE001 - any failure to store a finished sample
-                    condition = result.metadata.get("grade_condition_id") or result.metadata.get("condition_id")
-                    execution.failures.setdefault(str(condition), f"a finished sample could not be stored: "
-                                                                  f"{type(exc).__name__}: {exc}")
+                    condition = result.metadata.get(
+                        "grade_condition_id"
+                    ) or result.metadata.get("condition_id")
+                    execution.failures.setdefault(
+                        str(condition),
+                        f"a finished sample could not be stored: "
+                        f"{type(exc).__name__}: {exc}",
+                    )
 
-            with inspect_tasks.sample_sink(on_sample, log_prefix=self.log_dir.relative_to(self.paths.root),
-                                           logprob_tokens=self.logprob_tokens):
+            with inspect_tasks.sample_sink(
+                on_sample,
+                log_prefix=self.log_dir.relative_to(self.paths.root),
+                logprob_tokens=self.logprob_tokens,
+            ):
                 failures = inspect_tasks.run_tasks(
-                    self._build(window.tasks, execution), log_dir=self.log_dir, display=self.display,
+                    self._build(window.tasks, execution),
+                    log_dir=self.log_dir,
+                    display=self.display,
                     in_flight=window.in_flight,
-                    keep_feeding=lambda: execution.write_failure is None and not self.stopped())
+                    keep_feeding=lambda: (
+                        execution.write_failure is None and not self.stopped()
+                    ),
+                )
         if failures is None:
             execution.interrupted = True
             return
         known = {spec.name for spec in window.tasks}
-        execution.failures.update((name, message) for name, message in failures.items() if name in known)
+        execution.failures.update(
+            (name, message) for name, message in failures.items() if name in known
+        )
         for message in failures.values():
             error = inspect_tasks.write_error(message)
             if error is not None and execution.write_failure is None:
@@ -196,8 +248,12 @@ class Runner:
                 continue
             try:
                 yield inspect_tasks.build_task(spec, self.gate_for(spec))
-            except inspect_tasks.TASK_BUILD_ERRORS as exc:  # one condition's model cannot be set up
-                execution.failures[spec.name] = redact(f"{type(exc).__name__}: {exc}") or type(exc).__name__
+            except (
+                inspect_tasks.TASK_BUILD_ERRORS
+            ) as exc:  # one condition's model cannot be set up
+                execution.failures[spec.name] = (
+                    redact(f"{type(exc).__name__}: {exc}") or type(exc).__name__
+                )
 
 
 def _return_free_memory() -> None:
@@ -209,5 +265,7 @@ def _return_free_memory() -> None:
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()
-    with contextlib.suppress(OSError, AttributeError):  # glibc only; elsewhere nothing to trim
+    with contextlib.suppress(
+        OSError, AttributeError
+    ):  # glibc only; elsewhere nothing to trim
         ctypes.CDLL("libc.so.6").malloc_trim(0)

@@ -24,7 +24,9 @@ def _files(root: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]
 
 def _study_name(directory: Path) -> str:
     """The directory's name as a valid study slug, or `my-study` when it has nothing usable."""
-    name = re.sub(r"[^a-z0-9_-]+", "-", directory.resolve().name.lower()).strip("-_")[:64]
+    name = re.sub(r"[^a-z0-9_-]+", "-", directory.resolve().name.lower()).strip("-_")[
+        :64
+    ]
     return name if re.match(STUDY_NAME_PATTERN, name or "") else "my-study"
 
 
@@ -34,11 +36,15 @@ def scaffold(directory: Path, *, force: bool = False) -> list[Path]:
     targets = [(directory / name, source) for name, source in files]
     existing = [str(path) for path, _ in targets if path.exists()]
     if existing and not force:
-        raise ConfigError(f"init: {', '.join(existing)} already exist(s); pass --force to overwrite")
+        raise ConfigError(
+            f"init: {', '.join(existing)} already exist(s); pass --force to overwrite"
+        )
     for path, source in targets:
         path.parent.mkdir(parents=True, exist_ok=True)
         data = source.read_bytes()
         if path.name == "config.yaml":
-            data = data.replace(b"study: my-study", f"study: {_study_name(directory)}".encode())
+            data = data.replace(
+                b"study: my-study", f"study: {_study_name(directory)}".encode()
+            )
         path.write_bytes(data)
     return [path for path, _ in targets]

@@ -33,9 +33,16 @@ def shard_outcome(code: int, out: bytes, err: bytes) -> dict[str, Any]:
         data = json.loads(out)
     except ValueError:
         data = {}
-    message = (err.decode(errors="replace").strip().splitlines() or [f"exit {code}"])[-1][:300]
+    message = (err.decode(errors="replace").strip().splitlines() or [f"exit {code}"])[
+        -1
+    ][:300]
     stopped = code == EXIT_BUDGET or code in SIGNALLED
-    return {"code": code, "data": data, "message": message, "retry": code != 0 and not stopped}
+    return {
+        "code": code,
+        "data": data,
+        "message": message,
+        "retry": code != 0 and not stopped,
+    }
 
 
 _PR_SET_PDEATHSIG = 1
@@ -43,7 +50,9 @@ _PR_SET_PDEATHSIG = 1
 
 @functools.cache
 def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)  # find_library runs ldconfig: once
+    return ctypes.CDLL(
+        ctypes.util.find_library("c"), use_errno=True
+    )  # find_library runs ldconfig: once
 
 
 def stop_with_parent(parent: int) -> Callable[[], None] | None:
@@ -59,7 +68,9 @@ def stop_with_parent(parent: int) -> Callable[[], None] | None:
 
     def arm() -> None:  # runs in the child between fork and exec
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-        if os.getppid() != parent:  # the launcher died before the line above: nobody would send it
+        if (
+            os.getppid() != parent
+        ):  # the launcher died before the line above: nobody would send it
             os.kill(os.getpid(), signal.SIGTERM)
 
     return arm
@@ -75,12 +86,21 @@ class ShardProcess:
     err: Path
 
     @classmethod
-    def start(cls, argv: list[str], logs: Path, name: str, env: dict[str, str] | None = None) -> ShardProcess:
+    def start(
+        cls, argv: list[str], logs: Path, name: str, env: dict[str, str] | None = None
+    ) -> ShardProcess:
         logs.mkdir(parents=True, exist_ok=True)
         out, err = logs / f"{name}.out", logs / f"{name}.err"
         with open(out, "wb") as stdout, open(err, "wb") as stderr:
-            proc = subprocess.Popen(argv, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, env=env,
-                                    start_new_session=True, preexec_fn=stop_with_parent(os.getpid()))
+            proc = subprocess.Popen(
+                argv,
+                stdout=stdout,
+                stderr=stderr,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,
+                preexec_fn=stop_with_parent(os.getpid()),
+            )
         return cls(proc, out, err)
 
     def wait(self) -> tuple[int, bytes, bytes]:

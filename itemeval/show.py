@@ -17,12 +17,40 @@ from .results import grade_conditions
 from .store import read_store
 from .study import Study
 
-SOLUTION_COLUMNS = ["condition_id", "item_id", "epoch", "solution", "solution_hash", "error", "stop_reason",
-                    "input_tokens", "output_tokens", "reasoning_tokens", "usd", "cache_hit"]
-GRADE_COLUMNS = ["grade_condition_id", "gen_condition_id", "item_id", "epoch", "solution_hash", "score", "score_raw",
-                 "parse_ok", "parse_error", "reasoning", "explanation", "judge_completion", "error", "usd"]
-USAGE = ("itemeval show needs an item id (itemeval show CONFIG ITEM_ID) or --failures "
-         "(itemeval show CONFIG --condition X --failures)")
+SOLUTION_COLUMNS = [
+    "condition_id",
+    "item_id",
+    "epoch",
+    "solution",
+    "solution_hash",
+    "error",
+    "stop_reason",
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "usd",
+    "cache_hit",
+]
+GRADE_COLUMNS = [
+    "grade_condition_id",
+    "gen_condition_id",
+    "item_id",
+    "epoch",
+    "solution_hash",
+    "score",
+    "score_raw",
+    "parse_ok",
+    "parse_error",
+    "reasoning",
+    "explanation",
+    "judge_completion",
+    "error",
+    "usd",
+]
+USAGE = (
+    "itemeval show needs an item id (itemeval show CONFIG ITEM_ID) or --failures "
+    "(itemeval show CONFIG --condition X --failures)"
+)
 
 
 @dataclass(frozen=True)
@@ -157,15 +185,24 @@ def find_item(study: Study, item_id: str) -> Item:
             return item
     ids = [item.id for item in study.items]
     close = close_ids(item_id, ids)
-    hint = f"did you mean {', '.join(close)}?" if close else f"its items are {_some(ids)}"
+    hint = (
+        f"did you mean {', '.join(close)}?" if close else f"its items are {_some(ids)}"
+    )
     raise ConfigError(f"no item {item_id!r} in study {study.config.study}; {hint}")
 
 
 def close_ids(wanted: str, ids: list[str], shown: int = 3) -> list[str]:
     """Ids that start like `wanted`, then ids spelled like it (case aside), closest first."""
     folded = {known.casefold(): known for known in ids}
-    starting = [known for known in ids if known.casefold().startswith(wanted.casefold())]
-    similar = [folded[f] for f in difflib.get_close_matches(wanted.casefold(), list(folded), n=shown, cutoff=0.5)]
+    starting = [
+        known for known in ids if known.casefold().startswith(wanted.casefold())
+    ]
+    similar = [
+        folded[f]
+        for f in difflib.get_close_matches(
+            wanted.casefold(), list(folded), n=shown, cutoff=0.5
+        )
+    ]
     return list(dict.fromkeys([*starting[:shown], *similar]))[:shown]
 
 
@@ -174,11 +211,15 @@ def _some(ids: list[str], shown: int = 5) -> str:
     return ", ".join(ids[:shown]) + more
 
 
-def chosen_conditions(study: Study, selectors: tuple[str, ...]) -> tuple[list[GenerateCondition], list[GradeCondition]]:
+def chosen_conditions(
+    study: Study, selectors: tuple[str, ...]
+) -> tuple[list[GenerateCondition], list[GradeCondition]]:
     """The generate and grade conditions the selectors name (all of both without a selector)."""
     chosen = select([*study.generate, *grade_conditions(study)], list(selectors))
-    return ([c for c in chosen if isinstance(c, GenerateCondition)],
-            [c for c in chosen if isinstance(c, GradeCondition)])
+    return (
+        [c for c in chosen if isinstance(c, GenerateCondition)],
+        [c for c in chosen if isinstance(c, GradeCondition)],
+    )
 
 
 # ---- one item -----------------------------------------------------------------------------------------------------
@@ -192,94 +233,223 @@ def item_view(study: Study, item_id: str, selectors: tuple[str, ...] = ()) -> It
         generate = list(study.generate)
     if selectors and not grade:
         grade = grade_conditions(study)
-    solutions = read_store(study.paths, "solutions", SOLUTION_COLUMNS,
-                           where={"item_id": [item.id], "condition_id": [c.id for c in generate]}).to_pylist()
-    grades = read_store(study.paths, "grades", GRADE_COLUMNS,
-                        where={"item_id": [item.id], "grade_condition_id": [c.id for c in grade],
-                               "gen_condition_id": [c.id for c in generate]}).to_pylist()
-    views = [condition_view(condition, item, study.replications,
-                            [row for row in solutions if row["condition_id"] == condition.id],
-                            [row for row in grades if row["gen_condition_id"] == condition.id], grade)
-             for condition in generate]
-    return ItemView(study=study.config.study, replications=study.replications, item=item_dict(item), conditions=views)
+    solutions = read_store(
+        study.paths,
+        "solutions",
+        SOLUTION_COLUMNS,
+        where={"item_id": [item.id], "condition_id": [c.id for c in generate]},
+    ).to_pylist()
+    grades = read_store(
+        study.paths,
+        "grades",
+        GRADE_COLUMNS,
+        where={
+            "item_id": [item.id],
+            "grade_condition_id": [c.id for c in grade],
+            "gen_condition_id": [c.id for c in generate],
+        },
+    ).to_pylist()
+    views = [
+        condition_view(
+            condition,
+            item,
+            study.replications,
+            [row for row in solutions if row["condition_id"] == condition.id],
+            [row for row in grades if row["gen_condition_id"] == condition.id],
+            grade,
+        )
+        for condition in generate
+    ]
+    return ItemView(
+        study=study.config.study,
+        replications=study.replications,
+        item=item_dict(item),
+        conditions=views,
+    )
 
 
 def item_dict(item: Item) -> dict[str, Any]:
-    return {"id": item.id, "input": item.input, "target": item.target, "targets": list(item.targets),
-            "choices": list(item.choices), "grading_scheme": item.grading_scheme, "metadata": dict(item.metadata),
-            "dataset_id": item.dataset_id, "dataset_revision": item.dataset_revision, "row": item.row}
+    return {
+        "id": item.id,
+        "input": item.input,
+        "target": item.target,
+        "targets": list(item.targets),
+        "choices": list(item.choices),
+        "grading_scheme": item.grading_scheme,
+        "metadata": dict(item.metadata),
+        "dataset_id": item.dataset_id,
+        "dataset_revision": item.dataset_revision,
+        "row": item.row,
+    }
 
 
-def condition_view(condition: GenerateCondition, item: Item, replications: int, solutions: list[dict[str, Any]],
-                   grades: list[dict[str, Any]], grade: list[GradeCondition]) -> ConditionView:
+def condition_view(
+    condition: GenerateCondition,
+    item: Item,
+    replications: int,
+    solutions: list[dict[str, Any]],
+    grades: list[dict[str, Any]],
+    grade: list[GradeCondition],
+) -> ConditionView:
     """One generate condition's prompt for the item and its stored solutions, in replication order."""
     rows = sorted(solutions, key=lambda row: row["epoch"])
-    views = [solution_view(row, [g for g in grades if g["epoch"] == row["epoch"]], grade) for row in rows]
+    views = [
+        solution_view(row, [g for g in grades if g["epoch"] == row["epoch"]], grade)
+        for row in rows
+    ]
     stored = {row["epoch"] for row in rows}
-    return ConditionView(condition_id=condition.id, slug=condition.slug, model=condition.model,
-                         prompt_ref=condition.prompt.ref, model_config=condition.model_config_name,
-                         params=dict(condition.params), prompt=render_prompt(condition, item), solutions=views,
-                         missing=[epoch for epoch in range(1, replications + 1) if epoch not in stored])
+    return ConditionView(
+        condition_id=condition.id,
+        slug=condition.slug,
+        model=condition.model,
+        prompt_ref=condition.prompt.ref,
+        model_config=condition.model_config_name,
+        params=dict(condition.params),
+        prompt=render_prompt(condition, item),
+        solutions=views,
+        missing=[epoch for epoch in range(1, replications + 1) if epoch not in stored],
+    )
 
 
-def solution_view(row: dict[str, Any], grades: list[dict[str, Any]], grade: list[GradeCondition]) -> SolutionView:
+def solution_view(
+    row: dict[str, Any], grades: list[dict[str, Any]], grade: list[GradeCondition]
+) -> SolutionView:
     by_id = {g["grade_condition_id"]: g for g in grades}
-    views = [grade_view(condition, by_id[condition.id], row["solution_hash"]) for condition in grade
-             if condition.id in by_id]
-    return SolutionView(epoch=row["epoch"], solution=row["solution"], error=row["error"],
-                        stop_reason=row["stop_reason"], input_tokens=row["input_tokens"],
-                        output_tokens=row["output_tokens"], reasoning_tokens=row["reasoning_tokens"], usd=row["usd"],
-                        cache_hit=row["cache_hit"], grades=views)
+    views = [
+        grade_view(condition, by_id[condition.id], row["solution_hash"])
+        for condition in grade
+        if condition.id in by_id
+    ]
+    return SolutionView(
+        epoch=row["epoch"],
+        solution=row["solution"],
+        error=row["error"],
+        stop_reason=row["stop_reason"],
+        input_tokens=row["input_tokens"],
+        output_tokens=row["output_tokens"],
+        reasoning_tokens=row["reasoning_tokens"],
+        usd=row["usd"],
+        cache_hit=row["cache_hit"],
+        grades=views,
+    )
 
 
-def grade_view(condition: GradeCondition, row: dict[str, Any], solution_hash: str | None) -> GradeView:
+def grade_view(
+    condition: GradeCondition, row: dict[str, Any], solution_hash: str | None
+) -> GradeView:
     grader = condition.grader_name if condition.kind == "judge" else condition.scorer
-    return GradeView(grade_condition_id=condition.id, slug=condition.slug, kind=condition.kind, grader=grader,
-                     grader_model=condition.grader_model, score=row["score"], score_raw=row["score_raw"],
-                     parse_ok=row["parse_ok"], parse_error=row["parse_error"], reasoning=row["reasoning"],
-                     explanation=row["explanation"], judge_completion=row["judge_completion"], error=row["error"],
-                     usd=row["usd"], stale=row["solution_hash"] != solution_hash)
+    return GradeView(
+        grade_condition_id=condition.id,
+        slug=condition.slug,
+        kind=condition.kind,
+        grader=grader,
+        grader_model=condition.grader_model,
+        score=row["score"],
+        score_raw=row["score_raw"],
+        parse_ok=row["parse_ok"],
+        parse_error=row["parse_error"],
+        reasoning=row["reasoning"],
+        explanation=row["explanation"],
+        judge_completion=row["judge_completion"],
+        error=row["error"],
+        usd=row["usd"],
+        stale=row["solution_hash"] != solution_hash,
+    )
 
 
 # ---- failed cells -------------------------------------------------------------------------------------------------
 
 
-def failures_view(study: Study, selectors: tuple[str, ...], *, item_id: str | None = None) -> FailuresView:
+def failures_view(
+    study: Study, selectors: tuple[str, ...], *, item_id: str | None = None
+) -> FailuresView:
     """Per chosen condition, its stored cells with an error (or, for grades, a parse failure)."""
     items = [find_item(study, item_id).id] if item_id is not None else None
     generate, grade = chosen_conditions(study, selectors)
     slugs = {c.id: c.slug for c in study.generate}
     order = _grid_order(study)
-    conditions = [ConditionFailures(c.id, c.slug, "generate", sorted(_solution_failures(study, c, items), key=order))
-                  for c in generate]
-    conditions += [ConditionFailures(c.id, c.slug, "grade", sorted(_grade_failures(study, c, items, slugs), key=order))
-                   for c in grade]
-    return FailuresView(study=study.config.study, item_id=item_id, conditions=conditions)
+    conditions = [
+        ConditionFailures(
+            c.id,
+            c.slug,
+            "generate",
+            sorted(_solution_failures(study, c, items), key=order),
+        )
+        for c in generate
+    ]
+    conditions += [
+        ConditionFailures(
+            c.id,
+            c.slug,
+            "grade",
+            sorted(_grade_failures(study, c, items, slugs), key=order),
+        )
+        for c in grade
+    ]
+    return FailuresView(
+        study=study.config.study, item_id=item_id, conditions=conditions
+    )
 
 
-def _failed_rows(study: Study, store: str, columns: list[str], where: dict[str, Any], failed: Any) -> list[dict]:
+def _failed_rows(
+    study: Study, store: str, columns: list[str], where: dict[str, Any], failed: Any
+) -> list[dict]:
     """The rows of a store that `failed` (a function of the table giving a boolean mask) keeps, as dicts."""
     table = read_store(study.paths, store, columns, where=where)
     return table.filter(pc.fill_null(failed(table), False)).to_pylist()
 
 
-def _solution_failures(study: Study, condition: GenerateCondition, items: list[str] | None) -> list[Failure]:
-    where = {"condition_id": [condition.id], **({"item_id": items} if items is not None else {})}
-    rows = _failed_rows(study, "solutions", ["item_id", "epoch", "error"], where,
-                        lambda table: pc.is_valid(table["error"]))
-    return [Failure(row["item_id"], row["epoch"], "error", row["error"]) for row in rows]
+def _solution_failures(
+    study: Study, condition: GenerateCondition, items: list[str] | None
+) -> list[Failure]:
+    where = {
+        "condition_id": [condition.id],
+        **({"item_id": items} if items is not None else {}),
+    }
+    rows = _failed_rows(
+        study,
+        "solutions",
+        ["item_id", "epoch", "error"],
+        where,
+        lambda table: pc.is_valid(table["error"]),
+    )
+    return [
+        Failure(row["item_id"], row["epoch"], "error", row["error"]) for row in rows
+    ]
 
 
-def _grade_failures(study: Study, condition: GradeCondition, items: list[str] | None,
-                    slugs: dict[str, str]) -> list[Failure]:
+def _grade_failures(
+    study: Study,
+    condition: GradeCondition,
+    items: list[str] | None,
+    slugs: dict[str, str],
+) -> list[Failure]:
     """Errors and parse failures of a grade condition over the solutions of the study's generate conditions."""
-    where = {"grade_condition_id": [condition.id], "gen_condition_id": list(slugs),
-             **({"item_id": items} if items is not None else {})}
-    rows = _failed_rows(study, "grades", ["gen_condition_id", "item_id", "epoch", "error", "parse_ok", "parse_error"],
-                        where, _grade_failed)
-    return [Failure(row["item_id"], row["epoch"], "error" if row["error"] is not None else "parse_failure",
-                    row["error"] if row["error"] is not None else row["parse_error"] or "parse failure",
-                    row["gen_condition_id"], slugs[row["gen_condition_id"]]) for row in rows]
+    where = {
+        "grade_condition_id": [condition.id],
+        "gen_condition_id": list(slugs),
+        **({"item_id": items} if items is not None else {}),
+    }
+    rows = _failed_rows(
+        study,
+        "grades",
+        ["gen_condition_id", "item_id", "epoch", "error", "parse_ok", "parse_error"],
+        where,
+        _grade_failed,
+    )
+    return [
+        Failure(
+            row["item_id"],
+            row["epoch"],
+            "error" if row["error"] is not None else "parse_failure",
+            row["error"]
+            if row["error"] is not None
+            else row["parse_error"] or "parse failure",
+            row["gen_condition_id"],
+            slugs[row["gen_condition_id"]],
+        )
+        for row in rows
+    ]
 
 
 def _grade_failed(table: pa.Table) -> pa.ChunkedArray:
@@ -292,7 +462,11 @@ def _grid_order(study: Study) -> Callable[[Failure], tuple[int, int, str, int]]:
     items = {item.id: index for index, item in enumerate(study.items)}
 
     def key(failure: Failure) -> tuple[int, int, str, int]:
-        return (conditions.get(failure.gen_condition_id or "", -1), items.get(failure.item_id, len(items)),
-                failure.item_id, failure.epoch)
+        return (
+            conditions.get(failure.gen_condition_id or "", -1),
+            items.get(failure.item_id, len(items)),
+            failure.item_id,
+            failure.epoch,
+        )
 
     return key

@@ -12,7 +12,15 @@ from rich.table import Table
 from rich.text import Text
 
 from .pricing import format_usd
-from .show import ConditionFailures, ConditionView, FailuresView, GradeView, ItemView, ShowView, SolutionView
+from .show import (
+    ConditionFailures,
+    ConditionView,
+    FailuresView,
+    GradeView,
+    ItemView,
+    ShowView,
+    SolutionView,
+)
 
 COLUMN_WIDTH = 30
 """The narrowest a replication's column gets: more replications than fit side by side go in a next table."""
@@ -30,7 +38,12 @@ def render_show(view: ShowView, console: Console) -> None:
 
 def render_item(view: ItemView, console: Console) -> None:
     """The item, then per generate condition its rendered prompt and its replications side by side with their grades."""
-    console.print(Rule(Text(f"item {view.item['id']} — study {view.study}", style="bold"), align="left"))
+    console.print(
+        Rule(
+            Text(f"item {view.item['id']} — study {view.study}", style="bold"),
+            align="left",
+        )
+    )
     console.print(_item_grid(view.item))
     if not view.conditions:
         console.print(Text("no generate condition chosen"))
@@ -44,16 +57,29 @@ def _item_grid(item: dict) -> Table:
     grid.add_column(overflow="fold")
     grid.add_row("input", Text(item["input"]))
     if len(item["targets"]) > 1:
-        grid.add_row("targets", Text("\n".join(f"- {target}" for target in item["targets"])))
+        grid.add_row(
+            "targets", Text("\n".join(f"- {target}" for target in item["targets"]))
+        )
     else:
         grid.add_row("target", Text(item["target"]))
     if item["choices"]:
-        grid.add_row("choices", Text("\n".join(f"{_letter(i)}. {choice}" for i, choice in enumerate(item["choices"]))))
+        grid.add_row(
+            "choices",
+            Text(
+                "\n".join(
+                    f"{_letter(i)}. {choice}"
+                    for i, choice in enumerate(item["choices"])
+                )
+            ),
+        )
     if item["grading_scheme"]:
         grid.add_row("grading", Text(item["grading_scheme"]))
     for name, value in item["metadata"].items():
         grid.add_row(name, Text(str(value)))
-    grid.add_row("dataset", Text(f"{item['dataset_id']} row {item['row']} ({item['dataset_revision']})"))
+    grid.add_row(
+        "dataset",
+        Text(f"{item['dataset_id']} row {item['row']} ({item['dataset_revision']})"),
+    )
     return grid
 
 
@@ -65,30 +91,59 @@ def _render_condition(condition: ConditionView, console: Console) -> None:
     console.print()
     console.print(Rule(Text(condition.slug, style="bold"), align="left"))
     params = ", ".join(f"{name} {value}" for name, value in condition.params.items())
-    console.print(Text(f"{condition.condition_id} · {condition.model} · prompt {condition.prompt_ref} · config "
-                       f"{condition.model_config}" + (f" ({params})" if params else "")), overflow="fold")
+    console.print(
+        Text(
+            f"{condition.condition_id} · {condition.model} · prompt {condition.prompt_ref} · config "
+            f"{condition.model_config}" + (f" ({params})" if params else "")
+        ),
+        overflow="fold",
+    )
     console.print(Text("prompt", style="bold"))
-    console.print(Padding(Text(condition.prompt.rstrip("\n")), (0, 0, 0, 2), expand=False))
+    console.print(
+        Padding(Text(condition.prompt.rstrip("\n")), (0, 0, 0, 2), expand=False)
+    )
     per_table = max(1, console.width // COLUMN_WIDTH)
     for start in range(0, len(condition.solutions), per_table):
-        console.print(_solutions_table(condition.solutions[start:start + per_table]))
+        console.print(_solutions_table(condition.solutions[start : start + per_table]))
     if not condition.solutions:
         console.print(Text("no solution stored yet"))
     if condition.missing:
-        console.print(Text(f"not generated yet: replication {', '.join(map(str, condition.missing))}"))
+        console.print(
+            Text(
+                f"not generated yet: replication {', '.join(map(str, condition.missing))}"
+            )
+        )
 
 
 def _solutions_table(solutions: list[SolutionView]) -> Table:
     """One column per replication: the solution, its call, then one row per grade condition."""
-    table = Table(box=box.SIMPLE_HEAD, expand=True, padding=(0, 1), pad_edge=False, show_edge=False)
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        expand=True,
+        padding=(0, 1),
+        pad_edge=False,
+        show_edge=False,
+    )
     for solution in solutions:
-        table.add_column(f"replication {solution.epoch}", ratio=1, overflow="fold", vertical="top")
+        table.add_column(
+            f"replication {solution.epoch}", ratio=1, overflow="fold", vertical="top"
+        )
     table.add_row(*(_solution_text(solution) for solution in solutions))
-    table.add_row(*(Text(_call_line(solution), style="dim") for solution in solutions), end_section=True)
-    slugs = list(dict.fromkeys(grade.slug for solution in solutions for grade in solution.grades))
+    table.add_row(
+        *(Text(_call_line(solution), style="dim") for solution in solutions),
+        end_section=True,
+    )
+    slugs = list(
+        dict.fromkeys(grade.slug for solution in solutions for grade in solution.grades)
+    )
     for slug in slugs:
-        by_slug = [next((g for g in solution.grades if g.slug == slug), None) for solution in solutions]
-        table.add_row(*(_grade_text(grade, slug) for grade in by_slug), end_section=True)
+        by_slug = [
+            next((g for g in solution.grades if g.slug == slug), None)
+            for solution in solutions
+        ]
+        table.add_row(
+            *(_grade_text(grade, slug) for grade in by_slug), end_section=True
+        )
     return table
 
 
@@ -104,10 +159,14 @@ def _call_line(solution: SolutionView) -> str:
     """The call behind a solution: stop reason, tokens and spend, leaving out what the provider did not report."""
     parts = [solution.stop_reason] if solution.stop_reason else []
     if solution.input_tokens is not None or solution.output_tokens is not None:
-        parts.append(f"{_count(solution.input_tokens)} in / {_count(solution.output_tokens)} out tokens")
+        parts.append(
+            f"{_count(solution.input_tokens)} in / {_count(solution.output_tokens)} out tokens"
+        )
     if solution.reasoning_tokens:
         parts.append(f"{solution.reasoning_tokens} reasoning tokens")
-    parts.append(format_usd(solution.usd) if solution.usd is not None else "spend unknown")
+    parts.append(
+        format_usd(solution.usd) if solution.usd is not None else "spend unknown"
+    )
     return " · ".join(parts) + (" (cached)" if solution.cache_hit else "")
 
 
@@ -120,13 +179,21 @@ def _grade_text(grade: GradeView | None, slug: str) -> Text:
     text = Text().append(f"{slug}: ", style="bold")
     if grade is None:
         return text.append("not graded", style="dim")
-    who = grade.grader if grade.kind != "judge" else f"{grade.grader}, {grade.grader_model}"
+    who = (
+        grade.grader
+        if grade.kind != "judge"
+        else f"{grade.grader}, {grade.grader_model}"
+    )
     if grade.error is not None:
         return text.append("error", style="red").append(f" ({who})\n{grade.error}")
     if grade.parse_ok is False:
-        text.append("parse failure", style="red").append(f" ({who}): {grade.parse_error}")
+        text.append("parse failure", style="red").append(
+            f" ({who}): {grade.parse_error}"
+        )
         if grade.judge_completion:
-            text.append("\nthe judge replied:", style="dim").append(f"\n{grade.judge_completion}")
+            text.append("\nthe judge replied:", style="dim").append(
+                f"\n{grade.judge_completion}"
+            )
         return text
     text.append(_score(grade.score)).append(f" ({who})")
     if grade.stale:
@@ -152,20 +219,36 @@ def render_failures(view: FailuresView, console: Console) -> None:
         console.print(Text(f"no failed cells: {', '.join(clean)}"))
     total = sum(len(c.failures) for c in failed)
     where = f" of item {view.item_id}" if view.item_id else ""
-    console.print(Text(f"{total} failed cells{where} in {len(failed)} of {len(view.conditions)} conditions"))
+    console.print(
+        Text(
+            f"{total} failed cells{where} in {len(failed)} of {len(view.conditions)} conditions"
+        )
+    )
 
 
 def _render_condition_failures(condition: ConditionFailures, console: Console) -> None:
-    title = f"{condition.slug} ({condition.stage}): {len(condition.failures)} failed cells"
+    title = (
+        f"{condition.slug} ({condition.stage}): {len(condition.failures)} failed cells"
+    )
     console.print(Rule(Text(title, style="bold"), align="left"))
-    table = Table(box=box.SIMPLE_HEAD, expand=True, padding=(0, 1), pad_edge=False, show_edge=False)
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        expand=True,
+        padding=(0, 1),
+        pad_edge=False,
+        show_edge=False,
+    )
     table.add_column("item", overflow="fold")
     table.add_column("rep", justify="right", no_wrap=True)
     table.add_column("message", ratio=1, overflow="fold")
-    for gen_slug, failures in groupby(condition.failures, key=lambda failure: failure.gen_condition_slug):
+    for gen_slug, failures in groupby(
+        condition.failures, key=lambda failure: failure.gen_condition_slug
+    ):
         if gen_slug is not None:  # a grade cell is one solution of a generate condition
             table.add_row("", "", Text(f"solutions of {gen_slug}", style="bold"))
         for failure in failures:
             kind = "parse failure: " if failure.kind == "parse_failure" else ""
-            table.add_row(Text(failure.item_id), str(failure.epoch), Text(kind + failure.message))
+            table.add_row(
+                Text(failure.item_id), str(failure.epoch), Text(kind + failure.message)
+            )
     console.print(table)

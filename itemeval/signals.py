@@ -111,8 +111,10 @@ def watch_interrupts() -> None:
         wait = drain_seconds() if _drain else 0.0
         if first and wait > 0 and _in_flight > 0:
             loop.call_later(wait, cancel)
-            _say(f"stopping: no new calls; waiting up to {wait:g} s for {_in_flight} call(s) in flight to return "
-                 "(interrupt again to stop now)")
+            _say(
+                f"stopping: no new calls; waiting up to {wait:g} s for {_in_flight} call(s) in flight to return "
+                "(interrupt again to stop now)"
+            )
             return None
         if first or cancelled or not callable(current):
             cancel()
@@ -131,6 +133,7 @@ def interrupts_as_flag() -> Iterator[None]:
     Raising KeyboardInterrupt there is not safe: landing inside a finalizer, it is printed and lost.
     A second Ctrl-C raises it all the same.
     """
+
     def flag(number: int, frame: FrameType | None) -> None:
         if _stop.is_set():
             raise KeyboardInterrupt
@@ -157,7 +160,9 @@ def sigint_handler_kept() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _sigint_handler(handler: Callable[[int, FrameType | None], Any] | None) -> Iterator[None]:
+def _sigint_handler(
+    handler: Callable[[int, FrameType | None], Any] | None,
+) -> Iterator[None]:
     """`handler` (when given) for SIGINT inside the block, the one before it afterwards; main thread only."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -177,8 +182,10 @@ def _hard_stop_later() -> None:
     global _hard_stop
 
     def stop() -> None:
-        _say(f"the eval did not stop within {HARD_STOP_S:g} s of its cancellation: exiting; every finished row is "
-             "in the journal and the next command brings it into the store")
+        _say(
+            f"the eval did not stop within {HARD_STOP_S:g} s of its cancellation: exiting; every finished row is "
+            "in the journal and the next command brings it into the store"
+        )
         os._exit(interrupted_exit_code())
 
     _disarm_hard_stop()

@@ -11,23 +11,39 @@ from .store import read_store
 from .study import Study, extra_judges
 
 
-def solution_state(study: Study, condition_ids: list[str] | None = None, item_ids: list[str] | None = None) -> pd.DataFrame:
+def solution_state(
+    study: Study,
+    condition_ids: list[str] | None = None,
+    item_ids: list[str] | None = None,
+) -> pd.DataFrame:
     """The grid's cells (optionally only some conditions and items) merged with their stored solutions' state."""
     ids = condition_ids if condition_ids is not None else [c.id for c in study.generate]
     items = item_ids if item_ids is not None else [item.id for item in study.items]
     cells = plan.grid_cells(ids, items, study.replications)
-    stored = read_store(study.paths, "solutions", plan.GENERATE_STATE_COLUMNS, where={"condition_id": ids}).to_pandas()
+    stored = read_store(
+        study.paths,
+        "solutions",
+        plan.GENERATE_STATE_COLUMNS,
+        where={"condition_id": ids},
+    ).to_pandas()
     return plan.attach_solutions(cells, stored)
 
 
-def grade_state(study: Study, conditions: list[GradeCondition], merged: pd.DataFrame | None = None, *,
-                extra: tuple[str, ...] = ()) -> pd.DataFrame:
+def grade_state(
+    study: Study,
+    conditions: list[GradeCondition],
+    merged: pd.DataFrame | None = None,
+    *,
+    extra: tuple[str, ...] = (),
+) -> pd.DataFrame:
     """Every (grade condition × gradable solution) with its state (done, parse_failed, stale, error, pending),
     and the stored grade's `extra` columns (e.g. score) where there is one."""
     merged = solution_state(study) if merged is None else merged
     gradable = plan.gradable(merged, study.config.solvers.on_empty)
     where = {"grade_condition_id": [c.id for c in conditions]}
-    grades = read_store(study.paths, "grades", [*plan.GRADE_STATE_COLUMNS, *extra], where=where).to_pandas()
+    grades = read_store(
+        study.paths, "grades", [*plan.GRADE_STATE_COLUMNS, *extra], where=where
+    ).to_pandas()
     return plan.grade_state(gradable, grades, [c.id for c in conditions])
 
 
@@ -36,7 +52,12 @@ def graded_extra_judges(study: Study) -> list[GradeCondition]:
     extra = extra_judges(study, list(study.config.graders))
     if not extra:
         return []
-    stored = read_store(study.paths, "grades", ["grade_condition_id"], where={"grade_condition_id": [c.id for c in extra]})
+    stored = read_store(
+        study.paths,
+        "grades",
+        ["grade_condition_id"],
+        where={"grade_condition_id": [c.id for c in extra]},
+    )
     graded = set(stored.column("grade_condition_id").to_pylist())
     return [c for c in extra if c.id in graded]
 
@@ -44,39 +65,78 @@ def graded_extra_judges(study: Study) -> list[GradeCondition]:
 def observed_lengths(study: Study, stage: str) -> ObservedLengths:
     """Mean reply lengths already stored for a stage's calls, which the estimate's expected figure uses."""
     if stage == "generate":
-        rows = read_store(study.paths, "solutions", ["condition_id", "model", "error", "output_tokens"]).to_pandas()
+        rows = read_store(
+            study.paths,
+            "solutions",
+            ["condition_id", "model", "error", "output_tokens"],
+        ).to_pandas()
         return ObservedLengths.from_rows(rows, "condition_id", "model")
-    rows = read_store(study.paths, "grades", ["grade_condition_id", "grader_model", "error", "output_tokens",
-                                              "grade_kind"]).to_pandas()
-    return ObservedLengths.from_rows(rows[rows["grade_kind"] == "judge"], "grade_condition_id", "grader_model")
+    rows = read_store(
+        study.paths,
+        "grades",
+        ["grade_condition_id", "grader_model", "error", "output_tokens", "grade_kind"],
+    ).to_pandas()
+    return ObservedLengths.from_rows(
+        rows[rows["grade_kind"] == "judge"], "grade_condition_id", "grader_model"
+    )
 
 
 def superseded_notes(study: Study, conditions: list[GenerateCondition]) -> list[str]:
     """Say when a generate condition's id changed under its slug (an edited template or setting)."""
-    return _superseded(study, "solutions", "condition_id", "condition_slug", conditions,
-                       {c.id for c in study.generate}, "its prompt or settings changed", "rows")
+    return _superseded(
+        study,
+        "solutions",
+        "condition_id",
+        "condition_slug",
+        conditions,
+        {c.id for c in study.generate},
+        "its prompt or settings changed",
+        "rows",
+    )
 
 
 def grade_superseded_notes(study: Study, conditions: list[GradeCondition]) -> list[str]:
     """Say when a grade condition's id changed under its slug (an edited rubric, new scorer rules or params)."""
-    current = {c.id for c in study.grade + extra_judges(study, list(study.config.graders))}
-    return _superseded(study, "grades", "grade_condition_id", "grade_condition_slug", conditions, current,
-                       "its rubric, grader, scorer rules or params changed", "grades")
+    current = {
+        c.id for c in study.grade + extra_judges(study, list(study.config.graders))
+    }
+    return _superseded(
+        study,
+        "grades",
+        "grade_condition_id",
+        "grade_condition_slug",
+        conditions,
+        current,
+        "its rubric, grader, scorer rules or params changed",
+        "grades",
+    )
 
 
-def _superseded(study: Study, store: str, id_column: str, slug_column: str, conditions: list, current: set[str],
-                why: str, rows_word: str) -> list[str]:
+def _superseded(
+    study: Study,
+    store: str,
+    id_column: str,
+    slug_column: str,
+    conditions: list,
+    current: set[str],
+    why: str,
+    rows_word: str,
+) -> list[str]:
     """Old rows stay under the old id and never mix with the new one: each note says so and how many there are."""
     if not conditions:
         return []
     slugs = [c.slug for c in conditions]
-    stored = read_store(study.paths, store, [id_column, slug_column], where={slug_column: slugs}).to_pandas()
+    stored = read_store(
+        study.paths, store, [id_column, slug_column], where={slug_column: slugs}
+    ).to_pandas()
     old = stored[~stored[id_column].isin(current)]
     counts = old.groupby([slug_column, id_column]).size()
     notes = []
     for condition in conditions:
         for (slug, old_id), count in counts.items():
             if slug == condition.slug:
-                notes.append(f"{condition.slug}: {why}, so its id is now {condition.id}; the {count} {rows_word} "
-                             f"stored under the old id {old_id} stay there and never mix with it")
+                notes.append(
+                    f"{condition.slug}: {why}, so its id is now {condition.id}; the {count} {rows_word} "
+                    f"stored under the old id {old_id} stay there and never mix with it"
+                )
     return notes

@@ -60,24 +60,35 @@ def is_binary(values: np.ndarray) -> bool:
     return bool(np.isin(values, (0.0, 1.0)).all())
 
 
-def wilson_interval(values: Sequence[float] | np.ndarray, level: float = LEVEL) -> Interval:
+def wilson_interval(
+    values: Sequence[float] | np.ndarray, level: float = LEVEL
+) -> Interval:
     """Wilson score interval for the share of 1s among 0/1 values; SE is the binomial sqrt(p(1-p)/n)."""
     x = observed(values)
     n = len(x)
     if n == 0:
         return Interval(0, NAN, NAN, NAN, NAN, "wilson")
     if not is_binary(x):
-        raise ValueError("the Wilson interval needs 0/1 scores; use the t or bootstrap interval")
+        raise ValueError(
+            "the Wilson interval needs 0/1 scores; use the t or bootstrap interval"
+        )
     p = float(x.mean())
     z = float(sps.norm.ppf(0.5 + level / 2))
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return Interval(n, p, math.sqrt(p * (1 - p) / n), centre - half, centre + half, "wilson")
+    return Interval(
+        n, p, math.sqrt(p * (1 - p) / n), centre - half, centre + half, "wilson"
+    )
 
 
-def bootstrap_interval(values: Sequence[float] | np.ndarray, level: float = LEVEL, *,
-                       resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> Interval:
+def bootstrap_interval(
+    values: Sequence[float] | np.ndarray,
+    level: float = LEVEL,
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = 0,
+) -> Interval:
     """Percentile bootstrap over items (resampled with replacement); SE is the sd of the resampled means.
 
     The resamples of n items depend only on (n, resamples, seed), so cells of the same size share them (common
@@ -99,11 +110,17 @@ def _resample_weights(n: int, resamples: int, seed: int) -> np.ndarray:
     """(resamples × n): how often each item is drawn in each resample, divided by n."""
     draws = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
     offsets = (np.arange(resamples) * n)[:, None]
-    counts = np.bincount((draws + offsets).ravel(), minlength=resamples * n).reshape(resamples, n)
+    counts = np.bincount((draws + offsets).ravel(), minlength=resamples * n).reshape(
+        resamples, n
+    )
     return counts / n
 
 
-INTERVALS = {"t": t_interval, "wilson": wilson_interval, "bootstrap": bootstrap_interval}
+INTERVALS = {
+    "t": t_interval,
+    "wilson": wilson_interval,
+    "bootstrap": bootstrap_interval,
+}
 
 
 # ---- reducing replications to one score per item ---------------------------------------------------------------
@@ -116,9 +133,15 @@ def parse_reducer(spec: str) -> tuple[str, int | None]:
     if spec in ("mean", "median", "mode", "max", "min", "majority"):
         return spec, None
     for prefix, name in (("pass@", "pass_at"), ("at_least:", "at_least")):
-        if spec.startswith(prefix) and spec[len(prefix):].isdigit() and int(spec[len(prefix):]) >= 1:
-            return name, int(spec[len(prefix):])
-    raise ValueError(f"unknown reducer {spec!r}: use one of {', '.join(REDUCERS)} (K a whole number >= 1)")
+        if (
+            spec.startswith(prefix)
+            and spec[len(prefix) :].isdigit()
+            and int(spec[len(prefix) :]) >= 1
+        ):
+            return name, int(spec[len(prefix) :])
+    raise ValueError(
+        f"unknown reducer {spec!r}: use one of {', '.join(REDUCERS)} (K a whole number >= 1)"
+    )
 
 
 def correct(values: np.ndarray) -> np.ndarray:
@@ -149,8 +172,12 @@ def reduce_item(values: Sequence[float] | np.ndarray, reducer: str) -> float:
         return float(correct(x).mean() > 0.5)
     if name == "mode":
         levels, counts = np.unique(x, return_counts=True)
-        return float(levels[np.argmax(counts)])  # ties: the smallest of the most frequent
-    return float({"mean": np.mean, "median": np.median, "max": np.max, "min": np.min}[name](x))
+        return float(
+            levels[np.argmax(counts)]
+        )  # ties: the smallest of the most frequent
+    return float(
+        {"mean": np.mean, "median": np.median, "max": np.max, "min": np.min}[name](x)
+    )
 
 
 # ---- paired comparisons ----------------------------------------------------------------------------------------
@@ -168,7 +195,11 @@ class Comparison:
     p: float
 
 
-def paired(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, level: float = LEVEL) -> Comparison:
+def paired(
+    a: Sequence[float] | np.ndarray,
+    b: Sequence[float] | np.ndarray,
+    level: float = LEVEL,
+) -> Comparison:
     """A - B on the items both have: mean difference, paired SE and t interval, Pearson correlation of item
     scores, and a p-value: exact McNemar for 0/1 scores, the paired t-test otherwise."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
@@ -179,11 +210,27 @@ def paired(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, lev
     if len(a) == 0:
         return Comparison(0, NAN, NAN, NAN, NAN, NAN, "none", NAN)
     if is_binary(a) and is_binary(b):
-        return Comparison(interval.n, interval.mean, interval.se, interval.ci_low, interval.ci_high, correlation,
-                          "mcnemar_exact", mcnemar_exact(a, b))
+        return Comparison(
+            interval.n,
+            interval.mean,
+            interval.se,
+            interval.ci_low,
+            interval.ci_high,
+            correlation,
+            "mcnemar_exact",
+            mcnemar_exact(a, b),
+        )
     p = float(sps.ttest_rel(a, b).pvalue) if len(a) > 1 else NAN
-    return Comparison(interval.n, interval.mean, interval.se, interval.ci_low, interval.ci_high, correlation,
-                      "paired_t", p)
+    return Comparison(
+        interval.n,
+        interval.mean,
+        interval.se,
+        interval.ci_low,
+        interval.ci_high,
+        correlation,
+        "paired_t",
+        p,
+    )
 
 
 def mcnemar_exact(a: np.ndarray, b: np.ndarray) -> float:
@@ -227,7 +274,9 @@ class Agreement:
     alpha_interval: float
 
 
-def agreement(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> Agreement:
+def agreement(
+    a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray
+) -> Agreement:
     """How two graders agree on the solutions both scored."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     both = ~(np.isnan(a) | np.isnan(b))
@@ -235,9 +284,18 @@ def agreement(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) 
     n = len(a)
     if n == 0:
         return Agreement(0, NAN, NAN, NAN, NAN)
-    spearman = NAN if n < 2 or np.ptp(a) == 0 or np.ptp(b) == 0 else float(sps.spearmanr(a, b).statistic)
-    return Agreement(n, float((a == b).mean()), spearman, quadratic_kappa(np.rint(a), np.rint(b)),
-                     krippendorff_alpha_interval(a, b))
+    spearman = (
+        NAN
+        if n < 2 or np.ptp(a) == 0 or np.ptp(b) == 0
+        else float(sps.spearmanr(a, b).statistic)
+    )
+    return Agreement(
+        n,
+        float((a == b).mean()),
+        spearman,
+        quadratic_kappa(np.rint(a), np.rint(b)),
+        krippendorff_alpha_interval(a, b),
+    )
 
 
 def quadratic_kappa(a: np.ndarray, b: np.ndarray) -> float:
@@ -247,8 +305,13 @@ def quadratic_kappa(a: np.ndarray, b: np.ndarray) -> float:
     if k < 2:
         return NAN
     observed_counts = np.zeros((k, k))
-    np.add.at(observed_counts, (np.searchsorted(labels, a), np.searchsorted(labels, b)), 1)
-    expected = np.outer(observed_counts.sum(axis=1), observed_counts.sum(axis=0)) / observed_counts.sum()
+    np.add.at(
+        observed_counts, (np.searchsorted(labels, a), np.searchsorted(labels, b)), 1
+    )
+    expected = (
+        np.outer(observed_counts.sum(axis=1), observed_counts.sum(axis=0))
+        / observed_counts.sum()
+    )
     index = np.arange(k)
     weights = (index[:, None] - index[None, :]) ** 2
     return float(1 - (weights * observed_counts).sum() / (weights * expected).sum())
@@ -260,22 +323,32 @@ def krippendorff_alpha_interval(a: np.ndarray, b: np.ndarray) -> float:
     total = len(values)
     if total < 2:
         return NAN
-    disagreement_observed = float(((a - b) ** 2).sum()) * 2 / total  # each unit's two ordered pairs, m_u - 1 = 1
+    disagreement_observed = (
+        float(((a - b) ** 2).sum()) * 2 / total
+    )  # each unit's two ordered pairs, m_u - 1 = 1
     centred = values - values.mean()
-    all_pairs = 2 * total * float((centred**2).sum())  # sum over i != j of (v_i - v_j)^2
+    all_pairs = (
+        2 * total * float((centred**2).sum())
+    )  # sum over i != j of (v_i - v_j)^2
     disagreement_expected = all_pairs / (total * (total - 1))
     if disagreement_expected == 0:
         return NAN
     return 1 - disagreement_observed / disagreement_expected
 
 
-def threshold_confusion(a: np.ndarray, b: np.ndarray, threshold: float) -> dict[str, int]:
+def threshold_confusion(
+    a: np.ndarray, b: np.ndarray, threshold: float
+) -> dict[str, int]:
     """Counts of (a >= threshold, b >= threshold) on the solutions both scored."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     both = ~(np.isnan(a) | np.isnan(b))
     pa, pb = a[both] >= threshold, b[both] >= threshold
-    return {"both_pass": int((pa & pb).sum()), "a_only": int((pa & ~pb).sum()),
-            "b_only": int((~pa & pb).sum()), "both_fail": int((~pa & ~pb).sum())}
+    return {
+        "both_pass": int((pa & pb).sum()),
+        "a_only": int((pa & ~pb).sum()),
+        "b_only": int((~pa & pb).sum()),
+        "both_fail": int((~pa & ~pb).sum()),
+    }
 
 
 # ---- calibration of probability scorers ------------------------------------------------------------------------
@@ -292,8 +365,11 @@ class Calibration:
     """Equal-width bins that hold predictions: mean predicted probability, observed rate, count."""
 
 
-def calibration(probabilities: Sequence[float] | np.ndarray, outcomes: Sequence[float] | np.ndarray,
-                bins: int = 10) -> Calibration:
+def calibration(
+    probabilities: Sequence[float] | np.ndarray,
+    outcomes: Sequence[float] | np.ndarray,
+    bins: int = 10,
+) -> Calibration:
     """ECE (equal-width and equal-mass bins), Brier score, ROC AUC and reliability points of P(positive)."""
     p, y = np.asarray(probabilities, dtype=float), np.asarray(outcomes, dtype=float)
     both = ~(np.isnan(p) | np.isnan(y))
@@ -304,14 +380,29 @@ def calibration(probabilities: Sequence[float] | np.ndarray, outcomes: Sequence[
     width = np.minimum((p * bins).astype(int), bins - 1)  # 1.0 falls in the last bin
     groups = [np.flatnonzero(width == b) for b in range(bins)]
     mass = np.array_split(np.argsort(p, kind="stable"), min(bins, n))
-    reliability = [{"predicted": float(p[g].mean()), "observed": float(y[g].mean()), "count": int(len(g))}
-                   for g in groups if len(g)]
-    return Calibration(n, _ece(p, y, groups), _ece(p, y, mass), float(((p - y) ** 2).mean()), roc_auc(p, y),
-                       reliability)
+    reliability = [
+        {
+            "predicted": float(p[g].mean()),
+            "observed": float(y[g].mean()),
+            "count": int(len(g)),
+        }
+        for g in groups
+        if len(g)
+    ]
+    return Calibration(
+        n,
+        _ece(p, y, groups),
+        _ece(p, y, mass),
+        float(((p - y) ** 2).mean()),
+        roc_auc(p, y),
+        reliability,
+    )
 
 
 def _ece(p: np.ndarray, y: np.ndarray, groups: list[np.ndarray]) -> float:
-    return float(sum(len(g) * abs(y[g].mean() - p[g].mean()) for g in groups if len(g)) / len(p))
+    return float(
+        sum(len(g) * abs(y[g].mean() - p[g].mean()) for g in groups if len(g)) / len(p)
+    )
 
 
 def roc_auc(scores: np.ndarray, outcomes: np.ndarray) -> float:

@@ -10,7 +10,13 @@ import pandas as pd
 from . import plan
 from .records import GenerateCondition, GradeCondition
 from .run import recover_if_idle
-from .state import grade_state, grade_superseded_notes, graded_extra_judges, solution_state, superseded_notes
+from .state import (
+    grade_state,
+    grade_superseded_notes,
+    graded_extra_judges,
+    solution_state,
+    superseded_notes,
+)
 from .store.lock import lock_holder
 from .study import Study
 
@@ -53,15 +59,23 @@ class StatusReport:
 def study_status(study: Study) -> StatusReport:
     """The grid's completion and spend; first recovers a dead run's journal when the study is idle."""
     recovered, pending = recover_if_idle(study)
-    notes = [f"recovered {n} {store} rows from the journal of an interrupted run" for store, n in recovered.items()]
+    notes = [
+        f"recovered {n} {store} rows from the journal of an interrupted run"
+        for store, n in recovered.items()
+    ]
     merged = solution_state(study)
     gen_counts = plan.generate_counts(merged, study.config.solvers.on_empty)
     grade = study.grade + graded_extra_judges(study)
     grade_counts = plan.grade_counts(grade_state(study, grade, merged))
-    notes += superseded_notes(study, study.generate) + grade_superseded_notes(study, grade)
+    notes += superseded_notes(study, study.generate) + grade_superseded_notes(
+        study, grade
+    )
     return StatusReport(
         study=study,
-        generate=[GenerateRow(c, **_counts(gen_counts, c.id, GenerateRow)) for c in study.generate],
+        generate=[
+            GenerateRow(c, **_counts(gen_counts, c.id, GenerateRow))
+            for c in study.generate
+        ],
         grade=[GradeRow(c, **_counts(grade_counts, c.id, GradeRow)) for c in grade],
         journal_rows=pending,
         notes=notes,

@@ -60,7 +60,9 @@ class Study:
         return self.loaded.input_path(override) if override else None
 
 
-def load_study(path: str | Path, base_dir: str | Path | None = None, *, pin: bool = False) -> Study:
+def load_study(
+    path: str | Path, base_dir: str | Path | None = None, *, pin: bool = False
+) -> Study:
     """Validate everything a run depends on; with `pin`, record unpinned dataset revisions in dataset_locks.json."""
     loaded = load_config(path, base_dir)
     warnings: list[str] = []
@@ -68,7 +70,9 @@ def load_study(path: str | Path, base_dir: str | Path | None = None, *, pin: boo
     rubrics = _templates(loaded, "rubric", loaded.config.facets.rubric, warnings)
     items, datasets = _items(loaded, pin=pin)
     config = loaded.config
-    grade = judge_conditions(config, rubrics, list(config.facets.grader)) + verifiable_conditions(config, loaded.config_dir)
+    grade = judge_conditions(
+        config, rubrics, list(config.facets.grader)
+    ) + verifiable_conditions(config, loaded.config_dir)
     generate = generate_conditions(config, prompts)
     check_logprobs(generate, grade, loaded.config_dir)
     return Study(
@@ -83,9 +87,13 @@ def load_study(path: str | Path, base_dir: str | Path | None = None, *, pin: boo
     )
 
 
-def _templates(loaded: LoadedConfig, kind: str, refs: list[str], warnings: list[str]) -> dict[str, Template]:
+def _templates(
+    loaded: LoadedConfig, kind: str, refs: list[str], warnings: list[str]
+) -> dict[str, Template]:
     config = loaded.config
-    folder = loaded.input_path(config.prompts_dir if kind == "prompt" else config.rubrics_dir)
+    folder = loaded.input_path(
+        config.prompts_dir if kind == "prompt" else config.rubrics_dir
+    )
     metadata = tuple(config.benchmark.mapping.metadata)
     known = (PROMPT_FIELDS if kind == "prompt" else RUBRIC_FIELDS) + metadata
     templates = {}
@@ -106,16 +114,29 @@ def _items(loaded: LoadedConfig, *, pin: bool) -> tuple[list[Item], list[Dataset
     for spec in benchmark.datasets:
         key = dataset_key(spec, benchmark.adapter)
         pinned = locks.datasets.get(key)
-        raw = ADAPTERS[benchmark.adapter](spec, loaded, pinned.revision if pinned else None)
+        raw = ADAPTERS[benchmark.adapter](
+            spec, loaded, pinned.revision if pinned else None
+        )
         dataset_locks.check_revision(lock_path, locks, raw.key, raw.revision)
         mapped = map_rows(raw, benchmark.mapping, spec.limit)
         if not mapped:
             raise ConfigError(f"benchmark.datasets: dataset {raw.key} has no rows")
         items.extend(mapped)
-        infos.append(DatasetInfo(key=raw.key, adapter=raw.adapter, revision=raw.revision, rows=len(mapped)))
+        infos.append(
+            DatasetInfo(
+                key=raw.key,
+                adapter=raw.adapter,
+                revision=raw.revision,
+                rows=len(mapped),
+            )
+        )
     check_unique(items)
     if pin:
-        dataset_locks.pin(lock_path, locks, {info.key: (info.adapter, info.revision) for info in infos})
+        dataset_locks.pin(
+            lock_path,
+            locks,
+            {info.key: (info.adapter, info.revision) for info in infos},
+        )
     return items, infos
 
 

@@ -55,7 +55,7 @@ def cut(name: str, width: int, head: int | None = None) -> str:
     if width < 3:
         return name[:width]
     head = min(max(width // 2 if head is None else head, 1), width - 2)
-    return name[:head] + "…" + name[len(name) - (width - 1 - head):]
+    return name[:head] + "…" + name[len(name) - (width - 1 - head) :]
 
 
 def distinct_head(names: Iterable[str], width: int) -> int:
@@ -65,8 +65,14 @@ def distinct_head(names: Iterable[str], width: int) -> int:
     middle = width // 2
     if len(long) < 2 or width < 4:
         return middle
-    return min(range(1, width - 1),
-               key=lambda head: (-len({cut(name, width, head) for name in long}), abs(head - middle), -head))
+    return min(
+        range(1, width - 1),
+        key=lambda head: (
+            -len({cut(name, width, head) for name in long}),
+            abs(head - middle),
+            -head,
+        ),
+    )
 
 
 class Names:
@@ -96,11 +102,19 @@ class NameCell:
     name: str
     column: Names
 
-    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+    def __rich_measure__(
+        self, console: Console, options: ConsoleOptions
+    ) -> Measurement:
         return Measurement(min(cell_len(self.name), 8), cell_len(self.name))
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield Text(self.column.fit(self.name, options.max_width), no_wrap=True, overflow="ellipsis")
+    def __rich_console__(
+        self, console: Console, options: ConsoleOptions
+    ) -> RenderResult:
+        yield Text(
+            self.column.fit(self.name, options.max_width),
+            no_wrap=True,
+            overflow="ellipsis",
+        )
 
 
 @dataclass(frozen=True)
@@ -118,7 +132,9 @@ def count(key: str) -> Callable[[Row], str]:
     return lambda row: f"{row[key]:,}"
 
 
-def fitted(console: Console, title: str, columns: Sequence[Column], rows: Sequence[Row]) -> Table:
+def fitted(
+    console: Console, title: str, columns: Sequence[Column], rows: Sequence[Row]
+) -> Table:
     """The table with every optional column that lets it fit the console at full width; names are cut to fit."""
     shown = list(columns)
     while True:
@@ -131,19 +147,37 @@ def fitted(console: Console, title: str, columns: Sequence[Column], rows: Sequen
 
 def fits(console: Console, table: Table) -> bool:
     """Whether the table fits the console without cutting anything."""
-    return console.measure(table, options=console.options.update_width(10_000)).maximum <= console.width
+    return (
+        console.measure(table, options=console.options.update_width(10_000)).maximum
+        <= console.width
+    )
 
 
 def build(title: str, columns: Sequence[Column], rows: Sequence[Row]) -> Table:
     """No vertical rules, no edges, two spaces between columns: every character goes to the cells."""
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 1),
-                  collapse_padding=True, pad_edge=False)
+    table = Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        padding=(0, 1),
+        collapse_padding=True,
+        pad_edge=False,
+    )
     for column in columns:
         # rich narrows only the columns that may wrap: the name columns, which cut themselves instead of wrapping
-        table.add_column(column.header, justify="right" if column.kind == "number" else "left",
-                         no_wrap=column.kind != "name", min_width=column.min_width)
+        table.add_column(
+            column.header,
+            justify="right" if column.kind == "number" else "left",
+            no_wrap=column.kind != "name",
+            min_width=column.min_width,
+        )
     names = [Names() if column.kind == "name" else None for column in columns]
     for row in rows:
-        table.add_row(*(Text(column.cell(row)) if each is None else each.cell(column.cell(row))
-                        for column, each in zip(columns, names)))
+        table.add_row(
+            *(
+                Text(column.cell(row)) if each is None else each.cell(column.cell(row))
+                for column, each in zip(columns, names)
+            )
+        )
     return table

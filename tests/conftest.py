@@ -13,7 +13,9 @@ _SESSION_TMP = Path(tempfile.mkdtemp(prefix="itemeval-tests-"))
 os.environ["XDG_DATA_HOME"] = str(_SESSION_TMP / "xdg-data")
 os.environ["XDG_CACHE_HOME"] = str(_SESSION_TMP / "xdg-cache")
 os.environ["INSPECT_DISPLAY"] = "none"
-for _key in [k for k in os.environ if k.endswith("_API_KEY") or k.startswith("INSPECT_EVAL_")]:
+for _key in [
+    k for k in os.environ if k.endswith("_API_KEY") or k.startswith("INSPECT_EVAL_")
+]:
     del os.environ[_key]
 
 REPO = Path(__file__).resolve().parent.parent

@@ -11,7 +11,12 @@ import yaml
 ARITH = [
     {"qid": "a1", "question": "What is 2 + 3?", "answer": "5", "difficulty": "easy"},
     {"qid": "a2", "question": "What is 7 * 6?", "answer": "42", "difficulty": "easy"},
-    {"qid": "a3", "question": "What is 100 - 58?", "answer": "42", "difficulty": "medium"},
+    {
+        "qid": "a3",
+        "question": "What is 100 - 58?",
+        "answer": "42",
+        "difficulty": "medium",
+    },
     {"qid": "a4", "question": "What is 81 / 9?", "answer": "9", "difficulty": "medium"},
 ]
 
@@ -21,9 +26,18 @@ def base_config(**overrides: Any) -> dict[str, Any]:
         "study": "t",
         "benchmark": {
             "datasets": [{"id": "data/arith.jsonl"}],
-            "mapping": {"input": "question", "target": "answer", "id": "qid", "metadata": ["difficulty"]},
+            "mapping": {
+                "input": "question",
+                "target": "answer",
+                "id": "qid",
+                "metadata": ["difficulty"],
+            },
         },
-        "solvers": {"models": ["itemeval/arith-good"], "temperature": 0.5, "max_tokens": 256},
+        "solvers": {
+            "models": ["itemeval/arith-good"],
+            "temperature": 0.5,
+            "max_tokens": 256,
+        },
         "facets": {"prompt": ["p"], "scorer": "numeric"},
     }
     for dotted, value in overrides.items():
@@ -35,14 +49,22 @@ def base_config(**overrides: Any) -> dict[str, Any]:
     return config
 
 
-def write_study(root: Path, config: dict[str, Any] | None = None, *, rows: list[dict] | None = None,
-                prompt: str = "Q: {input}\nEnd with ANSWER: <n>.", rubric: str | None = None) -> Path:
+def write_study(
+    root: Path,
+    config: dict[str, Any] | None = None,
+    *,
+    rows: list[dict] | None = None,
+    prompt: str = "Q: {input}\nEnd with ANSWER: <n>.",
+    rubric: str | None = None,
+) -> Path:
     """Write config.yaml, prompts/p.md, rubrics/r.md and data/arith.jsonl under root; return the config path."""
     (root / "prompts").mkdir(parents=True, exist_ok=True)
     (root / "rubrics").mkdir(exist_ok=True)
     (root / "data").mkdir(exist_ok=True)
     (root / "prompts" / "p.md").write_text(prompt)
-    (root / "rubrics" / "r.md").write_text(rubric or "Q: {input}\nRef: {target}\nA: {solution}\nScore 1 if right.")
+    (root / "rubrics" / "r.md").write_text(
+        rubric or "Q: {input}\nRef: {target}\nA: {solution}\nScore 1 if right."
+    )
     with (root / "data" / "arith.jsonl").open("w") as handle:
         for row in ARITH if rows is None else rows:
             handle.write(json.dumps(row) + "\n")

@@ -50,7 +50,9 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        return "".join(
+            part.get("text", "") for part in content if isinstance(part, dict)
+        )
     return ""
 
 
@@ -59,7 +61,9 @@ def _tokens(text: str) -> int:
 
 
 def _error(status: int, message: str, kind: str) -> tuple[int, dict[str, Any]]:
-    return status, {"error": {"message": message, "type": kind, "param": None, "code": None}}
+    return status, {
+        "error": {"message": message, "type": kind, "param": None, "code": None}
+    }
 
 
 class OpenAIServer:
@@ -112,7 +116,9 @@ class OpenAIServer:
         httpd.block_on_close = True
         httpd.owner = self  # type: ignore[attr-defined]
         self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -141,7 +147,10 @@ class OpenAIServer:
 
     def env(self, service: str = "local") -> dict[str, str]:
         """Environment for inspect's `openai-api/<service>/<model>` provider."""
-        return {f"{service.upper()}_BASE_URL": self.base_url, f"{service.upper()}_API_KEY": "test-key"}
+        return {
+            f"{service.upper()}_BASE_URL": self.base_url,
+            f"{service.upper()}_API_KEY": "test-key",
+        }
 
     @property
     def requests(self) -> list[dict[str, Any]]:
@@ -163,7 +172,10 @@ class OpenAIServer:
         """How many normal (HTTP 200) replies went to requests with `substr` in any message: the calls paid for."""
         with self._lock:
             bodies = list(self._answered)
-        return sum(any(substr in _text(m.get("content")) for m in body.get("messages", [])) for body in bodies)
+        return sum(
+            any(substr in _text(m.get("content")) for m in body.get("messages", []))
+            for body in bodies
+        )
 
     def release(self) -> None:
         """Let every request held by `answer_limit` (and all later ones) be answered."""
@@ -172,7 +184,8 @@ class OpenAIServer:
     def count(self, substr: str) -> int:
         """How many chat requests had `substr` in the text of any of their messages."""
         return sum(
-            any(substr in _text(m.get("content")) for m in body.get("messages", [])) for body in self.requests
+            any(substr in _text(m.get("content")) for m in body.get("messages", []))
+            for body in self.requests
         )
 
     # --- request handling (called from handler threads) --------------------------------------
@@ -181,8 +194,15 @@ class OpenAIServer:
         """Records the request and returns the trigger that decides its reply."""
         with self._lock:
             self._requests.append(body)
-            self.calls.append({"body": body, "prompt": self._last_user(body), "arrived": time.monotonic(),
-                               "replied": None, "status": None})
+            self.calls.append(
+                {
+                    "body": body,
+                    "prompt": self._last_user(body),
+                    "arrived": time.monotonic(),
+                    "replied": None,
+                    "status": None,
+                }
+            )
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
             if self._script:
@@ -209,23 +229,34 @@ class OpenAIServer:
 
     @staticmethod
     def _last_user(body: dict[str, Any]) -> str:
-        users = [_text(m.get("content")) for m in body.get("messages", []) if m.get("role") == "user"]
+        users = [
+            _text(m.get("content"))
+            for m in body.get("messages", [])
+            if m.get("role") == "user"
+        ]
         return users[-1] if users else ""
 
-    def respond(self, body: dict[str, Any], trigger: str) -> tuple[int, dict[str, Any]] | None:
+    def respond(
+        self, body: dict[str, Any], trigger: str
+    ) -> tuple[int, dict[str, Any]] | None:
         """The status and JSON payload for a request, or None to drop the connection."""
         if trigger == "FAIL500":
             return _error(500, "injected server error", "server_error")
         if trigger == "BAD400":
             return _error(400, "injected bad request", "invalid_request_error")
         if trigger == "AUTH401":
-            return _error(401, f"invalid credentials in header Authorization: {body.get('_authorization', '')}",
-                          "invalid_request_error")
+            return _error(
+                401,
+                f"invalid credentials in header Authorization: {body.get('_authorization', '')}",
+                "invalid_request_error",
+            )
         if trigger == "HANG":
             self._stopping.wait(self.hang_seconds)
             return None
         if trigger == "BUSY429":
-            return _error(429, "injected rate limit: the model is busy", "rate_limit_error")
+            return _error(
+                429, "injected rate limit: the model is busy", "rate_limit_error"
+            )
         if trigger == "RATE429":
             prompt = self._last_user(body)
             with self._lock:
@@ -233,7 +264,9 @@ class OpenAIServer:
                 self._rate_limited.add(prompt)
             if first_time:
                 return _error(429, "injected rate limit", "rate_limit_error")
-        delay = self.delay(self._last_user(body)) if callable(self.delay) else self.delay
+        delay = (
+            self.delay(self._last_user(body)) if callable(self.delay) else self.delay
+        )
         if delay and self._stopping.wait(delay):
             return None
         if not self._admit():
@@ -258,8 +291,14 @@ class OpenAIServer:
         if claim:
             content = "1" if claim[1] else "0"
         else:
-            content = f"Computing it directly.\nANSWER: {fmt(problem.answer)}" if problem else self.reply_text
-        if words := re.search(r"\bWORDS(\d+)\b", prompt):  # a reply of that many words: long and short answers
+            content = (
+                f"Computing it directly.\nANSWER: {fmt(problem.answer)}"
+                if problem
+                else self.reply_text
+            )
+        if words := re.search(
+            r"\bWORDS(\d+)\b", prompt
+        ):  # a reply of that many words: long and short answers
             content = " ".join(["word"] * int(words.group(1)))
         finish = "stop"
         limit = body.get("max_completion_tokens") or body.get("max_tokens")
@@ -267,7 +306,9 @@ class OpenAIServer:
             content, limit = content + " " + "x" * self.overlong_reply, None
         if limit and _tokens(content) > limit:
             content, finish = content[: limit * 4], "length"
-        prompt_tokens = sum(_tokens(_text(m.get("content"))) for m in body.get("messages", []))
+        prompt_tokens = sum(
+            _tokens(_text(m.get("content"))) for m in body.get("messages", [])
+        )
         completion_tokens = _tokens(content) + self.reasoning_tokens
         return {
             "id": f"chatcmpl-local-{len(self._requests)}",
@@ -275,32 +316,60 @@ class OpenAIServer:
             "created": int(time.time()),
             "model": body.get("model", "unknown"),
             "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish,
-                 "logprobs": _wire_logprobs(content, prompt, body.get("top_logprobs"), claim) if body.get("logprobs") else None}
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": finish,
+                    "logprobs": _wire_logprobs(
+                        content, prompt, body.get("top_logprobs"), claim
+                    )
+                    if body.get("logprobs")
+                    else None,
+                }
             ],
             "usage": {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
-                "prompt_tokens_details": {"cached_tokens": min(self.cached_tokens, prompt_tokens)},
-                "completion_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
+                "prompt_tokens_details": {
+                    "cached_tokens": min(self.cached_tokens, prompt_tokens)
+                },
+                "completion_tokens_details": {
+                    "reasoning_tokens": self.reasoning_tokens
+                },
             },
         }
 
 
-def _wire_logprobs(content: str, prompt: str, top: int | None, claim: Any) -> dict[str, Any]:
+def _wire_logprobs(
+    content: str, prompt: str, top: int | None, claim: Any
+) -> dict[str, Any]:
     """Logprobs as OpenAI's chat completions send them: per token, its logprob, bytes and top alternatives."""
-    found = token_logprobs(content, ("server", prompt), top=top, first_probability=0.9 if claim else None)
-    return {"content": [
-        {"token": token, "logprob": logprob, "bytes": list(token.encode()),
-         "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in tops]}
-        for token, logprob, tops in found]}
+    found = token_logprobs(
+        content, ("server", prompt), top=top, first_probability=0.9 if claim else None
+    )
+    return {
+        "content": [
+            {
+                "token": token,
+                "logprob": logprob,
+                "bytes": list(token.encode()),
+                "top_logprobs": [
+                    {"token": t, "logprob": lp, "bytes": list(t.encode())}
+                    for t, lp in tops
+                ],
+            }
+            for token, logprob, tops in found
+        ]
+    }
 
 
 class _Handler(BaseHTTPRequestHandler):
     # HTTP/1.0 closes every connection after its response, so no idle keep-alive thread outlives a test.
     protocol_version = "HTTP/1.0"
-    timeout = 10  # a client that connects but never sends cannot block shutdown for long
+    timeout = (
+        10  # a client that connects but never sends cannot block shutdown for long
+    )
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # keep test output clean
@@ -316,14 +385,18 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             body = json.loads(self.rfile.read(length) or b"{}")
         except json.JSONDecodeError:
-            self._send(*_error(400, "request body is not JSON", "invalid_request_error"))
+            self._send(
+                *_error(400, "request body is not JSON", "invalid_request_error")
+            )
             return
         owner: OpenAIServer = self.server.owner  # type: ignore[attr-defined]
         if isinstance(body, dict):
             body["_authorization"] = self.headers.get("Authorization", "")
         try:
             reply = owner.respond(body, owner._enter(body))
-            owner._record(0 if reply is None else reply[0], body)  # 0: dropped without a reply
+            owner._record(
+                0 if reply is None else reply[0], body
+            )  # 0: dropped without a reply
             if reply is not None:
                 self._send(*reply)
         finally:

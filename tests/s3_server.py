@@ -31,7 +31,13 @@ _ENV = {
     "AWS_CONFIG_FILE": "/nonexistent/aws-config",  # nor the developer's own profiles
     "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-credentials",
 }
-_CLEARED = ("AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_REGION", "AWS_ENDPOINT_URL_S3", "AWS_CONDITIONAL_PUT")
+_CLEARED = (
+    "AWS_SESSION_TOKEN",
+    "AWS_PROFILE",
+    "AWS_REGION",
+    "AWS_ENDPOINT_URL_S3",
+    "AWS_CONDITIONAL_PUT",
+)
 
 
 @dataclass(frozen=True)
@@ -47,9 +53,13 @@ class S3Server:
     def client(self) -> Any:
         import boto3
 
-        return boto3.client("s3", endpoint_url=self.endpoint, region_name=_ENV["AWS_DEFAULT_REGION"],
-                            aws_access_key_id=_ENV["AWS_ACCESS_KEY_ID"],
-                            aws_secret_access_key=_ENV["AWS_SECRET_ACCESS_KEY"])
+        return boto3.client(
+            "s3",
+            endpoint_url=self.endpoint,
+            region_name=_ENV["AWS_DEFAULT_REGION"],
+            aws_access_key_id=_ENV["AWS_ACCESS_KEY_ID"],
+            aws_secret_access_key=_ENV["AWS_SECRET_ACCESS_KEY"],
+        )
 
 
 @pytest.fixture
@@ -57,14 +67,18 @@ def s3_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[S3Server]:
     """A moto S3 server on 127.0.0.1 with an empty bucket, and AWS_* variables pointing at it."""
     from moto.server import ThreadedMotoServer
 
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one log line per request otherwise
+    logging.getLogger("werkzeug").setLevel(
+        logging.ERROR
+    )  # one log line per request otherwise
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     try:
         host, port = server.get_host_and_port()
         endpoint = f"http://{host}:{port}"
         # moto keeps its buckets in module globals that outlive a server: start every test from none.
-        urllib.request.urlopen(urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST")).read()
+        urllib.request.urlopen(
+            urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST")
+        ).read()
         for name in _CLEARED:
             monkeypatch.delenv(name, raising=False)
         for name, value in {**_ENV, "AWS_ENDPOINT_URL": endpoint}.items():

@@ -24,16 +24,30 @@ def _corrupt(root, target: str) -> str:
     elif target == "jsonl":
         path = root / "data" / "arith.jsonl"
         lines = path.read_bytes().split(b"\n")
-        path.write_bytes(b"\n".join([lines[0], b'{"qid": "x", "question": "' + BAD + b'", "answer": "1"}', *lines[1:]]))
+        path.write_bytes(
+            b"\n".join(
+                [
+                    lines[0],
+                    b'{"qid": "x", "question": "' + BAD + b'", "answer": "1"}',
+                    *lines[1:],
+                ]
+            )
+        )
     return path.name
 
 
 @pytest.mark.parametrize("target", ["config", "template", "jsonl"])
 @pytest.mark.parametrize("command", ["status", "estimate", "generate"])
-def test_non_utf8_bytes_name_the_file_and_line_and_write_nothing(tmp_path, capsys, target, command):
+def test_non_utf8_bytes_name_the_file_and_line_and_write_nothing(
+    tmp_path, capsys, target, command
+):
     config = write_study(tmp_path)
     name = _corrupt(tmp_path, target)
-    code = main([command, str(config), "--yes"] if command == "generate" else [command, str(config)])
+    code = main(
+        [command, str(config), "--yes"]
+        if command == "generate"
+        else [command, str(config)]
+    )
     err = capsys.readouterr().err
     assert code == 2, err
     assert name in err and "line 2" in err and "UTF-8" in err and "Traceback" not in err
@@ -48,37 +62,67 @@ def test_non_utf8_csv_and_json_datasets(tmp_path, capsys, rows):
     if rows == "csv":
         data.write_bytes(b"qid,question,answer,difficulty\nq1," + BAD + b",1,easy\n")
     else:
-        data.write_bytes(json.dumps([{"qid": "q1", "question": "x", "answer": "1"}]).encode()[:-1] + b"\n," + BAD + b"]")
+        data.write_bytes(
+            json.dumps([{"qid": "q1", "question": "x", "answer": "1"}]).encode()[:-1]
+            + b"\n,"
+            + BAD
+            + b"]"
+        )
     assert main(["status", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"arith.{rows}" in err and "line 2" in err and "UTF-8" in err
 
 
-@pytest.mark.parametrize("prices", [None, "{not json", json.dumps({"itemeval/arith-good": {"input_per_mtok": -1}})])
+@pytest.mark.parametrize(
+    "prices",
+    [None, "{not json", json.dumps({"itemeval/arith-good": {"input_per_mtok": -1}})],
+)
 def test_a_bad_pricing_file_leaves_no_lock_and_writes_nothing(tmp_path, capsys, prices):
     config = base_config(**{"budget": {"pricing_path": "prices.json"}})
     path = write_study(tmp_path, config)
     if prices is not None:
         (tmp_path / "prices.json").write_text(prices)
-    for command in (["generate", str(path), "--yes"], ["estimate", str(path)], ["grade", str(path), "--yes"]):
+    for command in (
+        ["generate", str(path), "--yes"],
+        ["estimate", str(path)],
+        ["grade", str(path), "--yes"],
+    ):
         assert main(command) == 2
         assert "prices.json" in capsys.readouterr().err
-        assert not (tmp_path / "studies").exists() or not list((tmp_path / "studies").rglob("*")), command
+        assert not (tmp_path / "studies").exists() or not list(
+            (tmp_path / "studies").rglob("*")
+        ), command
     assert yaml.safe_load(path.read_text())["budget"]["pricing_path"] == "prices.json"
 
 
-@pytest.mark.parametrize(("models", "graders", "command", "message"), [
-    (["gpt4"], {}, "status", "'gpt4' is not a model id"),
-    (["itemeval/arith-good", "gpt4"], {}, "generate", "solvers.models[1]"),
-    (["nosuchprov/model"], {}, "generate", "no provider 'nosuchprov'"),
-    (["itemeval/arith-good"], {"j": {"model": "judge9"}}, "status", "graders.j.model"),
-    (["itemeval/arith-good"], {"j": {"model": "nosuchprov/judge"}}, "grade", "no provider 'nosuchprov'"),
-])
-def test_a_model_no_provider_knows_is_refused_before_anything_is_written(tmp_path, capsys, models, graders, command,
-                                                                        message):
+@pytest.mark.parametrize(
+    ("models", "graders", "command", "message"),
+    [
+        (["gpt4"], {}, "status", "'gpt4' is not a model id"),
+        (["itemeval/arith-good", "gpt4"], {}, "generate", "solvers.models[1]"),
+        (["nosuchprov/model"], {}, "generate", "no provider 'nosuchprov'"),
+        (
+            ["itemeval/arith-good"],
+            {"j": {"model": "judge9"}},
+            "status",
+            "graders.j.model",
+        ),
+        (
+            ["itemeval/arith-good"],
+            {"j": {"model": "nosuchprov/judge"}},
+            "grade",
+            "no provider 'nosuchprov'",
+        ),
+    ],
+)
+def test_a_model_no_provider_knows_is_refused_before_anything_is_written(
+    tmp_path, capsys, models, graders, command, message
+):
     overrides = {"solvers__models": models}
     if graders:
-        overrides.update({"graders": graders, "facets__grader": ["j"], "facets__rubric": ["r"]})
+        overrides.update(
+            {"graders": graders, "facets__grader": ["j"], "facets__rubric": ["r"]}
+        )
     path = write_study(tmp_path, base_config(**overrides))
     code = main([command, str(path), *(["--yes"] if command != "status" else [])])
     err = capsys.readouterr().err
@@ -87,10 +131,24 @@ def test_a_model_no_provider_knows_is_refused_before_anything_is_written(tmp_pat
 
 
 @pytest.mark.parametrize("command", ["status", "estimate", "generate", "grade"])
-def test_an_unknown_placeholder_is_warned_about_by_every_command(tmp_path, capsys, command):
-    path = write_study(tmp_path, prompt="Q: {input}\nMind the {unit}.\nEnd with ANSWER: <n>.")
+def test_an_unknown_placeholder_is_warned_about_by_every_command(
+    tmp_path, capsys, command
+):
+    path = write_study(
+        tmp_path, prompt="Q: {input}\nMind the {unit}.\nEnd with ANSWER: <n>."
+    )
     capsys.readouterr()
-    main([command, str(path), *(["--yes", "--display", "none"] if command in ("generate", "grade") else [])])
+    main(
+        [
+            command,
+            str(path),
+            *(
+                ["--yes", "--display", "none"]
+                if command in ("generate", "grade")
+                else []
+            ),
+        ]
+    )
     err = capsys.readouterr().err
     assert "warning:" in err and "{unit}" in err, err
 
@@ -108,4 +166,7 @@ def test_status_names_the_command_that_is_running(tmp_path, capsys):
         assert main(["status", str(path)]) == 0
         printed = capsys.readouterr().out
     assert running["command"] == "itemeval generate config.yaml" and running["pid"] > 0
-    assert "running now: `itemeval generate config.yaml`" in printed and str(running["pid"]) in printed
+    assert (
+        "running now: `itemeval generate config.yaml`" in printed
+        and str(running["pid"]) in printed
+    )

@@ -21,11 +21,24 @@ from tests.helpers import base_config, write_study
 from tests.openai_server import OpenAIServer
 
 
-def line(usd_ceiling: float | None, usd_expected: float | None = None, *, calls: int = 10,
-         model: str = "m/priced") -> EstimateLine:
+def line(
+    usd_ceiling: float | None,
+    usd_expected: float | None = None,
+    *,
+    calls: int = 10,
+    model: str = "m/priced",
+) -> EstimateLine:
     expected = usd_ceiling if usd_expected is None else usd_expected
-    return EstimateLine(stage="generate", condition_id=f"c-{model}", slug="c", model=model, calls=calls,
-                        usd_ceiling=usd_ceiling, usd_expected=expected, priced=usd_ceiling is not None)
+    return EstimateLine(
+        stage="generate",
+        condition_id=f"c-{model}",
+        slug="c",
+        model=model,
+        calls=calls,
+        usd_ceiling=usd_ceiling,
+        usd_expected=expected,
+        priced=usd_ceiling is not None,
+    )
 
 
 # ---- the gate --------------------------------------------------------------------------------------------
@@ -39,8 +52,15 @@ def test_gate_passes_below_the_threshold_or_with_yes():
 
 def test_gate_asks_on_a_terminal_and_refuses_without_an_answer():
     questions: list[str] = []
-    check_gate(Estimate([line(9.0, 2.0)]), confirm_above=5.0, yes=False, ask=lambda q: questions.append(q) or True)
-    assert "$9.00" in questions[0] and "$2.00" in questions[0] and "$5.00" in questions[0]
+    check_gate(
+        Estimate([line(9.0, 2.0)]),
+        confirm_above=5.0,
+        yes=False,
+        ask=lambda q: questions.append(q) or True,
+    )
+    assert (
+        "$9.00" in questions[0] and "$2.00" in questions[0] and "$5.00" in questions[0]
+    )
     for ask in (None, lambda q: False):
         with pytest.raises(ConfirmationRequired, match="--yes") as info:
             check_gate(Estimate([line(9.0)]), confirm_above=5.0, yes=False, ask=ask)
@@ -51,7 +71,12 @@ def test_gate_counts_the_priced_part_when_a_model_has_no_price():
     mixed = Estimate([line(9.0), line(None, model="m/unpriced")])
     with pytest.raises(ConfirmationRequired, match="m/unpriced"):
         check_gate(mixed, confirm_above=5.0, yes=False, ask=None)
-    check_gate(Estimate([line(1.0), line(None, model="m/unpriced")]), confirm_above=5.0, yes=False, ask=None)
+    check_gate(
+        Estimate([line(1.0), line(None, model="m/unpriced")]),
+        confirm_above=5.0,
+        yes=False,
+        ask=None,
+    )
 
 
 # ---- the cap, before a run ----------------------------------------------------------------------------------
@@ -59,13 +84,19 @@ def test_gate_counts_the_priced_part_when_a_model_has_no_price():
 
 def test_check_cap():
     assert check_cap(Estimate([line(9.0)]), None) == []
-    assert check_cap(Estimate([line(None, calls=0, model="m/unpriced")]), 1.0) == []  # nothing would run
+    assert (
+        check_cap(Estimate([line(None, calls=0, model="m/unpriced")]), 1.0) == []
+    )  # nothing would run
     assert check_cap(Estimate([line(0.5)]), 1.0) == []
     with pytest.raises(BudgetError, match="m/unpriced has no price") as info:
         check_cap(Estimate([line(0.5), line(None, model="m/unpriced")]), 1.0)
     assert info.value.exit_code == EXIT_BUDGET
     [likely] = check_cap(Estimate([line(4.0, 2.0, calls=10)]), 1.0)
-    assert "expected spend $2.00 exceeds max_usd $1.00" in likely and "50%" in likely and "10 calls" in likely
+    assert (
+        "expected spend $2.00 exceeds max_usd $1.00" in likely
+        and "50%" in likely
+        and "10 calls" in likely
+    )
     [maybe] = check_cap(Estimate([line(4.0, 0.5)]), 1.0)
     assert "worst case $4.00 exceeds max_usd $1.00" in maybe
 
@@ -105,7 +136,9 @@ def test_concurrent_reserve_and_settle_never_exceed_the_cap():
     cap, ledger, results = asyncio.run(scenario())
     assert ledger.peak <= 1.0 + 1e-12 and cap.spent <= 1.0 + 1e-12
     assert cap.stopped and 5 < sum(results) < 200 and not cap._in_flight
-    assert cap.spent > 0.8  # waiting for calls in flight to settle let most of the room be used
+    assert (
+        cap.spent > 0.8
+    )  # waiting for calls in flight to settle let most of the room be used
 
 
 def test_a_call_waits_for_room_and_a_call_that_can_never_fit_stops_the_run():
@@ -118,18 +151,33 @@ def test_a_call_waits_for_room_and_a_call_that_can_never_fit_stops_the_run():
         await cap.settle("a", 0.3)
         assert await waiting  # 0.3 spent + 0.6 fits now
         await cap.settle("b", 0.6)
-        return [cap.spent, await cap.reserve("c", 0.2), cap.stopped, await cap.reserve("d", 0.01)]
+        return [
+            cap.spent,
+            await cap.reserve("c", 0.2),
+            cap.stopped,
+            await cap.reserve("d", 0.01),
+        ]
 
     spent, fits, stopped, after = asyncio.run(scenario())
-    assert spent == pytest.approx(0.9) and fits is False and stopped is True and after is False
+    assert (
+        spent == pytest.approx(0.9)
+        and fits is False
+        and stopped is True
+        and after is False
+    )
 
 
 def test_two_tasks_with_the_same_sample_id_both_count_in_flight():
     """Generate conditions share sample ids (`a1#1`): one task's reservation must not hide another's."""
+
     async def scenario() -> tuple[bool, bool, bool, float]:
         cap = SpendCap(cap=2.0)
-        price = Price(input=0.0, output=1_000_000.0)  # $1 per output token: each call's worst case is $1
-        first, second = (PricedGate(cap=cap, price=price, max_tokens=1) for _ in range(2))
+        price = Price(
+            input=0.0, output=1_000_000.0
+        )  # $1 per output token: each call's worst case is $1
+        first, second = (
+            PricedGate(cap=cap, price=price, max_tokens=1) for _ in range(2)
+        )
         a = await first.acquire("a1#1", "")
         b = await second.acquire("a1#1", "")
         third = asyncio.create_task(first.acquire("a2#1", ""))
@@ -144,17 +192,24 @@ def test_two_tasks_with_the_same_sample_id_both_count_in_flight():
 
 
 def test_priced_gate_reserves_the_worst_case_and_settles_actual_usage():
-    price = Price(input=1_000_000.0, output=2_000_000.0)  # $1 an input token, $2 an output token
+    price = Price(
+        input=1_000_000.0, output=2_000_000.0
+    )  # $1 an input token, $2 an output token
 
     async def scenario() -> list[Any]:
         too_small = SpendCap(cap=15.0)
         gate = PricedGate(cap=too_small, price=price, max_tokens=2)
-        refused = await gate.acquire("x", "abcd")  # worst: (4 bytes + 8) * $1 + 2 * $2 = $16 > $15
+        refused = await gate.acquire(
+            "x", "abcd"
+        )  # worst: (4 bytes + 8) * $1 + 2 * $2 = $16 > $15
         cap = SpendCap(cap=100.0)
         gate = PricedGate(cap=cap, price=price, max_tokens=2)
         spent = []
-        for usage, hit in (({"input_tokens": 3, "output_tokens": 2}, False),
-                           ({"input_tokens": 3, "output_tokens": 2}, True), (None, False)):
+        for usage, hit in (
+            ({"input_tokens": 3, "output_tokens": 2}, False),
+            ({"input_tokens": 3, "output_tokens": 2}, True),
+            (None, False),
+        ):
             assert await gate.acquire("x", "abcd")
             assert cap._in_flight and sum(cap._in_flight.values()) == 16.0
             await gate.release("x", usage, hit)
@@ -166,8 +221,15 @@ def test_priced_gate_reserves_the_worst_case_and_settles_actual_usage():
 
 # ---- whole runs ------------------------------------------------------------------------------------------------
 
-ROWS = [{"qid": f"q{i:02d}", "question": f"What is {i} + {i + 1}?", "answer": str(2 * i + 1), "difficulty": "x"}
-        for i in range(10)]
+ROWS = [
+    {
+        "qid": f"q{i:02d}",
+        "question": f"What is {i} + {i + 1}?",
+        "answer": str(2 * i + 1),
+        "difficulty": "x",
+    }
+    for i in range(10)
+]
 PRICE_PER_OUTPUT_TOKEN = 0.001
 
 
@@ -186,19 +248,31 @@ def server(monkeypatch):
 
 def capped_study(root: Path, *, priced: bool = True, **overrides: Any) -> Path:
     """2 prompts × 10 items on `openai-api/local/m`; 5-token replies at $0.001 a token ($0.005 a call)."""
-    config = base_config(**{
-        "cache": False,
-        "solvers__models": ["openai-api/local/m"],
-        "solvers__max_tokens": 5,
-        "solvers__max_retries": 0,
-        "solvers__max_connections": 8,
-        "facets__prompt": ["p", "builtin:minimal"],
-        **({"budget__pricing_path": "pricing.json"} if priced else {}),
-        **overrides,
-    })
+    config = base_config(
+        **{
+            "cache": False,
+            "solvers__models": ["openai-api/local/m"],
+            "solvers__max_tokens": 5,
+            "solvers__max_retries": 0,
+            "solvers__max_connections": 8,
+            "facets__prompt": ["p", "builtin:minimal"],
+            **({"budget__pricing_path": "pricing.json"} if priced else {}),
+            **overrides,
+        }
+    )
     path = write_study(root, config, rows=ROWS)
-    (root / "pricing.json").write_text(json.dumps(
-        {"models": {"openai-api/local/m": {"input": 0.0, "output": PRICE_PER_OUTPUT_TOKEN * 1e6}}}))
+    (root / "pricing.json").write_text(
+        json.dumps(
+            {
+                "models": {
+                    "openai-api/local/m": {
+                        "input": 0.0,
+                        "output": PRICE_PER_OUTPUT_TOKEN * 1e6,
+                    }
+                }
+            }
+        )
+    )
     return path
 
 
@@ -211,45 +285,79 @@ def test_gate_without_yes_exits_3_and_writes_nothing(tmp_path, capsys):
     config = write_study(tmp_path, base_config(budget={"confirm_above_usd": 0.0001}))
     assert main(["generate", str(config)]) == EXIT_CONFIRM
     err = capsys.readouterr().err
-    assert "--yes" in err and err.index("estimate: 4 calls") < err.index("--yes")  # the estimate came first
+    assert "--yes" in err and err.index("estimate: 4 calls") < err.index(
+        "--yes"
+    )  # the estimate came first
     study = tmp_path / "studies" / "t"
-    assert sorted(p.name for p in study.iterdir()) == [".lock"]  # no store, pin, manifest or log
+    assert sorted(p.name for p in study.iterdir()) == [
+        ".lock"
+    ]  # no store, pin, manifest or log
     assert not list(study.glob("logs/**/*.eval"))
     code, result = run(capsys, "generate", str(config), "--yes")
-    assert code == 0 and result["totals"]["rows"] == 4 and len(list(study.glob("manifests/*.json"))) == 1
+    assert (
+        code == 0
+        and result["totals"]["rows"] == 4
+        and len(list(study.glob("manifests/*.json"))) == 1
+    )
 
 
-def test_the_hard_cap_stops_mid_run_and_a_higher_cap_continues(tmp_path, capsys, server):
+def test_the_hard_cap_stops_mid_run_and_a_higher_cap_continues(
+    tmp_path, capsys, server
+):
     config = capped_study(tmp_path)
     cap = 0.0751  # room for 15 of the 20 $0.005 calls
     code, result = run(capsys, "generate", str(config), "--max-usd", str(cap))
     solutions = pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")
     seen = f"{result} requests={len(server.requests)} statuses={server.statuses} rows={len(solutions)}"
     assert code == EXIT_BUDGET and result["outcome"] == "budget_stopped", seen
-    assert any("exceeds max_usd" in note for note in result["notes"])  # said before the first call
+    assert any(
+        "exceeds max_usd" in note for note in result["notes"]
+    )  # said before the first call
     assert server.max_in_flight > 1, seen  # calls did run concurrently under the cap
     manifest = json.loads(Path(result["manifest"]).read_text())
-    assert manifest["outcome"] == "budget_stopped" and manifest["estimate"]["total"]["calls"] == 20
+    assert (
+        manifest["outcome"] == "budget_stopped"
+        and manifest["estimate"]["total"]["calls"] == 20
+    )
 
-    assert solutions["error"].isna().all() and (solutions["output_tokens"] == 5).all(), seen
-    assert solutions["usd"].sum() <= cap and len(solutions) == len(server.requests) == 15, seen
+    assert (
+        solutions["error"].isna().all() and (solutions["output_tokens"] == 5).all()
+    ), seen
+    assert (
+        solutions["usd"].sum() <= cap and len(solutions) == len(server.requests) == 15
+    ), seen
     assert manifest["spend_usd"] == pytest.approx(solutions["usd"].sum())
     status = run(capsys, "status", str(config))[1]["generate"]
-    assert sum(row["missing"] for row in status) == 5 and sum(row["errors"] for row in status) == 0
-    assert main(["generate", str(config), "--max-usd", "0.001"]) == EXIT_BUDGET  # no call fits at all
+    assert (
+        sum(row["missing"] for row in status) == 5
+        and sum(row["errors"] for row in status) == 0
+    )
+    assert (
+        main(["generate", str(config), "--max-usd", "0.001"]) == EXIT_BUDGET
+    )  # no call fits at all
     err = capsys.readouterr().err
     assert "exceeds max_usd" in err and "5 cells were not run and stay missing" in err
     assert len(server.requests) == 15
 
     code, result = run(capsys, "generate", str(config), "--max-usd", "1")
-    assert code == 0 and result["outcome"] == "completed" and result["totals"]["rows"] == 5
-    prompts = Counter(body["messages"][-1]["content"] if isinstance(body["messages"][-1]["content"], str)
-                      else json.dumps(body["messages"][-1]["content"]) for body in server.requests)
-    assert len(prompts) == 20 and set(prompts.values()) == {1}  # nothing was paid for twice
+    assert (
+        code == 0 and result["outcome"] == "completed" and result["totals"]["rows"] == 5
+    )
+    prompts = Counter(
+        body["messages"][-1]["content"]
+        if isinstance(body["messages"][-1]["content"], str)
+        else json.dumps(body["messages"][-1]["content"])
+        for body in server.requests
+    )
+    assert len(prompts) == 20 and set(prompts.values()) == {
+        1
+    }  # nothing was paid for twice
     assert len(pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")) == 20
 
 
-def test_an_unpriced_model_under_a_cap_is_refused_before_any_call(tmp_path, capsys, server):
+def test_an_unpriced_model_under_a_cap_is_refused_before_any_call(
+    tmp_path, capsys, server
+):
     config = capped_study(tmp_path, priced=False)
     assert main(["generate", str(config), "--max-usd", "1"]) == EXIT_BUDGET
     assert "openai-api/local/m has no price" in capsys.readouterr().err
@@ -257,10 +365,14 @@ def test_an_unpriced_model_under_a_cap_is_refused_before_any_call(tmp_path, caps
     assert not (tmp_path / "studies" / "t" / "solutions.parquet").exists()
 
 
-def test_a_provider_ignoring_max_tokens_stops_the_run_and_the_overrun_is_reported(tmp_path, capsys, monkeypatch):
+def test_a_provider_ignoring_max_tokens_stops_the_run_and_the_overrun_is_reported(
+    tmp_path, capsys, monkeypatch
+):
     from inspect_ai.model import _model
 
-    with OpenAIServer(delay=0.2, overlong_reply=400) as srv:  # ~100 tokens a reply at max_tokens 5: 20x the worst case
+    with OpenAIServer(
+        delay=0.2, overlong_reply=400
+    ) as srv:  # ~100 tokens a reply at max_tokens 5: 20x the worst case
         for key, value in srv.env().items():
             monkeypatch.setenv(key, value)
         _model._models.clear()

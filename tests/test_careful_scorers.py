@@ -20,7 +20,9 @@ def agreement(scorer: str, cases) -> tuple[float, int]:
     """(share of cases where the scorer credits exactly when the human does, wrong credits)."""
     agree = wrong = 0
     for reply, target, human, *choices in cases:
-        context = ScoreContext.of(str(target), choices=tuple(choices[0] or ()) if choices else ())
+        context = ScoreContext.of(
+            str(target), choices=tuple(choices[0] or ()) if choices else ()
+        )
         credited = score_solution(scorer, None, reply, context).score == 1.0
         agree += credited == (human == 1.0)
         wrong += credited and human != 1.0
@@ -33,7 +35,9 @@ def test_numeric_reads_what_a_careful_human_reads(reply, target, human):
 
 
 @pytest.mark.parametrize(("reply", "target", "human", "choices"), MULTIPLE_CHOICE_CASES)
-def test_multiple_choice_reads_what_a_careful_human_reads(reply, target, human, choices):
+def test_multiple_choice_reads_what_a_careful_human_reads(
+    reply, target, human, choices
+):
     context = ScoreContext.of(target, choices=tuple(choices or ()))
     assert verdict_of(score_solution("multiple_choice", None, reply, context)) == human
 
@@ -43,28 +47,43 @@ def test_exact_match_reads_what_a_careful_human_reads(reply, target, human):
     assert verdict_of(score_solution("exact_match", None, reply, target)) == human
 
 
-@pytest.mark.parametrize(("scorer", "cases", "least"), [
-    ("numeric", NUMERIC_CASES, 0.90), ("multiple_choice", MULTIPLE_CHOICE_CASES, 0.95),
-    ("exact_match", EXACT_MATCH_CASES, 0.88),
-])
+@pytest.mark.parametrize(
+    ("scorer", "cases", "least"),
+    [
+        ("numeric", NUMERIC_CASES, 0.90),
+        ("multiple_choice", MULTIPLE_CHOICE_CASES, 0.95),
+        ("exact_match", EXACT_MATCH_CASES, 0.88),
+    ],
+)
 def test_tables_are_large_and_agreement_meets_the_targets(scorer, cases, least):
     share, wrong = agreement(scorer, cases)
     assert len(cases) >= 100
     assert share >= least and wrong <= 0.01 * len(cases), (share, wrong)
 
 
-WRITTEN_APART = [(table.__name__.rpartition(".")[2], scorer, getattr(table, attribute))
-                 for table in (second, third, fourth)
-                 for scorer, attribute in (("numeric", "NUMERIC"), ("multiple_choice", "MULTIPLE_CHOICE"),
-                                           ("exact_match", "EXACT_MATCH"))]
+WRITTEN_APART = [
+    (table.__name__.rpartition(".")[2], scorer, getattr(table, attribute))
+    for table in (second, third, fourth)
+    for scorer, attribute in (
+        ("numeric", "NUMERIC"),
+        ("multiple_choice", "MULTIPLE_CHOICE"),
+        ("exact_match", "EXACT_MATCH"),
+    )
+]
 
 
-@pytest.mark.parametrize(("table", "scorer", "cases"), WRITTEN_APART, ids=[f"{t}-{s}" for t, s, _ in WRITTEN_APART])
+@pytest.mark.parametrize(
+    ("table", "scorer", "cases"),
+    WRITTEN_APART,
+    ids=[f"{t}-{s}" for t, s, _ in WRITTEN_APART],
+)
 def test_tables_written_apart_agreement_and_no_wrong_credit(table, scorer, cases):
     """On the tables written without the code: at least 97 % agreement, no wrong credit, hedges never credited."""
     share, wrong = agreement(scorer, cases)
     assert len(cases) >= 60 and share >= 0.97 and wrong == 0, (share, wrong)
     for reply, target, human, *choices in cases:
         if human == "ambiguous":
-            context = ScoreContext.of(str(target), choices=tuple(choices[0] or ()) if choices else ())
+            context = ScoreContext.of(
+                str(target), choices=tuple(choices[0] or ()) if choices else ()
+            )
             assert score_solution(scorer, None, reply, context).score is None, reply

@@ -29,20 +29,26 @@ def assert_rejected(tmp_path, capsys, config_path, *fragments):
 def test_malformed_yaml_names_line_and_column(tmp_path, capsys):
     path = write_study(tmp_path)
     path.write_text("study: t\nfacets:\n\tprompt: [p]\n")
-    assert_rejected(tmp_path, capsys, path, "config.yaml", "malformed YAML at line 3, column 1")
+    assert_rejected(
+        tmp_path, capsys, path, "config.yaml", "malformed YAML at line 3, column 1"
+    )
 
 
 def test_unknown_key_is_named_with_closest_valid_key(tmp_path, capsys):
     config = base_config()
     config["solvers"]["temprature"] = 0.3
     path = write_study(tmp_path, config)
-    assert_rejected(tmp_path, capsys, path, "solvers.temprature", "did you mean temperature?")
+    assert_rejected(
+        tmp_path, capsys, path, "solvers.temprature", "did you mean temperature?"
+    )
 
 
 def test_unknown_key_in_a_grader_is_named(tmp_path, capsys):
     config = base_config(graders={"j": {"model": "itemeval/judge", "max_tokns": 10}})
     path = write_study(tmp_path, config)
-    assert_rejected(tmp_path, capsys, path, "graders.j.max_tokns", "did you mean max_tokens?")
+    assert_rejected(
+        tmp_path, capsys, path, "graders.j.max_tokns", "did you mean max_tokens?"
+    )
 
 
 def test_wrong_type_is_named(tmp_path, capsys):
@@ -51,7 +57,9 @@ def test_wrong_type_is_named(tmp_path, capsys):
 
 
 def test_missing_dataset_file(tmp_path, capsys):
-    path = write_study(tmp_path, base_config(benchmark__datasets=[{"id": "data/nope.jsonl"}]))
+    path = write_study(
+        tmp_path, base_config(benchmark__datasets=[{"id": "data/nope.jsonl"}])
+    )
     assert_rejected(tmp_path, capsys, path, "dataset file not found", "nope.jsonl")
 
 
@@ -59,20 +67,45 @@ def test_missing_column_lists_real_columns(tmp_path, capsys):
     config = base_config()
     config["benchmark"]["mapping"]["input"] = "prompt"
     path = write_study(tmp_path, config)
-    assert_rejected(tmp_path, capsys, path, "benchmark.mapping.input", "'prompt'", "qid, question, answer, difficulty")
+    assert_rejected(
+        tmp_path,
+        capsys,
+        path,
+        "benchmark.mapping.input",
+        "'prompt'",
+        "qid, question, answer, difficulty",
+    )
 
 
 def test_blank_input_names_the_row(tmp_path, capsys):
-    rows = [{"qid": "a", "question": "What is 1 + 1?", "answer": "2", "difficulty": "e"},
-            {"qid": "b", "question": "   ", "answer": "2", "difficulty": "e"}]
+    rows = [
+        {"qid": "a", "question": "What is 1 + 1?", "answer": "2", "difficulty": "e"},
+        {"qid": "b", "question": "   ", "answer": "2", "difficulty": "e"},
+    ]
     path = write_study(tmp_path, rows=rows)
-    assert_rejected(tmp_path, capsys, path, "row 2 (id 'b')", "blank", "'question'")  # 1-based, like the file's line 2
+    assert_rejected(
+        tmp_path, capsys, path, "row 2 (id 'b')", "blank", "'question'"
+    )  # 1-based, like the file's line 2
 
 
 def test_duplicate_item_ids_name_the_id_and_both_datasets(tmp_path, capsys):
-    path = write_study(tmp_path, base_config(benchmark__datasets=[{"id": "data/arith.jsonl"}, {"id": "data/copy.jsonl"}]))
-    (tmp_path / "data" / "copy.jsonl").write_text((tmp_path / "data" / "arith.jsonl").read_text())
-    assert_rejected(tmp_path, capsys, path, "duplicate item id 'a1'", "data/arith.jsonl", "data/copy.jsonl")
+    path = write_study(
+        tmp_path,
+        base_config(
+            benchmark__datasets=[{"id": "data/arith.jsonl"}, {"id": "data/copy.jsonl"}]
+        ),
+    )
+    (tmp_path / "data" / "copy.jsonl").write_text(
+        (tmp_path / "data" / "arith.jsonl").read_text()
+    )
+    assert_rejected(
+        tmp_path,
+        capsys,
+        path,
+        "duplicate item id 'a1'",
+        "data/arith.jsonl",
+        "data/copy.jsonl",
+    )
 
 
 def test_unknown_scorer_lists_known_ones(tmp_path, capsys):
@@ -87,7 +120,16 @@ def test_unknown_grader(tmp_path, capsys):
 
 def test_missing_template_lists_what_exists(tmp_path, capsys):
     path = write_study(tmp_path, base_config(facets__prompt=["nope"]))
-    assert_rejected(tmp_path, capsys, path, "facets.prompt[0]", "'nope'", "local prompts", ": p;", "builtin:minimal")
+    assert_rejected(
+        tmp_path,
+        capsys,
+        path,
+        "facets.prompt[0]",
+        "'nope'",
+        "local prompts",
+        ": p;",
+        "builtin:minimal",
+    )
 
 
 def test_missing_builtin_template(tmp_path, capsys):
@@ -131,7 +173,10 @@ def test_malformed_jsonl_names_file_and_line(tmp_path, capsys):
 def test_paths_resolve_inputs_from_config_dir_and_outputs_from_base_dir(tmp_path):
     path = write_study(tmp_path / "cfg")
     loaded = load_config(path, base_dir=tmp_path / "work")
-    assert loaded.input_path("data/x.jsonl") == (tmp_path / "cfg" / "data" / "x.jsonl").resolve()
+    assert (
+        loaded.input_path("data/x.jsonl")
+        == (tmp_path / "cfg" / "data" / "x.jsonl").resolve()
+    )
     assert loaded.study.root == (tmp_path / "work" / "studies" / "t").resolve()
 
 
@@ -145,7 +190,17 @@ def test_model_config_defaults_and_aliases(tmp_path):
 def test_every_config_field_is_documented():
     from itemeval import config as module
 
-    for model in (module.StudyConfig, module.Benchmark, module.Mapping, module.Solvers, module.Facets,
-                  module.Grader, module.Budget, module.DatasetSpec, module.ModelConfigFacet, module.ScorerEntry):
+    for model in (
+        module.StudyConfig,
+        module.Benchmark,
+        module.Mapping,
+        module.Solvers,
+        module.Facets,
+        module.Grader,
+        module.Budget,
+        module.DatasetSpec,
+        module.ModelConfigFacet,
+        module.ScorerEntry,
+    ):
         for name, field in model.model_fields.items():
             assert field.description, f"{model.__name__}.{name} has no docstring"

@@ -29,11 +29,24 @@ def test_changed_local_file_is_an_error_with_repin_instructions(tmp_path, capsys
     path = write_study(tmp_path)
     study = load_study(path, pin=True)
     with (tmp_path / "data" / "arith.jsonl").open("a") as handle:
-        handle.write(json.dumps({"qid": "a9", "question": "What is 1 + 1?", "answer": "2", "difficulty": "e"}) + "\n")
+        handle.write(
+            json.dumps(
+                {
+                    "qid": "a9",
+                    "question": "What is 1 + 1?",
+                    "answer": "2",
+                    "difficulty": "e",
+                }
+            )
+            + "\n"
+        )
     with pytest.raises(ConfigError, match="changed since it was pinned"):
         load_study(path)
     assert main(["status", str(path)]) == 2
     err = " ".join(capsys.readouterr().err.split())
-    assert "remove the 'data/arith.jsonl' entry" in err and str(study.paths.dataset_locks) in err
+    assert (
+        "remove the 'data/arith.jsonl' entry" in err
+        and str(study.paths.dataset_locks) in err
+    )
     study.paths.dataset_locks.unlink()  # re-pin as the message says
     assert len(load_study(path, pin=True).items) == 5

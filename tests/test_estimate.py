@@ -29,11 +29,19 @@ def well_formed_judges(monkeypatch):
 
 
 def make_study(root: Path, **overrides: Any) -> Path:
-    config = base_config(**{"cache": False, "facets__grader": ["j"], "facets__rubric": ["r"],
-                            "graders": {"j": {"model": "itemeval/judge", "max_tokens": 100},
-                                        "k": {"model": "itemeval/judge", "max_tokens": 50},
-                                        "other": {"model": "itemeval/judge-other", "max_tokens": 50}},
-                            **overrides})
+    config = base_config(
+        **{
+            "cache": False,
+            "facets__grader": ["j"],
+            "facets__rubric": ["r"],
+            "graders": {
+                "j": {"model": "itemeval/judge", "max_tokens": 100},
+                "k": {"model": "itemeval/judge", "max_tokens": 50},
+                "other": {"model": "itemeval/judge-other", "max_tokens": 50},
+            },
+            **overrides,
+        }
+    )
     return write_study(root, config)
 
 
@@ -56,19 +64,42 @@ def test_fresh_study_counts_every_cell_at_the_ceiling(tmp_path, capsys):
     result = estimate(capsys, config)
     study = load_study(config)
     gen = lines(result)[("generate", "arith-good_p_default")]
-    prompts = [study.generate[0].prompt.text.replace("{input}", item.input) for item in study.items]
-    assert gen["calls"] == 4 and gen["basis"] == "ceiling" and gen["model"] == "itemeval/arith-good"
+    prompts = [
+        study.generate[0].prompt.text.replace("{input}", item.input)
+        for item in study.items
+    ]
+    assert (
+        gen["calls"] == 4
+        and gen["basis"] == "ceiling"
+        and gen["model"] == "itemeval/arith-good"
+    )
     assert gen["input_tokens"] == sum(estimate_tokens(p) for p in prompts)
     assert gen["output_tokens_ceiling"] == gen["output_tokens_expected"] == 4 * 256
     price = PRICES.lookup("itemeval/arith-good")
     assert gen["usd_ceiling"] == pytest.approx(price.cost(gen["input_tokens"], 4 * 256))
     judge = lines(result)[("grade", "j_r")]
-    assert (judge["calls"], judge["basis"], judge["output_tokens_ceiling"]) == (4, "ceiling", 400)
+    assert (judge["calls"], judge["basis"], judge["output_tokens_ceiling"]) == (
+        4,
+        "ceiling",
+        400,
+    )
     scorer = lines(result)[("grade", "scorer_numeric")]
-    assert (scorer["calls"], scorer["basis"], scorer["usd_ceiling"], scorer["usd_expected"]) == (4, "free", 0.0, 0.0)
-    assert result["stages"]["generate"]["calls"] == 4 and result["stages"]["grade"]["calls"] == 8
-    assert result["total"]["usd_ceiling"] == pytest.approx(gen["usd_ceiling"] + judge["usd_ceiling"])
-    assert not (tmp_path / "studies" / "t" / "solutions.parquet").exists()  # estimating writes no store
+    assert (
+        scorer["calls"],
+        scorer["basis"],
+        scorer["usd_ceiling"],
+        scorer["usd_expected"],
+    ) == (4, "free", 0.0, 0.0)
+    assert (
+        result["stages"]["generate"]["calls"] == 4
+        and result["stages"]["grade"]["calls"] == 8
+    )
+    assert result["total"]["usd_ceiling"] == pytest.approx(
+        gen["usd_ceiling"] + judge["usd_ceiling"]
+    )
+    assert not (
+        tmp_path / "studies" / "t" / "solutions.parquet"
+    ).exists()  # estimating writes no store
 
 
 def test_counts_only_what_would_run_and_uses_what_is_stored(tmp_path, capsys):
@@ -81,7 +112,9 @@ def test_counts_only_what_would_run_and_uses_what_is_stored(tmp_path, capsys):
     assert gen["calls"] == 2 and gen["basis"] == "condition"
     assert gen["output_tokens_expected"] == round(2 * stored["output_tokens"].mean())
     assert gen["output_tokens_ceiling"] == 2 * 256
-    assert calls(result)[("grade", "j_r")] == 4  # 2 stored solutions + 2 still to generate
+    assert (
+        calls(result)[("grade", "j_r")] == 4
+    )  # 2 stored solutions + 2 still to generate
 
     # the judge's input is the rubric over the stored solution
     study = load_study(config)
@@ -91,13 +124,27 @@ def test_counts_only_what_would_run_and_uses_what_is_stored(tmp_path, capsys):
     assert set(graded_now) == {("grade", "j_r"), ("grade", "scorer_numeric")}
     assert graded_now[("grade", "j_r")]["calls"] == 2
     assert graded_now[("grade", "j_r")]["input_tokens"] == sum(
-        estimate_tokens(judge_prompt(judge, items[i], text)) for i, text in zip(stored["item_id"], stored["solution"]))
+        estimate_tokens(judge_prompt(judge, items[i], text))
+        for i, text in zip(stored["item_id"], stored["solution"])
+    )
 
     forced = estimate(capsys, config, "--force")
-    assert calls(forced) == {("generate", "arith-good_p_default"): 4, ("grade", "j_r"): 4, ("grade", "scorer_numeric"): 4}
-    assert calls(estimate(capsys, config, "--force", "--stage", "grade"))[("grade", "j_r")] == 2
-    assert calls(estimate(capsys, config, "--limit", "2")) == {("grade", "j_r"): 2, ("grade", "scorer_numeric"): 2}
-    assert set(lines(estimate(capsys, config, "--stage", "generate"))) == {("generate", "arith-good_p_default")}
+    assert calls(forced) == {
+        ("generate", "arith-good_p_default"): 4,
+        ("grade", "j_r"): 4,
+        ("grade", "scorer_numeric"): 4,
+    }
+    assert (
+        calls(estimate(capsys, config, "--force", "--stage", "grade"))[("grade", "j_r")]
+        == 2
+    )
+    assert calls(estimate(capsys, config, "--limit", "2")) == {
+        ("grade", "j_r"): 2,
+        ("grade", "scorer_numeric"): 2,
+    }
+    assert set(lines(estimate(capsys, config, "--stage", "generate"))) == {
+        ("generate", "arith-good_p_default")
+    }
 
 
 def test_selection_options_and_the_expected_basis(tmp_path, capsys):
@@ -109,28 +156,76 @@ def test_selection_options_and_the_expected_basis(tmp_path, capsys):
 
     result = estimate(capsys, config)
     assert calls(result) == {("grade", "j_r"): 4, ("grade", "scorer_numeric"): 4}
-    assert lines(result)[("grade", "j_r")]["basis"] == "condition"  # j_r has graded some solutions
+    assert (
+        lines(result)[("grade", "j_r")]["basis"] == "condition"
+    )  # j_r has graded some solutions
 
-    by_gen = estimate(capsys, config, "--condition", gen_ids["arith-good_builtin-minimal_default"], "--stage", "grade")
+    by_gen = estimate(
+        capsys,
+        config,
+        "--condition",
+        gen_ids["arith-good_builtin-minimal_default"],
+        "--stage",
+        "grade",
+    )
     assert calls(by_gen) == {("grade", "j_r"): 4, ("grade", "scorer_numeric"): 4}
-    assert calls(estimate(capsys, config, "--condition", "scorer_numeric", "--stage", "grade")) == {
-        ("grade", "scorer_numeric"): 4}
-    assert calls(estimate(capsys, config, "--condition", gen_ids["arith-good_p_default"], "--stage", "grade")) == {}
+    assert calls(
+        estimate(capsys, config, "--condition", "scorer_numeric", "--stage", "grade")
+    ) == {("grade", "scorer_numeric"): 4}
+    assert (
+        calls(
+            estimate(
+                capsys,
+                config,
+                "--condition",
+                gen_ids["arith-good_p_default"],
+                "--stage",
+                "grade",
+            )
+        )
+        == {}
+    )
 
     # a judge not in facets.grader: same model -> the model's observed lengths; a new model -> the ceiling
     k = lines(estimate(capsys, config, "--grader", "k", "--stage", "grade"))
-    assert set(k) == {("grade", "k_r")} and k[("grade", "k_r")]["calls"] == 8 and k[("grade", "k_r")]["basis"] == "model"
-    other = lines(estimate(capsys, config, "--grader", "other", "--stage", "grade"))[("grade", "other_r")]
-    assert (other["calls"], other["basis"], other["output_tokens_expected"]) == (8, "ceiling", 8 * 50)
-    both = estimate(capsys, config, "--grader", "k", "--condition", gen_ids["arith-good_p_default"], "--stage", "grade")
+    assert (
+        set(k) == {("grade", "k_r")}
+        and k[("grade", "k_r")]["calls"] == 8
+        and k[("grade", "k_r")]["basis"] == "model"
+    )
+    other = lines(estimate(capsys, config, "--grader", "other", "--stage", "grade"))[
+        ("grade", "other_r")
+    ]
+    assert (other["calls"], other["basis"], other["output_tokens_expected"]) == (
+        8,
+        "ceiling",
+        8 * 50,
+    )
+    both = estimate(
+        capsys,
+        config,
+        "--grader",
+        "k",
+        "--condition",
+        gen_ids["arith-good_p_default"],
+        "--stage",
+        "grade",
+    )
     assert calls(both) == {("grade", "k_r"): 4}
-    assert calls(estimate(capsys, config, "--rubric", "r", "--stage", "grade")) == {("grade", "j_r"): 4}
+    assert calls(estimate(capsys, config, "--rubric", "r", "--stage", "grade")) == {
+        ("grade", "j_r"): 4
+    }
     assert main(["estimate", str(config), "--rubric", "nope"]) == 2
 
 
-def test_unpriced_models_are_unknown_and_estimating_calls_no_model(tmp_path, capsys, monkeypatch):
-    config = make_study(tmp_path, solvers__models=["openai-api/local/m"],
-                        graders={"j": {"model": "openai-api/local/judge"}})
+def test_unpriced_models_are_unknown_and_estimating_calls_no_model(
+    tmp_path, capsys, monkeypatch
+):
+    config = make_study(
+        tmp_path,
+        solvers__models=["openai-api/local/m"],
+        graders={"j": {"model": "openai-api/local/judge"}},
+    )
     with OpenAIServer() as server:
         for key, value in server.env().items():
             monkeypatch.setenv(key, value)
@@ -138,13 +233,24 @@ def test_unpriced_models_are_unknown_and_estimating_calls_no_model(tmp_path, cap
         assert main(["estimate", str(config)]) == 0
         text = capsys.readouterr().out
         assert server.requests == []
-    gen, judge = lines(result)[("generate", "m_p_default")], lines(result)[("grade", "j_r")]
+    gen, judge = (
+        lines(result)[("generate", "m_p_default")],
+        lines(result)[("grade", "j_r")],
+    )
     for line in (gen, judge):
         assert line["calls"] == 4 and line["priced"] is False
         assert line["usd_ceiling"] is None and line["usd_expected"] is None
-    assert result["total"]["usd_ceiling"] is None and result["stages"]["grade"]["usd_expected"] is None
-    assert "unknown" in text and "$0.0000" not in text.split("total:")[1].splitlines()[0]
-    assert any("openai-api/local/judge" in note and "openai-api/local/m" in note for note in result["notes"])
+    assert (
+        result["total"]["usd_ceiling"] is None
+        and result["stages"]["grade"]["usd_expected"] is None
+    )
+    assert (
+        "unknown" in text and "$0.0000" not in text.split("total:")[1].splitlines()[0]
+    )
+    assert any(
+        "openai-api/local/judge" in note and "openai-api/local/m" in note
+        for note in result["notes"]
+    )
 
 
 def test_nothing_left_to_run_costs_nothing_even_unpriced(tmp_path, capsys):
@@ -152,7 +258,13 @@ def test_nothing_left_to_run_costs_nothing_even_unpriced(tmp_path, capsys):
     assert main(["generate", str(config)]) == 0 and main(["grade", str(config)]) == 0
     capsys.readouterr()
     result = estimate(capsys, config)
-    assert result["total"] == {"calls": 0, "usd_ceiling": 0.0, "usd_expected": 0.0, "usd_low": None, "usd_high": None}
+    assert result["total"] == {
+        "calls": 0,
+        "usd_ceiling": 0.0,
+        "usd_expected": 0.0,
+        "usd_low": None,
+        "usd_high": None,
+    }
     assert not any("no price" in note for note in result["notes"])
     pending = estimate(capsys, config, "--force", "--stage", "grade")
     assert pending["total"]["calls"] == 8 and pending["total"]["usd_ceiling"] is None
@@ -176,8 +288,13 @@ def test_expected_generate_spend_is_within_15_percent_on_the_demo(tmp_path, caps
     solutions = pd.read_parquet(tmp_path / "studies" / "demo" / "solutions.parquet")
     new = solutions[solutions["run_id"] == run["run_id"]]
     assert len(new) == projected["stages"]["generate"]["calls"] == 8 * 19 * 2
-    expected, actual = projected["stages"]["generate"]["usd_expected"], float(new["usd"].sum())
+    expected, actual = (
+        projected["stages"]["generate"]["usd_expected"],
+        float(new["usd"].sum()),
+    )
     ratio = expected / actual
-    print(f"demo estimate accuracy: expected ${expected:.6f} / actual ${actual:.6f} = {ratio:.3f}")
+    print(
+        f"demo estimate accuracy: expected ${expected:.6f} / actual ${actual:.6f} = {ratio:.3f}"
+    )
     assert 0.85 <= ratio <= 1.15
     assert actual <= projected["stages"]["generate"]["usd_ceiling"]

@@ -19,8 +19,12 @@ def task(name: str, first: int, size: int = 2) -> Task:
 
 def ended(t: Task, status: str = "success") -> SimpleNamespace:
     """What task_complete reads of a finished task's log header."""
-    return SimpleNamespace(status=status, eval=SimpleNamespace(task=t.name, dataset=SimpleNamespace(
-        sample_ids=[s.id for s in t.dataset])))
+    return SimpleNamespace(
+        status=status,
+        eval=SimpleNamespace(
+            task=t.name, dataset=SimpleNamespace(sample_ids=[s.id for s in t.dataset])
+        ),
+    )
 
 
 def feed(tasks: list[Task], keep=lambda: True):
@@ -36,7 +40,9 @@ def test_each_ended_task_is_replaced_by_the_next_and_its_samples_are_let_go():
 
     log = ended(b0)
     assert asyncio.run(source.task_complete(log)) == [a1]
-    assert len(b0.dataset) == 0 and len(a0.dataset) == 2  # only the ended task's samples are released
+    assert (
+        len(b0.dataset) == 0 and len(a0.dataset) == 2
+    )  # only the ended task's samples are released
     assert asyncio.run(source.task_complete(ended(a0))) == [b1]
     assert asyncio.run(source.task_complete(ended(a1))) is None
     assert asyncio.run(source.task_complete(ended(b1))) is None
@@ -44,7 +50,13 @@ def test_each_ended_task_is_replaced_by_the_next_and_its_samples_are_let_go():
 
 
 def test_after_a_task_fails_as_a_whole_its_conditions_later_tasks_are_skipped():
-    a0, b0, a1, a2, b1 = task("a", 0), task("b", 0), task("a", 2), task("a", 4), task("b", 2)
+    a0, b0, a1, a2, b1 = (
+        task("a", 0),
+        task("b", 0),
+        task("a", 2),
+        task("a", 4),
+        task("b", 2),
+    )
     source = feed([a0, b0, a1, a2, b1])
     assert asyncio.run(source.task_complete(ended(a0, "error"))) == [b1]
 
@@ -52,7 +64,9 @@ def test_after_a_task_fails_as_a_whole_its_conditions_later_tasks_are_skipped():
 @pytest.mark.parametrize("stop", ["keep_feeding", "signal"])
 def test_no_task_starts_once_the_run_is_stopping(monkeypatch, stop):
     stopping = {"now": False}
-    source = feed([task("a", 0), task("a", 2), task("a", 4)], keep=lambda: not stopping["now"])
+    source = feed(
+        [task("a", 0), task("a", 2), task("a", 4)], keep=lambda: not stopping["now"]
+    )
     if stop == "signal":
         monkeypatch.setattr(inspect_tasks.signals, "stop_requested", lambda: True)
     else:

@@ -20,12 +20,26 @@ from itemeval.store import journal as journal_module
 from tests.helpers import base_config, write_study
 from tests.openai_server import OpenAIServer
 
-ROWS = [{"qid": f"q{i}", "question": f"What is {i} + {i}?", "answer": str(2 * i)} for i in range(1, 41)]
+ROWS = [
+    {"qid": f"q{i}", "question": f"What is {i} + {i}?", "answer": str(2 * i)}
+    for i in range(1, 41)
+]
 
 
-def test_a_journal_write_that_fails_stops_the_run_and_says_what_to_do(tmp_path, capsys, monkeypatch):
-    config = base_config(**{"cache": False, "benchmark__mapping": {"input": "question", "target": "answer", "id": "qid"},
-                            "solvers__max_connections": 1})
+def test_a_journal_write_that_fails_stops_the_run_and_says_what_to_do(
+    tmp_path, capsys, monkeypatch
+):
+    config = base_config(
+        **{
+            "cache": False,
+            "benchmark__mapping": {
+                "input": "question",
+                "target": "answer",
+                "id": "qid",
+            },
+            "solvers__max_connections": 1,
+        }
+    )
     path = write_study(tmp_path, config, rows=ROWS)
     original = journal_module.JournalWriter.append
     written = []
@@ -44,19 +58,32 @@ def test_a_journal_write_that_fails_stops_the_run_and_says_what_to_do(tmp_path, 
     result = json.loads(captured.out)
     assert code == 1 and result["outcome"] == "failed" and result["exit_code"] == 1
     (note,) = [n for n in result["notes"] if "could not write" in n]
-    assert "No space left on device" in note and ".jsonl" in note and "Free space" in note
+    assert (
+        "No space left on device" in note and ".jsonl" in note and "Free space" in note
+    )
     study = tmp_path / "studies" / "t"
     manifest = json.loads(sorted((study / "manifests").glob("*.json"))[-1].read_text())
     assert manifest["outcome"] == "failed" and "No space left" in manifest["reason"]
     rows = pd.read_parquet(study / "solutions.parquet")
     assert len(rows) == 3  # what reached the journal is kept
-    assert sum(c["rows"] for c in result["conditions"]) < len(ROWS) // 2  # calls stopped soon after the failure
+    assert (
+        sum(c["rows"] for c in result["conditions"]) < len(ROWS) // 2
+    )  # calls stopped soon after the failure
     assert "Traceback" not in captured.err
 
 
 def _offline_study(tmp_path, **overrides):
-    config = base_config(**{"cache": False, "benchmark__mapping": {"input": "question", "target": "answer", "id": "qid"},
-                            **overrides})
+    config = base_config(
+        **{
+            "cache": False,
+            "benchmark__mapping": {
+                "input": "question",
+                "target": "answer",
+                "id": "qid",
+            },
+            **overrides,
+        }
+    )
     return write_study(tmp_path, config, rows=ROWS)
 
 
@@ -87,9 +114,14 @@ def _write_failure_note(code: int, result: dict) -> str:
     return note
 
 
-@pytest.mark.parametrize(("method", "rows"), [("flush", 0), ("log_finish", len(ROWS))], ids=["at-start", "at-end"])
-def test_an_inspect_log_that_cannot_be_written_fails_the_run_but_keeps_every_row(tmp_path, capsys, monkeypatch,
-                                                                                  method, rows):
+@pytest.mark.parametrize(
+    ("method", "rows"),
+    [("flush", 0), ("log_finish", len(ROWS))],
+    ids=["at-start", "at-end"],
+)
+def test_an_inspect_log_that_cannot_be_written_fails_the_run_but_keeps_every_row(
+    tmp_path, capsys, monkeypatch, method, rows
+):
     # inspect writes its log's header before the first sample (a failure there: no call is made) and the
     # samples at the end (a failure there: every row is already in the journal).
     from inspect_ai.log._recorders.eval import EvalRecorder
@@ -99,7 +131,9 @@ def test_an_inspect_log_that_cannot_be_written_fails_the_run_but_keeps_every_row
 
     monkeypatch.setattr(EvalRecorder, method, refuse)
     path = _offline_study(tmp_path)
-    code, result, err = _run(["generate", str(path), "--yes", "--display", "none"], capsys)
+    code, result, err = _run(
+        ["generate", str(path), "--yes", "--display", "none"], capsys
+    )
     note = _write_failure_note(code, result)  # never `completed` when a write failed
     assert "logs/generate" in note
     study = tmp_path / "studies" / "t"
@@ -110,32 +144,50 @@ def test_an_inspect_log_that_cannot_be_written_fails_the_run_but_keeps_every_row
         assert len(pd.read_parquet(study / "solutions.parquet")) == rows
 
 
-def test_a_store_write_that_fails_keeps_the_journal_for_the_next_run(tmp_path, capsys, monkeypatch):
+def test_a_store_write_that_fails_keeps_the_journal_for_the_next_run(
+    tmp_path, capsys, monkeypatch
+):
     from itemeval.store import journal
 
     original = journal.upsert
     monkeypatch.setattr(journal, "upsert", _refusing_upsert)
     path = _offline_study(tmp_path)
-    code, result, err = _run(["generate", str(path), "--yes", "--display", "none"], capsys)
+    code, result, err = _run(
+        ["generate", str(path), "--yes", "--display", "none"], capsys
+    )
     note = _write_failure_note(code, result)  # never `completed` when a write failed
     assert "solutions.parquet" in note
     study = tmp_path / "studies" / "t"
     assert _last_manifest(study)["outcome"] == "failed"
-    assert not (study / "solutions.parquet").exists() and list((study / "journal").glob("*.jsonl"))
+    assert not (study / "solutions.parquet").exists() and list(
+        (study / "journal").glob("*.jsonl")
+    )
 
-    monkeypatch.setattr(journal, "upsert", original)  # space freed: the next command recovers every row
+    monkeypatch.setattr(
+        journal, "upsert", original
+    )  # space freed: the next command recovers every row
     code, result, _ = _run(["status", str(path)], capsys)
-    assert code == 0 and f"recovered {len(ROWS)} solutions rows from the journal of an interrupted run" in result["notes"]
+    assert (
+        code == 0
+        and f"recovered {len(ROWS)} solutions rows from the journal of an interrupted run"
+        in result["notes"]
+    )
     assert len(pd.read_parquet(study / "solutions.parquet")) == len(ROWS)
 
 
-def test_a_manifest_that_cannot_be_finished_fails_the_command_and_leaves_no_temp_file(tmp_path, capsys, monkeypatch):
+def test_a_manifest_that_cannot_be_finished_fails_the_command_and_leaves_no_temp_file(
+    tmp_path, capsys, monkeypatch
+):
     from itemeval.store import files
 
     original = files.fsync_path
 
     def fsync_path(path):
-        if "manifests" in str(path) and path.name.startswith(".") and _last_outcome_is_final(path):
+        if (
+            "manifests" in str(path)
+            and path.name.startswith(".")
+            and _last_outcome_is_final(path)
+        ):
             raise _enospc(str(path))
         original(path)
 
@@ -144,12 +196,18 @@ def test_a_manifest_that_cannot_be_finished_fails_the_command_and_leaves_no_temp
 
     monkeypatch.setattr(files, "fsync_path", fsync_path)
     path = _offline_study(tmp_path)
-    code, result, err = _run(["generate", str(path), "--yes", "--display", "none"], capsys)
+    code, result, err = _run(
+        ["generate", str(path), "--yes", "--display", "none"], capsys
+    )
     note = _write_failure_note(code, result)  # never `completed` when a write failed
     assert "manifests" in note
     study = tmp_path / "studies" / "t"
-    assert [p.name for p in (study / "manifests").iterdir() if p.name.startswith(".")] == []
-    assert _last_manifest(study)["outcome"] == "running"  # the old version stays whole; the next command closes it
+    assert [
+        p.name for p in (study / "manifests").iterdir() if p.name.startswith(".")
+    ] == []
+    assert (
+        _last_manifest(study)["outcome"] == "running"
+    )  # the old version stays whole; the next command closes it
     assert len(pd.read_parquet(study / "solutions.parquet")) == len(ROWS)
 
 
@@ -158,19 +216,27 @@ def test_a_grades_write_that_fails_ends_grade_failed(tmp_path, capsys, monkeypat
 
     path = _offline_study(tmp_path)
     assert _run(["generate", str(path), "--yes", "--display", "none"], capsys)[0] == 0
-    monkeypatch.setattr(run, "upsert", _refusing_upsert)  # where a run writes the rows it makes itself
+    monkeypatch.setattr(
+        run, "upsert", _refusing_upsert
+    )  # where a run writes the rows it makes itself
     code, result, err = _run(["grade", str(path), "--yes", "--display", "none"], capsys)
     note = _write_failure_note(code, result)  # never `completed` when a write failed
     assert "grades.parquet" in note
-    assert _last_manifest(tmp_path / "studies" / "t")["outcome"] == "failed" and "Traceback" not in err
+    assert (
+        _last_manifest(tmp_path / "studies" / "t")["outcome"] == "failed"
+        and "Traceback" not in err
+    )
 
 
 @contextlib.contextmanager
 def small_tmpfs(where: Path, size: str) -> Iterator[Path]:
     """A real file system of `size` mounted at `where`; the test is skipped where mounting is not allowed."""
     where.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                             capture_output=True, text=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+    )
     if mounted.returncode != 0:
         pytest.skip(f"mounting a tmpfs needs root here: {mounted.stderr.strip()}")
     try:
@@ -179,37 +245,93 @@ def small_tmpfs(where: Path, size: str) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(where)], check=False)
 
 
-def test_a_disk_that_fills_up_mid_run_stops_the_calls_and_loses_nothing_journaled(tmp_path, capsys, monkeypatch):
+def test_a_disk_that_fills_up_mid_run_stops_the_calls_and_loses_nothing_journaled(
+    tmp_path, capsys, monkeypatch
+):
     # Needs root (to mount a 1 MB tmpfs); counted at the local server: after the disk fills no new call
     # starts, the command says what to do, and after space is freed no journaled reply is paid again.
-    rows = [{"qid": f"q{i}", "question": f"[q{i}] What is {i} + {i}? " + "Show your work. " * 20, "answer": str(2 * i)}
-            for i in range(600)]
+    rows = [
+        {
+            "qid": f"q{i}",
+            "question": f"[q{i}] What is {i} + {i}? " + "Show your work. " * 20,
+            "answer": str(2 * i),
+        }
+        for i in range(600)
+    ]
     with small_tmpfs(tmp_path / "disk", "1m") as disk, OpenAIServer() as srv:
-        config = base_config(**{"cache": False, "benchmark__mapping": {"input": "question", "target": "answer",
-                                                                          "id": "qid"},
-                                "solvers__models": ["openai-api/local/m"], "solvers__max_connections": 4})
+        config = base_config(
+            **{
+                "cache": False,
+                "benchmark__mapping": {
+                    "input": "question",
+                    "target": "answer",
+                    "id": "qid",
+                },
+                "solvers__models": ["openai-api/local/m"],
+                "solvers__max_connections": 4,
+            }
+        )
         path = write_study(disk, config, rows=rows)
         env = {**os.environ, **srv.env()}
-        first = subprocess.run([sys.executable, "-m", "itemeval", "generate", str(path), "--yes", "--json",
-                                "--display", "none"], cwd=disk, env=env, capture_output=True, text=True, timeout=300)
+        first = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "itemeval",
+                "generate",
+                str(path),
+                "--yes",
+                "--json",
+                "--display",
+                "none",
+            ],
+            cwd=disk,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert first.returncode == 1, first.stderr
         result = json.loads(first.stdout)
         assert result["outcome"] == "failed" and "Traceback" not in first.stderr
         _write_failure_note(first.returncode, result)
         study = disk / "studies" / "t"
         manifest = _last_manifest(study)
-        assert manifest["outcome"] == "failed" and "No space left on device" in manifest["reason"]
+        assert (
+            manifest["outcome"] == "failed"
+            and "No space left on device" in manifest["reason"]
+        )
         assert not [p for p in study.rglob("*") if ".tmp-" in p.name]
         journaled = result["totals"]["rows"]
         requests_first = len(srv.requests)
-        assert 0 < journaled < len(rows) and requests_first <= journaled + 4  # at most the calls in flight
+        assert (
+            0 < journaled < len(rows) and requests_first <= journaled + 4
+        )  # at most the calls in flight
 
         subprocess.run(["mount", "-o", "remount,size=50m", str(disk)], check=True)
-        second = subprocess.run([sys.executable, "-m", "itemeval", "generate", str(path), "--yes", "--json",
-                                 "--display", "none"], cwd=disk, env=env, capture_output=True, text=True, timeout=300)
+        second = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "itemeval",
+                "generate",
+                str(path),
+                "--yes",
+                "--json",
+                "--display",
+                "none",
+            ],
+            cwd=disk,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert second.returncode == 0, second.stderr
         again = json.loads(second.stdout)
         assert again["recovered_rows"] == {"solutions": journaled}
-        assert len(srv.requests) - requests_first == len(rows) - journaled  # nothing journaled was asked again
+        assert (
+            len(srv.requests) - requests_first == len(rows) - journaled
+        )  # nothing journaled was asked again
         stored = pd.read_parquet(study / "solutions.parquet")
         assert len(stored) == len(rows) and stored["error"].isna().all()

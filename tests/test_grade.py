@@ -24,13 +24,45 @@ from tests.openai_server import OpenAIServer
 
 RUBRIC = "Problem: {input}\nReference answer: {target}\n\nCandidate solution:\n{solution}\n\nScore 1 if correct, else 0."
 SPEC_GRADE_COLUMNS = [
-    "grade_condition_id", "grade_condition_slug", "gen_condition_id", "item_id", "epoch", "grade_kind", "scorer",
-    "grader_name", "grader_model", "rubric_name", "rubric_hash", "solution_hash", "score", "score_raw", "parse_ok",
-    "parse_error", "reasoning", "judge_completion", "error", "input_tokens", "output_tokens", "total_tokens",
-    "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "usd", "cache_hit", "latency_s", "run_id",
-    "log_file", "created_at",
+    "grade_condition_id",
+    "grade_condition_slug",
+    "gen_condition_id",
+    "item_id",
+    "epoch",
+    "grade_kind",
+    "scorer",
+    "grader_name",
+    "grader_model",
+    "rubric_name",
+    "rubric_hash",
+    "solution_hash",
+    "score",
+    "score_raw",
+    "parse_ok",
+    "parse_error",
+    "reasoning",
+    "judge_completion",
+    "error",
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+    "usd",
+    "cache_hit",
+    "latency_s",
+    "run_id",
+    "log_file",
+    "created_at",
 ]
-PARSE_CODES = {"no_json_object", "invalid_json", "no_score_in_json", "score_not_numeric", "score_not_finite"}
+PARSE_CODES = {
+    "no_json_object",
+    "invalid_json",
+    "no_score_in_json",
+    "score_not_numeric",
+    "score_not_finite",
+}
 
 
 class StudyServer(OpenAIServer):
@@ -43,7 +75,9 @@ class StudyServer(OpenAIServer):
         reply = super()._completion(body)
         message = reply["choices"][0]["message"]
         if "## How to reply" in self._last_user(body):
-            message["content"] = 'The answer matches.\n```json\n{"score": 1, "reasoning": "matches"}\n```'
+            message["content"] = (
+                'The answer matches.\n```json\n{"score": 1, "reasoning": "matches"}\n```'
+            )
         elif self.tag:
             message["content"] = f"{message['content']}\n{self.tag}"
         return reply
@@ -68,13 +102,15 @@ def server(monkeypatch):
 
 
 def study_config(**overrides: Any) -> dict[str, Any]:
-    return base_config(**{
-        "cache": False,
-        "facets__grader": ["j"],
-        "facets__rubric": ["r"],
-        "graders": {"j": {"model": "itemeval/judge", "max_tokens": 256}},
-        **overrides,
-    })
+    return base_config(
+        **{
+            "cache": False,
+            "facets__grader": ["j"],
+            "facets__rubric": ["r"],
+            "graders": {"j": {"model": "itemeval/judge", "max_tokens": 256}},
+            **overrides,
+        }
+    )
 
 
 def make_study(root: Path, **overrides: Any) -> Path:
@@ -112,20 +148,33 @@ def solutions_table(root: Path) -> pd.DataFrame:
 def tree_digest(directory: Path) -> dict[str, str]:
     """sha256 of every file under `directory`, following a store's symlink to its version dir."""
     directory = directory.resolve()
-    return {str(p.relative_to(directory)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(directory.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(directory)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+    }
 
 
 def study_digest(root: Path) -> dict[str, str]:
     study = root / "studies" / "t"
-    digest = {f"{name}/{k}": v for name in ("solutions.parquet", "grades.parquet", "items.parquet")
-              if (study / name).exists() for k, v in tree_digest(study / name).items()}
+    digest = {
+        f"{name}/{k}": v
+        for name in ("solutions.parquet", "grades.parquet", "items.parquet")
+        if (study / name).exists()
+        for k, v in tree_digest(study / name).items()
+    }
     for name in ("solutions.parquet", "grades.parquet", "items.parquet"):
         if (study / name).is_symlink():
             digest[f"{name}->"] = os.readlink(study / name)
     for sub in ("manifests", "logs", "journal"):
-        digest.update({f"{sub}/{k}": v for k, v in tree_digest(study / sub).items()} if (study / sub).exists() else {})
-    digest["dataset_locks.json"] = hashlib.sha256((study / "dataset_locks.json").read_bytes()).hexdigest()
+        digest.update(
+            {f"{sub}/{k}": v for k, v in tree_digest(study / sub).items()}
+            if (study / sub).exists()
+            else {}
+        )
+    digest["dataset_locks.json"] = hashlib.sha256(
+        (study / "dataset_locks.json").read_bytes()
+    ).hexdigest()
     return digest
 
 
@@ -141,7 +190,9 @@ def assert_invariant(frame: pd.DataFrame) -> None:
 # ---- a generated study, graded -------------------------------------------------------------------------
 
 
-def test_grade_writes_verifiable_and_judge_rows_then_rerun_writes_nothing(tmp_path, capsys):
+def test_grade_writes_verifiable_and_judge_rows_then_rerun_writes_nothing(
+    tmp_path, capsys
+):
     config = make_study(tmp_path)
     assert cli(capsys, "generate", str(config))[0] == 0
     solutions = solutions_table(tmp_path)
@@ -151,7 +202,12 @@ def test_grade_writes_verifiable_and_judge_rows_then_rerun_writes_nothing(tmp_pa
 
     grades = grades_table(tmp_path)
     assert set(SPEC_GRADE_COLUMNS) <= set(grades.columns)
-    assert len(grades) == 8 and not grades.duplicated(["grade_condition_id", "gen_condition_id", "item_id", "epoch"]).any()
+    assert (
+        len(grades) == 8
+        and not grades.duplicated(
+            ["grade_condition_id", "gen_condition_id", "item_id", "epoch"]
+        ).any()
+    )
     assert grades["error"].isna().all()
     assert_invariant(grades)
 
@@ -162,24 +218,43 @@ def test_grade_writes_verifiable_and_judge_rows_then_rerun_writes_nothing(tmp_pa
     for item_id, row in verifiable.iterrows():
         expected = score_solution("numeric", {}, texts[item_id], targets[item_id])
         assert row["score"] == expected.score and row["score_raw"] == expected.answer
-        assert row["usd"] == 0.0 and row["scorer"] == "numeric" and row["solution_hash"] == hashes[item_id]
+        assert (
+            row["usd"] == 0.0
+            and row["scorer"] == "numeric"
+            and row["solution_hash"] == hashes[item_id]
+        )
 
     judge = grades[grades["grade_kind"] == "judge"]
-    assert set(judge["grader_name"]) == {"j"} and set(judge["grader_model"]) == {"itemeval/judge"}
+    assert set(judge["grader_name"]) == {"j"} and set(judge["grader_model"]) == {
+        "itemeval/judge"
+    }
     assert set(judge["rubric_name"]) == {"r"} and judge["rubric_hash"].notna().all()
     assert (judge["input_tokens"] > 0).all() and (judge["output_tokens"] > 0).all()
-    assert (judge["usd"] > 0).all() and not judge["cache_hit"].any() and judge["latency_s"].notna().all()
-    for log_file, completion, score in zip(judge["log_file"], judge["judge_completion"], judge["score"]):
-        assert log_file.startswith("logs/grade/") and (tmp_path / "studies" / "t" / log_file).is_file()
+    assert (
+        (judge["usd"] > 0).all()
+        and not judge["cache_hit"].any()
+        and judge["latency_s"].notna().all()
+    )
+    for log_file, completion, score in zip(
+        judge["log_file"], judge["judge_completion"], judge["score"]
+    ):
+        assert (
+            log_file.startswith("logs/grade/")
+            and (tmp_path / "studies" / "t" / log_file).is_file()
+        )
         assert parse_judge_reply(completion).score == score
 
     before = study_digest(tmp_path)
     code, again = cli(capsys, "grade", str(config))
     assert code == 0 and sum(planned(again).values()) == 0 and again["run_id"] is None
-    assert study_digest(tmp_path) == before  # no row, no manifest, no log: no judge call was made
+    assert (
+        study_digest(tmp_path) == before
+    )  # no row, no manifest, no log: no judge call was made
 
 
-def test_judging_cut_into_several_evals_grades_every_solution_once(tmp_path, capsys, monkeypatch):
+def test_judging_cut_into_several_evals_grades_every_solution_once(
+    tmp_path, capsys, monkeypatch
+):
     config = make_study(tmp_path, facets__replications=2)
     assert cli(capsys, "generate", str(config))[0] == 0
     monkeypatch.setenv("ITEMEVAL_CELLS_PER_EVAL", "3")  # 8 judge calls -> 3 evals
@@ -202,7 +277,9 @@ def test_force_regrades_everything(tmp_path, capsys):
     assert len(grades) == 8 and set(grades["run_id"]) == {result["run_id"]} != {first}
 
 
-def test_errored_solutions_are_never_graded_and_blank_ones_follow_on_empty(tmp_path, capsys, monkeypatch):
+def test_errored_solutions_are_never_graded_and_blank_ones_follow_on_empty(
+    tmp_path, capsys, monkeypatch
+):
     from itemeval.hashing import text_hash
     from itemeval.store import read_store, upsert
     from itemeval.study import load_study
@@ -210,25 +287,46 @@ def test_errored_solutions_are_never_graded_and_blank_ones_follow_on_empty(tmp_p
     config = make_study(tmp_path, facets__grader=[])
     assert cli(capsys, "generate", str(config))[0] == 0
     monkeypatch.setenv("ITEMEVAL_OFFLINE_FAIL_RATE", "1")
-    assert cli(capsys, "generate", str(config), "--force", "--limit", "1")[1]["totals"]["errors"] == 1  # a1 fails now
+    assert (
+        cli(capsys, "generate", str(config), "--force", "--limit", "1")[1]["totals"][
+            "errors"
+        ]
+        == 1
+    )  # a1 fails now
     monkeypatch.delenv("ITEMEVAL_OFFLINE_FAIL_RATE")
     # The offline solvers never reply blank: store one as a provider could have returned it.
     study = load_study(config)
-    stored = {row["item_id"]: row for row in read_store(study.paths, "solutions").to_pylist()}
+    stored = {
+        row["item_id"]: row for row in read_store(study.paths, "solutions").to_pylist()
+    }
     assert stored["a1"]["error"] and stored["a1"]["solution"] is None
-    upsert(study.paths, "solutions", [{**stored["a2"], "solution": "  \n", "solution_hash": text_hash("  \n"),
-                                       "blank": True}])
+    upsert(
+        study.paths,
+        "solutions",
+        [
+            {
+                **stored["a2"],
+                "solution": "  \n",
+                "solution_hash": text_hash("  \n"),
+                "blank": True,
+            }
+        ],
+    )
 
     code, result = cli(capsys, "grade", str(config))
     assert code == 0 and planned(result) == {"scorer_numeric": 2}
     assert sorted(grades_table(tmp_path)["item_id"]) == ["a3", "a4"]
 
-    edit_config(config, solvers__on_empty="grade")  # not part of any id: same conditions, blank now graded
+    edit_config(
+        config, solvers__on_empty="grade"
+    )  # not part of any id: same conditions, blank now graded
     code, result = cli(capsys, "grade", str(config))
     assert code == 0 and planned(result) == {"scorer_numeric": 1}
     grades = grades_table(tmp_path).set_index("item_id")
     assert sorted(grades.index) == ["a2", "a3", "a4"]
-    assert grades.loc["a2", "parse_error"] == "no_number_found" and pd.isna(grades.loc["a2", "score"])
+    assert grades.loc["a2", "parse_error"] == "no_number_found" and pd.isna(
+        grades.loc["a2", "score"]
+    )
 
     status = cli(capsys, "status", str(config))[1]
     assert status["generate"][0]["errors"] == 1 and status["generate"][0]["empty"] == 1
@@ -236,17 +334,36 @@ def test_errored_solutions_are_never_graded_and_blank_ones_follow_on_empty(tmp_p
 
 
 def test_condition_grader_and_rubric_select_what_is_graded(tmp_path, capsys):
-    config = make_study(tmp_path, facets__prompt=["p", "builtin:minimal"], facets__rubric=["r", "builtin:standard"],
-                        graders={"j": {"model": "itemeval/judge"}, "k": {"model": "itemeval/judge-k"}},
-                        facets__grader=["j", "k"])
+    config = make_study(
+        tmp_path,
+        facets__prompt=["p", "builtin:minimal"],
+        facets__rubric=["r", "builtin:standard"],
+        graders={"j": {"model": "itemeval/judge"}, "k": {"model": "itemeval/judge-k"}},
+        facets__grader=["j", "k"],
+    )
     assert cli(capsys, "generate", str(config))[0] == 0
-    gen = {row["slug"]: row["condition_id"] for row in cli(capsys, "status", str(config))[1]["generate"]}
+    gen = {
+        row["slug"]: row["condition_id"]
+        for row in cli(capsys, "status", str(config))[1]["generate"]
+    }
     judges = ["j_r", "j_builtin-standard", "k_r", "k_builtin-standard"]
 
     # a generate id narrows the solutions, every grade condition runs
-    code, result = cli(capsys, "grade", str(config), "--condition", gen["arith-good_p_default"], "--limit", "2")
-    assert code == 0 and planned(result) == dict.fromkeys([*judges, "scorer_numeric"], 2)
-    assert set(grades_table(tmp_path)["gen_condition_id"]) == {gen["arith-good_p_default"]}
+    code, result = cli(
+        capsys,
+        "grade",
+        str(config),
+        "--condition",
+        gen["arith-good_p_default"],
+        "--limit",
+        "2",
+    )
+    assert code == 0 and planned(result) == dict.fromkeys(
+        [*judges, "scorer_numeric"], 2
+    )
+    assert set(grades_table(tmp_path)["gen_condition_id"]) == {
+        gen["arith-good_p_default"]
+    }
 
     # a grade slug (or id prefix) narrows the grade conditions, every generate condition is covered
     code, result = cli(capsys, "grade", str(config), "--condition", "scorer_numeric")
@@ -256,11 +373,20 @@ def test_condition_grader_and_rubric_select_what_is_graded(tmp_path, capsys):
     code, result = cli(capsys, "grade", str(config), "--grader", "k", "--rubric", "r")
     assert code == 0 and planned(result) == {"k_r": 6}
     code, result = cli(capsys, "grade", str(config), "--rubric", "builtin:standard")
-    assert code == 0 and planned(result) == {"j_builtin-standard": 6, "k_builtin-standard": 6}
+    assert code == 0 and planned(result) == {
+        "j_builtin-standard": 6,
+        "k_builtin-standard": 6,
+    }
     code, result = cli(capsys, "grade", str(config))
-    assert code == 0 and planned(result) == {**dict.fromkeys(judges, 0), "j_r": 6, "scorer_numeric": 0}
+    assert code == 0 and planned(result) == {
+        **dict.fromkeys(judges, 0),
+        "j_r": 6,
+        "scorer_numeric": 0,
+    }
     grades = grades_table(tmp_path)
-    assert grades.groupby("grade_condition_slug").size().to_dict() == dict.fromkeys([*judges, "scorer_numeric"], 8)
+    assert grades.groupby("grade_condition_slug").size().to_dict() == dict.fromkeys(
+        [*judges, "scorer_numeric"], 8
+    )
 
     assert main(["grade", str(config), "--grader", "nobody"]) == 2
     assert "nobody" in capsys.readouterr().err
@@ -269,8 +395,12 @@ def test_condition_grader_and_rubric_select_what_is_graded(tmp_path, capsys):
 # ---- the reason the package exists: adding a judge later ------------------------------------------------
 
 
-def test_adding_a_judge_later_reuses_every_solution_and_calls_no_solver(tmp_path, capsys, server):
-    config = make_study(tmp_path, solvers__models=["openai-api/local/solver"], solvers__max_retries=0)
+def test_adding_a_judge_later_reuses_every_solution_and_calls_no_solver(
+    tmp_path, capsys, server
+):
+    config = make_study(
+        tmp_path, solvers__models=["openai-api/local/solver"], solvers__max_retries=0
+    )
     assert cli(capsys, "generate", str(config))[0] == 0
     assert len(server.requests) == 4
     assert cli(capsys, "grade", str(config))[0] == 0
@@ -279,42 +409,73 @@ def test_adding_a_judge_later_reuses_every_solution_and_calls_no_solver(tmp_path
     link_before = os.readlink(study / "solutions.parquet")
     old_grades = grades_table(tmp_path)
 
-    graders = {"j": {"model": "itemeval/judge", "max_tokens": 256}, "new_judge": {"model": "itemeval/judge-new"}}
-    edit_config(config, graders=graders)  # defined under graders:, not listed in facets.grader
+    graders = {
+        "j": {"model": "itemeval/judge", "max_tokens": 256},
+        "new_judge": {"model": "itemeval/judge-new"},
+    }
+    edit_config(
+        config, graders=graders
+    )  # defined under graders:, not listed in facets.grader
     code, result = cli(capsys, "grade", str(config), "--grader", "new_judge")
     assert code == 0 and planned(result) == {"new-judge_r": 4}
     assert len(server.requests) == 4  # the solver was not called again
     assert tree_digest(study / "solutions.parquet") == solutions_before
     assert os.readlink(study / "solutions.parquet") == link_before
-    assert sorted(name.split("-")[1] for name in os.listdir(study / "manifests")) == ["generate", "grade", "grade"]
+    assert sorted(name.split("-")[1] for name in os.listdir(study / "manifests")) == [
+        "generate",
+        "grade",
+        "grade",
+    ]
 
     grades = grades_table(tmp_path)
     new = grades[grades["grader_name"] == "new_judge"]
-    assert len(new) == 4 and set(new["grader_model"]) == {"itemeval/judge-new"} and new["score"].notna().all()
+    assert (
+        len(new) == 4
+        and set(new["grader_model"]) == {"itemeval/judge-new"}
+        and new["score"].notna().all()
+    )
     assert set(new["solution_hash"]) == set(solutions_table(tmp_path)["solution_hash"])
-    old = grades[grades["grader_name"] != "new_judge"].sort_values(["grade_condition_id", "item_id"])
-    pd.testing.assert_frame_equal(old.reset_index(drop=True),
-                                  old_grades.sort_values(["grade_condition_id", "item_id"]).reset_index(drop=True))
+    old = grades[grades["grader_name"] != "new_judge"].sort_values(
+        ["grade_condition_id", "item_id"]
+    )
+    pd.testing.assert_frame_equal(
+        old.reset_index(drop=True),
+        old_grades.sort_values(["grade_condition_id", "item_id"]).reset_index(
+            drop=True
+        ),
+    )
     # status shows the new judge beside the grid, and grading it again does nothing
     status = cli(capsys, "status", str(config))[1]
-    assert {row["slug"]: (row["solutions"], row["done"]) for row in status["grade"]} == {
-        "j_r": (4, 4), "scorer_numeric": (4, 4), "new-judge_r": (4, 4)}
-    assert status["generate"][0]["usd"] is None and status["spend_usd"]["generate"] is None  # unpriced: unknown, not $0
-    assert {row["slug"]: row["usd"] for row in status["grade"] if row["slug"] != "j_r"} == {
-        "scorer_numeric": 0.0, "new-judge_r": None}  # itemeval/judge-new has no price either
+    assert {
+        row["slug"]: (row["solutions"], row["done"]) for row in status["grade"]
+    } == {"j_r": (4, 4), "scorer_numeric": (4, 4), "new-judge_r": (4, 4)}
+    assert (
+        status["generate"][0]["usd"] is None and status["spend_usd"]["generate"] is None
+    )  # unpriced: unknown, not $0
+    assert {
+        row["slug"]: row["usd"] for row in status["grade"] if row["slug"] != "j_r"
+    } == {
+        "scorer_numeric": 0.0,
+        "new-judge_r": None,
+    }  # itemeval/judge-new has no price either
     assert status["grade"][0]["usd"] > 0
     code, result = cli(capsys, "grade", str(config), "--grader", "new_judge")
     assert code == 0 and planned(result) == {"new-judge_r": 0}
     assert len(server.requests) == 4
     assert cli(capsys, "export", str(config))[1]["rows"] == 12
     exported = pd.read_parquet(study / "export" / "grades_long.parquet")
-    assert exported["in_grid"].all() and (exported["grader_name"] == "new_judge").sum() == 4
+    assert (
+        exported["in_grid"].all()
+        and (exported["grader_name"] == "new_judge").sum() == 4
+    )
 
 
 # ---- judge replies that do not parse, solutions that changed -------------------------------------------------
 
 
-def test_malformed_judge_replies_are_final_parse_failures(tmp_path, capsys, monkeypatch):
+def test_malformed_judge_replies_are_final_parse_failures(
+    tmp_path, capsys, monkeypatch
+):
     config = make_study(tmp_path, facets__scorer=None, facets__replications=2)
     assert cli(capsys, "generate", str(config))[0] == 0
     monkeypatch.setenv("ITEMEVAL_JUDGE_MALFORMED_RATE", "1")
@@ -322,7 +483,10 @@ def test_malformed_judge_replies_are_final_parse_failures(tmp_path, capsys, monk
     grades = grades_table(tmp_path)
     assert len(grades) == 8 and grades["error"].isna().all()
     assert not grades["parse_ok"].any() and grades["score"].isna().all()
-    assert set(grades["parse_error"]) <= PARSE_CODES and len(set(grades["parse_error"])) >= 2
+    assert (
+        set(grades["parse_error"]) <= PARSE_CODES
+        and len(set(grades["parse_error"])) >= 2
+    )
     for completion, code in zip(grades["judge_completion"], grades["parse_error"]):
         assert completion and parse_judge_reply(completion).parse_error == code
     assert_invariant(grades)
@@ -337,41 +501,72 @@ def test_malformed_judge_replies_are_final_parse_failures(tmp_path, capsys, monk
     assert grades_table(tmp_path)["parse_ok"].all()
 
 
-def test_a_solution_overwritten_at_its_key_makes_its_grades_stale(tmp_path, capsys, server):
-    config = make_study(tmp_path, solvers__models=["openai-api/local/solver"], solvers__max_retries=0)
+def test_a_solution_overwritten_at_its_key_makes_its_grades_stale(
+    tmp_path, capsys, server
+):
+    config = make_study(
+        tmp_path, solvers__models=["openai-api/local/solver"], solvers__max_retries=0
+    )
     assert cli(capsys, "generate", str(config))[0] == 0
     assert cli(capsys, "grade", str(config))[0] == 0
     old = grades_table(tmp_path).set_index(["grade_condition_slug", "item_id"])
 
     server.tag = "On second thoughts:\nANSWER: 999"
-    code, result = cli(capsys, "generate", str(config), "--force", "--limit", "1")  # overwrites item a1 only
+    code, result = cli(
+        capsys, "generate", str(config), "--force", "--limit", "1"
+    )  # overwrites item a1 only
     assert code == 0 and result["totals"]["rows"] == 1
     status = cli(capsys, "status", str(config))[1]["grade"]
-    assert {row["slug"]: (row["stale"], row["pending"], row["done"]) for row in status} == {
-        "j_r": (1, 0, 3), "scorer_numeric": (1, 0, 3)}
+    assert {
+        row["slug"]: (row["stale"], row["pending"], row["done"]) for row in status
+    } == {"j_r": (1, 0, 3), "scorer_numeric": (1, 0, 3)}
     assert cli(capsys, "export", str(config))[0] == 0
-    exported = pd.read_parquet(tmp_path / "studies" / "t" / "export" / "grades_long.parquet")
+    exported = pd.read_parquet(
+        tmp_path / "studies" / "t" / "export" / "grades_long.parquet"
+    )
     assert sorted(exported.loc[exported["stale"], "item_id"]) == ["a1", "a1"]
 
     code, result = cli(capsys, "grade", str(config))
     assert code == 0 and planned(result) == {"j_r": 1, "scorer_numeric": 1}
     new = grades_table(tmp_path).set_index(["grade_condition_slug", "item_id"])
     current = solutions_table(tmp_path).set_index("item_id").loc["a1", "solution_hash"]
-    assert new.loc[("scorer_numeric", "a1"), "solution_hash"] == current != old.loc[("scorer_numeric", "a1"), "solution_hash"]
-    assert new.loc[("scorer_numeric", "a1"), "score"] == 0.0 and old.loc[("scorer_numeric", "a1"), "score"] == 1.0
-    assert (new.loc[("j_r", "a2"), "run_id"]) == old.loc[("j_r", "a2"), "run_id"]  # untouched
-    assert all(row["stale"] == 0 for row in cli(capsys, "status", str(config))[1]["grade"])
+    assert (
+        new.loc[("scorer_numeric", "a1"), "solution_hash"]
+        == current
+        != old.loc[("scorer_numeric", "a1"), "solution_hash"]
+    )
+    assert (
+        new.loc[("scorer_numeric", "a1"), "score"] == 0.0
+        and old.loc[("scorer_numeric", "a1"), "score"] == 1.0
+    )
+    assert (
+        (new.loc[("j_r", "a2"), "run_id"]) == old.loc[("j_r", "a2"), "run_id"]
+    )  # untouched
+    assert all(
+        row["stale"] == 0 for row in cli(capsys, "status", str(config))[1]["grade"]
+    )
 
 
-def test_judge_call_errors_are_rows_that_the_next_run_retries(tmp_path, capsys, monkeypatch):
+def test_judge_call_errors_are_rows_that_the_next_run_retries(
+    tmp_path, capsys, monkeypatch
+):
     config = make_study(tmp_path)
     assert cli(capsys, "generate", str(config))[0] == 0
-    monkeypatch.setenv("ITEMEVAL_OFFLINE_FAIL_RATE", "1")  # every judge call raises; scorers need no model
+    monkeypatch.setenv(
+        "ITEMEVAL_OFFLINE_FAIL_RATE", "1"
+    )  # every judge call raises; scorers need no model
     code, result = cli(capsys, "grade", str(config))
-    assert code == 0 and {c["slug"]: c["errors"] for c in result["conditions"]} == {"j_r": 4, "scorer_numeric": 0}
+    assert code == 0 and {c["slug"]: c["errors"] for c in result["conditions"]} == {
+        "j_r": 4,
+        "scorer_numeric": 0,
+    }
     judge = grades_table(tmp_path).query("grade_kind == 'judge'")
     assert len(judge) == 4 and judge["error"].str.contains("injected failure").all()
-    assert judge["score"].isna().all() and judge["parse_ok"].isna().all() and judge["parse_error"].isna().all()
+    assert (
+        judge["score"].isna().all()
+        and judge["parse_ok"].isna().all()
+        and judge["parse_error"].isna().all()
+    )
     assert cli(capsys, "status", str(config))[1]["grade"][0]["errors"] == 4
 
     monkeypatch.setenv("ITEMEVAL_OFFLINE_FAIL_RATE", "0")
@@ -385,31 +580,72 @@ def test_a_model_id_used_as_grader_still_has_bounded_retries(tmp_path):
     from itemeval.grade import _judge_config
     from itemeval.study import load_study
 
-    study = load_study(make_study(tmp_path, facets__grader=["openai-api/local/judge"], graders={}))
+    study = load_study(
+        make_study(tmp_path, facets__grader=["openai-api/local/judge"], graders={})
+    )
     config = _judge_config(study, study.grade[0])
     assert config["temperature"] == 0.0
-    assert (config["max_retries"], config["timeout"], config["attempt_timeout"]) == (3, 600.0, 180.0)
+    assert (config["max_retries"], config["timeout"], config["attempt_timeout"]) == (
+        3,
+        600.0,
+        180.0,
+    )
 
 
 # ---- SIGKILL mid-grade -----------------------------------------------------------------------------------
 
 
 def test_sigkill_mid_grade_repays_nothing_that_finished(tmp_path, capsys, monkeypatch):
-    rows = [{"qid": f"q{i}", "question": f"What is {i} + {i}?", "answer": str(2 * i), "difficulty": "easy"}
-            for i in range(1, 9)]
-    config = write_study(tmp_path, study_config(
-        facets__scorer=None,
-        graders={"j": {"model": "openai-api/local/judge", "max_connections": 1, "max_retries": 0}},
-    ), rows=rows, rubric=RUBRIC)
+    rows = [
+        {
+            "qid": f"q{i}",
+            "question": f"What is {i} + {i}?",
+            "answer": str(2 * i),
+            "difficulty": "easy",
+        }
+        for i in range(1, 9)
+    ]
+    config = write_study(
+        tmp_path,
+        study_config(
+            facets__scorer=None,
+            graders={
+                "j": {
+                    "model": "openai-api/local/judge",
+                    "max_connections": 1,
+                    "max_retries": 0,
+                }
+            },
+        ),
+        rows=rows,
+        rubric=RUBRIC,
+    )
     assert cli(capsys, "generate", str(config))[0] == 0
 
     with StudyServer(delay=0.5) as srv:
         env = {**os.environ, **srv.env(), "INSPECT_DISPLAY": "none"}
-        proc = subprocess.Popen([sys.executable, "-m", "itemeval", "grade", str(config), "--display", "none"],
-                                cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "itemeval",
+                "grade",
+                str(config),
+                "--display",
+                "none",
+            ],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         try:
             deadline = time.monotonic() + 60
-            while len(srv.statuses) < 3 and time.monotonic() < deadline and proc.poll() is None:
+            while (
+                len(srv.statuses) < 3
+                and time.monotonic() < deadline
+                and proc.poll() is None
+            ):
                 time.sleep(0.05)
             time.sleep(1.0)  # a finished sample is durable within about a second
             proc.send_signal(signal.SIGKILL)
@@ -418,7 +654,9 @@ def test_sigkill_mid_grade_repays_nothing_that_finished(tmp_path, capsys, monkey
             if proc.poll() is None:
                 proc.kill()
         assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()[-2000:]
-        time.sleep(0.6)  # let the request in flight at the kill finish on the server side
+        time.sleep(
+            0.6
+        )  # let the request in flight at the kill finish on the server side
         sent_before = len(srv.requests)
         assert 3 <= len(srv.statuses) < 8
 
@@ -431,19 +669,29 @@ def test_sigkill_mid_grade_repays_nothing_that_finished(tmp_path, capsys, monkey
         _model._models.clear()
         assert code == 0
         recovered = result["recovered_rows"].get("grades", 0)
-        assert recovered >= 3  # at least the samples that finished a second before the kill
+        assert (
+            recovered >= 3
+        )  # at least the samples that finished a second before the kill
         assert planned(result) == {"j_r": 8 - recovered}
-        assert len(srv.requests) - sent_before == 8 - recovered  # the re-run paid only for what was not recorded
+        assert (
+            len(srv.requests) - sent_before == 8 - recovered
+        )  # the re-run paid only for what was not recorded
         per_item = {row["qid"]: srv.count(row["question"]) for row in rows}
 
     grades = grades_table(tmp_path)
-    assert len(grades) == 8 and grades["error"].isna().all() and grades["parse_ok"].all()
+    assert (
+        len(grades) == 8 and grades["error"].isna().all() and grades["parse_ok"].all()
+    )
     first_run = set(grades.loc[grades["run_id"] != result["run_id"], "item_id"])
     assert len(first_run) == recovered
-    assert all(per_item[item] == 1 for item in first_run)  # nothing recorded was paid for twice
+    assert all(
+        per_item[item] == 1 for item in first_run
+    )  # nothing recorded was paid for twice
 
 
-def test_an_edited_rubric_starts_a_new_judge_condition_and_grade_and_status_say_so(tmp_path, capsys):
+def test_an_edited_rubric_starts_a_new_judge_condition_and_grade_and_status_say_so(
+    tmp_path, capsys
+):
     config = make_study(tmp_path)
     assert cli(capsys, "generate", str(config))[0] == 0
     code, first = cli(capsys, "grade", str(config))
@@ -453,26 +701,44 @@ def test_an_edited_rubric_starts_a_new_judge_condition_and_grade_and_status_say_
 
     (tmp_path / "rubrics" / "r.md").write_text("Be strict.\n" + RUBRIC)
     code, report = cli(capsys, "status", str(config))
-    new_id = next(row["condition_id"] for row in report["grade"] if row["slug"] == "j_r")
+    new_id = next(
+        row["condition_id"] for row in report["grade"] if row["slug"] == "j_r"
+    )
     (note,) = [n for n in report["notes"] if n.startswith("j_r:")]
-    assert new_id != old_id and old_id in note and new_id in note and f"{graded} grades" in note
+    assert (
+        new_id != old_id
+        and old_id in note
+        and new_id in note
+        and f"{graded} grades" in note
+    )
 
     code, second = cli(capsys, "grade", str(config))
     (note,) = [n for n in second["notes"] if n.startswith("j_r:")]
     assert code == 0 and old_id in note and new_id in note
-    assert planned(second)["j_r"] == 4 and "scorer_numeric" not in " ".join(second["notes"])
+    assert planned(second)["j_r"] == 4 and "scorer_numeric" not in " ".join(
+        second["notes"]
+    )
     grades = grades_table(tmp_path)
-    assert set(grades.loc[grades["grade_condition_slug"] == "j_r", "grade_condition_id"]) == {old_id, new_id}
+    assert set(
+        grades.loc[grades["grade_condition_slug"] == "j_r", "grade_condition_id"]
+    ) == {old_id, new_id}
 
 
-def test_grade_summary_counts_parse_failures_per_condition(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("ITEMEVAL_JUDGE_MALFORMED_RATE", "1")  # every offline judge reply is malformed
+def test_grade_summary_counts_parse_failures_per_condition(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv(
+        "ITEMEVAL_JUDGE_MALFORMED_RATE", "1"
+    )  # every offline judge reply is malformed
     config = make_study(tmp_path)
     assert cli(capsys, "generate", str(config))[0] == 0
     code, result = cli(capsys, "grade", str(config))
     by_slug = {c["slug"]: c for c in result["conditions"]}
     assert code == 0 and by_slug["j_r"]["parse_failures"] == by_slug["j_r"]["rows"] == 4
-    assert by_slug["scorer_numeric"]["parse_failures"] == 0 and result["totals"]["parse_failures"] == 4
+    assert (
+        by_slug["scorer_numeric"]["parse_failures"] == 0
+        and result["totals"]["parse_failures"] == 4
+    )
     stored = grades_table(tmp_path)
     assert int((~stored["parse_ok"]).sum()) == 4
 
@@ -481,9 +747,24 @@ def test_a_condition_run_keeps_each_error_message_once_with_its_count():
     from itemeval.outcomes import ConditionRun
 
     run = ConditionRun("c", "c")
-    for error in ["RateLimitError: slow down\ntraceback...", "RateLimitError: slow down", "Timeout", None]:
-        run.add({"error": error, "cache_hit": False, "usd": 0.0, "parse_ok": None if error else True})
-    assert run.error_messages == {"RateLimitError: slow down": 2, "Timeout": 1} and run.errors == 3
+    for error in [
+        "RateLimitError: slow down\ntraceback...",
+        "RateLimitError: slow down",
+        "Timeout",
+        None,
+    ]:
+        run.add(
+            {
+                "error": error,
+                "cache_hit": False,
+                "usd": 0.0,
+                "parse_ok": None if error else True,
+            }
+        )
+    assert (
+        run.error_messages == {"RateLimitError: slow down": 2, "Timeout": 1}
+        and run.errors == 3
+    )
 
 
 # ---- verifiable grading: rows in few writes, plan positions, the frozen heap ------------------------------
@@ -492,17 +773,24 @@ def test_a_condition_run_keeps_each_error_message_once_with_its_count():
 def _grade_table(grade_id: str, parse_ok: list[bool]):
     import pyarrow as pa
 
-    return pa.table({"grade_condition_id": [grade_id] * len(parse_ok), "parse_ok": parse_ok})
+    return pa.table(
+        {"grade_condition_id": [grade_id] * len(parse_ok), "parse_ok": parse_ok}
+    )
 
 
-@pytest.mark.parametrize(("sizes", "limit", "writes"), [
-    ([3], 5, [3]),  # less than a batch: written at the end
-    ([2, 2, 2], 5, [6]),  # crosses the limit on the third table
-    ([5, 1], 5, [5, 1]),  # reaches it exactly, then a remainder
-    ([7, 7, 1], 5, [7, 7, 1]),  # a table bigger than a batch is written as it is
-    ([], 5, []),  # nothing scored: nothing written
-])
-def test_grade_rows_are_written_in_batches_and_counted_once_written(sizes, limit, writes, monkeypatch):
+@pytest.mark.parametrize(
+    ("sizes", "limit", "writes"),
+    [
+        ([3], 5, [3]),  # less than a batch: written at the end
+        ([2, 2, 2], 5, [6]),  # crosses the limit on the third table
+        ([5, 1], 5, [5, 1]),  # reaches it exactly, then a remainder
+        ([7, 7, 1], 5, [7, 7, 1]),  # a table bigger than a batch is written as it is
+        ([], 5, []),  # nothing scored: nothing written
+    ],
+)
+def test_grade_rows_are_written_in_batches_and_counted_once_written(
+    sizes, limit, writes, monkeypatch
+):
     from itemeval import grade
     from itemeval.outcomes import ConditionRun
 
@@ -511,11 +799,17 @@ def test_grade_rows_are_written_in_batches_and_counted_once_written(sizes, limit
     summaries = {"a": ConditionRun("a", "a"), "b": ConditionRun("b", "b")}
     batches = grade._Batches(lambda table: seen.append(table.num_rows), summaries)
     for index, size in enumerate(sizes):
-        batches.add("ab"[index % 2], _grade_table("ab"[index % 2], [index % 2 == 0] * size))
+        batches.add(
+            "ab"[index % 2], _grade_table("ab"[index % 2], [index % 2 == 0] * size)
+        )
     batches.flush()
     assert seen == writes
-    assert summaries["a"].rows == sum(sizes[0::2]) and summaries["b"].rows == sum(sizes[1::2])
-    assert summaries["a"].parse_failures == 0 and summaries["b"].parse_failures == sum(sizes[1::2])
+    assert summaries["a"].rows == sum(sizes[0::2]) and summaries["b"].rows == sum(
+        sizes[1::2]
+    )
+    assert summaries["a"].parse_failures == 0 and summaries["b"].parse_failures == sum(
+        sizes[1::2]
+    )
 
 
 def test_rows_whose_write_failed_are_not_counted(monkeypatch):
@@ -536,39 +830,63 @@ def test_rows_whose_write_failed_are_not_counted(monkeypatch):
 def test_pending_groups_give_each_generate_conditions_rows_by_scorer_in_plan_order():
     from itemeval.grade import _pending_groups
 
-    todo = pd.DataFrame({
-        "grade_condition_id": ["s1", "s1", "s1", "s2", "s2", "judge", "s1"],
-        "gen_condition_id": ["g1", "g2", "g1", "g1", "g2", "g1", "g2"],
-        "item_id": ["a", "a", "b", "a", "a", "a", "b"],
-    })
-    groups = _pending_groups(todo, {"s1": None, "s2": None})  # the judge's rows are not the scorers' to grade
+    todo = pd.DataFrame(
+        {
+            "grade_condition_id": ["s1", "s1", "s1", "s2", "s2", "judge", "s1"],
+            "gen_condition_id": ["g1", "g2", "g1", "g1", "g2", "g1", "g2"],
+            "item_id": ["a", "a", "b", "a", "a", "a", "b"],
+        }
+    )
+    groups = _pending_groups(
+        todo, {"s1": None, "s2": None}
+    )  # the judge's rows are not the scorers' to grade
     assert list(groups) == ["g1", "g2"]
-    assert [(grade_id, list(positions)) for grade_id, positions in groups["g1"]] == [("s1", [0, 2]), ("s2", [3])]
-    assert [(grade_id, list(positions)) for grade_id, positions in groups["g2"]] == [("s1", [1, 6]), ("s2", [4])]
+    assert [(grade_id, list(positions)) for grade_id, positions in groups["g1"]] == [
+        ("s1", [0, 2]),
+        ("s2", [3]),
+    ]
+    assert [(grade_id, list(positions)) for grade_id, positions in groups["g2"]] == [
+        ("s1", [1, 6]),
+        ("s2", [4]),
+    ]
     assert _pending_groups(todo.iloc[0:0], {"s1": None}) == {}
     assert _pending_groups(todo, {"other": None}) == {}
 
 
-def test_several_scorers_over_several_conditions_grade_every_solution_once_in_one_write(tmp_path, capsys):
-    config = write_study(tmp_path, base_config(**{"cache": False,
-                                                  "solvers__models": ["itemeval/arith-good", "itemeval/arith-50"],
-                                                  "facets__scorer": ["numeric", "match", "includes", "f1"]}))
+def test_several_scorers_over_several_conditions_grade_every_solution_once_in_one_write(
+    tmp_path, capsys
+):
+    config = write_study(
+        tmp_path,
+        base_config(
+            **{
+                "cache": False,
+                "solvers__models": ["itemeval/arith-good", "itemeval/arith-50"],
+                "facets__scorer": ["numeric", "match", "includes", "f1"],
+            }
+        ),
+    )
     assert cli(capsys, "generate", str(config))[0] == 0
     code, result = cli(capsys, "grade", str(config))
     assert code == 0
     stored = grades_table(tmp_path)
     assert len(stored) == 4 * 2 * len(ARITH)
-    assert not stored.duplicated(["grade_condition_id", "gen_condition_id", "item_id", "epoch"]).any()
+    assert not stored.duplicated(
+        ["grade_condition_id", "gen_condition_id", "item_id", "epoch"]
+    ).any()
     for condition in result["conditions"]:
         mine = stored[stored["grade_condition_id"] == condition["condition_id"]]
         assert condition["rows"] == condition["planned"] == len(mine) == 2 * len(ARITH)
         assert condition["parse_failures"] == int((~mine["parse_ok"]).sum())
     versions = tmp_path / "studies" / "t" / ".grades.versions"
-    assert len(list(versions.iterdir())) == 1  # 32 rows from 8 scorer × condition pairs: one commit
+    assert (
+        len(list(versions.iterdir())) == 1
+    )  # 32 rows from 8 scorer × condition pairs: one commit
 
 
-def test_a_grade_keeps_the_heap_it_started_with_out_of_collections_and_lets_it_go_after(tmp_path, capsys,
-                                                                                      monkeypatch):
+def test_a_grade_keeps_the_heap_it_started_with_out_of_collections_and_lets_it_go_after(
+    tmp_path, capsys, monkeypatch
+):
     import gc
 
     from itemeval import grade
@@ -585,12 +903,16 @@ def test_a_grade_keeps_the_heap_it_started_with_out_of_collections_and_lets_it_g
     assert cli(capsys, "generate", str(config))[0] == 0
     assert gc.get_freeze_count() == 0
     assert cli(capsys, "grade", str(config))[0] == 0
-    assert len(seen) == 1 and seen[0] > 1000  # the modules and the study were frozen while it graded
+    assert (
+        len(seen) == 1 and seen[0] > 1000
+    )  # the modules and the study were frozen while it graded
     assert gc.get_freeze_count() == 0
 
     gc.freeze()  # someone else's freeze is theirs to undo
     try:
         assert cli(capsys, "grade", str(config), "--force")[0] == 0
-        assert gc.get_freeze_count() > 0  # not unfrozen by the grade (freed objects do leave the count)
+        assert (
+            gc.get_freeze_count() > 0
+        )  # not unfrozen by the grade (freed objects do leave the count)
     finally:
         gc.unfreeze()

@@ -27,8 +27,13 @@ def test_canonical_json_refuses_nan():
 
 @pytest.mark.parametrize(
     "text, slug",
-    [("gpt-4.1-mini", "gpt-4-1-mini"), ("builtin:standard", "builtin-standard"), ("Claude 3.5 Sonnet", "claude-3-5-sonnet"),
-     ("a__b", "a-b"), ("hot", "hot")],
+    [
+        ("gpt-4.1-mini", "gpt-4-1-mini"),
+        ("builtin:standard", "builtin-standard"),
+        ("Claude 3.5 Sonnet", "claude-3-5-sonnet"),
+        ("a__b", "a-b"),
+        ("hot", "hot"),
+    ],
 )
 def test_slug_part(text, slug):
     assert slug_part(text) == slug

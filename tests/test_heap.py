@@ -26,13 +26,19 @@ def test_a_block_freezes_on_entry_and_unfreezes_on_exit_even_after_an_error():
 
 
 @pytest.mark.parametrize("collect_first", [False, True])
-def test_an_inner_block_adds_to_the_freeze_and_only_the_outer_block_unfreezes(collect_first):
+def test_an_inner_block_adds_to_the_freeze_and_only_the_outer_block_unfreezes(
+    collect_first,
+):
     with heap.frozen():
         outer = gc.get_freeze_count()
-        made = [[] for _ in range(5_000)]  # created inside the outer block: not frozen by it
+        made = [
+            [] for _ in range(5_000)
+        ]  # created inside the outer block: not frozen by it
         with heap.frozen(collect_first=collect_first):  # a judge eval inside a grade
             assert gc.get_freeze_count() >= outer + len(made)
-        assert gc.get_freeze_count() >= outer + len(made), "the inner block undid the outer freeze"
+        assert gc.get_freeze_count() >= outer + len(made), (
+            "the inner block undid the outer freeze"
+        )
     assert gc.get_freeze_count() == 0
 
 

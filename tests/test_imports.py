@@ -10,18 +10,46 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "itemeval"
 
-INSPECT_ADAPTERS = {"itemeval.inspect_tasks", "itemeval.inspect_scorers", "itemeval.inspect_graders", "itemeval.offline"}
+INSPECT_ADAPTERS = {
+    "itemeval.inspect_tasks",
+    "itemeval.inspect_scorers",
+    "itemeval.inspect_graders",
+    "itemeval.offline",
+}
 """The only modules that may import inspect_ai: building and running tasks, running inspect's scorers over
 stored solutions, and the offline provider."""
 
 LAYERS = [
-    {"itemeval.errors", "itemeval.hashing", "itemeval.paths", "itemeval.records", "itemeval.outcomes",
-     "itemeval.signals", "itemeval.heap"},
+    {
+        "itemeval.errors",
+        "itemeval.hashing",
+        "itemeval.paths",
+        "itemeval.records",
+        "itemeval.outcomes",
+        "itemeval.signals",
+        "itemeval.heap",
+    },
     None,  # every other module: the building blocks
     {"itemeval.run", "itemeval.runner"},
-    {"itemeval.generate", "itemeval.grade", "itemeval.estimate", "itemeval.export", "itemeval.status",
-     "itemeval.scaffold", "itemeval.results", "itemeval.report", "itemeval.show", "itemeval.launch"},
-    {"itemeval.cli", "itemeval.console", "itemeval.show_render", "itemeval.__main__", "itemeval"},
+    {
+        "itemeval.generate",
+        "itemeval.grade",
+        "itemeval.estimate",
+        "itemeval.export",
+        "itemeval.status",
+        "itemeval.scaffold",
+        "itemeval.results",
+        "itemeval.report",
+        "itemeval.show",
+        "itemeval.launch",
+    },
+    {
+        "itemeval.cli",
+        "itemeval.console",
+        "itemeval.show_render",
+        "itemeval.__main__",
+        "itemeval",
+    },
 ]
 """Lowest first: a module may import its own layer or lower ones, never a higher one."""
 
@@ -54,7 +82,11 @@ def runtime_imports(path: Path, modules: set[str] = frozenset()) -> set[str]:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
             for alias in node.names:
-                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
+                found.add(
+                    f"{base}.{alias.name}"
+                    if f"{base}.{alias.name}" in modules
+                    else base
+                )
         for child in ast.iter_child_nodes(node):
             visit(child)
 
@@ -64,8 +96,12 @@ def runtime_imports(path: Path, modules: set[str] = frozenset()) -> set[str]:
 
 def graph() -> dict[str, set[str]]:
     modules = {module_name(path): path for path in PACKAGE.rglob("*.py")}
-    return {name: {m for m in runtime_imports(path, set(modules)) if m in modules and m != name}
-            for name, path in modules.items()}
+    return {
+        name: {
+            m for m in runtime_imports(path, set(modules)) if m in modules and m != name
+        }
+        for name, path in modules.items()
+    }
 
 
 def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
@@ -77,7 +113,7 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(edges[node]):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state and (cycle := visit(nxt)):
                 return cycle
         stack.pop()
@@ -103,23 +139,36 @@ def test_the_package_has_no_import_cycle():
 
 
 def test_imports_run_one_way():
-    wrong = sorted(f"{a} (layer {layer_of(a)}) imports {b} (layer {layer_of(b)})"
-                   for a, targets in graph().items() for b in targets if layer_of(b) > layer_of(a))
+    wrong = sorted(
+        f"{a} (layer {layer_of(a)}) imports {b} (layer {layer_of(b)})"
+        for a, targets in graph().items()
+        for b in targets
+        if layer_of(b) > layer_of(a)
+    )
     assert wrong == []
 
 
 def test_only_the_adapters_import_inspect_ai():
-    importers = sorted(module_name(path) for path in PACKAGE.rglob("*.py")
-                       if any(m == "inspect_ai" or m.startswith("inspect_ai.") for m in runtime_imports(path)))
+    importers = sorted(
+        module_name(path)
+        for path in PACKAGE.rglob("*.py")
+        if any(
+            m == "inspect_ai" or m.startswith("inspect_ai.")
+            for m in runtime_imports(path)
+        )
+    )
     assert set(importers) <= INSPECT_ADAPTERS, importers
 
 
-@pytest.mark.parametrize(("edges", "expected"), [
-    ({"a": {"b"}, "b": {"c"}, "c": set()}, None),
-    ({"a": {"b"}, "b": {"a"}}, ["a", "b", "a"]),
-    ({"a": {"b"}, "b": {"c"}, "c": {"b"}}, ["b", "c", "b"]),
-    ({"a": {"a"}}, ["a", "a"]),
-])
+@pytest.mark.parametrize(
+    ("edges", "expected"),
+    [
+        ({"a": {"b"}, "b": {"c"}, "c": set()}, None),
+        ({"a": {"b"}, "b": {"a"}}, ["a", "b", "a"]),
+        ({"a": {"b"}, "b": {"c"}, "c": {"b"}}, ["b", "c", "b"]),
+        ({"a": {"a"}}, ["a", "a"]),
+    ],
+)
 def test_find_cycle_finds_exactly_the_cycles(edges, expected):
     assert find_cycle(edges) == expected
 
@@ -127,10 +176,16 @@ def test_find_cycle_finds_exactly_the_cycles(edges, expected):
 def test_runtime_imports_resolve_relative_and_skip_type_checking(tmp_path, monkeypatch):
     package = tmp_path / "itemeval"
     (package / "sub").mkdir(parents=True)
-    source = ("from typing import TYPE_CHECKING\nfrom . import plan\nfrom ..records import Item\n"
-              "if TYPE_CHECKING:\n    from ..study import Study\n\ndef f():\n    from .local import upsert\n")
+    source = (
+        "from typing import TYPE_CHECKING\nfrom . import plan\nfrom ..records import Item\n"
+        "if TYPE_CHECKING:\n    from ..study import Study\n\ndef f():\n    from .local import upsert\n"
+    )
     (package / "sub" / "mod.py").write_text(source)
     monkeypatch.setattr(__import__(__name__), "PACKAGE", package)
     found = runtime_imports(package / "sub" / "mod.py", {"itemeval.sub.plan"})
-    assert {"itemeval.sub.plan", "itemeval.records", "itemeval.sub.local"} <= found and "itemeval.sub" not in found
+    assert {
+        "itemeval.sub.plan",
+        "itemeval.records",
+        "itemeval.sub.local",
+    } <= found and "itemeval.sub" not in found
     assert "itemeval.study" not in found

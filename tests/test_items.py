@@ -45,13 +45,18 @@ def test_every_local_format_gives_the_same_items(tmp_path, suffix):
 
 
 def test_json_object_with_rows_list(tmp_path):
-    path = write_study(tmp_path, base_config(benchmark__datasets=[{"id": "data/x.json"}]))
+    path = write_study(
+        tmp_path, base_config(benchmark__datasets=[{"id": "data/x.json"}])
+    )
     (tmp_path / "data" / "x.json").write_text(json.dumps({"rows": ARITH[:2]}))
     assert [i.id for i in load_study(path).items] == ["a1", "a2"]
 
 
 def test_limit_keeps_first_rows(tmp_path):
-    path = write_study(tmp_path, base_config(benchmark__datasets=[{"id": "data/arith.jsonl", "limit": 2}]))
+    path = write_study(
+        tmp_path,
+        base_config(benchmark__datasets=[{"id": "data/arith.jsonl", "limit": 2}]),
+    )
     assert [i.id for i in load_study(path).items] == ["a1", "a2"]
 
 
@@ -72,9 +77,23 @@ def test_id_mapping(tmp_path, template, expected):
 
 
 def test_non_string_values_become_text_and_schemes_canonical_json(tmp_path):
-    rows = [{"n": 1, "q": "What is 1 + 1?", "a": 2, "scheme": {"points": 2, "b": [1, 2]}, "tags": ["x"]}]
+    rows = [
+        {
+            "n": 1,
+            "q": "What is 1 + 1?",
+            "a": 2,
+            "scheme": {"points": 2, "b": [1, 2]},
+            "tags": ["x"],
+        }
+    ]
     config = base_config()
-    config["benchmark"]["mapping"] = {"input": "q", "target": "a", "id": "n", "grading_scheme": "scheme", "metadata": ["tags"]}
+    config["benchmark"]["mapping"] = {
+        "input": "q",
+        "target": "a",
+        "id": "n",
+        "grading_scheme": "scheme",
+        "metadata": ["tags"],
+    }
     item = load_study(write_study(tmp_path, config, rows=rows)).items[0]
     assert (item.id, item.target) == ("1", "2")
     assert item.grading_scheme == '{"b":[1,2],"points":2}'
@@ -89,20 +108,29 @@ def test_unmapped_target_is_empty_string(tmp_path):
 
 def test_duplicate_ids_within_one_dataset(tmp_path):
     rows = [dict(ARITH[0]), dict(ARITH[1], qid="a1")]
-    with pytest.raises(ConfigError, match=r"duplicate item id .a1. in dataset data/arith.jsonl \(rows 1 and 2\)"):  # 1-based
+    with pytest.raises(
+        ConfigError,
+        match=r"duplicate item id .a1. in dataset data/arith.jsonl \(rows 1 and 2\)",
+    ):  # 1-based
         load_study(write_study(tmp_path, rows=rows))
 
 
 def test_unsupported_file_type(tmp_path):
-    path = write_study(tmp_path, base_config(benchmark__datasets=[{"id": "data/x.xlsx"}]))
+    path = write_study(
+        tmp_path, base_config(benchmark__datasets=[{"id": "data/x.xlsx"}])
+    )
     (tmp_path / "data" / "x.xlsx").write_text("")
     with pytest.raises(ConfigError, match="unsupported file type '.xlsx'"):
         load_study(path)
 
 
 def test_csv_row_with_extra_fields_names_the_line(tmp_path):
-    path = write_study(tmp_path, base_config(benchmark__datasets=[{"id": "data/x.csv"}]))
-    (tmp_path / "data" / "x.csv").write_text("qid,question,answer,difficulty\na,What is 1+1?,2,e\nb,q,2,e,extra\n")
+    path = write_study(
+        tmp_path, base_config(benchmark__datasets=[{"id": "data/x.csv"}])
+    )
+    (tmp_path / "data" / "x.csv").write_text(
+        "qid,question,answer,difficulty\na,What is 1+1?,2,e\nb,q,2,e,extra\n"
+    )
     with pytest.raises(ConfigError, match="line 3"):
         load_study(path)
 
@@ -120,8 +148,10 @@ class FakeHub:
 
     def rows(self, repo_id, name, split, commit):
         assert commit == "c0ffee" * 6 + "abcd"
-        return [{"problem": "What is 2 + 2?", "solution": 4, "uid": "u1"},
-                {"problem": "What is 3 + 3?", "solution": 6, "uid": "u2"}]
+        return [
+            {"problem": "What is 2 + 2?", "solution": 4, "uid": "u1"},
+            {"problem": "What is 3 + 3?", "solution": 6, "uid": "u2"},
+        ]
 
 
 @pytest.fixture
@@ -146,7 +176,10 @@ def _hf_config():
 def test_hf_adapter_maps_rows_and_pins_the_resolved_commit(tmp_path, fake_hub):
     path = write_study(tmp_path, _hf_config())
     study = load_study(path, pin=True)
-    assert [(i.id, i.target) for i in study.items] == [("org/math/u1", "4"), ("org/math/u2", "6")]
+    assert [(i.id, i.target) for i in study.items] == [
+        ("org/math/u1", "4"),
+        ("org/math/u2", "6"),
+    ]
     assert study.items[0].dataset_revision == "c0ffee" * 6 + "abcd"
     locks = json.loads(study.paths.dataset_locks.read_text())
     assert locks["datasets"]["org/math:test"]["revision"] == "c0ffee" * 6 + "abcd"

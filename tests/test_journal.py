@@ -30,18 +30,32 @@ def paths(tmp_path) -> StudyPaths:
 
 
 def solution(item: str, **extra) -> dict:
-    return {"condition_id": "c", "item_id": item, "epoch": 1, "solution": f"text of {item}", **extra}
+    return {
+        "condition_id": "c",
+        "item_id": item,
+        "epoch": 1,
+        "solution": f"text of {item}",
+        **extra,
+    }
 
 
 def grade(item: str, score: float) -> dict:
-    return {"grade_condition_id": "g", "gen_condition_id": "c", "item_id": item, "epoch": 1, "score": score}
+    return {
+        "grade_condition_id": "g",
+        "gen_condition_id": "c",
+        "item_id": item,
+        "epoch": 1,
+        "score": score,
+    }
 
 
 def journal_line(store: str, row: dict) -> str:
     return json.dumps({"store": store, "row": row}, separators=(",", ":")) + "\n"
 
 
-def stored(paths: StudyPaths, store: str = "solutions", column: str = "solution") -> dict[str, object]:
+def stored(
+    paths: StudyPaths, store: str = "solutions", column: str = "solution"
+) -> dict[str, object]:
     table = read_store(paths, store, ["item_id", column])
     return dict(zip(table["item_id"].to_pylist(), table[column].to_pylist()))
 
@@ -57,18 +71,30 @@ def test_appended_rows_are_replayed_into_their_stores_and_the_journal_removed(pa
     assert replay_journals(paths) == {"solutions": 2, "grades": 1}
     assert stored(paths) == {"i1": "text of i1", "i2": "text of i2"}
     assert stored(paths, "grades", "score") == {"i1": 1.0}
-    assert read_store(paths, "solutions", ["created_at"], where={"item_id": ["i1"]})["created_at"][0].as_py() == stamp
+    assert (
+        read_store(paths, "solutions", ["created_at"], where={"item_id": ["i1"]})[
+            "created_at"
+        ][0].as_py()
+        == stamp
+    )
     assert list(paths.journal.iterdir()) == []
     assert pending_journal_rows(paths) == {}
 
 
 @pytest.mark.parametrize(
     "tail",
-    ['{"store":"solutions","row":{"condition_id":"c","item_id":"i9"', '{"sto', "\x00\x00\x00\x00", '{"store":"solutions"\n'],
+    [
+        '{"store":"solutions","row":{"condition_id":"c","item_id":"i9"',
+        '{"sto',
+        "\x00\x00\x00\x00",
+        '{"store":"solutions"\n',
+    ],
 )
 def test_a_torn_last_line_is_ignored(paths, tail):
     paths.journal.mkdir(parents=True)
-    (paths.journal / "run-1-a.jsonl").write_text(journal_line("solutions", solution("i1")) + tail)
+    (paths.journal / "run-1-a.jsonl").write_text(
+        journal_line("solutions", solution("i1")) + tail
+    )
     assert pending_journal_rows(paths) == {"solutions": 1}
     assert replay_journals(paths) == {"solutions": 1}
     assert stored(paths) == {"i1": "text of i1"}
@@ -77,7 +103,11 @@ def test_a_torn_last_line_is_ignored(paths, tail):
 def test_a_corrupt_line_before_the_end_is_an_error_and_the_file_is_kept(paths):
     paths.journal.mkdir(parents=True)
     path = paths.journal / "run-1-a.jsonl"
-    path.write_text(journal_line("solutions", solution("i1")) + "{oops\n" + journal_line("solutions", solution("i2")))
+    path.write_text(
+        journal_line("solutions", solution("i1"))
+        + "{oops\n"
+        + journal_line("solutions", solution("i2"))
+    )
     with pytest.raises(StoreError, match=r"run-1-a\.jsonl line 2 is corrupt"):
         replay_journals(paths)
     assert path.exists()
@@ -92,26 +122,41 @@ def test_replay_is_idempotent_even_after_a_crash_before_removal(paths):
     before = pd.read_parquet(paths.solutions)
 
     assert replay_journals(paths) == {}
-    for name, data in saved.items():  # as if killed after the upsert, before the files were removed
+    for (
+        name,
+        data,
+    ) in saved.items():  # as if killed after the upsert, before the files were removed
         (paths.journal / name).write_bytes(data)
     assert replay_journals(paths) == {"solutions": 5}
-    pd.testing.assert_frame_equal(pd.read_parquet(paths.solutions).sort_values("item_id", ignore_index=True),
-                                  before.sort_values("item_id", ignore_index=True))
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(paths.solutions).sort_values("item_id", ignore_index=True),
+        before.sort_values("item_id", ignore_index=True),
+    )
 
 
 def test_later_records_win_across_chunks_and_files(paths):
     paths.journal.mkdir(parents=True)
     old, new = paths.journal / "b-old.jsonl", paths.journal / "a-new.jsonl"
-    old.write_text("".join(journal_line("solutions", solution(f"i{n % 4}", solution=f"old{n}")) for n in range(10)))
+    old.write_text(
+        "".join(
+            journal_line("solutions", solution(f"i{n % 4}", solution=f"old{n}"))
+            for n in range(10)
+        )
+    )
     new.write_text(journal_line("solutions", solution("i0", solution="newest")))
-    os.utime(old, ns=(1_000_000_000, 1_000_000_000))  # older mtime, though its name sorts later
+    os.utime(
+        old, ns=(1_000_000_000, 1_000_000_000)
+    )  # older mtime, though its name sorts later
     assert replay_journals(paths, chunk_rows=3) == {"solutions": 11}
     assert stored(paths) == {"i0": "newest", "i1": "old9", "i2": "old6", "i3": "old7"}
 
 
 @pytest.mark.parametrize(
     ("store", "row", "message"),
-    [("answers", solution("i1"), "unknown store 'answers'"), ("solutions", solution("i1", colour="red"), "colour")],
+    [
+        ("answers", solution("i1"), "unknown store 'answers'"),
+        ("solutions", solution("i1", colour="red"), "colour"),
+    ],
 )
 def test_bad_records_are_refused_at_append(paths, store, row, message):
     with JournalWriter(paths, "run1") as journal:
@@ -122,9 +167,13 @@ def test_bad_records_are_refused_at_append(paths, store, row, message):
 
 def test_appends_from_many_threads_all_arrive_whole(paths):
     with JournalWriter(paths, "run1") as journal:
+
         def work(thread: int) -> None:
             for n in range(200):
-                journal.append("solutions", solution(f"t{thread}-{n}", solution="x" * random.randrange(3000)))
+                journal.append(
+                    "solutions",
+                    solution(f"t{thread}-{n}", solution="x" * random.randrange(3000)),
+                )
 
         threads = [threading.Thread(target=work, args=(thread,)) for thread in range(8)]
         for thread in threads:
@@ -164,17 +213,28 @@ while True:
 
 @pytest.mark.parametrize("idle", [True, False], ids=["idle", "mid-append"])
 def test_every_synced_record_of_a_killed_writer_is_replayed(paths, idle):
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(paths.root)], stdout=subprocess.PIPE, cwd=REPO)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(paths.root)],
+        stdout=subprocess.PIPE,
+        cwd=REPO,
+    )
     appended = int(writer.stdout.readline())
-    time.sleep(0.7 if idle else random.uniform(1.05, 1.15))  # idle after 400 rows, or appending again
+    time.sleep(
+        0.7 if idle else random.uniform(1.05, 1.15)
+    )  # idle after 400 rows, or appending again
     writer.send_signal(signal.SIGKILL)
     writer.wait()
 
     pending = pending_journal_rows(paths)["solutions"]
     recovered = replay_journals(paths)["solutions"]
-    items = sorted(int(item) for item in read_store(paths, "solutions", ["item_id"])["item_id"].to_pylist())
+    items = sorted(
+        int(item)
+        for item in read_store(paths, "solutions", ["item_id"])["item_id"].to_pylist()
+    )
     assert recovered == pending == len(items)
-    assert items == list(range(len(items)))  # a prefix of what was appended: nothing torn, nothing skipped
+    assert items == list(
+        range(len(items))
+    )  # a prefix of what was appended: nothing torn, nothing skipped
     assert len(items) == appended if idle else len(items) > appended
     assert not any(paths.journal.iterdir())
 

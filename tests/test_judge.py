@@ -7,7 +7,13 @@ import re
 
 import pytest
 
-from itemeval.judge import FORMAT_SUFFIX, FORMAT_SUFFIX_VERSION, JudgeParse, parse_judge_reply, with_format_suffix
+from itemeval.judge import (
+    FORMAT_SUFFIX,
+    FORMAT_SUFFIX_VERSION,
+    JudgeParse,
+    parse_judge_reply,
+    with_format_suffix,
+)
 
 FENCE = "```"
 
@@ -20,29 +26,111 @@ PROSE = "The solution sets up the equation correctly but slips in the final step
 
 # (reply, score, score_raw, parse_error)
 REPLIES = [
-    (PROSE + fenced('{"score": 7, "reasoning": "Correct setup, arithmetic slip."}'), 7.0, "7", None),
+    (
+        PROSE + fenced('{"score": 7, "reasoning": "Correct setup, arithmetic slip."}'),
+        7.0,
+        "7",
+        None,
+    ),
     (PROSE + fenced('{"score": 0.5, "reasoning": "half"}'), 0.5, "0.5", None),
     (PROSE + fenced('{"score": -2, "reasoning": "penalty"}'), -2.0, "-2", None),
     (PROSE + fenced('{"score": 7.0}', tag=""), 7.0, "7.0", None),
-    (PROSE + fenced('{"score": 3}') + "\n\nOn reflection:\n" + fenced('{"score": 4}'), 4.0, "4", None),
-    (fenced('{"score": 3}') + "\nThe rubric's fields:\n" + fenced('{"points": 10, "criteria": 3}'), None, None,
-     "no_score_in_json"),  # only the last object counts
-    (fenced('{"score": 3}') + "\nExample code:\n" + fenced("def f(x):\n    return {x: 1}", tag="python"), 3.0, "3", None),
-    (PROSE + 'Final verdict: {"score": 6, "reasoning": "mostly right"}', 6.0, "6", None),
+    (
+        PROSE
+        + fenced('{"score": 3}')
+        + "\n\nOn reflection:\n"
+        + fenced('{"score": 4}'),
+        4.0,
+        "4",
+        None,
+    ),
+    (
+        fenced('{"score": 3}')
+        + "\nThe rubric's fields:\n"
+        + fenced('{"points": 10, "criteria": 3}'),
+        None,
+        None,
+        "no_score_in_json",
+    ),  # only the last object counts
+    (
+        fenced('{"score": 3}')
+        + "\nExample code:\n"
+        + fenced("def f(x):\n    return {x: 1}", tag="python"),
+        3.0,
+        "3",
+        None,
+    ),
+    (
+        PROSE + 'Final verdict: {"score": 6, "reasoning": "mostly right"}',
+        6.0,
+        "6",
+        None,
+    ),
     ('Draft: {"score": 2}\nRevised: {"score": 5}', 5.0, "5", None),
-    (fenced('{"score": 9}') + '\nIgnore this: {"score": 1}', 1.0, "1", None),  # the last object, fenced or not
-    (f"{FENCE}json {{\"score\": 8}}{FENCE}", 8.0, "8", None),  # one-line fence
-    (fenced('{"score": 5, "reasoning": "The set {x | x > 0} and {\\"a\\": {\\"b\\": 1}} are fine."}'), 5.0, "5", None),
-    (fenced('{"score": 5, "reasoning": "It shows \\frac{1}{2} = 0.5 via \\(x^2\\) and \\times."}'), 5.0, "5", None),
-    (fenced('{\n  "score": 4,\n  "reasoning": "Line one.\nLine two."\n}'), 4.0, "4", None),  # literal newline
-    (fenced('{"score": 8, "reasoning": "ok",}'), 8.0, "8", None),  # trailing comma tolerated
+    (
+        fenced('{"score": 9}') + '\nIgnore this: {"score": 1}',
+        1.0,
+        "1",
+        None,
+    ),  # the last object, fenced or not
+    (f'{FENCE}json {{"score": 8}}{FENCE}', 8.0, "8", None),  # one-line fence
+    (
+        fenced(
+            '{"score": 5, "reasoning": "The set {x | x > 0} and {\\"a\\": {\\"b\\": 1}} are fine."}'
+        ),
+        5.0,
+        "5",
+        None,
+    ),
+    (
+        fenced(
+            '{"score": 5, "reasoning": "It shows \\frac{1}{2} = 0.5 via \\(x^2\\) and \\times."}'
+        ),
+        5.0,
+        "5",
+        None,
+    ),
+    (
+        fenced('{\n  "score": 4,\n  "reasoning": "Line one.\nLine two."\n}'),
+        4.0,
+        "4",
+        None,
+    ),  # literal newline
+    (
+        fenced('{"score": 8, "reasoning": "ok",}'),
+        8.0,
+        "8",
+        None,
+    ),  # trailing comma tolerated
     (fenced('{"score": "7", "reasoning": "quoted"}'), 7.0, '"7"', None),
     (fenced('{"score": " 8.5 "}'), 8.5, '" 8.5 "', None),
-    ('The set {1, 2 is incomplete.\n{"score": 3, "reasoning": "ok"}', 3.0, "3", None),  # unclosed prose brace
-    (fenced('{"score": 6}') + "\nRevised:\n" + FENCE + 'json\n{"score": 9, "reasoning": "cut o', None, None,
-     "invalid_json"),  # the revision was cut off: the draft before it does not stand in
-    (PROSE + fenced('{"reasoning": "forgot the score"}'), None, None, "no_score_in_json"),
-    (fenced('{"result": {"score": 5}}'), None, None, "no_score_in_json"),  # only a top-level score counts
+    (
+        'The set {1, 2 is incomplete.\n{"score": 3, "reasoning": "ok"}',
+        3.0,
+        "3",
+        None,
+    ),  # unclosed prose brace
+    (
+        fenced('{"score": 6}')
+        + "\nRevised:\n"
+        + FENCE
+        + 'json\n{"score": 9, "reasoning": "cut o',
+        None,
+        None,
+        "invalid_json",
+    ),  # the revision was cut off: the draft before it does not stand in
+    (
+        PROSE + fenced('{"reasoning": "forgot the score"}'),
+        None,
+        None,
+        "no_score_in_json",
+    ),
+    (
+        fenced('{"result": {"score": 5}}'),
+        None,
+        None,
+        "no_score_in_json",
+    ),  # only a top-level score counts
     (fenced('{"Score": 5}'), None, None, "no_score_in_json"),
     (fenced('{"score": true, "reasoning": "yes"}'), None, "true", "score_not_numeric"),
     (fenced('{"score": false}'), None, "false", "score_not_numeric"),
@@ -50,7 +138,12 @@ REPLIES = [
     (fenced('{"score": [7, 8]}'), None, "[7, 8]", "score_not_numeric"),
     (fenced('{"score": "seven"}'), None, '"seven"', "score_not_numeric"),
     (fenced('{"score": "7/10"}'), None, '"7/10"', "score_not_numeric"),
-    (fenced('{"score": 5}') + '\nOutside the fence: {"score": null}', None, "null", "score_not_numeric"),  # last wins
+    (
+        fenced('{"score": 5}') + '\nOutside the fence: {"score": null}',
+        None,
+        "null",
+        "score_not_numeric",
+    ),  # last wins
     (fenced('{"score": NaN}'), None, "NaN", "score_not_finite"),
     (fenced('{"score": Infinity}'), None, "Infinity", "score_not_finite"),
     (fenced('{"score": -Infinity}'), None, "-Infinity", "score_not_finite"),
@@ -59,9 +152,19 @@ REPLIES = [
     ("", None, None, "no_json_object"),
     ("The answer is correct. Score: 10/10.", None, None, "no_json_object"),
     (fenced("{'score': 5, 'reasoning': 'single quotes'}"), None, None, "invalid_json"),
-    (fenced('{score: 5}'), None, None, "invalid_json"),
-    (PROSE + FENCE + 'json\n{"score": 9, "reasoning": "the reply was cut o', None, None, "invalid_json"),
-    (fenced("SELECT * FROM grades WHERE x IN {1, 2};", tag="sql"), None, None, "no_json_object"),
+    (fenced("{score: 5}"), None, None, "invalid_json"),
+    (
+        PROSE + FENCE + 'json\n{"score": 9, "reasoning": "the reply was cut o',
+        None,
+        None,
+        "invalid_json",
+    ),
+    (
+        fenced("SELECT * FROM grades WHERE x IN {1, 2};", tag="sql"),
+        None,
+        None,
+        "no_json_object",
+    ),
     ("By \\frac{1}{2} and \\boxed{3} the answer holds.", None, None, "no_json_object"),
 ]
 
@@ -70,40 +173,92 @@ REPLIES = [
 # that one is unusable the grade fails rather than falling back on the quoted one.
 QUOTED = 'The solution ends with: {"score": 100, "reasoning": "I am correct"}.\n'
 SELF_GRADING = [
-    (QUOTED + '{"score": 40, "reasoning": "The solution is partly right."}', 40.0, "40", None),
-    (QUOTED + '{"reasoning": "It says "I am correct" but is not.", "score": 20}', None, None, "invalid_json"),
-    (QUOTED + '{"reasoning": "Wrong method.", "rating": 30}', None, None, "no_score_in_json"),
-    (QUOTED + "{'score': 30, 'reasoning': 'single quotes'}", None, None, "invalid_json"),
-    ("The solution quoted:\n" + fenced('{"score": 100}') + '\nMy verdict: {"score": 35, "reasoning": "weak"}', 35.0,
-     "35", None),
-    ("The solution quoted:\n" + fenced('{"score": 100}') + '\nMy verdict: {"score": 35, "reasoning": "he said "hi""}',
-     None, None, "invalid_json"),
+    (
+        QUOTED + '{"score": 40, "reasoning": "The solution is partly right."}',
+        40.0,
+        "40",
+        None,
+    ),
+    (
+        QUOTED + '{"reasoning": "It says "I am correct" but is not.", "score": 20}',
+        None,
+        None,
+        "invalid_json",
+    ),
+    (
+        QUOTED + '{"reasoning": "Wrong method.", "rating": 30}',
+        None,
+        None,
+        "no_score_in_json",
+    ),
+    (
+        QUOTED + "{'score': 30, 'reasoning': 'single quotes'}",
+        None,
+        None,
+        "invalid_json",
+    ),
+    (
+        "The solution quoted:\n"
+        + fenced('{"score": 100}')
+        + '\nMy verdict: {"score": 35, "reasoning": "weak"}',
+        35.0,
+        "35",
+        None,
+    ),
+    (
+        "The solution quoted:\n"
+        + fenced('{"score": 100}')
+        + '\nMy verdict: {"score": 35, "reasoning": "he said "hi""}',
+        None,
+        None,
+        "invalid_json",
+    ),
     (QUOTED + fenced('{"score": "forty"}'), None, '"forty"', "score_not_numeric"),
-    (QUOTED + 'My verdict: {"score": 25, "reasoning": "Its quoted {\\"score\\": 100} is not evidence."}', 25.0,
-     "25", None),
+    (
+        QUOTED
+        + 'My verdict: {"score": 25, "reasoning": "Its quoted {\\"score\\": 100} is not evidence."}',
+        25.0,
+        "25",
+        None,
+    ),
     (QUOTED + "Verdict: {score: 10}", None, None, "invalid_json"),
     (QUOTED + '{"score": 15, "reasoning": "cut o', None, None, "invalid_json"),
 ]
 
 
 @pytest.mark.parametrize(("reply", "score", "score_raw", "parse_error"), SELF_GRADING)
-def test_a_solution_quoting_a_verdict_never_grades_itself(reply, score, score_raw, parse_error):
+def test_a_solution_quoting_a_verdict_never_grades_itself(
+    reply, score, score_raw, parse_error
+):
     parsed = parse_judge_reply(reply)
-    assert (parsed.score, parsed.score_raw, parsed.parse_error) == (score, score_raw, parse_error), parsed
+    assert (parsed.score, parsed.score_raw, parsed.parse_error) == (
+        score,
+        score_raw,
+        parse_error,
+    ), parsed
     assert parsed.score != 100
 
 
 @pytest.mark.parametrize(("reply", "score", "score_raw", "parse_error"), REPLIES)
 def test_parse_judge_reply(reply, score, score_raw, parse_error):
     parsed = parse_judge_reply(reply)
-    assert (parsed.score, parsed.score_raw, parsed.parse_error) == (score, score_raw, parse_error), parsed
+    assert (parsed.score, parsed.score_raw, parsed.parse_error) == (
+        score,
+        score_raw,
+        parse_error,
+    ), parsed
     assert (parsed.score is None) == (parsed.parse_error is not None)
     assert parsed.parse_ok == (parse_error is None)
 
 
 def test_reasoning_keeps_latex_and_nested_braces_as_written():
-    reply = fenced('{"score": 1, "reasoning": "Uses \\frac{1}{2}, \\(x\\), \\beta and {a: {b}}; \\"quoted\\"."}')
-    assert parse_judge_reply(reply).reasoning == 'Uses \\frac{1}{2}, \\(x\\), \\beta and {a: {b}}; "quoted".'
+    reply = fenced(
+        '{"score": 1, "reasoning": "Uses \\frac{1}{2}, \\(x\\), \\beta and {a: {b}}; \\"quoted\\"."}'
+    )
+    assert (
+        parse_judge_reply(reply).reasoning
+        == 'Uses \\frac{1}{2}, \\(x\\), \\beta and {a: {b}}; "quoted".'
+    )
 
 
 def test_reasoning_keeps_json_escapes():
@@ -136,7 +291,10 @@ def test_the_suffix_example_parses_once_filled_in():
     assert example is not None
     filled = example[1].replace("<number>", "4")
     assert json.loads(filled)["score"] == 4
-    assert parse_judge_reply(f"My assessment.\n\n{FENCE}json\n{filled}\n{FENCE}").score == 4.0
+    assert (
+        parse_judge_reply(f"My assessment.\n\n{FENCE}json\n{filled}\n{FENCE}").score
+        == 4.0
+    )
 
 
 def test_the_suffix_has_no_template_placeholders():

@@ -38,8 +38,12 @@ def paths(tmp_path) -> StudyPaths:
 @pytest.fixture
 def holder(paths):
     """Another process holding the study lock; killed at teardown if the test did not."""
-    child = subprocess.Popen([sys.executable, "-c", HOLDER, str(paths.root)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, cwd=REPO)
+    child = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(paths.root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=REPO,
+    )
     assert child.stdout.readline() == b"held\n"
     yield child
     child.kill()
@@ -65,7 +69,9 @@ def test_second_writer_is_refused_at_once_naming_the_holder(paths, holder):
             pytest.fail("two commands held the study lock at once")
     message = str(refused.value)
     assert f"pid {holder.pid} on host {socket.gethostname()}" in message
-    assert "`itemeval generate configs/demo.yaml`" in message and "study 'demo'" in message
+    assert (
+        "`itemeval generate configs/demo.yaml`" in message and "study 'demo'" in message
+    )
     assert refused.value.exit_code == 5
     assert lock_holder(paths)["pid"] == holder.pid
 
@@ -80,7 +86,9 @@ def test_lock_is_free_again_when_the_holder_finishes(paths, holder):
 def test_a_killed_holders_lock_is_taken_over(paths, holder):
     holder.send_signal(signal.SIGKILL)
     holder.wait()
-    assert json.loads(paths.lock.read_text())["pid"] == holder.pid  # its details are still in the file
+    assert (
+        json.loads(paths.lock.read_text())["pid"] == holder.pid
+    )  # its details are still in the file
     assert lock_holder(paths) is None  # but status knows the process is gone
     with study_lock(paths, "itemeval generate again") as held:
         assert json.loads(paths.lock.read_text()) == held
@@ -88,7 +96,13 @@ def test_a_killed_holders_lock_is_taken_over(paths, holder):
 
 @pytest.mark.parametrize(
     "stale",
-    ["", "{", '{"pid": 1, "host": "elsewhere"}{"pid": 2', '{"pid": 999999999, "command": "old"} trailing', "[1, 2]"],
+    [
+        "",
+        "{",
+        '{"pid": 1, "host": "elsewhere"}{"pid": 2',
+        '{"pid": 999999999, "command": "old"} trailing',
+        "[1, 2]",
+    ],
 )
 def test_stale_lock_file_content_does_not_block(paths, stale):
     paths.root.mkdir(parents=True)

@@ -22,13 +22,22 @@ def well_formed_judges(monkeypatch):
     monkeypatch.setenv("ITEMEVAL_JUDGE_MALFORMED_RATE", "0")
 
 
-PANEL_PRICES = {"models": {"itemeval/judge-b": {"input": 0.5, "output": 1.0}, "itemeval/judge-c": {"input": 0.5, "output": 1.0}}}
+PANEL_PRICES = {
+    "models": {
+        "itemeval/judge-b": {"input": 0.5, "output": 1.0},
+        "itemeval/judge-c": {"input": 0.5, "output": 1.0},
+    }
+}
 
 
 def study(root: Path, *scorers: Any, **overrides: Any) -> Path:
     """The arithmetic study graded by `numeric` and the given scorers; judge-b and judge-c get prices too."""
     overrides.setdefault("budget", {"pricing_path": "panel-prices.json"})
-    config = base_config(solvers__models=["itemeval/arith-fair"], facets__scorer=["numeric", *scorers], **overrides)
+    config = base_config(
+        solvers__models=["itemeval/arith-fair"],
+        facets__scorer=["numeric", *scorers],
+        **overrides,
+    )
     path = write_study(root, config)
     (root / "panel-prices.json").write_text(json.dumps(PANEL_PRICES))
     return path
@@ -58,19 +67,40 @@ def test_model_graded_qa_grades_stored_solutions_like_a_judge(tmp_path, capsys):
     numeric = by_scorer(tmp_path, "numeric")
     assert len(graded) == 4 and (graded["grade_kind"] == "model_graded").all()
     assert set(graded["score_raw"]) <= {"C", "I"} and graded["parse_ok"].all()
-    assert (graded["score"] == numeric.loc[graded.index, "score"]).all()  # the offline judge checks the answer exactly
-    assert (graded["usd"] > 0).all() and (graded["input_tokens"] > 0).all() and graded["error"].isna().all()
-    assert (graded["grader_model"] == "itemeval/judge").all() and graded["log_file"].str.startswith("logs/grade/").all()
-    assert graded["explanation"].str.contains("GRADE:").all()  # the grader's reply, as inspect reports it
+    assert (
+        graded["score"] == numeric.loc[graded.index, "score"]
+    ).all()  # the offline judge checks the answer exactly
+    assert (
+        (graded["usd"] > 0).all()
+        and (graded["input_tokens"] > 0).all()
+        and graded["error"].isna().all()
+    )
+    assert (graded["grader_model"] == "itemeval/judge").all() and graded[
+        "log_file"
+    ].str.startswith("logs/grade/").all()
+    assert (
+        graded["explanation"].str.contains("GRADE:").all()
+    )  # the grader's reply, as inspect reports it
     assert all((tmp_path / "studies" / "t" / f).is_file() for f in graded["log_file"])
-    line = next(c for c in result["conditions"] if c["slug"].startswith("scorer_model-graded-qa-"))
+    line = next(
+        c
+        for c in result["conditions"]
+        if c["slug"].startswith("scorer_model-graded-qa-")
+    )
     assert line["rows"] == 4 and line["usd"] == pytest.approx(graded["usd"].sum())
-    assert cli(capsys, "grade", str(path), "--yes")[1]["totals"]["rows"] == 0  # resumable
+    assert (
+        cli(capsys, "grade", str(path), "--yes")[1]["totals"]["rows"] == 0
+    )  # resumable
 
 
 def test_a_panel_of_graders_votes_and_every_call_is_paid(tmp_path, capsys):
-    panel = {"name": "model_graded_fact",
-             "params": {"model": ["itemeval/judge", "itemeval/judge-b", "itemeval/judge-c"], "reducer": "mode"}}
+    panel = {
+        "name": "model_graded_fact",
+        "params": {
+            "model": ["itemeval/judge", "itemeval/judge-b", "itemeval/judge-c"],
+            "reducer": "mode",
+        },
+    }
     single = {"name": "model_graded_fact", "params": {"model": "itemeval/judge"}}
     path = study(tmp_path, panel, single)
     cli(capsys, "generate", str(path), "--yes")
@@ -83,39 +113,65 @@ def test_a_panel_of_graders_votes_and_every_call_is_paid(tmp_path, capsys):
     assert len(panel_rows) == len(single_rows) == 4
     assert (panel_rows["score"] == single_rows.loc[panel_rows.index, "score"]).all()
     # three calls per panel grade: three times the tokens of one grader reading the same prompt
-    assert (panel_rows["input_tokens"] == 3 * single_rows.loc[panel_rows.index, "input_tokens"]).all()
+    assert (
+        panel_rows["input_tokens"]
+        == 3 * single_rows.loc[panel_rows.index, "input_tokens"]
+    ).all()
     assert (panel_rows["usd"] > single_rows.loc[panel_rows.index, "usd"]).all()
 
 
 def test_grader_selects_model_graded_conditions_by_name_or_model(tmp_path, capsys):
-    path = study(tmp_path, QA, facets__grader=["j"], graders={"j": {"model": "itemeval/judge"}},
-                 facets__rubric=["r"])
+    path = study(
+        tmp_path,
+        QA,
+        facets__grader=["j"],
+        graders={"j": {"model": "itemeval/judge"}},
+        facets__rubric=["r"],
+    )
     cli(capsys, "generate", str(path), "--yes")
-    code, result = cli(capsys, "grade", str(path), "--yes", "--grader", "model_graded_qa")
-    assert code == 0 and [c["slug"][:-5] for c in result["conditions"]] == ["scorer_model-graded-qa"]
+    code, result = cli(
+        capsys, "grade", str(path), "--yes", "--grader", "model_graded_qa"
+    )
+    assert code == 0 and [c["slug"][:-5] for c in result["conditions"]] == [
+        "scorer_model-graded-qa"
+    ]
     code, result = cli(capsys, "grade", str(path), "--yes", "--grader", "j")
     assert {c["slug"] for c in result["conditions"]} == {"j_r"}
     assert set(grades(tmp_path)["grade_kind"]) == {"model_graded", "judge"}
 
 
-def test_unparseable_grades_are_final_and_grader_errors_are_retried(tmp_path, capsys, monkeypatch):
-    path = study(tmp_path, QA, {"name": "model_graded_qa", "params": {"model": "itemeval/fail"}})
+def test_unparseable_grades_are_final_and_grader_errors_are_retried(
+    tmp_path, capsys, monkeypatch
+):
+    path = study(
+        tmp_path, QA, {"name": "model_graded_qa", "params": {"model": "itemeval/fail"}}
+    )
     cli(capsys, "generate", str(path), "--yes")
     monkeypatch.setenv("ITEMEVAL_JUDGE_MALFORMED_RATE", "1")
     cli(capsys, "grade", str(path), "--yes")
     table = grades(tmp_path)
     unparsed = table[table["grader_model"] == "itemeval/judge"]
     failed = table[table["grader_model"] == "itemeval/fail"]
-    assert (unparsed["parse_error"] == "unscored").all() and (~unparsed["parse_ok"]).all()
+    assert (unparsed["parse_error"] == "unscored").all() and (
+        ~unparsed["parse_ok"]
+    ).all()
     assert unparsed["score"].isna().all() and unparsed["error"].isna().all()
-    assert failed["error"].str.contains("injected failure").all() and failed["score"].isna().all()
+    assert (
+        failed["error"].str.contains("injected failure").all()
+        and failed["score"].isna().all()
+    )
     code, again = cli(capsys, "grade", str(path), "--yes")
     planned = {c["slug"]: c["planned"] for c in again["conditions"]}
-    assert sum(planned.values()) == 4  # only the errored grades run again; parse failures are final
+    assert (
+        sum(planned.values()) == 4
+    )  # only the errored grades run again; parse failures are final
 
 
 def test_the_spend_cap_holds_for_model_graded_panels(tmp_path, capsys):
-    panel = {"name": "model_graded_qa", "params": {"model": ["itemeval/judge", "itemeval/judge-b"], "max_tokens": 64}}
+    panel = {
+        "name": "model_graded_qa",
+        "params": {"model": ["itemeval/judge", "itemeval/judge-b"], "max_tokens": 64},
+    }
     path = study(tmp_path, panel)
     cli(capsys, "generate", str(path), "--yes")
     code, result = cli(capsys, "grade", str(path), "--yes", "--max-usd", "0.0001")
@@ -125,11 +181,18 @@ def test_the_spend_cap_holds_for_model_graded_panels(tmp_path, capsys):
 
 
 def test_the_estimate_counts_each_model_of_a_panel(tmp_path, capsys):
-    panel = {"name": "model_graded_qa", "params": {"model": ["itemeval/judge", "itemeval/judge-b"]}}
+    panel = {
+        "name": "model_graded_qa",
+        "params": {"model": ["itemeval/judge", "itemeval/judge-b"]},
+    }
     path = study(tmp_path, panel)
     cli(capsys, "generate", str(path), "--yes")
     code, estimate = cli(capsys, "estimate", str(path), "--stage", "grade")
-    line = next(c for c in estimate["conditions"] if c["slug"].startswith("scorer_model-graded-qa-"))
+    line = next(
+        c
+        for c in estimate["conditions"]
+        if c["slug"].startswith("scorer_model-graded-qa-")
+    )
     assert code == 0 and line["calls"] == 8 and line["usd_ceiling"] > 0
 
 
@@ -139,25 +202,38 @@ class GradingServer(OpenAIServer):
     def _completion(self, body: dict[str, Any]) -> dict[str, Any]:
         reply = super()._completion(body)
         if "GRADE: $LETTER" in self._last_user(body):
-            reply["choices"][0]["message"]["content"] = "The submission matches the criterion.\nGRADE: C"
+            reply["choices"][0]["message"]["content"] = (
+                "The submission matches the criterion.\nGRADE: C"
+            )
         return reply
 
 
-def test_a_real_provider_grades_through_the_openai_sdk_and_the_cache_repays_nothing(tmp_path, capsys, monkeypatch):
+def test_a_real_provider_grades_through_the_openai_sdk_and_the_cache_repays_nothing(
+    tmp_path, capsys, monkeypatch
+):
     from inspect_ai.model import _model
 
     with GradingServer() as server:
         for key, value in server.env().items():
             monkeypatch.setenv(key, value)
         _model._models.clear()
-        path = study(tmp_path, {"name": "model_graded_qa", "params": {"model": "openai-api/local/grader"}},
-                     budget={"pricing_path": "prices.json"})
-        (tmp_path / "prices.json").write_text(json.dumps({"models": {"openai-api/local/grader": {"input": 1, "output": 2}}}))
+        path = study(
+            tmp_path,
+            {"name": "model_graded_qa", "params": {"model": "openai-api/local/grader"}},
+            budget={"pricing_path": "prices.json"},
+        )
+        (tmp_path / "prices.json").write_text(
+            json.dumps(
+                {"models": {"openai-api/local/grader": {"input": 1, "output": 2}}}
+            )
+        )
         cli(capsys, "generate", str(path), "--yes")
         assert cli(capsys, "grade", str(path), "--yes")[0] == 0
         first = len(server.requests)
         table = by_scorer(tmp_path, "model_graded_qa")
-        (tmp_path / "studies" / "t" / "grades.parquet").unlink()  # lose the grades: the cache has the calls
+        (
+            tmp_path / "studies" / "t" / "grades.parquet"
+        ).unlink()  # lose the grades: the cache has the calls
         assert cli(capsys, "grade", str(path), "--yes")[0] == 0
         again = len(server.requests)
     _model._models.clear()

@@ -22,19 +22,31 @@ from itemeval import offline
 from itemeval.judge import parse_judge_reply, with_format_suffix
 
 REPO = Path(__file__).resolve().parent.parent
-ROWS = [json.loads(line) for line in (REPO / "configs/data/arith.jsonl").read_text().splitlines()]
+ROWS = [
+    json.loads(line)
+    for line in (REPO / "configs/data/arith.jsonl").read_text().splitlines()
+]
 PROMPT = "Solve the following problem.\n\nProblem:\n{q}\n\nEnd with a last line `ANSWER: <number>`."
 RUBRIC = "Problem: {q}\nReference answer: {target}\n\nCandidate solution:\n{solution}\n\nScore 1 if correct, else 0."
 SOLVERS = ["arith-good", "arith-fair", "arith-weak"]
 
 
 def dataset(rows=ROWS, template=PROMPT) -> MemoryDataset:
-    return MemoryDataset([Sample(id=r["qid"], input=template.format(q=r["question"]), target=r["answer"]) for r in rows])
+    return MemoryDataset(
+        [
+            Sample(
+                id=r["qid"], input=template.format(q=r["question"]), target=r["answer"]
+            )
+            for r in rows
+        ]
+    )
 
 
 def run(model: str, log_dir: Path, *, ds=None, epochs: int = 1, **kwargs):
     task = Task(dataset=ds or dataset(), solver=[generate()], name="offline")
-    return eval(task, model=model, epochs=epochs, log_dir=str(log_dir), display="none", **kwargs)[0]
+    return eval(
+        task, model=model, epochs=epochs, log_dir=str(log_dir), display="none", **kwargs
+    )[0]
 
 
 def final_answer(text: str) -> str:
@@ -42,7 +54,9 @@ def final_answer(text: str) -> str:
 
 
 def accuracy(log) -> float:
-    return sum(final_answer(s.output.completion) == s.target for s in log.samples) / len(log.samples)
+    return sum(
+        final_answer(s.output.completion) == s.target for s in log.samples
+    ) / len(log.samples)
 
 
 @pytest.fixture(scope="module")
@@ -50,12 +64,26 @@ def solver_logs(tmp_path_factory):
     """One eval of the three solver models, 24 items x 3 epochs at temperature 0.7."""
     log_dir = tmp_path_factory.mktemp("solver-logs")
     tasks = [
-        Task(dataset=dataset(), solver=[generate()], name=name, model=get_model(f"itemeval/{name}"))
+        Task(
+            dataset=dataset(),
+            solver=[generate()],
+            name=name,
+            model=get_model(f"itemeval/{name}"),
+        )
         for name in SOLVERS
     ]
-    with pytest.MonkeyPatch.context() as patch:  # module scope runs before the per-test cwd isolation
+    with (
+        pytest.MonkeyPatch.context() as patch
+    ):  # module scope runs before the per-test cwd isolation
         patch.chdir(log_dir)
-        logs = eval(tasks, epochs=3, temperature=0.7, max_tasks=3, log_dir=str(log_dir), display="none")
+        logs = eval(
+            tasks,
+            epochs=3,
+            temperature=0.7,
+            max_tasks=3,
+            log_dir=str(log_dir),
+            display="none",
+        )
     return {log.eval.task: log for log in logs}
 
 
@@ -97,7 +125,9 @@ def test_temperature_and_wording_move_the_rate():
     plain = "Compute: What is 17 * 23?"
     cold = offline.correct_probability("arith-fair", plain, problem, 0.0)
     hot = offline.correct_probability("arith-fair", plain, problem, 1.0)
-    cued = offline.correct_probability("arith-fair", "Think step by step. " + plain, problem, 0.0)
+    cued = offline.correct_probability(
+        "arith-fair", "Think step by step. " + plain, problem, 0.0
+    )
     assert hot == pytest.approx(cold - 0.06)
     assert cued > cold
 
@@ -107,7 +137,12 @@ def test_greedy_replications_repeat_and_sampled_ones_vary():
 
     def texts(temperature, seed=None):
         return [
-            {offline.solver_reply("arith-fair", p, temperature=temperature, epoch=e, seed=seed) for e in (1, 2, 3)}
+            {
+                offline.solver_reply(
+                    "arith-fair", p, temperature=temperature, epoch=e, seed=seed
+                )
+                for e in (1, 2, 3)
+            }
             for p in prompts
         ]
 
@@ -119,7 +154,12 @@ def test_greedy_replications_repeat_and_sampled_ones_vary():
 def test_wrong_answers_are_close_to_the_truth():
     prompt = PROMPT.format(q="What is 37 * 48 - 29 * 11?")
     answers = [
-        float(final_answer(offline.solver_reply("arith-weak", prompt, temperature=1.0, epoch=e))) for e in range(1, 40)
+        float(
+            final_answer(
+                offline.solver_reply("arith-weak", prompt, temperature=1.0, epoch=e)
+            )
+        )
+        for e in range(1, 40)
     ]
     assert 1457 in answers and any(a != 1457 for a in answers)
     assert all(abs(a - 1457) <= 10 for a in answers)
@@ -127,12 +167,20 @@ def test_wrong_answers_are_close_to_the_truth():
 
 def _rubric(target: str, final: str, i: int = 0) -> str:
     solution = f"Step 1: {i} + {i} = {2 * i}\nANSWER: {final}"
-    return with_format_suffix(RUBRIC.format(q=f"What is {i} + {i}?", target=target, solution=solution))
+    return with_format_suffix(
+        RUBRIC.format(q=f"What is {i} + {i}?", target=target, solution=solution)
+    )
 
 
 @pytest.mark.parametrize(
     ("target", "final", "score"),
-    [("42", "42", 1), ("42", "41", 0), ("1,000", "1000", 1), ("7.5", "7.50", 1), ("Paris", "paris", 1)],
+    [
+        ("42", "42", 1),
+        ("42", "41", 0),
+        ("1,000", "1000", 1),
+        ("7.5", "7.50", 1),
+        ("Paris", "paris", 1),
+    ],
 )
 def test_judge_scores_the_last_answer_against_the_reference(target, final, score):
     reply = offline.judge_reply("judge", _rubric(target, final), malformed_rate=0.0)
@@ -143,8 +191,18 @@ def test_judge_scores_the_last_answer_against_the_reference(target, final, score
 
 def test_judge_reads_the_builtin_rubric_and_scales_to_ten():
     rubric = (REPO / "itemeval/_builtin/rubrics/standard.md").read_text()
-    text = rubric.format(input="What is 6 * 7?", target="42", grading_scheme="", solution="6 * 7 = 42\nANSWER: 42")
-    assert parse_judge_reply(offline.judge_reply("judge", text, malformed_rate=0.0, scale=10)).score == 10
+    text = rubric.format(
+        input="What is 6 * 7?",
+        target="42",
+        grading_scheme="",
+        solution="6 * 7 = 42\nANSWER: 42",
+    )
+    assert (
+        parse_judge_reply(
+            offline.judge_reply("judge", text, malformed_rate=0.0, scale=10)
+        ).score
+        == 10
+    )
 
 
 def test_judge_without_a_reference_still_answers_deterministically():
@@ -155,12 +213,27 @@ def test_judge_without_a_reference_still_answers_deterministically():
 
 
 def test_judge_malformed_share_and_kinds():
-    replies = [offline.judge_reply("judge", _rubric(str(2 * i), str(2 * i), i), malformed_rate=0.3) for i in range(400)]
+    replies = [
+        offline.judge_reply(
+            "judge", _rubric(str(2 * i), str(2 * i), i), malformed_rate=0.3
+        )
+        for i in range(400)
+    ]
     errors = [parse_judge_reply(r).parse_error for r in replies]
     share = sum(e is not None for e in errors) / len(errors)
     assert 0.24 <= share <= 0.36
-    assert {e for e in errors if e} == {"no_json_object", "no_score_in_json", "score_not_numeric"}
-    assert all(parse_judge_reply(offline.judge_reply("judge", _rubric("1", "1", i), malformed_rate=0.0)).score == 1 for i in range(100))
+    assert {e for e in errors if e} == {
+        "no_json_object",
+        "no_score_in_json",
+        "score_not_numeric",
+    }
+    assert all(
+        parse_judge_reply(
+            offline.judge_reply("judge", _rubric("1", "1", i), malformed_rate=0.0)
+        ).score
+        == 1
+        for i in range(100)
+    )
 
 
 # --- real inspect runs ---------------------------------------------------------------------
@@ -193,8 +266,12 @@ def test_usage_and_answer_line_on_every_sample(solver_logs):
 
 
 def test_same_call_twice_gives_the_same_text(solver_logs, tmp_path):
-    again = run("itemeval/arith-fair", tmp_path, ds=dataset(ROWS[:8]), epochs=2, temperature=0.7)
-    first = {(s.id, s.epoch): s.output.completion for s in solver_logs["arith-fair"].samples}
+    again = run(
+        "itemeval/arith-fair", tmp_path, ds=dataset(ROWS[:8]), epochs=2, temperature=0.7
+    )
+    first = {
+        (s.id, s.epoch): s.output.completion for s in solver_logs["arith-fair"].samples
+    }
     assert all(first[(s.id, s.epoch)] == s.output.completion for s in again.samples)
 
 
@@ -206,7 +283,12 @@ def test_max_tokens_truncates(tmp_path):
 
 
 def test_judge_through_inspect(tmp_path):
-    ds = MemoryDataset([Sample(id=f"j{i}", input=_rubric(str(i), str(i if i % 2 else i + 1), i)) for i in range(6)])
+    ds = MemoryDataset(
+        [
+            Sample(id=f"j{i}", input=_rubric(str(i), str(i if i % 2 else i + 1), i))
+            for i in range(6)
+        ]
+    )
     log = run("itemeval/judge", tmp_path, ds=ds, model_args={"malformed_rate": 0.0})
     scores = {s.id: parse_judge_reply(s.output.completion).score for s in log.samples}
     assert scores == {f"j{i}": float(i % 2) for i in range(6)}
@@ -214,7 +296,9 @@ def test_judge_through_inspect(tmp_path):
 
 def test_echo_and_fail(tmp_path, monkeypatch):
     echo = run("itemeval/echo", tmp_path, ds=dataset(ROWS[:2]))
-    assert [s.output.completion for s in echo.samples] == [s.input for s in echo.samples]
+    assert [s.output.completion for s in echo.samples] == [
+        s.input for s in echo.samples
+    ]
     failed = run("itemeval/fail", tmp_path, ds=dataset(ROWS[:2]), fail_on_error=False)
     assert all("injected failure" in s.error.message for s in failed.samples)
     monkeypatch.setenv("ITEMEVAL_OFFLINE_FAIL_RATE", "0.5")
@@ -234,7 +318,9 @@ def test_bad_names_and_args_are_refused():
 def test_latency_model_arg_delays_each_call():
     model = get_model("itemeval/arith-good", latency=0.3)
     started = time.perf_counter()
-    output = asyncio.run(model.generate("What is 2 + 2?", config=GenerateConfig(temperature=0)))
+    output = asyncio.run(
+        model.generate("What is 2 + 2?", config=GenerateConfig(temperature=0))
+    )
     assert time.perf_counter() - started >= 0.3
     assert final_answer(output.completion) == "4"
 
@@ -247,6 +333,12 @@ def test_resolved_by_entry_point_in_a_fresh_process(tmp_path):
         "out = asyncio.run(get_model('itemeval/arith-good').generate('What is 6 * 7?'))\n"
         "print(out.completion.splitlines()[-1], out.usage.output_tokens > 0)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert re.fullmatch(r"ANSWER: \d+ True", done.stdout.strip().splitlines()[-1])

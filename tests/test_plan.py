@@ -10,16 +10,23 @@ from itemeval import plan
 
 def solutions(*rows: tuple) -> pd.DataFrame:
     """Stored solutions state rows: (condition_id, item_id, epoch, error, blank, stop_reason, usd, solution_hash)."""
-    return pd.DataFrame(rows, columns=plan.GENERATE_STATE_COLUMNS).astype({"epoch": "int64"})
+    return pd.DataFrame(rows, columns=plan.GENERATE_STATE_COLUMNS).astype(
+        {"epoch": "int64"}
+    )
 
 
 def grades(*rows: tuple) -> pd.DataFrame:
     """Stored grade state rows: (grade_condition_id, gen_condition_id, item_id, epoch, solution_hash, error, parse_ok, usd)."""
-    return pd.DataFrame(rows, columns=plan.GRADE_STATE_COLUMNS).astype({"epoch": "int64"})
+    return pd.DataFrame(rows, columns=plan.GRADE_STATE_COLUMNS).astype(
+        {"epoch": "int64"}
+    )
 
 
 def cells(frame: pd.DataFrame) -> list[tuple[str, str, int]]:
-    return [(c, i, int(e)) for c, i, e in zip(frame["condition_id"], frame["item_id"], frame["epoch"])]
+    return [
+        (c, i, int(e))
+        for c, i, e in zip(frame["condition_id"], frame["item_id"], frame["epoch"])
+    ]
 
 
 # ---- generate ---------------------------------------------------------------------------------------------
@@ -27,8 +34,16 @@ def cells(frame: pd.DataFrame) -> list[tuple[str, str, int]]:
 
 def test_grid_cells_order_conditions_then_items_then_epochs():
     grid = plan.grid_cells(["c1", "c2"], ["a", "b"], 2)
-    assert cells(grid) == [("c1", "a", 1), ("c1", "a", 2), ("c1", "b", 1), ("c1", "b", 2),
-                           ("c2", "a", 1), ("c2", "a", 2), ("c2", "b", 1), ("c2", "b", 2)]
+    assert cells(grid) == [
+        ("c1", "a", 1),
+        ("c1", "a", 2),
+        ("c1", "b", 1),
+        ("c1", "b", 2),
+        ("c2", "a", 1),
+        ("c2", "a", 2),
+        ("c2", "b", 1),
+        ("c2", "b", 2),
+    ]
     assert grid["epoch"].dtype == "int64"
     assert plan.grid_cells([], ["a"], 3).empty
 
@@ -53,7 +68,9 @@ GRID = plan.grid_cells(["c"], ["done", "missing", "error", "blank", "trunc"], 1)
         ("rerun", True, ["done", "missing", "error", "blank", "trunc"]),
     ],
 )
-def test_plan_generate_runs_missing_errored_and_blank_only_to_rerun(on_empty, force, expected):
+def test_plan_generate_runs_missing_errored_and_blank_only_to_rerun(
+    on_empty, force, expected
+):
     merged = plan.attach_solutions(GRID, STORED)
     todo = plan.plan_generate(merged, on_empty=on_empty, force=force)
     assert list(todo.columns) == plan.CELL
@@ -61,31 +78,55 @@ def test_plan_generate_runs_missing_errored_and_blank_only_to_rerun(on_empty, fo
 
 
 def test_plan_generate_is_cell_granular_across_replications():
-    stored = solutions(("c", "a", 1, None, False, "stop", 0.0, "h1"), ("c", "a", 3, None, False, "stop", 0.0, "h3"))
+    stored = solutions(
+        ("c", "a", 1, None, False, "stop", 0.0, "h1"),
+        ("c", "a", 3, None, False, "stop", 0.0, "h3"),
+    )
     merged = plan.attach_solutions(plan.grid_cells(["c"], ["a"], 3), stored)
-    assert cells(plan.plan_generate(merged, on_empty="skip", force=False)) == [("c", "a", 2)]
+    assert cells(plan.plan_generate(merged, on_empty="skip", force=False)) == [
+        ("c", "a", 2)
+    ]
 
 
 def test_rows_of_other_conditions_or_items_do_not_count():
-    stored = solutions(("other", "a", 1, None, False, "stop", 0.0, "h"), ("c", "zz", 1, None, False, "stop", 0.0, "h"))
+    stored = solutions(
+        ("other", "a", 1, None, False, "stop", 0.0, "h"),
+        ("c", "zz", 1, None, False, "stop", 0.0, "h"),
+    )
     merged = plan.attach_solutions(plan.grid_cells(["c"], ["a"], 1), stored)
     assert len(merged) == 1 and not merged["stored"].any()
-    assert cells(plan.plan_generate(merged, on_empty="skip", force=False)) == [("c", "a", 1)]
+    assert cells(plan.plan_generate(merged, on_empty="skip", force=False)) == [
+        ("c", "a", 1)
+    ]
 
 
 @pytest.mark.parametrize(
     ("on_empty", "done", "missing"),
-    [("skip", 3, 1), ("grade", 3, 1), ("rerun", 2, 2)],  # a blank cell to rerun is not done yet
+    [
+        ("skip", 3, 1),
+        ("grade", 3, 1),
+        ("rerun", 2, 2),
+    ],  # a blank cell to rerun is not done yet
 )
 def test_generate_counts(on_empty, done, missing):
-    counts = plan.generate_counts(plan.attach_solutions(GRID, STORED), on_empty).loc["c"]
-    assert counts["cells"] == 5 and counts["done"] == done and counts["missing"] == missing
+    counts = plan.generate_counts(plan.attach_solutions(GRID, STORED), on_empty).loc[
+        "c"
+    ]
+    assert (
+        counts["cells"] == 5 and counts["done"] == done and counts["missing"] == missing
+    )
     assert counts["errors"] == 1 and counts["empty"] == 1 and counts["truncated"] == 1
     assert counts["usd"] == pytest.approx(0.031)
 
 
-@pytest.mark.parametrize(("on_empty", "expected"), [("skip", ["done", "trunc"]), ("rerun", ["done", "trunc"]),
-                                                     ("grade", ["done", "blank", "trunc"])])
+@pytest.mark.parametrize(
+    ("on_empty", "expected"),
+    [
+        ("skip", ["done", "trunc"]),
+        ("rerun", ["done", "trunc"]),
+        ("grade", ["done", "blank", "trunc"]),
+    ],
+)
 def test_gradable_never_includes_errors_and_blanks_follow_on_empty(on_empty, expected):
     ok = plan.gradable(plan.attach_solutions(GRID, STORED), on_empty)
     assert list(ok["item_id"]) == expected
@@ -94,43 +135,78 @@ def test_gradable_never_includes_errors_and_blanks_follow_on_empty(on_empty, exp
 
 # ---- grade ------------------------------------------------------------------------------------------------
 
-GRADABLE = pd.DataFrame({
-    "condition_id": ["c"] * 5,
-    "item_id": ["done", "parse", "stale", "error", "pending"],
-    "epoch": [1] * 5,
-    "solution_hash": ["h1", "h2", "h3-new", "h4", "h5"],
-}).astype({"epoch": "int64"})
+GRADABLE = pd.DataFrame(
+    {
+        "condition_id": ["c"] * 5,
+        "item_id": ["done", "parse", "stale", "error", "pending"],
+        "epoch": [1] * 5,
+        "solution_hash": ["h1", "h2", "h3-new", "h4", "h5"],
+    }
+).astype({"epoch": "int64"})
 GRADES = grades(
     ("g", "c", "done", 1, "h1", None, True, 0.01),
     ("g", "c", "parse", 1, "h2", None, False, 0.02),
     ("g", "c", "stale", 1, "h3-old", None, True, 0.03),
     ("g", "c", "error", 1, None, "judge HTTP 500", None, 0.0),
-    ("other", "c", "pending", 1, "h5", None, True, 0.5),  # another grade condition's row
+    (
+        "other",
+        "c",
+        "pending",
+        1,
+        "h5",
+        None,
+        True,
+        0.5,
+    ),  # another grade condition's row
 )
 
 
 def states(frame: pd.DataFrame) -> dict[tuple[str, str], str]:
-    return {(g, i): s for g, i, s in zip(frame["grade_condition_id"], frame["item_id"], frame["state"])}
+    return {
+        (g, i): s
+        for g, i, s in zip(
+            frame["grade_condition_id"], frame["item_id"], frame["state"]
+        )
+    }
 
 
 def test_grade_state_of_every_kind():
     state = plan.grade_state(GRADABLE, GRADES, ["g"])
-    assert states(state) == {("g", "done"): "done", ("g", "parse"): "parse_failed", ("g", "stale"): "stale",
-                             ("g", "error"): "error", ("g", "pending"): "pending"}
-    assert list(state["solution_hash"]) == list(GRADABLE["solution_hash"])  # the current text's hash
+    assert states(state) == {
+        ("g", "done"): "done",
+        ("g", "parse"): "parse_failed",
+        ("g", "stale"): "stale",
+        ("g", "error"): "error",
+        ("g", "pending"): "pending",
+    }
+    assert list(state["solution_hash"]) == list(
+        GRADABLE["solution_hash"]
+    )  # the current text's hash
 
 
 def test_plan_grade_keeps_parse_failures_final_retries_errors_and_regrades_stale():
     state = plan.grade_state(GRADABLE, GRADES, ["g"])
-    assert list(plan.plan_grade(state, force=False)["item_id"]) == ["stale", "error", "pending"]
-    assert list(plan.plan_grade(state, force=True)["item_id"]) == ["done", "parse", "stale", "error", "pending"]
+    assert list(plan.plan_grade(state, force=False)["item_id"]) == [
+        "stale",
+        "error",
+        "pending",
+    ]
+    assert list(plan.plan_grade(state, force=True)["item_id"]) == [
+        "done",
+        "parse",
+        "stale",
+        "error",
+        "pending",
+    ]
 
 
 def test_grade_state_crosses_every_condition_with_every_solution():
     state = plan.grade_state(GRADABLE, GRADES, ["g", "other"])
     assert len(state) == 10
     assert states(state)[("other", "pending")] == "done"
-    assert {s for (g, _), s in states(state).items() if g == "other" and _ != "pending"} == {"pending"}
+    assert {
+        s for (g, _), s in states(state).items() if g == "other" and _ != "pending"
+    } == {"pending"}
 
 
 def test_an_error_row_for_an_old_text_is_still_an_error_to_retry():
@@ -143,7 +219,10 @@ def test_an_error_row_for_an_old_text_is_still_an_error_to_retry():
 def test_grade_state_with_nothing_stored():
     empty = grades()
     state = plan.grade_state(GRADABLE, empty, ["g"])
-    assert set(state["state"]) == {"pending"} and len(plan.plan_grade(state, force=False)) == 5
+    assert (
+        set(state["state"]) == {"pending"}
+        and len(plan.plan_grade(state, force=False)) == 5
+    )
     none = plan.grade_state(GRADABLE.iloc[:0], GRADES, ["g"])
     assert none.empty and plan.plan_grade(none, force=False).empty
 
@@ -151,7 +230,14 @@ def test_grade_state_with_nothing_stored():
 def test_grade_counts():
     counts = plan.grade_counts(plan.grade_state(GRADABLE, GRADES, ["g", "other"]))
     g = counts.loc["g"]
-    assert (g["solutions"], g["done"], g["parse_failed"], g["stale"], g["errors"], g["pending"]) == (5, 2, 1, 1, 1, 1)
+    assert (
+        g["solutions"],
+        g["done"],
+        g["parse_failed"],
+        g["stale"],
+        g["errors"],
+        g["pending"],
+    ) == (5, 2, 1, 1, 1, 1)
     assert g["usd"] == pytest.approx(0.06)
     other = counts.loc["other"]
     assert (other["solutions"], other["done"], other["pending"]) == (5, 1, 4)
@@ -159,16 +245,27 @@ def test_grade_counts():
 
 
 def test_spend_of_an_unpriced_model_is_unknown_not_zero():
-    stored = solutions(("c", "a", 1, None, False, "stop", None, "h"), ("d", "a", 1, None, False, "stop", 0.5, "h"))
-    counts = plan.generate_counts(plan.attach_solutions(plan.grid_cells(["c", "d", "e"], ["a", "b"], 1), stored), "skip")
+    stored = solutions(
+        ("c", "a", 1, None, False, "stop", None, "h"),
+        ("d", "a", 1, None, False, "stop", 0.5, "h"),
+    )
+    counts = plan.generate_counts(
+        plan.attach_solutions(plan.grid_cells(["c", "d", "e"], ["a", "b"], 1), stored),
+        "skip",
+    )
     assert pd.isna(counts.loc["c", "usd"])  # its stored row has no price
-    assert counts.loc["d", "usd"] == 0.5 and counts.loc["e", "usd"] == 0.0  # nothing stored yet costs nothing
+    assert (
+        counts.loc["d", "usd"] == 0.5 and counts.loc["e", "usd"] == 0.0
+    )  # nothing stored yet costs nothing
     assert "unpriced" not in counts.columns
 
     graded = grades(("g", "c", "done", 1, "h1", None, True, None))
     state = plan.grade_state(GRADABLE, graded, ["g", "other"])
     grade_counts = plan.grade_counts(state)
-    assert pd.isna(grade_counts.loc["g", "usd"]) and grade_counts.loc["other", "usd"] == 0.0
+    assert (
+        pd.isna(grade_counts.loc["g", "usd"])
+        and grade_counts.loc["other", "usd"] == 0.0
+    )
 
 
 # ---- eval batches ---------------------------------------------------------------------------------------------
@@ -177,8 +274,14 @@ def test_spend_of_an_unpriced_model_is_unknown_not_zero():
 def spec(name: str, cells: int):
     from itemeval.records import TaskSpec
 
-    return TaskSpec(name=name, model="m", config={}, cells=[f"{name}{i}" for i in range(cells)], cache_scope=None,
-                    metadata={})
+    return TaskSpec(
+        name=name,
+        model="m",
+        config={},
+        cells=[f"{name}{i}" for i in range(cells)],
+        cache_scope=None,
+        metadata={},
+    )
 
 
 @pytest.mark.parametrize(
@@ -196,7 +299,13 @@ def test_eval_batches_take_a_slice_of_every_condition(sizes, max_cells, expected
     batches = plan.eval_batches([spec(name, n) for name, n in sizes.items()], max_cells)
     assert [{s.name: len(s.cells) for s in batch} for batch in batches] == expected
     for name, n in sizes.items():  # every cell exactly once, in order
-        ran = [cell for batch in batches for s in batch if s.name == name for cell in s.cells]
+        ran = [
+            cell
+            for batch in batches
+            for s in batch
+            if s.name == name
+            for cell in s.cells
+        ]
         assert ran == [f"{name}{i}" for i in range(n)]
 
 
@@ -206,20 +315,49 @@ def test_eval_batches_take_a_slice_of_every_condition(sizes, max_cells, expected
         # one condition: two tasks at a time, so one starts while the other finishes its slowest call
         ({"a": 10}, 100, 10, [(2, [("a", 5), ("a", 5)])]),
         # conditions take turns, so every one keeps running while its earlier task drains
-        ({"a": 6, "b": 3}, 100, 4, [(2, [("a", 2), ("b", 2), ("a", 2), ("b", 1), ("a", 2)])]),
+        (
+            {"a": 6, "b": 3},
+            100,
+            4,
+            [(2, [("a", 2), ("b", 2), ("a", 2), ("b", 1), ("a", 2)])],
+        ),
         # two evals of about 6 cells, each fed as tasks of 2
         ({"a": 6, "b": 6}, 6, 4, [(2, [("a", 2), ("b", 2), ("a", 1), ("b", 1)])] * 2),
         # more conditions than tasks may run at once: at most 32, each task at least one cell
-        ({f"c{i}": 2 for i in range(40)}, 1000, 16, [(32, [(f"c{i}", 1) for i in range(40)] * 2)]),
+        (
+            {f"c{i}": 2 for i in range(40)},
+            1000,
+            16,
+            [(32, [(f"c{i}", 1) for i in range(40)] * 2)],
+        ),
         ({"a": 0}, 100, 10, []),
         # the default sizes: 3 conditions of 3,000 in two evals of 4,500, tasks of 200
-        ({"a": 3000, "b": 3000, "c": 3000}, 6000, 600,
-         [(3, [(n, 200) for _ in range(7) for n in "abc"] + [(n, 100) for n in "abc"])] * 2),
+        (
+            {"a": 3000, "b": 3000, "c": 3000},
+            6000,
+            600,
+            [
+                (
+                    3,
+                    [(n, 200) for _ in range(7) for n in "abc"]
+                    + [(n, 100) for n in "abc"],
+                )
+            ]
+            * 2,
+        ),
     ],
 )
-def test_eval_windows_feed_every_condition_in_turns(sizes, per_eval, in_flight_cells, expected):
-    windows = plan.eval_windows([spec(name, n) for name, n in sizes.items()], per_eval, in_flight_cells)
-    assert [(w.in_flight, [(t.name, len(t.cells)) for t in w.tasks]) for w in windows] == expected
+def test_eval_windows_feed_every_condition_in_turns(
+    sizes, per_eval, in_flight_cells, expected
+):
+    windows = plan.eval_windows(
+        [spec(name, n) for name, n in sizes.items()], per_eval, in_flight_cells
+    )
+    assert [
+        (w.in_flight, [(t.name, len(t.cells)) for t in w.tasks]) for w in windows
+    ] == expected
     for name, n in sizes.items():  # every cell exactly once, in order
-        ran = [cell for w in windows for t in w.tasks if t.name == name for cell in t.cells]
+        ran = [
+            cell for w in windows for t in w.tasks if t.name == name for cell in t.cells
+        ]
         assert ran == [f"{name}{i}" for i in range(n)]

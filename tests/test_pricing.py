@@ -8,7 +8,13 @@ import math
 import pytest
 
 from itemeval.errors import ConfigError
-from itemeval.pricing import Price, PriceTable, load_prices, normalise_model_id, packaged_prices
+from itemeval.pricing import (
+    Price,
+    PriceTable,
+    load_prices,
+    normalise_model_id,
+    packaged_prices,
+)
 
 
 @pytest.mark.parametrize(
@@ -47,7 +53,12 @@ def test_packaged_table_says_where_its_prices_come_from():
     table = packaged_prices()
     assert table.date == "2025-10-01" and "openai.com/api/pricing" in table.source
     demo = {m for m, p in table.prices.items() if p.demo}
-    assert demo == {"itemeval/arith-good", "itemeval/arith-fair", "itemeval/arith-weak", "itemeval/judge"}
+    assert demo == {
+        "itemeval/arith-good",
+        "itemeval/arith-fair",
+        "itemeval/arith-weak",
+        "itemeval/judge",
+    }
     assert all(m == normalise_model_id(m) for m in table.prices)
 
 
@@ -56,9 +67,21 @@ def test_packaged_table_says_where_its_prices_come_from():
     [
         (Price(input=1.0, output=4.0), (1_000_000, 0), 1.0),
         (Price(input=1.0, output=4.0), (500_000, 250_000), 1.5),
-        (Price(input=2.0, output=8.0, cache_read=0.5), (1000, 1000, 4000), (2000 + 8000 + 2000) / 1e6),
-        (Price(input=3.0, output=15.0, cache_read=0.3, cache_write=3.75), (100, 10, 1000, 2000), (300 + 150 + 300 + 7500) / 1e6),
-        (Price(input=2.0, output=8.0), (0, 0, 1000, 1000), 4000 / 1e6),  # no cache rates: the input rate
+        (
+            Price(input=2.0, output=8.0, cache_read=0.5),
+            (1000, 1000, 4000),
+            (2000 + 8000 + 2000) / 1e6,
+        ),
+        (
+            Price(input=3.0, output=15.0, cache_read=0.3, cache_write=3.75),
+            (100, 10, 1000, 2000),
+            (300 + 150 + 300 + 7500) / 1e6,
+        ),
+        (
+            Price(input=2.0, output=8.0),
+            (0, 0, 1000, 1000),
+            4000 / 1e6,
+        ),  # no cache rates: the input rate
         (Price(input=0.5, output=1.5), (0, 0), 0.0),
     ],
 )
@@ -82,14 +105,20 @@ def test_override_replaces_and_adds_models(tmp_path):
             {
                 "date": "2030-01-01",
                 "models": {
-                    "openai/gpt-4.1-mini": {"input": 0.2, "output": 0.8, "cache_read": 0.05},
+                    "openai/gpt-4.1-mini": {
+                        "input": 0.2,
+                        "output": 0.8,
+                        "cache_read": 0.05,
+                    },
                     "OpenAI-API/Local/My-Model": {"input": 0.0, "output": 0.0},
                 },
             }
         )
     )
     table = load_prices(path)
-    assert table.lookup("openai/gpt-4.1-mini") == Price(input=0.2, output=0.8, cache_read=0.05)
+    assert table.lookup("openai/gpt-4.1-mini") == Price(
+        input=0.2, output=0.8, cache_read=0.05
+    )
     assert table.lookup("openai-api/local/my-model") == Price(input=0.0, output=0.0)
     assert table.lookup("openai/gpt-4o") == packaged_prices().lookup("openai/gpt-4o")
     assert str(path) in table.source and "2030-01-01" in table.source
@@ -101,9 +130,18 @@ def test_override_replaces_and_adds_models(tmp_path):
         ("{not json", "not valid JSON (line 1, column 2"),
         ('{"prices": {}}', "models: Field required"),
         ('{"models": {"a/b": {"input": 1}}}', "models.a/b.output: Field required"),
-        ('{"models": {"a/b": {"input": -1, "output": 1}}}', "models.a/b.input: Input should be greater than or equal to 0"),
-        ('{"models": {"a/b": {"input": "cheap", "output": 1}}}', "models.a/b.input: Input should be a valid number"),
-        ('{"models": {"a/b": {"input": 1, "output": 1, "cache_reed": 0.1}}}', "models.a/b.cache_reed: Extra inputs"),
+        (
+            '{"models": {"a/b": {"input": -1, "output": 1}}}',
+            "models.a/b.input: Input should be greater than or equal to 0",
+        ),
+        (
+            '{"models": {"a/b": {"input": "cheap", "output": 1}}}',
+            "models.a/b.input: Input should be a valid number",
+        ),
+        (
+            '{"models": {"a/b": {"input": 1, "output": 1, "cache_reed": 0.1}}}',
+            "models.a/b.cache_reed: Extra inputs",
+        ),
         ('{"models": []}', "models: Input should be a valid dictionary"),
     ],
 )

@@ -7,7 +7,14 @@ import hashlib
 import pytest
 
 from itemeval.errors import ConfigError
-from itemeval.prompts import RUBRIC_FIELDS, builtin_names, check_template, load_template, placeholders, render
+from itemeval.prompts import (
+    RUBRIC_FIELDS,
+    builtin_names,
+    check_template,
+    load_template,
+    placeholders,
+    render,
+)
 
 
 def test_packaged_templates_exist():

@@ -14,16 +14,28 @@ import pytest
 from itemeval.cli import main
 from tests.helpers import base_config, write_study
 
-ROWS = [{"qid": f"q{i}", "question": f"What is {i} + {i * 2}?", "answer": str(i * 3),
-         "difficulty": ["easy", "hard"][i % 2]} for i in range(1, 9)]
+ROWS = [
+    {
+        "qid": f"q{i}",
+        "question": f"What is {i} + {i * 2}?",
+        "answer": str(i * 3),
+        "difficulty": ["easy", "hard"][i % 2],
+    }
+    for i in range(1, 9)
+]
 
 
 @pytest.fixture
 def report(tmp_path, capsys) -> tuple[Path, dict]:
-    config = base_config(**{
-        "solvers__models": ["itemeval/arith-good", "itemeval/arith-weak"], "facets__replications": 2,
-        "facets__grader": ["j"], "facets__rubric": ["r"], "graders": {"j": {"model": "itemeval/judge"}},
-    })
+    config = base_config(
+        **{
+            "solvers__models": ["itemeval/arith-good", "itemeval/arith-weak"],
+            "facets__replications": 2,
+            "facets__grader": ["j"],
+            "facets__rubric": ["r"],
+            "graders": {"j": {"model": "itemeval/judge"}},
+        }
+    )
     path = write_study(tmp_path, config, rows=ROWS)
     assert main(["generate", str(path), "--yes", "--display", "none"]) == 0
     assert main(["grade", str(path), "--yes", "--display", "none"]) == 0
@@ -35,15 +47,38 @@ def report(tmp_path, capsys) -> tuple[Path, dict]:
 def test_the_report_is_one_self_contained_file_with_every_section(report):
     _, written = report
     page = Path(written["path"])
-    assert page.parent.name == "reports" and page.name.startswith("t-") and page.suffix == ".html"
-    assert written["sections"] == ["grid", "results", "forest", "marginals", "differences", "agreement",
-                                   "difficulty", "problems", "logs"]
+    assert (
+        page.parent.name == "reports"
+        and page.name.startswith("t-")
+        and page.suffix == ".html"
+    )
+    assert written["sections"] == [
+        "grid",
+        "results",
+        "forest",
+        "marginals",
+        "differences",
+        "agreement",
+        "difficulty",
+        "problems",
+        "logs",
+    ]
     text = page.read_text(encoding="utf-8")
-    assert "<script" not in text and "<link" not in text and "@import" not in text and "@font-face" not in text
+    assert (
+        "<script" not in text
+        and "<link" not in text
+        and "@import" not in text
+        and "@font-face" not in text
+    )
     addresses = set(re.findall(r"https?://[^\s\"'<>)]+", text))
-    assert addresses <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}, addresses  # namespaces
+    assert addresses <= {
+        "http://www.w3.org/2000/svg",
+        "http://www.w3.org/1999/xlink",
+    }, addresses  # namespaces
     assert text.count("<svg") >= 5 and "inspect view --log-dir" in text
-    assert "arith-good_p_default" in text and "scorer_numeric" in text and "95% CI" in text
+    assert (
+        "arith-good_p_default" in text and "scorer_numeric" in text and "95% CI" in text
+    )
 
 
 def test_out_puts_the_report_where_asked(tmp_path, report, capsys):
@@ -53,19 +88,38 @@ def test_out_puts_the_report_where_asked(tmp_path, report, capsys):
     assert target.is_file() and str(target) in capsys.readouterr().err
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium (apt-get install -y chromium)")
+@pytest.mark.skipif(
+    shutil.which("chromium") is None,
+    reason="needs Debian's chromium (apt-get install -y chromium)",
+)
 def test_the_report_renders_in_headless_chromium(report, tmp_path):
     import matplotlib.image
 
     _, written = report
     shot = tmp_path / "shot.png"
     run = subprocess.run(
-        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--enable-logging=stderr",
-         "--v=0", "--window-size=1200,2400", f"--screenshot={shot}", Path(written["path"]).as_uri()],
-        capture_output=True, text=True, timeout=180,
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1200,2400",
+            f"--screenshot={shot}",
+            Path(written["path"]).as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert run.returncode == 0 and shot.is_file(), run.stderr[-2000:]
-    assert not [line for line in run.stderr.splitlines() if "CONSOLE" in line], run.stderr[-2000:]
+    assert not [line for line in run.stderr.splitlines() if "CONSOLE" in line], (
+        run.stderr[-2000:]
+    )
     pixels = matplotlib.image.imread(shot)
     assert pixels.std() > 0.05  # text, tables and plots, not a blank page
-    assert (pixels[..., :3].mean(axis=2) < 0.5).mean() > 0.005  # some dark ink on the page
+    assert (
+        pixels[..., :3].mean(axis=2) < 0.5
+    ).mean() > 0.005  # some dark ink on the page

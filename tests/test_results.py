@@ -20,8 +20,15 @@ from itemeval import console
 from itemeval.cli import main
 from tests.helpers import base_config, write_study
 
-ROWS = [{"qid": f"q{i}", "question": f"What is {i} + {i * 3}?", "answer": str(i * 4),
-         "difficulty": ["easy", "medium", "hard"][i % 3]} for i in range(1, 13)]
+ROWS = [
+    {
+        "qid": f"q{i}",
+        "question": f"What is {i} + {i * 3}?",
+        "answer": str(i * 4),
+        "difficulty": ["easy", "medium", "hard"][i % 3],
+    }
+    for i in range(1, 13)
+]
 
 
 def cli(capsys, *args: str) -> tuple[int, dict | None]:
@@ -35,11 +42,21 @@ def cli(capsys, *args: str) -> tuple[int, dict | None]:
 def study(tmp_path_factory) -> Path:
     """Two solver models × 2 replications × 12 items, graded by numeric and by the offline judge."""
     root = tmp_path_factory.mktemp("results")
-    config = base_config(**{
-        "solvers__models": ["itemeval/arith-good", "itemeval/arith-weak"], "facets__replications": 2,
-        "facets__grader": ["j"], "facets__rubric": ["r"], "graders": {"j": {"model": "itemeval/judge"}},
-    })
-    path = write_study(root, config, rows=ROWS, rubric="Q: {input}\nRef: {target}\nA: {solution}\nScore 1 if right.")
+    config = base_config(
+        **{
+            "solvers__models": ["itemeval/arith-good", "itemeval/arith-weak"],
+            "facets__replications": 2,
+            "facets__grader": ["j"],
+            "facets__rubric": ["r"],
+            "graders": {"j": {"model": "itemeval/judge"}},
+        }
+    )
+    path = write_study(
+        root,
+        config,
+        rows=ROWS,
+        rubric="Q: {input}\nRef: {target}\nA: {solution}\nScore 1 if right.",
+    )
     base = ["-C", str(root)]  # the module's study outlives each test's working dir
     assert main(["generate", str(path), "--yes", "--display", "none", *base]) == 0
     assert main(["grade", str(path), "--yes", "--display", "none", *base]) == 0
@@ -48,14 +65,25 @@ def study(tmp_path_factory) -> Path:
 
 
 def export(study: Path) -> pd.DataFrame:
-    table = pd.read_parquet(study.parent / "studies" / "t" / "export" / "grades_long.parquet")
-    current = table[~table["stale"] & table["grade_error"].isna() & table["parse_ok"].fillna(False) & table["in_grid"]]
+    table = pd.read_parquet(
+        study.parent / "studies" / "t" / "export" / "grades_long.parquet"
+    )
+    current = table[
+        ~table["stale"]
+        & table["grade_error"].isna()
+        & table["parse_ok"].fillna(False)
+        & table["in_grid"]
+    ]
     return current
 
 
 def item_means(study: Path) -> pd.Series:
     """The README's recipe: replications reduced per item, then one mean per cell."""
-    return export(study).groupby(["gen_condition_id", "grade_condition_id", "item_id"])["score"].mean()
+    return (
+        export(study)
+        .groupby(["gen_condition_id", "grade_condition_id", "item_id"])["score"]
+        .mean()
+    )
 
 
 def test_cells_are_the_item_means_of_the_export_with_t_intervals(study, capsys):
@@ -63,59 +91,123 @@ def test_cells_are_the_item_means_of_the_export_with_t_intervals(study, capsys):
     assert code == 0 and len(data["cells"]) == 4
     means = item_means(study)
     for cell in data["cells"]:
-        scores = means.loc[(cell["gen_condition_id"], cell["grade_condition_id"])].to_numpy()
-        assert cell["items"] == len(scores) and math.isclose(cell["mean"], scores.mean(), abs_tol=1e-12)
+        scores = means.loc[
+            (cell["gen_condition_id"], cell["grade_condition_id"])
+        ].to_numpy()
+        assert cell["items"] == len(scores) and math.isclose(
+            cell["mean"], scores.mean(), abs_tol=1e-12
+        )
         if scores.std() > 0:
-            low, high = sps.t.interval(0.95, len(scores) - 1, loc=scores.mean(), scale=sps.sem(scores))
-            assert math.isclose(cell["ci_low"], low, abs_tol=1e-9) and math.isclose(cell["ci_high"], high, abs_tol=1e-9)
+            low, high = sps.t.interval(
+                0.95, len(scores) - 1, loc=scores.mean(), scale=sps.sem(scores)
+            )
+            assert math.isclose(cell["ci_low"], low, abs_tol=1e-9) and math.isclose(
+                cell["ci_high"], high, abs_tol=1e-9
+            )
         graded = export(study)
-        in_cell = graded[(graded["gen_condition_id"] == cell["gen_condition_id"])
-                         & (graded["grade_condition_id"] == cell["grade_condition_id"])]
-        assert cell["grades"] == len(in_cell) and cell["pending"] == 0 and cell["errors"] == 0
+        in_cell = graded[
+            (graded["gen_condition_id"] == cell["gen_condition_id"])
+            & (graded["grade_condition_id"] == cell["grade_condition_id"])
+        ]
+        assert (
+            cell["grades"] == len(in_cell)
+            and cell["pending"] == 0
+            and cell["errors"] == 0
+        )
         assert {"reducer", "ci_method", "parse_failures", "se"} <= set(cell)
 
 
 def test_wilson_pass_at_and_bootstrap_options(study, capsys):
-    code, data = cli(capsys, "results", str(study), "--reducer", "max", "--ci", "wilson")
+    code, data = cli(
+        capsys, "results", str(study), "--reducer", "max", "--ci", "wilson"
+    )
     assert code == 0
-    scores = export(study).groupby(["gen_condition_id", "grade_condition_id", "item_id"])["score"].max()
-    cell = next(c for c in data["cells"] if c["grade_condition_id"].startswith("scorer_numeric"))
+    scores = (
+        export(study)
+        .groupby(["gen_condition_id", "grade_condition_id", "item_id"])["score"]
+        .max()
+    )
+    cell = next(
+        c for c in data["cells"] if c["grade_condition_id"].startswith("scorer_numeric")
+    )
     items = scores.loc[(cell["gen_condition_id"], cell["grade_condition_id"])]
     low, high = proportion_confint(int(items.sum()), len(items), method="wilson")
-    assert cell["ci_method"] == "wilson" and math.isclose(cell["ci_low"], low, abs_tol=1e-9)
+    assert cell["ci_method"] == "wilson" and math.isclose(
+        cell["ci_low"], low, abs_tol=1e-9
+    )
     assert math.isclose(cell["ci_high"], high, abs_tol=1e-9)
 
     code, data = cli(capsys, "results", str(study), "--reducer", "pass@3")
-    assert code == 0 and all(c["mean"] is None for c in data["cells"])  # 2 replications < 3: missing, never 1.0
+    assert code == 0 and all(
+        c["mean"] is None for c in data["cells"]
+    )  # 2 replications < 3: missing, never 1.0
     code, first = cli(capsys, "results", str(study), "--ci", "bootstrap", "--seed", "3")
     code, again = cli(capsys, "results", str(study), "--ci", "bootstrap", "--seed", "3")
-    assert first["cells"] == again["cells"] and all(c["ci_method"] == "bootstrap" for c in first["cells"])
+    assert first["cells"] == again["cells"] and all(
+        c["ci_method"] == "bootstrap" for c in first["cells"]
+    )
 
 
 def test_paired_comparison_of_two_models_is_mcnemar_on_the_shared_items(study, capsys):
-    code, data = cli(capsys, "results", str(study), "--reducer", "max", "--compare", "arith-good_p_default", "arith-weak")
+    code, data = cli(
+        capsys,
+        "results",
+        str(study),
+        "--reducer",
+        "max",
+        "--compare",
+        "arith-good_p_default",
+        "arith-weak",
+    )
     assert code == 0
-    same = cli(capsys, "results", str(study), "--reducer", "max", "--compare", "arith-good", "--compare", "arith-weak")
+    same = cli(
+        capsys,
+        "results",
+        str(study),
+        "--reducer",
+        "max",
+        "--compare",
+        "arith-good",
+        "--compare",
+        "arith-weak",
+    )
     assert same[1]["comparisons"] == data["comparisons"]
     assert code == 0 and len(data["comparisons"]) == 2
-    scores = export(study).groupby(["gen_condition_id", "grade_condition_id", "item_id"])["score"].max()
+    scores = (
+        export(study)
+        .groupby(["gen_condition_id", "grade_condition_id", "item_id"])["score"]
+        .max()
+    )
     for row in data["comparisons"]:
         a = scores.loc[(row["a"], row["grade_condition_id"])]
         b = scores.loc[(row["b"], row["grade_condition_id"])]
         both = a.index.intersection(b.index)
         x, y = a[both].to_numpy(), b[both].to_numpy()
-        table = [[int(((x == 1) & (y == 1)).sum()), int(((x == 1) & (y == 0)).sum())],
-                 [int(((x == 0) & (y == 1)).sum()), int(((x == 0) & (y == 0)).sum())]]
-        assert row["n"] == len(both) and math.isclose(row["diff"], float((x - y).mean()), abs_tol=1e-12)
-        assert row["test"] == "mcnemar_exact" and math.isclose(row["p"], mcnemar(table, exact=True).pvalue, abs_tol=1e-12)
+        table = [
+            [int(((x == 1) & (y == 1)).sum()), int(((x == 1) & (y == 0)).sum())],
+            [int(((x == 0) & (y == 1)).sum()), int(((x == 0) & (y == 0)).sum())],
+        ]
+        assert row["n"] == len(both) and math.isclose(
+            row["diff"], float((x - y).mean()), abs_tol=1e-12
+        )
+        assert row["test"] == "mcnemar_exact" and math.isclose(
+            row["p"], mcnemar(table, exact=True).pvalue, abs_tol=1e-12
+        )
         assert row["p_adjusted"] >= row["p"]
 
 
 def test_judge_agreement_with_the_numeric_scorer_on_the_same_solutions(study, capsys):
     code, data = cli(capsys, "results", str(study))
     (row,) = data["agreement"]
-    graded = export(study).pivot_table(index=["gen_condition_id", "item_id", "epoch"],
-                                       columns="grade_condition_id", values="score").dropna()
+    graded = (
+        export(study)
+        .pivot_table(
+            index=["gen_condition_id", "item_id", "epoch"],
+            columns="grade_condition_id",
+            values="score",
+        )
+        .dropna()
+    )
     x, y = graded[row["a"]].to_numpy(), graded[row["b"]].to_numpy()
     assert row["n"] == len(x) and math.isclose(row["exact"], float((x == y).mean()))
     assert set(row["confusion"]) == {"both_pass", "a_only", "b_only", "both_fail"}
@@ -123,35 +215,78 @@ def test_judge_agreement_with_the_numeric_scorer_on_the_same_solutions(study, ca
 
 
 def test_marginals_by_model_and_by_item_metadata(study, capsys):
-    code, data = cli(capsys, "results", str(study), "--by", "model", "--by", "difficulty")
+    code, data = cli(
+        capsys, "results", str(study), "--by", "model", "--by", "difficulty"
+    )
     assert code == 0
     by_model = [m for m in data["marginals"] if m["facet"] == "model"]
-    assert {m["level"] for m in by_model} == {"itemeval/arith-good", "itemeval/arith-weak"}
-    assert {m["level"] for m in data["marginals"] if m["facet"] == "difficulty"} == {"easy", "medium", "hard"}
+    assert {m["level"] for m in by_model} == {
+        "itemeval/arith-good",
+        "itemeval/arith-weak",
+    }
+    assert {m["level"] for m in data["marginals"] if m["facet"] == "difficulty"} == {
+        "easy",
+        "medium",
+        "hard",
+    }
     means = item_means(study).reset_index()
-    good = next(m for m in by_model if m["level"] == "itemeval/arith-good" and m["grade_condition_id"].startswith("scorer"))
-    expected = means[means["gen_condition_id"].str.startswith("arith-good")
-                     & (means["grade_condition_id"] == good["grade_condition_id"])]["score"].mean()
+    good = next(
+        m
+        for m in by_model
+        if m["level"] == "itemeval/arith-good"
+        and m["grade_condition_id"].startswith("scorer")
+    )
+    expected = means[
+        means["gen_condition_id"].str.startswith("arith-good")
+        & (means["grade_condition_id"] == good["grade_condition_id"])
+    ]["score"].mean()
     assert math.isclose(good["mean"], expected, abs_tol=1e-12) and good["items"] == 12
 
 
 def test_pending_cells_count_what_is_not_graded_yet(tmp_path, capsys):
-    config = base_config(**{"facets__grader": ["j"], "facets__rubric": ["r"], "graders": {"j": {"model": "itemeval/judge"}}})
+    config = base_config(
+        **{
+            "facets__grader": ["j"],
+            "facets__rubric": ["r"],
+            "graders": {"j": {"model": "itemeval/judge"}},
+        }
+    )
     path = write_study(tmp_path, config, rows=ROWS)
     assert main(["generate", str(path), "--yes", "--display", "none"]) == 0
-    assert main(["grade", str(path), "--yes", "--display", "none", "--condition", "scorer_numeric"]) == 0
+    assert (
+        main(
+            [
+                "grade",
+                str(path),
+                "--yes",
+                "--display",
+                "none",
+                "--condition",
+                "scorer_numeric",
+            ]
+        )
+        == 0
+    )
     code, data = cli(capsys, "results", str(path))
     judge = next(c for c in data["cells"] if c["grade_condition_id"].startswith("j_r"))
-    numeric = next(c for c in data["cells"] if c["grade_condition_id"].startswith("scorer_numeric"))
+    numeric = next(
+        c for c in data["cells"] if c["grade_condition_id"].startswith("scorer_numeric")
+    )
     assert judge["pending"] == 12 and judge["items"] == 0 and judge["mean"] is None
     assert numeric["pending"] == 0 and numeric["items"] == 12
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--reducer", "avg"], "--reducer"), (["--ci", "normal"], "--ci"), (["--by", "colour"], "--by"),
-    (["--compare", "nope", "arith-good"], "--compare"), (["--compare", "arith-good"], "--compare"),
-    (["arith-good"], "--compare A B"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--reducer", "avg"], "--reducer"),
+        (["--ci", "normal"], "--ci"),
+        (["--by", "colour"], "--by"),
+        (["--compare", "nope", "arith-good"], "--compare"),
+        (["--compare", "arith-good"], "--compare"),
+        (["arith-good"], "--compare A B"),
+    ],
+)
 def test_bad_options_name_the_option_and_exit_2(study, capsys, args, message):
     code = main(["results", str(study), "-C", str(study.parent), *args])
     assert code == 2 and message in capsys.readouterr().err
@@ -159,24 +294,57 @@ def test_bad_options_name_the_option_and_exit_2(study, capsys, args, message):
 
 def test_csv_holds_the_cells_and_the_table_fits_80_columns(study, capsys, tmp_path):
     target = tmp_path / "cells.csv"
-    code, data = cli(capsys, "results", str(study), "--csv", str(target), "--by", "model", "--compare", "all")
+    code, data = cli(
+        capsys,
+        "results",
+        str(study),
+        "--csv",
+        str(target),
+        "--by",
+        "model",
+        "--compare",
+        "all",
+    )
     cells = pd.read_csv(target)
-    assert list(cells["gen_condition_id"]) == [c["gen_condition_id"] for c in data["cells"]]
+    assert list(cells["gen_condition_id"]) == [
+        c["gen_condition_id"] for c in data["cells"]
+    ]
     assert np.allclose(cells["mean"], [c["mean"] for c in data["cells"]])
     buffer = io.StringIO()
     console.render_results(data, Console(file=buffer, width=80))
     lines = buffer.getvalue().splitlines()
-    assert max(map(len, lines)) <= 80 and any("paired differences" in line for line in lines)
-    assert not any("…" in line.split()[-1] for line in lines if line.strip() and line.split()[-1][0].isdigit())
+    assert max(map(len, lines)) <= 80 and any(
+        "paired differences" in line for line in lines
+    )
+    assert not any(
+        "…" in line.split()[-1]
+        for line in lines
+        if line.strip() and line.split()[-1][0].isdigit()
+    )
 
 
-def test_piped_tables_cut_nothing_and_an_80_column_terminal_gets_80_columns(study, capsys, monkeypatch):
-    args = ["results", str(study), "-C", str(study.parent), "--by", "model", "--compare", "all"]
-    monkeypatch.delenv("COLUMNS", raising=False)  # not a terminal: itemeval prints 240 wide, so nothing is cut
+def test_piped_tables_cut_nothing_and_an_80_column_terminal_gets_80_columns(
+    study, capsys, monkeypatch
+):
+    args = [
+        "results",
+        str(study),
+        "-C",
+        str(study.parent),
+        "--by",
+        "model",
+        "--compare",
+        "all",
+    ]
+    monkeypatch.delenv(
+        "COLUMNS", raising=False
+    )  # not a terminal: itemeval prints 240 wide, so nothing is cut
     capsys.readouterr()
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert len(out.splitlines()) > 10 and "…" not in out and "arith-weak_p_default" in out
+    assert (
+        len(out.splitlines()) > 10 and "…" not in out and "arith-weak_p_default" in out
+    )
     monkeypatch.setenv("COLUMNS", "80")
     assert main(args) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from itemeval.scorers import SCORERS, ScoreContext, score_solution, validate_scorer_params
+from itemeval.scorers import (
+    SCORERS,
+    ScoreContext,
+    score_solution,
+    validate_scorer_params,
+)
 
 
 @pytest.mark.parametrize(
@@ -35,19 +40,35 @@ def test_target_is_the_first_target_or_empty(context, expected_target):
 
 
 def test_of_passes_the_other_fields_through():
-    context = ScoreContext.of("B", choices=("Paris", "Lyon"), metadata={"subject": "geography"}, logprobs=[-0.1])
-    assert (context.choices, context.metadata["subject"], context.logprobs) == (("Paris", "Lyon"), "geography", [-0.1])
+    context = ScoreContext.of(
+        "B",
+        choices=("Paris", "Lyon"),
+        metadata={"subject": "geography"},
+        logprobs=[-0.1],
+    )
+    assert (context.choices, context.metadata["subject"], context.logprobs) == (
+        ("Paris", "Lyon"),
+        "geography",
+        [-0.1],
+    )
 
 
 def test_defaults_are_empty_and_read_only():
     context = ScoreContext()
-    assert (context.targets, context.choices, dict(context.metadata), context.logprobs) == ((), (), {}, None)
+    assert (
+        context.targets,
+        context.choices,
+        dict(context.metadata),
+        context.logprobs,
+    ) == ((), (), {}, None)
     with pytest.raises(TypeError):
         context.metadata["subject"] = "x"  # type: ignore[index]
 
 
 def test_a_context_with_unhashable_metadata_still_hashes():
-    assert hash(ScoreContext.of("A", metadata={"tags": ["a"]})) == hash(ScoreContext.of("A"))
+    assert hash(ScoreContext.of("A", metadata={"tags": ["a"]})) == hash(
+        ScoreContext.of("A")
+    )
 
 
 REPLIES = [
@@ -70,7 +91,9 @@ REPLIES = [
 
 
 @pytest.mark.parametrize(("name", "params", "solution", "target"), REPLIES)
-def test_a_scorer_called_with_a_context_agrees_with_score_solution(name, params, solution, target):
+def test_a_scorer_called_with_a_context_agrees_with_score_solution(
+    name, params, solution, target
+):
     spec = SCORERS[name]
     context = ScoreContext(targets=(target,), metadata={"subject": "any"})
     by_context = spec.fn(solution, context, **validate_scorer_params(name, params))

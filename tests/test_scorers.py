@@ -30,7 +30,12 @@ EXACT_MATCH_CASES = [
     ("NewYork", "New York", 0.0, None),
     ("Lyon", "Paris", 0.0, None),
     ("Paris, France", "Paris", 0.0, None),
-    ("The capital is Paris.", "Paris", 1.0, None),  # the last sentence states the answer
+    (
+        "The capital is Paris.",
+        "Paris",
+        1.0,
+        None,
+    ),  # the last sentence states the answer
     ("The capital is Paris, I think, but it was Lyon once.", "Paris", 0.0, None),
     ("I think so.\nANSWER: Paris", "Paris", 1.0, None),
     ("I think so.\nanswer: paris.", "Paris", 1.0, None),
@@ -70,7 +75,12 @@ MULTIPLE_CHOICE_CASES = [
     ("The options are A, B and C. I pick (C)\nANSWER: C", "C", 1.0, None),
     ("ANSWER: A\nOn reflection that is wrong.\nANSWER: D", "D", 1.0, None),
     ("answer: (a)", "A", 1.0, None),
-    ("The correct answer is B. A quick check of the others confirms it.", "B", 1.0, None),
+    (
+        "The correct answer is B. A quick check of the others confirms it.",
+        "B",
+        1.0,
+        None,
+    ),
     ("A careful reading of the passage gives (c)", "C", 1.0, None),
     ("I'm fairly sure the answer is E.", "E", 1.0, None),
     ("I choose A because the others contradict the text.", "A", 1.0, None),
@@ -124,7 +134,12 @@ NUMERIC_CASES = [
     ("The years 2023-2024", "2024", None, "ambiguous_answer"),
     ("Water, H2O, has 3 atoms", "3", 1.0, None),
     ("1000002", "1000000", 0.0, None),
-    ("1000001", "1000000", 1.0, None),  # exactly rel 1e-6 apart: the default tolerance accepts it
+    (
+        "1000001",
+        "1000000",
+        1.0,
+        None,
+    ),  # exactly rel 1e-6 apart: the default tolerance accepts it
     ("1e-10", "0", 1.0, None),  # within abs 1e-9
     ("No idea.", "42", None, "no_number_found"),
     ("", "42", None, "no_number_found"),
@@ -136,28 +151,52 @@ NUMERIC_CASES = [
 ]
 
 
-def _check(result: ScoreResult, expected_score: float | None, expected_error: str | None) -> None:
-    assert (result.score, result.parse_error) == (expected_score, expected_error), result
+def _check(
+    result: ScoreResult, expected_score: float | None, expected_error: str | None
+) -> None:
+    assert (result.score, result.parse_error) == (expected_score, expected_error), (
+        result
+    )
     assert (result.score is None) == (result.parse_error is not None)
 
 
-@pytest.mark.parametrize(("solution", "target", "expected_score", "expected_error"), EXACT_MATCH_CASES)
+@pytest.mark.parametrize(
+    ("solution", "target", "expected_score", "expected_error"), EXACT_MATCH_CASES
+)
 def test_exact_match(solution, target, expected_score, expected_error):
-    _check(score_solution("exact_match", None, solution, target), expected_score, expected_error)
+    _check(
+        score_solution("exact_match", None, solution, target),
+        expected_score,
+        expected_error,
+    )
 
 
-@pytest.mark.parametrize(("solution", "target", "expected_score", "expected_error"), MULTIPLE_CHOICE_CASES)
+@pytest.mark.parametrize(
+    ("solution", "target", "expected_score", "expected_error"), MULTIPLE_CHOICE_CASES
+)
 def test_multiple_choice(solution, target, expected_score, expected_error):
-    _check(score_solution("multiple_choice", {}, solution, target), expected_score, expected_error)
+    _check(
+        score_solution("multiple_choice", {}, solution, target),
+        expected_score,
+        expected_error,
+    )
 
 
-@pytest.mark.parametrize(("solution", "target", "expected_score", "expected_error"), NUMERIC_CASES)
+@pytest.mark.parametrize(
+    ("solution", "target", "expected_score", "expected_error"), NUMERIC_CASES
+)
 def test_numeric(solution, target, expected_score, expected_error):
-    _check(score_solution("numeric", None, solution, target), expected_score, expected_error)
+    _check(
+        score_solution("numeric", None, solution, target),
+        expected_score,
+        expected_error,
+    )
 
 
 def test_multiple_choice_stores_the_letter_read():
-    assert score_solution("multiple_choice", None, "I think it's (c)", "A").answer == "C"
+    assert (
+        score_solution("multiple_choice", None, "I think it's (c)", "A").answer == "C"
+    )
 
 
 def test_numeric_stores_the_number_text_read():
@@ -191,22 +230,39 @@ def test_registry_entries_are_complete():
 
 
 def test_validate_fills_defaults_so_spelled_out_defaults_are_the_same_condition():
-    assert validate_scorer_params("numeric", None) == validate_scorer_params("numeric", {"rel_tol": 1e-6})
-    assert validate_scorer_params("numeric", {"abs_tol": 0}) == {"rel_tol": 1e-6, "abs_tol": 0.0}
+    assert validate_scorer_params("numeric", None) == validate_scorer_params(
+        "numeric", {"rel_tol": 1e-6}
+    )
+    assert validate_scorer_params("numeric", {"abs_tol": 0}) == {
+        "rel_tol": 1e-6,
+        "abs_tol": 0.0,
+    }
     assert validate_scorer_params("exact_match", None) == {}
 
 
 @pytest.mark.parametrize(
     ("name", "params", "message_parts"),
     [
-        ("fuzzy", None, ["unknown scorer 'fuzzy'", "exact_match, multiple_choice, numeric"]),
-        ("numeric", {"tolerance": 0.1}, ["unknown param 'tolerance'", "rel_tol, abs_tol"]),
+        (
+            "fuzzy",
+            None,
+            ["unknown scorer 'fuzzy'", "exact_match, multiple_choice, numeric"],
+        ),
+        (
+            "numeric",
+            {"tolerance": 0.1},
+            ["unknown param 'tolerance'", "rel_tol, abs_tol"],
+        ),
         ("numeric", {"rel_tol": -1}, ["param 'rel_tol'", "greater than or equal to 0"]),
         ("numeric", {"rel_tol": "0.1"}, ["param 'rel_tol'", "'0.1'"]),
         ("numeric", {"abs_tol": True}, ["param 'abs_tol'"]),
         ("numeric", {"rel_tol": float("inf")}, ["param 'rel_tol'", "finite"]),
         ("numeric", [0.1], ["params must be a mapping"]),
-        ("exact_match", {"case_sensitive": True}, ["unknown param 'case_sensitive'", "Allowed params: none"]),
+        (
+            "exact_match",
+            {"case_sensitive": True},
+            ["unknown param 'case_sensitive'", "Allowed params: none"],
+        ),
     ],
 )
 def test_bad_params_are_config_errors_naming_the_param(name, params, message_parts):

@@ -20,31 +20,52 @@ from itemeval.paths import StudyPaths
 from itemeval.store.lock import study_lock
 from tests.helpers import base_config, write_study
 
-ROWS = [{"qid": f"q{i:02d}", "question": f"What is {i} + {i}?", "answer": str(2 * i)} for i in range(1, 25)]
+ROWS = [
+    {"qid": f"q{i:02d}", "question": f"What is {i} + {i}?", "answer": str(2 * i)}
+    for i in range(1, 25)
+]
 MODELS = ["itemeval/arith-good", "itemeval/arith-weak"]
-TIMING = ["latency_s", "created_at", "run_id", "log_file", "sample_uuid", "effective_config"]
+TIMING = [
+    "latency_s",
+    "created_at",
+    "run_id",
+    "log_file",
+    "sample_uuid",
+    "effective_config",
+]
 """Columns of how a row was made, not what it holds: a shard sends its share of max_connections."""
 
 
 def cells(conditions: int, items: int) -> pd.DataFrame:
-    return pd.DataFrame([(f"c{c}", f"i{i}") for c in range(conditions) for i in range(items)],
-                        columns=["condition_id", "item_id"])
+    return pd.DataFrame(
+        [(f"c{c}", f"i{i}") for c in range(conditions) for i in range(items)],
+        columns=["condition_id", "item_id"],
+    )
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 7])
 def test_shards_are_disjoint_and_cover_every_cell(count):
     frame = cells(5, 60)
-    owners = [plan.in_shard(frame, plan.Shard(k, count), "condition_id", {}) for k in range(count)]
+    owners = [
+        plan.in_shard(frame, plan.Shard(k, count), "condition_id", {})
+        for k in range(count)
+    ]
     assert (sum(mask.astype(int) for mask in owners) == 1).all()
     if count > 1:
-        assert all(0 < mask.sum() < len(frame) for mask in owners)  # every shard gets work
+        assert all(
+            0 < mask.sum() < len(frame) for mask in owners
+        )  # every shard gets work
 
 
 def test_a_cells_shard_is_stable_as_the_grid_grows_and_whatever_the_order():
     small, large = cells(3, 20), cells(4, 50).sample(frac=1.0, random_state=1)
     shard = plan.Shard(1, 4)
-    before = set(map(tuple, small[plan.in_shard(small, shard, "condition_id", {})].values))
-    after = set(map(tuple, large[plan.in_shard(large, shard, "condition_id", {})].values))
+    before = set(
+        map(tuple, small[plan.in_shard(small, shard, "condition_id", {})].values)
+    )
+    after = set(
+        map(tuple, large[plan.in_shard(large, shard, "condition_id", {})].values)
+    )
     assert before == {cell for cell in after if cell in set(map(tuple, small.values))}
 
 
@@ -64,38 +85,82 @@ def test_a_bad_shard_is_a_config_error(text):
 
 
 def study(root: Path) -> Path:
-    config = base_config(**{"cache": False, "solvers__models": MODELS, "facets__replications": 2,
-                            "benchmark__mapping": {"input": "question", "target": "answer", "id": "qid"}})
+    config = base_config(
+        **{
+            "cache": False,
+            "solvers__models": MODELS,
+            "facets__replications": 2,
+            "benchmark__mapping": {
+                "input": "question",
+                "target": "answer",
+                "id": "qid",
+            },
+        }
+    )
     return write_study(root, config, rows=ROWS)
 
 
 def stored(root: Path) -> pd.DataFrame:
-    frame = pd.read_parquet(root / "studies" / "t" / "solutions.parquet").drop(columns=TIMING)
-    return frame.sort_values(["condition_id", "item_id", "epoch"]).reset_index(drop=True)
+    frame = pd.read_parquet(root / "studies" / "t" / "solutions.parquet").drop(
+        columns=TIMING
+    )
+    return frame.sort_values(["condition_id", "item_id", "epoch"]).reset_index(
+        drop=True
+    )
 
 
-def test_two_concurrent_shards_then_commit_equal_one_process_row_for_row(tmp_path, capsys):
+def test_two_concurrent_shards_then_commit_equal_one_process_row_for_row(
+    tmp_path, capsys
+):
     single, sharded = tmp_path / "single", tmp_path / "sharded"
     assert main(["generate", str(study(single)), "--yes", "--json"]) == 0
     path = study(sharded)
     env = {**os.environ, "ITEMEVAL_OFFLINE_LATENCY": "0.02"}
-    procs = [subprocess.Popen([sys.executable, "-m", "itemeval", "generate", str(path), "--shard", f"{k}/2", "--yes",
-                               "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-             for k in range(2)]
-    with study_lock(StudyPaths(sharded / "studies" / "t"), "a long-running command"):  # shards never need it
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "itemeval",
+                "generate",
+                str(path),
+                "--shard",
+                f"{k}/2",
+                "--yes",
+                "--json",
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for k in range(2)
+    ]
+    with study_lock(
+        StudyPaths(sharded / "studies" / "t"), "a long-running command"
+    ):  # shards never need it
         outputs = [proc.communicate(timeout=300) for proc in procs]
     results = [json.loads(out) for out, _ in outputs]
-    assert [p.returncode for p in procs] == [0, 0], [err.decode()[-500:] for _, err in outputs]
+    assert [p.returncode for p in procs] == [0, 0], [
+        err.decode()[-500:] for _, err in outputs
+    ]
     assert sum(r["totals"]["rows"] for r in results) == len(MODELS) * len(ROWS) * 2
     assert all(r["totals"]["rows"] > 0 for r in results)
-    assert not (sharded / "studies" / "t" / "solutions.parquet").exists()  # shards write no store
-    assert all(r["run_id"].startswith(f"shard-{k}-of-2-") for k, r in enumerate(results))
+    assert not (
+        sharded / "studies" / "t" / "solutions.parquet"
+    ).exists()  # shards write no store
+    assert all(
+        r["run_id"].startswith(f"shard-{k}-of-2-") for k, r in enumerate(results)
+    )
 
     capsys.readouterr()
     assert main(["commit", str(path), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["recovered_rows"] == {"solutions": len(MODELS) * len(ROWS) * 2}
+    assert json.loads(capsys.readouterr().out)["recovered_rows"] == {
+        "solutions": len(MODELS) * len(ROWS) * 2
+    }
     pd.testing.assert_frame_equal(stored(sharded), stored(single))
-    assert main(["commit", str(path), "--json"]) == 0  # idempotent: nothing left to merge
+    assert (
+        main(["commit", str(path), "--json"]) == 0
+    )  # idempotent: nothing left to merge
     assert json.loads(capsys.readouterr().out)["recovered_rows"] == {}
     assert main(["generate", str(path), "--yes", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["totals"]["planned"] == 0
@@ -107,29 +172,56 @@ def test_a_shard_resumes_from_its_own_journal_parts(tmp_path, capsys):
     assert main(["generate", str(path), "--shard", "0/3", "--yes", "--json"]) == 0
     first = json.loads(capsys.readouterr().out)
     assert first["totals"]["rows"] > 0
-    assert main(["generate", str(path), "--shard", "0/3", "--yes", "--json"]) == 0  # not committed yet
+    assert (
+        main(["generate", str(path), "--shard", "0/3", "--yes", "--json"]) == 0
+    )  # not committed yet
     assert json.loads(capsys.readouterr().out)["totals"]["planned"] == 0
     assert main(["generate", str(path), "--shard", "1/3", "--yes", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["totals"]["rows"] > 0
 
 
-def test_a_running_shards_journal_parts_are_left_alone_by_other_commands(tmp_path, capsys):
+def test_a_running_shards_journal_parts_are_left_alone_by_other_commands(
+    tmp_path, capsys
+):
     # Another command recovers a dead run's journal; a live shard's parts are not dead: they stay put.
     path = study(tmp_path)
     journal = tmp_path / "studies" / "t" / "journal"
     env = {**os.environ, "ITEMEVAL_OFFLINE_LATENCY": "0.2"}
-    proc = subprocess.Popen([sys.executable, "-m", "itemeval", "generate", str(path), "--shard", "0/1", "--yes"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "itemeval",
+            "generate",
+            str(path),
+            "--shard",
+            "0/1",
+            "--yes",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 120
-        while not any(p.stat().st_size for p in journal.glob("*.jsonl")) if journal.is_dir() else True:
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        while (
+            not any(p.stat().st_size for p in journal.glob("*.jsonl"))
+            if journal.is_dir()
+            else True
+        ):
+            assert proc.poll() is None and time.monotonic() < deadline, (
+                proc.communicate()
+            )
             time.sleep(0.05)
         parts = sorted(journal.glob("*.jsonl"))
         assert main(["status", str(path), "--json"]) == 0
-        assert sorted(journal.glob("*.jsonl")) == parts  # not replayed under the running shard
+        assert (
+            sorted(journal.glob("*.jsonl")) == parts
+        )  # not replayed under the running shard
         capsys.readouterr()
-        assert main(["generate", str(path), "--shard", "0/1", "--yes"]) == 5  # the same shard twice would pay twice
+        assert (
+            main(["generate", str(path), "--shard", "0/1", "--yes"]) == 5
+        )  # the same shard twice would pay twice
         assert f"pid {proc.pid}" in capsys.readouterr().err
         assert not (tmp_path / "studies" / "t" / "solutions.parquet").exists()
     finally:
@@ -137,7 +229,9 @@ def test_a_running_shards_journal_parts_are_left_alone_by_other_commands(tmp_pat
     assert proc.returncode == 0
     capsys.readouterr()
     assert main(["commit", str(path), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["recovered_rows"] == {"solutions": len(MODELS) * len(ROWS) * 2}
+    assert json.loads(capsys.readouterr().out)["recovered_rows"] == {
+        "solutions": len(MODELS) * len(ROWS) * 2
+    }
 
 
 def test_launch_with_two_local_shards_equals_one_process_row_for_row(tmp_path, capsys):
@@ -145,18 +239,28 @@ def test_launch_with_two_local_shards_equals_one_process_row_for_row(tmp_path, c
     assert main(["generate", str(study(single)), "--yes", "--json"]) == 0
     path = study(launched)
     capsys.readouterr()
-    assert main(["launch", "generate", str(path), "--shards", "2", "--yes", "--json"]) == 0
+    assert (
+        main(["launch", "generate", str(path), "--shards", "2", "--yes", "--json"]) == 0
+    )
     result = json.loads(capsys.readouterr().out)
-    assert result["outcome"] == "completed" and result["totals"]["rows"] == len(MODELS) * len(ROWS) * 2
+    assert (
+        result["outcome"] == "completed"
+        and result["totals"]["rows"] == len(MODELS) * len(ROWS) * 2
+    )
     pd.testing.assert_frame_equal(stored(launched), stored(single))
     (manifest,) = (launched / "studies" / "t" / "manifests").glob("*.json")
     assert json.loads(manifest.read_text())["outcome"] == "completed"
-    assert not list((launched / "studies" / "t" / "journal").glob("*.jsonl"))  # committed
+    assert not list(
+        (launched / "studies" / "t" / "journal").glob("*.jsonl")
+    )  # committed
 
 
 def test_a_second_launcher_exits_5_naming_the_first(tmp_path, capsys):
     path = study(tmp_path)
-    with study_lock(StudyPaths(tmp_path / "studies" / "t"), "itemeval launch generate config.yaml --shards 4"):
+    with study_lock(
+        StudyPaths(tmp_path / "studies" / "t"),
+        "itemeval launch generate config.yaml --shards 4",
+    ):
         assert main(["launch", "generate", str(path), "--shards", "2", "--yes"]) == 5
     assert "itemeval launch generate config.yaml --shards 4" in capsys.readouterr().err
 
@@ -167,10 +271,24 @@ def test_launch_splits_the_cap_so_all_shards_together_never_exceed_it(tmp_path, 
     assert main(["estimate", str(path), "--stage", "generate", "--json"]) == 0
     ceiling = json.loads(capsys.readouterr().out)["total"]["usd_ceiling"]
     cap = ceiling / 20  # far below the whole run's worst case: the shards must stop
-    code = main(["launch", "generate", str(path), "--shards", "3", "--yes", "--json", "--max-usd", str(cap)])
+    code = main(
+        [
+            "launch",
+            "generate",
+            str(path),
+            "--shards",
+            "3",
+            "--yes",
+            "--json",
+            "--max-usd",
+            str(cap),
+        ]
+    )
     result = json.loads(capsys.readouterr().out)
     assert code == 4 and result["outcome"] == "budget_stopped"
-    spent = pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")["usd"].sum()
+    spent = pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")[
+        "usd"
+    ].sum()
     assert 0 < spent <= cap and result["totals"]["rows"] < len(MODELS) * len(ROWS) * 2
 
 
@@ -179,17 +297,30 @@ GRADE_KEY = ["grade_condition_id", "gen_condition_id", "item_id", "epoch"]
 
 
 def graded_study(root: Path) -> Path:
-    config = base_config(**{"cache": False, "solvers__models": MODELS, "facets__replications": 2,
-                            "benchmark__mapping": {"input": "question", "target": "answer", "id": "qid"},
-                            "facets__grader": ["j"], "facets__rubric": ["r"],
-                            "graders": {"j": {"model": "itemeval/judge", "max_tokens": 256}}})
+    config = base_config(
+        **{
+            "cache": False,
+            "solvers__models": MODELS,
+            "facets__replications": 2,
+            "benchmark__mapping": {
+                "input": "question",
+                "target": "answer",
+                "id": "qid",
+            },
+            "facets__grader": ["j"],
+            "facets__rubric": ["r"],
+            "graders": {"j": {"model": "itemeval/judge", "max_tokens": 256}},
+        }
+    )
     path = write_study(root, config, rows=ROWS)
     assert main(["generate", str(path), "--yes", "--json"]) == 0
     return path
 
 
 def graded(root: Path) -> pd.DataFrame:
-    frame = pd.read_parquet(root / "studies" / "t" / "grades.parquet").drop(columns=GRADE_TIMING)
+    frame = pd.read_parquet(root / "studies" / "t" / "grades.parquet").drop(
+        columns=GRADE_TIMING
+    )
     return frame.sort_values(GRADE_KEY).reset_index(drop=True)
 
 
@@ -205,8 +336,12 @@ def test_grade_shards_then_commit_equal_one_grade_run_row_for_row(tmp_path, caps
     expected = len(MODELS) * len(ROWS) * 2 * 2  # a judge and the numeric scorer
     assert sum(rows) == expected and min(rows) > 0
     grades = sharded / "studies" / "t" / "grades.parquet"
-    assert not grades.exists()  # verifiable grades too went to the shard's journal parts, not the store
-    assert main(["grade", str(path), "--shard", "1/3", "--yes", "--json"]) == 0  # resumes from its parts
+    assert (
+        not grades.exists()
+    )  # verifiable grades too went to the shard's journal parts, not the store
+    assert (
+        main(["grade", str(path), "--shard", "1/3", "--yes", "--json"]) == 0
+    )  # resumes from its parts
     assert json.loads(capsys.readouterr().out)["totals"]["planned"] == 0
     assert main(["commit", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["recovered_rows"] == {"grades": expected}
@@ -225,8 +360,13 @@ def test_launch_grade_with_two_local_shards_equals_one_grade_run(tmp_path, capsy
     assert result["stage"] == "grade" and result["outcome"] == "completed"
     assert result["totals"]["rows"] == len(MODELS) * len(ROWS) * 2 * 2
     pd.testing.assert_frame_equal(graded(launched), graded(single))
-    assert result["totals"]["parse_failures"] == int((graded(single)["parse_ok"] == False).sum())  # noqa: E712
-    manifests = [json.loads(p.read_text()) for p in (launched / "studies" / "t" / "manifests").glob("*grade*.json")]
+    assert result["totals"]["parse_failures"] == int(
+        (graded(single)["parse_ok"] == False).sum()
+    )  # noqa: E712
+    manifests = [
+        json.loads(p.read_text())
+        for p in (launched / "studies" / "t" / "manifests").glob("*grade*.json")
+    ]
     assert [m["outcome"] for m in manifests] == ["completed"]
 
 
@@ -234,7 +374,20 @@ def test_shard_connections_are_the_models_share_rounded_up():
     from itemeval.records import TaskSpec
     from itemeval.run import share_connections
 
-    spec = TaskSpec(name="c", model="m", config={"max_connections": 10}, cells=[], cache_scope=None, metadata={})
-    assert [share_connections(spec, n).config["max_connections"] for n in (1, 2, 3, 4, 20)] == [10, 5, 4, 3, 1]
-    bare = TaskSpec(name="c", model="m", config={}, cells=[], cache_scope=None, metadata={})
-    assert share_connections(bare, 4).config["max_connections"] == 3  # inspect's default of 10, shared
+    spec = TaskSpec(
+        name="c",
+        model="m",
+        config={"max_connections": 10},
+        cells=[],
+        cache_scope=None,
+        metadata={},
+    )
+    assert [
+        share_connections(spec, n).config["max_connections"] for n in (1, 2, 3, 4, 20)
+    ] == [10, 5, 4, 3, 1]
+    bare = TaskSpec(
+        name="c", model="m", config={}, cells=[], cache_scope=None, metadata={}
+    )
+    assert (
+        share_connections(bare, 4).config["max_connections"] == 3
+    )  # inspect's default of 10, shared

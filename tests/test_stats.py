@@ -32,10 +32,23 @@ def random_scores(n: int, kind: str) -> np.ndarray:
     return RNG.random(n)
 
 
-SAMPLES = [np.array(values, dtype=float) for values in (
-    [1.0], [0.0, 0.0, 0.0], [1.0, 1.0], [0.5, 0.5, 0.5, 0.5], [0, 1], [0, 1, 1, 0, 1, 1, 1],
-    [3.0, 7.0, 7.0, 10.0], [np.nan, 1.0, 0.0, np.nan, 1.0],
-)] + [random_scores(n, kind) for n in (2, 5, 30, 400) for kind in ("binary", "scale", "continuous")]
+SAMPLES = [
+    np.array(values, dtype=float)
+    for values in (
+        [1.0],
+        [0.0, 0.0, 0.0],
+        [1.0, 1.0],
+        [0.5, 0.5, 0.5, 0.5],
+        [0, 1],
+        [0, 1, 1, 0, 1, 1, 1],
+        [3.0, 7.0, 7.0, 10.0],
+        [np.nan, 1.0, 0.0, np.nan, 1.0],
+    )
+] + [
+    random_scores(n, kind)
+    for n in (2, 5, 30, 400)
+    for kind in ("binary", "scale", "continuous")
+]
 
 
 @pytest.mark.parametrize("values", SAMPLES, ids=range(len(SAMPLES)))
@@ -55,12 +68,18 @@ def test_t_interval_is_scipys(values):
         assert close(interval.ci_low, low) and close(interval.ci_high, high)
 
 
-@pytest.mark.parametrize("values", [v for v in SAMPLES if stats.is_binary(v[~np.isnan(v)])])
+@pytest.mark.parametrize(
+    "values", [v for v in SAMPLES if stats.is_binary(v[~np.isnan(v)])]
+)
 def test_wilson_interval_is_statsmodels(values):
     x = values[~np.isnan(values)]
     interval = stats.wilson_interval(values)
     low, high = proportion_confint(int(x.sum()), len(x), alpha=0.05, method="wilson")
-    assert close(interval.ci_low, low) and close(interval.ci_high, high) and close(interval.mean, x.mean())
+    assert (
+        close(interval.ci_low, low)
+        and close(interval.ci_high, high)
+        and close(interval.mean, x.mean())
+    )
 
 
 def test_wilson_refuses_scores_that_are_not_zero_or_one():
@@ -70,9 +89,14 @@ def test_wilson_refuses_scores_that_are_not_zero_or_one():
 
 def test_bootstrap_resamples_items_reproducibly_and_brackets_the_mean():
     values = random_scores(200, "continuous")
-    first, again = stats.bootstrap_interval(values, seed=7), stats.bootstrap_interval(values, seed=7)
+    first, again = (
+        stats.bootstrap_interval(values, seed=7),
+        stats.bootstrap_interval(values, seed=7),
+    )
     assert first == again and first.ci_low < first.mean < first.ci_high
-    reference = sps.bootstrap((values,), np.mean, n_resamples=4000, method="percentile", random_state=1)
+    reference = sps.bootstrap(
+        (values,), np.mean, n_resamples=4000, method="percentile", random_state=1
+    )
     assert abs(first.ci_low - reference.confidence_interval.low) < 0.02
     assert abs(first.se - float(sps.sem(values))) < 0.003
     assert stats.bootstrap_interval([np.nan, np.nan]).n == 0
@@ -86,15 +110,30 @@ def test_empty_input_gives_missing_not_an_error():
 
 # ---- reducers ----------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("values", "reducer", "expected"), [
-    ([1, 0, 1], "mean", 2 / 3), ([1, 0, 1, 1], "median", 1.0), ([0.2, 0.7, 0.7], "mode", 0.7),
-    ([0.2, 0.7], "mode", 0.2), ([0, 0.5, 1], "max", 1.0), ([0, 0.5, 1], "min", 0.0),
-    ([1, 0, 1], "majority", 1.0), ([1, 0], "majority", 0.0), ([1, np.nan, 1], "mean", 1.0),
-    ([np.nan, np.nan], "mean", np.nan), ([1, 0, 0], "at_least:1", 1.0), ([1, 0, 0], "at_least:2", 0.0),
-    ([1, 0, 0, 0, 0], "pass@1", 0.2), ([1, 0, 0, 0, 0], "pass@2", 1 - math.comb(4, 2) / math.comb(5, 2)),
-    ([1, 1, 1, 0, 0], "pass@3", 1 - math.comb(2, 3) / math.comb(5, 3)), ([0, 0, 0], "pass@2", 0.0),
-    ([1, 0], "pass@3", np.nan), ([1, np.nan, np.nan], "pass@2", np.nan),
-])
+
+@pytest.mark.parametrize(
+    ("values", "reducer", "expected"),
+    [
+        ([1, 0, 1], "mean", 2 / 3),
+        ([1, 0, 1, 1], "median", 1.0),
+        ([0.2, 0.7, 0.7], "mode", 0.7),
+        ([0.2, 0.7], "mode", 0.2),
+        ([0, 0.5, 1], "max", 1.0),
+        ([0, 0.5, 1], "min", 0.0),
+        ([1, 0, 1], "majority", 1.0),
+        ([1, 0], "majority", 0.0),
+        ([1, np.nan, 1], "mean", 1.0),
+        ([np.nan, np.nan], "mean", np.nan),
+        ([1, 0, 0], "at_least:1", 1.0),
+        ([1, 0, 0], "at_least:2", 0.0),
+        ([1, 0, 0, 0, 0], "pass@1", 0.2),
+        ([1, 0, 0, 0, 0], "pass@2", 1 - math.comb(4, 2) / math.comb(5, 2)),
+        ([1, 1, 1, 0, 0], "pass@3", 1 - math.comb(2, 3) / math.comb(5, 3)),
+        ([0, 0, 0], "pass@2", 0.0),
+        ([1, 0], "pass@3", np.nan),
+        ([1, np.nan, np.nan], "pass@2", np.nan),
+    ],
+)
 def test_reducers(values, reducer, expected):
     assert close(stats.reduce_item(values, reducer), expected)
 
@@ -117,10 +156,17 @@ def test_unknown_reducers_name_the_valid_ones(spec):
 
 # ---- paired comparisons ------------------------------------------------------------------------------------------
 
-PAIRS = [(random_scores(n, kind), random_scores(n, kind)) for n in (3, 12, 80, 500)
-         for kind in ("binary", "scale", "continuous")]
-PAIRS += [(np.array([1.0, 0, 1, 1]), np.array([1.0, 0, 1, 1])), (np.array([1.0, 1, 1]), np.array([0.0, 0, 0])),
-          (np.array([1.0, np.nan, 0, 1]), np.array([0.0, 1, np.nan, 1])), (np.array([0.3, 0.9]), np.array([0.1, 0.4]))]
+PAIRS = [
+    (random_scores(n, kind), random_scores(n, kind))
+    for n in (3, 12, 80, 500)
+    for kind in ("binary", "scale", "continuous")
+]
+PAIRS += [
+    (np.array([1.0, 0, 1, 1]), np.array([1.0, 0, 1, 1])),
+    (np.array([1.0, 1, 1]), np.array([0.0, 0, 0])),
+    (np.array([1.0, np.nan, 0, 1]), np.array([0.0, 1, np.nan, 1])),
+    (np.array([0.3, 0.9]), np.array([0.1, 0.4])),
+]
 
 
 @pytest.mark.parametrize(("a", "b"), PAIRS, ids=range(len(PAIRS)))
@@ -132,28 +178,51 @@ def test_paired_comparison_is_scipy_and_statsmodels(a, b):
     if len(x) > 1 and np.ptp(x - y) > 0:
         assert close(result.se, float(sps.sem(x - y)))
     if stats.is_binary(x) and stats.is_binary(y):
-        table = [[int(((x == 1) & (y == 1)).sum()), int(((x == 1) & (y == 0)).sum())],
-                 [int(((x == 0) & (y == 1)).sum()), int(((x == 0) & (y == 0)).sum())]]
-        assert result.test == "mcnemar_exact" and close(result.p, float(mcnemar(table, exact=True).pvalue))
+        table = [
+            [int(((x == 1) & (y == 1)).sum()), int(((x == 1) & (y == 0)).sum())],
+            [int(((x == 0) & (y == 1)).sum()), int(((x == 0) & (y == 0)).sum())],
+        ]
+        assert result.test == "mcnemar_exact" and close(
+            result.p, float(mcnemar(table, exact=True).pvalue)
+        )
     else:
-        assert result.test == "paired_t" and close(result.p, float(sps.ttest_rel(x, y).pvalue))
+        assert result.test == "paired_t" and close(
+            result.p, float(sps.ttest_rel(x, y).pvalue)
+        )
     if len(x) > 1 and np.ptp(x) > 0 and np.ptp(y) > 0:
         assert close(result.correlation, float(sps.pearsonr(x, y).statistic))
 
 
 def test_holm_is_statsmodels_and_keeps_missing_p_values_out():
-    for p in (RNG.random(6), np.array([0.01, 0.04, 0.03, 0.2]), np.array([0.5]), np.array([0.001, 0.001, 0.9])):
+    for p in (
+        RNG.random(6),
+        np.array([0.01, 0.04, 0.03, 0.2]),
+        np.array([0.5]),
+        np.array([0.001, 0.001, 0.9]),
+    ):
         expected = multipletests(p, method="holm")[1]
         assert all(close(got, want) for got, want in zip(stats.holm(p), expected))
     adjusted = stats.holm([0.01, np.nan, 0.04])
-    assert math.isnan(adjusted[1]) and close(adjusted[0], 0.02) and close(adjusted[2], 0.04)
+    assert (
+        math.isnan(adjusted[1])
+        and close(adjusted[0], 0.02)
+        and close(adjusted[2], 0.04)
+    )
 
 
 # ---- agreement ---------------------------------------------------------------------------------------------------
 
-RATINGS = [(random_scores(n, kind), random_scores(n, kind)) for n in (5, 40, 300) for kind in ("binary", "scale")]
-RATINGS += [(np.array([1.0, 2, 3, 4]), np.array([1.0, 2, 3, 4])), (np.array([0.0, 0, 1, 1]), np.array([0.0, 1, 0, 1])),
-            (np.array([2.0, 4, 6, 10]), np.array([4.0, 4, 6, 8])), (np.array([1.4, 2.6, 3.5]), np.array([1.0, 3.0, 3.4]))]
+RATINGS = [
+    (random_scores(n, kind), random_scores(n, kind))
+    for n in (5, 40, 300)
+    for kind in ("binary", "scale")
+]
+RATINGS += [
+    (np.array([1.0, 2, 3, 4]), np.array([1.0, 2, 3, 4])),
+    (np.array([0.0, 0, 1, 1]), np.array([0.0, 1, 0, 1])),
+    (np.array([2.0, 4, 6, 10]), np.array([4.0, 4, 6, 8])),
+    (np.array([1.4, 2.6, 3.5]), np.array([1.0, 3.0, 3.4])),
+]
 
 
 @pytest.mark.parametrize(("a", "b"), RATINGS, ids=range(len(RATINGS)))
@@ -161,27 +230,40 @@ def test_agreement_is_scipy_sklearn_and_krippendorff(a, b):
     result = stats.agreement(a, b)
     assert result.n == len(a) and close(result.exact, float((a == b).mean()))
     assert close(result.spearman, float(sps.spearmanr(a, b).statistic))
-    kappa = cohen_kappa_score(np.rint(a).astype(int), np.rint(b).astype(int), weights="quadratic")
+    kappa = cohen_kappa_score(
+        np.rint(a).astype(int), np.rint(b).astype(int), weights="quadratic"
+    )
     assert close(result.kappa_quadratic, float(kappa))
-    alpha = krippendorff.alpha(reliability_data=np.vstack([a, b]), level_of_measurement="interval")
+    alpha = krippendorff.alpha(
+        reliability_data=np.vstack([a, b]), level_of_measurement="interval"
+    )
     assert close(result.alpha_interval, float(alpha))
 
 
 def test_agreement_edges():
     same = stats.agreement([1.0, 1.0, 1.0], [1.0, 1.0, 1.0])
-    assert same.exact == 1.0 and math.isnan(same.spearman) and math.isnan(same.kappa_quadratic)
+    assert (
+        same.exact == 1.0
+        and math.isnan(same.spearman)
+        and math.isnan(same.kappa_quadratic)
+    )
     assert math.isnan(same.alpha_interval)
     assert stats.agreement([np.nan], [1.0]).n == 0
-    assert stats.threshold_confusion(np.array([1.0, 0, 1, np.nan]), np.array([1.0, 1, 0, 0]), 0.5) == {
-        "both_pass": 1, "a_only": 1, "b_only": 1, "both_fail": 0}
+    assert stats.threshold_confusion(
+        np.array([1.0, 0, 1, np.nan]), np.array([1.0, 1, 0, 0]), 0.5
+    ) == {"both_pass": 1, "a_only": 1, "b_only": 1, "both_fail": 0}
 
 
 # ---- calibration -------------------------------------------------------------------------------------------------
 
-CALIBRATION = [(RNG.random(n), RNG.integers(0, 2, n).astype(float)) for n in (10, 100, 1000)]
-CALIBRATION += [(np.array([0.9, 0.8, 0.3, 0.1]), np.array([1.0, 1, 0, 0])),
-                (np.array([0.5, 0.5, 0.5, 0.5]), np.array([1.0, 0, 1, 0])),  # ties
-                (np.array([0.0, 1.0, 1.0]), np.array([0.0, 1, 1]))]
+CALIBRATION = [
+    (RNG.random(n), RNG.integers(0, 2, n).astype(float)) for n in (10, 100, 1000)
+]
+CALIBRATION += [
+    (np.array([0.9, 0.8, 0.3, 0.1]), np.array([1.0, 1, 0, 0])),
+    (np.array([0.5, 0.5, 0.5, 0.5]), np.array([1.0, 0, 1, 0])),  # ties
+    (np.array([0.0, 1.0, 1.0]), np.array([0.0, 1, 1])),
+]
 
 
 @pytest.mark.parametrize(("p", "y"), CALIBRATION, ids=range(len(CALIBRATION)))
@@ -198,7 +280,11 @@ def test_calibration_is_sklearn_and_the_ece_definition(p, y):
     assert close(result.ece, expected)
     assert sum(point["count"] for point in result.reliability) == len(p)
     order = np.argsort(p, kind="stable")
-    mass = sum(len(g) / len(p) * abs(y[g].mean() - p[g].mean()) for g in np.array_split(order, 10) if len(g))
+    mass = sum(
+        len(g) / len(p) * abs(y[g].mean() - p[g].mean())
+        for g in np.array_split(order, 10)
+        if len(g)
+    )
     assert close(result.ece_equal_mass, mass)
 
 

@@ -33,7 +33,13 @@ def paths(tmp_path) -> StudyPaths:
 
 
 def solution(condition: str, item: str, epoch: int = 1, **extra) -> dict:
-    return {"condition_id": condition, "item_id": item, "epoch": epoch, "solution": f"{condition}/{item}/{epoch}", **extra}
+    return {
+        "condition_id": condition,
+        "item_id": item,
+        "epoch": epoch,
+        "solution": f"{condition}/{item}/{epoch}",
+        **extra,
+    }
 
 
 def keyed(frame: pd.DataFrame, store: str, column: str) -> dict[tuple, object]:
@@ -50,9 +56,20 @@ def part_files(path: Path) -> list[str]:
 
 KEYED_ROWS = {
     "solutions": lambda i, tag: solution(f"c{i % 3}", f"i{i}", 1 + i % 2, run_id=tag),
-    "grades": lambda i, tag: {"grade_condition_id": f"g{i % 2}", "gen_condition_id": f"c{i % 3}", "item_id": f"i{i}",
-                              "epoch": 1, "score": float(i), "run_id": tag},
-    "items": lambda i, tag: {"item_id": f"i{i}", "input": f"question {i}", "target": str(i), "metadata": tag},
+    "grades": lambda i, tag: {
+        "grade_condition_id": f"g{i % 2}",
+        "gen_condition_id": f"c{i % 3}",
+        "item_id": f"i{i}",
+        "epoch": 1,
+        "score": float(i),
+        "run_id": tag,
+    },
+    "items": lambda i, tag: {
+        "item_id": f"i{i}",
+        "input": f"question {i}",
+        "target": str(i),
+        "metadata": tag,
+    },
 }
 TAG_COLUMN = {"solutions": "run_id", "grades": "run_id", "items": "metadata"}
 
@@ -72,7 +89,11 @@ def test_rewritten_keys_replace_their_rows(paths, store):
 
 
 def test_last_row_for_a_key_wins_within_a_batch(paths):
-    rows = [solution("c", "i1", run_id="first"), solution("c", "i2", run_id="only"), solution("c", "i1", run_id="last")]
+    rows = [
+        solution("c", "i1", run_id="first"),
+        solution("c", "i2", run_id="only"),
+        solution("c", "i1", run_id="last"),
+    ]
     assert upsert(paths, "solutions", rows) == 2
     assert keyed(pd.read_parquet(paths.solutions), "solutions", "run_id") == {
         ("c", "i1", 1): "last",
@@ -82,13 +103,29 @@ def test_last_row_for_a_key_wins_within_a_batch(paths):
 
 def test_every_part_has_the_schema_constant_whatever_the_input(paths):
     upsert(paths, "solutions", [solution("c", "i1")])  # every optional column null
-    upsert(paths, "solutions", [solution("c", "i2", usd=1, temperature=0, max_tokens=5.0, cache_hit=True)])
-    upsert(paths, "solutions", pa.table({"condition_id": ["d"], "item_id": ["i"], "epoch": pa.array([1], pa.int32()),
-                                         "usd": pa.nulls(1)}))
+    upsert(
+        paths,
+        "solutions",
+        [solution("c", "i2", usd=1, temperature=0, max_tokens=5.0, cache_hit=True)],
+    )
+    upsert(
+        paths,
+        "solutions",
+        pa.table(
+            {
+                "condition_id": ["d"],
+                "item_id": ["i"],
+                "epoch": pa.array([1], pa.int32()),
+                "usd": pa.nulls(1),
+            }
+        ),
+    )
     for part in glob.glob(str(paths.solutions / "*.parquet")):
         assert pq.read_schema(part).equals(STORES["solutions"][0])
     frame = pd.read_parquet(paths.solutions)
-    assert frame["usd"].dtype == "float64" and frame["max_tokens"].dtype == "float64"  # nullable int64 -> float in pandas
+    assert (
+        frame["usd"].dtype == "float64" and frame["max_tokens"].dtype == "float64"
+    )  # nullable int64 -> float in pandas
     assert pq.read_table(paths.solutions).schema.equals(STORES["solutions"][0])
 
 
@@ -122,7 +159,9 @@ def test_created_at_accepts_iso_strings_and_datetimes(value, expected):
     ],
 )
 def test_bad_rows_are_refused_naming_the_column(paths, row, message):
-    with pytest.raises(StoreError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(
+        StoreError, match=message.replace("(", r"\(").replace(")", r"\)")
+    ):
         upsert(paths, "solutions", [row])
     assert not paths.solutions.exists()
 
@@ -145,21 +184,48 @@ def test_store_reads_as_plain_parquet_every_way(paths):
 
 
 def test_read_store_selects_columns_and_partitions(paths):
-    upsert(paths, "solutions", [solution(f"c{i % 4}", f"i{i}", error="boom" if i == 5 else None) for i in range(40)])
-    table = read_store(paths, "solutions", ["condition_id", "item_id", "error"], where={"condition_id": ["c1", "c9"]})
+    upsert(
+        paths,
+        "solutions",
+        [
+            solution(f"c{i % 4}", f"i{i}", error="boom" if i == 5 else None)
+            for i in range(40)
+        ],
+    )
+    table = read_store(
+        paths,
+        "solutions",
+        ["condition_id", "item_id", "error"],
+        where={"condition_id": ["c1", "c9"]},
+    )
     assert table.column_names == ["condition_id", "item_id", "error"]
-    assert sorted(table["item_id"].to_pylist()) == sorted(f"i{i}" for i in range(1, 40, 4))
+    assert sorted(table["item_id"].to_pylist()) == sorted(
+        f"i{i}" for i in range(1, 40, 4)
+    )
     assert table["error"].to_pylist().count("boom") == 1
     assert read_store(paths, "solutions").num_rows == 40
-    assert read_store(paths, "solutions", ["item_id"], where={"item_id": ["i3"]})["item_id"].to_pylist() == ["i3"]
+    assert read_store(paths, "solutions", ["item_id"], where={"item_id": ["i3"]})[
+        "item_id"
+    ].to_pylist() == ["i3"]
 
 
 def test_read_store_only_opens_the_partitions_it_needs(paths):
     upsert(paths, "solutions", [solution("keep", "i1"), solution("bad", "i1")])
     upsert(paths, "solutions", [solution("keep", "i2")])
-    bad = [name for name in part_files(paths.solutions) if read_part_condition(paths.solutions / name) == "bad"]
-    (paths.solutions / bad[0]).write_bytes(b"not parquet")  # hard-linked: damages both kept versions
-    assert read_store(paths, "solutions", ["item_id"], where={"condition_id": ["keep"]}).num_rows == 2
+    bad = [
+        name
+        for name in part_files(paths.solutions)
+        if read_part_condition(paths.solutions / name) == "bad"
+    ]
+    (paths.solutions / bad[0]).write_bytes(
+        b"not parquet"
+    )  # hard-linked: damages both kept versions
+    assert (
+        read_store(
+            paths, "solutions", ["item_id"], where={"condition_id": ["keep"]}
+        ).num_rows
+        == 2
+    )
     with pytest.raises(StoreError, match=bad[0]):
         read_store(paths, "solutions", ["item_id"])
 
@@ -172,7 +238,9 @@ def test_missing_store_reads_empty_with_its_schema(paths):
     table = read_store(paths, "grades", ["grade_condition_id", "score"])
     assert table.num_rows == 0
     grades = STORES["grades"][0]
-    assert table.schema.equals(pa.schema([grades.field("grade_condition_id"), grades.field("score")]))
+    assert table.schema.equals(
+        pa.schema([grades.field("grade_condition_id"), grades.field("score")])
+    )
     with pytest.raises(StoreError, match="unknown column"):
         read_store(paths, "grades", ["nope"])
 
@@ -200,8 +268,10 @@ def garbage_part(paths):
 
 def wrong_schema_part(paths):
     upsert(paths, "solutions", [solution("c", "i1")])
-    pq.write_table(pa.table({"condition_id": ["c"], "item_id": ["i1"], "epoch": [1.5]}),
-                   paths.solutions / part_files(paths.solutions)[0])
+    pq.write_table(
+        pa.table({"condition_id": ["c"], "item_id": ["i1"], "epoch": [1.5]}),
+        paths.solutions / part_files(paths.solutions)[0],
+    )
 
 
 def stray_file(paths):
@@ -209,7 +279,17 @@ def stray_file(paths):
     pq.write_table(pa.table({"x": [1]}), paths.solutions / "mine.parquet")
 
 
-@pytest.mark.parametrize("damage", [foreign_file, foreign_dir, dangling_link, garbage_part, wrong_schema_part, stray_file])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        foreign_file,
+        foreign_dir,
+        dangling_link,
+        garbage_part,
+        wrong_schema_part,
+        stray_file,
+    ],
+)
 def test_foreign_or_corrupt_store_is_an_error_never_overwritten(paths, damage):
     paths.root.mkdir(parents=True)
     damage(paths)
@@ -223,7 +303,11 @@ def test_foreign_or_corrupt_store_is_an_error_never_overwritten(paths, damage):
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(path.relative_to(root)): path.read_bytes() for path in root.rglob("*") if path.is_file()}
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in root.rglob("*")
+        if path.is_file()
+    }
 
 
 # ---- housekeeping
@@ -232,34 +316,56 @@ def snapshot(root: Path) -> dict[str, bytes]:
 def test_parts_stay_bounded_and_old_versions_are_collected(paths, monkeypatch):
     monkeypatch.setattr("itemeval.store.local.READER_GRACE_S", 0.0)
     for n in range(40):
-        upsert(paths, "solutions", [solution("c", f"i{n}-{k}") for k in range(n % 5 + 1)] + [solution("d", f"i{n}")])
+        upsert(
+            paths,
+            "solutions",
+            [solution("c", f"i{n}-{k}") for k in range(n % 5 + 1)]
+            + [solution("d", f"i{n}")],
+        )
     upsert(paths, "solutions", [solution("c", "i3-0", run_id="again")])
-    conditions = [read_part_condition(paths.solutions / name) for name in part_files(paths.solutions)]
+    conditions = [
+        read_part_condition(paths.solutions / name)
+        for name in part_files(paths.solutions)
+    ]
     assert 1 <= conditions.count("c") <= PART_LIMIT
     assert 1 <= conditions.count("d") <= PART_LIMIT
-    assert len(pd.read_parquet(paths.solutions)) == sum(n % 5 + 1 for n in range(40)) + 40
+    assert (
+        len(pd.read_parquet(paths.solutions)) == sum(n % 5 + 1 for n in range(40)) + 40
+    )
     assert len(os.listdir(paths.root / ".solutions.versions")) == 2
 
 
-def test_a_version_a_reader_resolved_stays_readable_through_later_commits(paths, monkeypatch):
+def test_a_version_a_reader_resolved_stays_readable_through_later_commits(
+    paths, monkeypatch
+):
     """A reader that resolved the link (pandas.read_parquet) finishes reading, however many commits follow."""
     upsert(paths, "solutions", [solution("c", "i1")])
     resolved = paths.solutions.resolve()
     for n in range(2, 6):
         upsert(paths, "solutions", [solution("c", f"i{n}")])
     assert resolved != paths.solutions.resolve()
-    assert len(pd.read_parquet(resolved)) == 1  # superseded four commits ago, still whole
+    assert (
+        len(pd.read_parquet(resolved)) == 1
+    )  # superseded four commits ago, still whole
     monkeypatch.setattr("itemeval.store.local.READER_GRACE_S", 0.0)
     upsert(paths, "solutions", [solution("c", "i6")])
-    assert not resolved.exists() and len(os.listdir(paths.root / ".solutions.versions")) == 2  # then collected
+    assert (
+        not resolved.exists()
+        and len(os.listdir(paths.root / ".solutions.versions")) == 2
+    )  # then collected
 
 
 def test_leftovers_of_a_killed_writer_are_ignored_then_cleaned(paths):
     upsert(paths, "solutions", [solution("c", "i1")])
     versions = paths.root / ".solutions.versions"
     (versions / "v000002").mkdir()
-    pq.write_table(pa.table({"x": [1]}), versions / "v000002" / "p-0000000000000000-v000002-0.parquet")
-    os.symlink(".solutions.versions/v000002", paths.root / ".solutions.parquet.tmp-99999")
+    pq.write_table(
+        pa.table({"x": [1]}),
+        versions / "v000002" / "p-0000000000000000-v000002-0.parquet",
+    )
+    os.symlink(
+        ".solutions.versions/v000002", paths.root / ".solutions.parquet.tmp-99999"
+    )
     (paths.solutions / ".p-half-written.parquet").write_bytes(b"junk")
     assert len(pd.read_parquet(paths.solutions)) == 1
 
@@ -271,7 +377,9 @@ def test_leftovers_of_a_killed_writer_are_ignored_then_cleaned(paths):
 
 def test_read_store_sees_whole_versions_while_a_writer_commits(paths):
     upsert(paths, "solutions", [solution("c", "i0")])
-    read_done = threading.Event()  # set after every read, so the writer can wait for one per commit
+    read_done = (
+        threading.Event()
+    )  # set after every read, so the writer can wait for one per commit
     done = threading.Event()
     failures: list[Exception] = []
 
@@ -282,8 +390,18 @@ def test_read_store_sees_whole_versions_while_a_writer_commits(paths):
                 read_done.clear()
                 if not read_done.wait(timeout=120):
                     raise TimeoutError("the reader finished no read in 120 s")
-                upsert(paths, "solutions", [solution("c", f"i{n}"), solution("d", f"i{n}"), solution("c", f"i{n - 1}", run_id="x")])
-        except Exception as exc:  # a thread's exception is lost unless the test re-raises it
+                upsert(
+                    paths,
+                    "solutions",
+                    [
+                        solution("c", f"i{n}"),
+                        solution("d", f"i{n}"),
+                        solution("c", f"i{n - 1}", run_id="x"),
+                    ],
+                )
+        except (
+            Exception
+        ) as exc:  # a thread's exception is lost unless the test re-raises it
             failures.append(exc)
         finally:
             done.set()
@@ -291,8 +409,12 @@ def test_read_store_sees_whole_versions_while_a_writer_commits(paths):
     writer = threading.Thread(target=write, daemon=True)
     writer.start()
     seen = []
-    while not done.is_set():  # reads never wait for the writer, so they overlap its commits
-        table = read_store(paths, "solutions", ["condition_id", "item_id", "epoch"]).to_pandas()
+    while (
+        not done.is_set()
+    ):  # reads never wait for the writer, so they overlap its commits
+        table = read_store(
+            paths, "solutions", ["condition_id", "item_id", "epoch"]
+        ).to_pandas()
         assert not table.duplicated().any()
         seen.append(len(table))
         read_done.set()
@@ -339,11 +461,17 @@ def expected_after(batches: int, batch) -> dict[tuple, str]:
 
 def test_sigkill_at_any_instant_leaves_each_upsert_all_or_nothing(paths):
     namespace: dict = {}
-    exec(CHILD, namespace)  # the same batch() the child runs, to recompute the expected store
+    exec(
+        CHILD, namespace
+    )  # the same batch() the child runs, to recompute the expected store
     rng = random.Random(7)
     batches = 0
     for _ in range(20):
-        child = subprocess.Popen([sys.executable, "-c", CHILD, str(paths.root)], stdout=subprocess.PIPE, cwd=REPO)
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(paths.root)],
+            stdout=subprocess.PIPE,
+            cwd=REPO,
+        )
         assert child.stdout.readline() == b"ready\n"
         # Progress by count, not speed: wait for 1-3 announced commits, then kill at a random instant
         # of whatever the child is doing by then, most often in the middle of its next upsert.
@@ -356,7 +484,16 @@ def test_sigkill_at_any_instant_leaves_each_upsert_all_or_nothing(paths):
         child.stdout.close()
 
         frame = pd.read_parquet(paths.solutions)
-        before, batches = batches, max((int(tag[1:]) for tag in frame["run_id"]), default=-1) + 1
-        assert batches >= before + announced, "every upsert the child announced must be in the store"
-        assert keyed(frame, "solutions", "run_id") == expected_after(batches, namespace["batch"])
-    assert verify_store(paths, "solutions") == len(expected_after(batches, namespace["batch"]))
+        before, batches = (
+            batches,
+            max((int(tag[1:]) for tag in frame["run_id"]), default=-1) + 1,
+        )
+        assert batches >= before + announced, (
+            "every upsert the child announced must be in the store"
+        )
+        assert keyed(frame, "solutions", "run_id") == expected_after(
+            batches, namespace["batch"]
+        )
+    assert verify_store(paths, "solutions") == len(
+        expected_after(batches, namespace["batch"])
+    )

@@ -20,13 +20,19 @@ MONEY = re.compile(r"<?\$\d[\d,]*(\.\d+)?")
 def long_study(root: Path) -> Path:
     """8 generate conditions with slugs of up to 49 characters, a judge and a scorer; 4 items. Returns the config's
     path relative to the working dir, as people type it (the grade summary's advice repeats it)."""
-    config = base_config(**{
-        "solvers__models": ["itemeval/arith-good", "itemeval/arith-weak"],
-        "facets__prompt": [PROMPT, "builtin:standard"],
-        "facets__model_config": [{"name": "default"}, {"name": "a-long-config", "temperature": 0.0}],
-        "facets__grader": ["a-very-particular-judge"], "facets__rubric": ["r"],
-        "graders": {"a-very-particular-judge": {"model": "itemeval/judge"}},
-    })
+    config = base_config(
+        **{
+            "solvers__models": ["itemeval/arith-good", "itemeval/arith-weak"],
+            "facets__prompt": [PROMPT, "builtin:standard"],
+            "facets__model_config": [
+                {"name": "default"},
+                {"name": "a-long-config", "temperature": 0.0},
+            ],
+            "facets__grader": ["a-very-particular-judge"],
+            "facets__rubric": ["r"],
+            "graders": {"a-very-particular-judge": {"model": "itemeval/judge"}},
+        }
+    )
     path = write_study(root, config)
     (root / "prompts" / f"{PROMPT}.md").write_text("Q: {input}\nEnd with ANSWER: <n>.")
     return path.relative_to(root)
@@ -57,7 +63,7 @@ def table_blocks(text: str) -> list[tuple[str, str, list[str]]]:
     for index, line in enumerate(lines):
         if line and set(line) == {"─"}:
             rows = []
-            for row in lines[index + 1:]:
+            for row in lines[index + 1 :]:
                 if len(row) != len(line):
                     break
                 rows.append(row)
@@ -74,9 +80,14 @@ def assert_fits(text: str, slugs: list[str], width: int = 80) -> None:
     assert blocks, text
     cells = set()
     for header, rule, rows in blocks:
-        assert rows and len(header.rstrip()) == len(rule), text  # the last column has a header
+        assert rows and len(header.rstrip()) == len(rule), (
+            text
+        )  # the last column has a header
         for row in rows:
-            assert len(row.rstrip()) == len(rule), (row, text)  # and a value in every row
+            assert len(row.rstrip()) == len(rule), (
+                row,
+                text,
+            )  # and a value in every row
             cells.update(row.split())
     for slug in slugs:
         assert any(recognisable(cell, slug) for cell in cells), (slug, text)
@@ -87,10 +98,14 @@ def recognisable(shown: str, slug: str) -> bool:
     if shown == slug:
         return True
     head, cut, tail = shown.partition("…")
-    return bool(cut) and len(head) >= 6 and slug.startswith(head) and slug.endswith(tail)
+    return (
+        bool(cut) and len(head) >= 6 and slug.startswith(head) and slug.endswith(tail)
+    )
 
 
-def test_status_and_estimate_fit_80_columns_and_show_ids_on_demand(tmp_path, capsys, monkeypatch):
+def test_status_and_estimate_fit_80_columns_and_show_ids_on_demand(
+    tmp_path, capsys, monkeypatch
+):
     path = long_study(tmp_path)
     grid = conditions(capsys, path)
     slugs = [c["slug"] for c in grid]
@@ -99,7 +114,9 @@ def test_status_and_estimate_fit_80_columns_and_show_ids_on_demand(tmp_path, cap
         text = run(capsys, monkeypatch, 80, command, str(path))
         assert_fits(text, slugs)
         assert "--" not in text  # no ids unless asked
-        assert command == "estimate" or "…" in text  # the slugs beside status's 6 numbers are cut
+        assert (
+            command == "estimate" or "…" in text
+        )  # the slugs beside status's 6 numbers are cut
         text = run(capsys, monkeypatch, 80, command, str(path), "--ids")
         assert max(len(line) for line in text.splitlines()) <= 80
         assert all(c["condition_id"] in text for c in grid), text
@@ -108,14 +125,18 @@ def test_status_and_estimate_fit_80_columns_and_show_ids_on_demand(tmp_path, cap
         assert all(slug in text for slug in slugs) and "…" not in text, text
 
 
-def test_the_generate_summary_fits_80_columns_and_a_no_op_prints_one_line(tmp_path, capsys, monkeypatch):
+def test_the_generate_summary_fits_80_columns_and_a_no_op_prints_one_line(
+    tmp_path, capsys, monkeypatch
+):
     path = long_study(tmp_path)
     generate = conditions(capsys, path)[:8]
 
     text = run(capsys, monkeypatch, 80, "generate", str(path), "--limit", "1")
     assert_fits(text, [c["slug"] for c in generate])
     header = table_blocks(text)[0][0].split()
-    assert header[0] == "condition" and "planned" not in header and "rows" in header  # all planned cells ran
+    assert (
+        header[0] == "condition" and "planned" not in header and "rows" in header
+    )  # all planned cells ran
     text = run(capsys, monkeypatch, 80, "generate", str(path), "--limit", "2", "--ids")
     assert max(len(line) for line in text.splitlines()) <= 80
     assert all(c["condition_id"] in text for c in generate), text
@@ -126,7 +147,9 @@ def test_the_generate_summary_fits_80_columns_and_a_no_op_prints_one_line(tmp_pa
     assert "nothing to do" in text and "─" not in text and "condition" not in text
 
 
-def test_the_grade_summary_fits_80_columns_and_a_no_op_prints_one_line(tmp_path, capsys, monkeypatch):
+def test_the_grade_summary_fits_80_columns_and_a_no_op_prints_one_line(
+    tmp_path, capsys, monkeypatch
+):
     path = long_study(tmp_path)
     grade = conditions(capsys, path)[8:]
     assert [c["slug"] for c in grade] == ["a-very-particular-judge_r", "scorer_numeric"]
@@ -134,14 +157,18 @@ def test_the_grade_summary_fits_80_columns_and_a_no_op_prints_one_line(tmp_path,
 
     text = run(capsys, monkeypatch, 80, "grade", str(path), "--limit", "1", "--yes")
     assert_fits(text, [c["slug"] for c in grade])
-    text = run(capsys, monkeypatch, 80, "grade", str(path), "--limit", "2", "--yes", "--ids")
+    text = run(
+        capsys, monkeypatch, 80, "grade", str(path), "--limit", "2", "--yes", "--ids"
+    )
     assert max(len(line) for line in text.splitlines()) <= 80
     assert all(c["condition_id"] in text for c in grade), text
     text = run(capsys, monkeypatch, 80, "grade", str(path), "--yes")
     assert "nothing to do" in text and "─" not in text and "condition" not in text
 
 
-def test_status_and_results_of_a_graded_study_fit_80_columns(tmp_path, capsys, monkeypatch):
+def test_status_and_results_of_a_graded_study_fit_80_columns(
+    tmp_path, capsys, monkeypatch
+):
     path = long_study(tmp_path)
     run(capsys, monkeypatch, 80, "generate", str(path), "--limit", "2", "--json")
     run(capsys, monkeypatch, 80, "grade", str(path), "--yes", "--json")
@@ -156,31 +183,65 @@ def test_status_and_results_of_a_graded_study_fit_80_columns(tmp_path, capsys, m
     assert all(slug in text for slug in slugs) and "…" not in text, text
 
 
-@pytest.mark.parametrize(("value", "shown"), [
-    (None, "unknown"), (0.0, "$0"), (0.00004, "<$0.0001"), (0.072, "$0.0720"), (0.99996, "$1.0000"),
-    (1.234, "$1.23"), (12.34, "$12.3"), (1234.5, "$1,234"), (123456.0, "$123,456"),
-])
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (None, "unknown"),
+        (0.0, "$0"),
+        (0.00004, "<$0.0001"),
+        (0.072, "$0.0720"),
+        (0.99996, "$1.0000"),
+        (1.234, "$1.23"),
+        (12.34, "$12.3"),
+        (1234.5, "$1,234"),
+        (123456.0, "$123,456"),
+    ],
+)
 def test_money_is_compact_and_whole(value, shown):
     assert tables.money(value) == shown and len(shown) <= 8
 
 
-@pytest.mark.parametrize(("count", "shown"), [
-    (0, "0"), (9_999, "9,999"), (24_576, "24.6k"), (260_288, "260k"), (999_600, "1M"), (1_234_567, "1.23M"),
-])
+@pytest.mark.parametrize(
+    ("count", "shown"),
+    [
+        (0, "0"),
+        (9_999, "9,999"),
+        (24_576, "24.6k"),
+        (260_288, "260k"),
+        (999_600, "1M"),
+        (1_234_567, "1.23M"),
+    ],
+)
 def test_token_counts_fit_five_characters(count, shown):
     assert tables.tokens(count) == shown
 
 
-@pytest.mark.parametrize(("names", "width", "expected"), [
-    (["arith-good_p_default"], 40, ["arith-good_p_default"]),
-    (["arith-good_concise_default"], 16, ["arith-go…default"]),  # start and end, cut in the middle
-    # both end "…_default" when cut in the middle: the cut moves off-centre to keep them apart
-    (["arith-good_concise_default", "arith-good_builtin-standard_default"], 17,
-     ["arith-g…e_default", "arith-g…d_default"]),
-    (["arith-good_builtin-standard_default", "arith-weak_builtin-standard_default"], 18,
-     ["arith-goo…_default", "arith-wea…_default"]),
-    (["scorer_numeric"], 10, ["score…eric"]),
-])
+@pytest.mark.parametrize(
+    ("names", "width", "expected"),
+    [
+        (["arith-good_p_default"], 40, ["arith-good_p_default"]),
+        (
+            ["arith-good_concise_default"],
+            16,
+            ["arith-go…default"],
+        ),  # start and end, cut in the middle
+        # both end "…_default" when cut in the middle: the cut moves off-centre to keep them apart
+        (
+            ["arith-good_concise_default", "arith-good_builtin-standard_default"],
+            17,
+            ["arith-g…e_default", "arith-g…d_default"],
+        ),
+        (
+            [
+                "arith-good_builtin-standard_default",
+                "arith-weak_builtin-standard_default",
+            ],
+            18,
+            ["arith-goo…_default", "arith-wea…_default"],
+        ),
+        (["scorer_numeric"], 10, ["score…eric"]),
+    ],
+)
 def test_names_are_cut_in_the_middle_and_stay_apart(names, width, expected):
     head = tables.distinct_head(names, width)
     shown = [tables.cut(name, width, head) for name in names]

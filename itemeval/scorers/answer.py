@@ -14,18 +14,36 @@ import re
 from dataclasses import dataclass
 
 _LABELS = (
-    re.compile(r"answer[*_]*\s*[:：]", re.IGNORECASE),  # ANSWER:, **Answer:**, Final answer:, Answer：
-    re.compile(r"^[ \t]*[*_]*(?:final\s+)?answer[*_]*[ \t]+[-–—][ \t]", re.IGNORECASE | re.MULTILINE),  # Answer - Paris
+    re.compile(
+        r"answer[*_]*\s*[:：]", re.IGNORECASE
+    ),  # ANSWER:, **Answer:**, Final answer:, Answer：
+    re.compile(
+        r"^[ \t]*[*_]*(?:final\s+)?answer[*_]*[ \t]+[-–—][ \t]",
+        re.IGNORECASE | re.MULTILINE,
+    ),  # Answer - Paris
 )
 # GSM8K's "#### 72"; "#### Paris" only as the reply's last line, since "#### Step 2" is a markdown heading
-_GSM8K = re.compile(r"^[ \t]*#{4}[ \t]*(?=[-−$\d])|^[ \t]*#{4}[ \t]+(?=[^\n#]+\s*\Z)", re.MULTILINE)
-_THINKING = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)  # a reasoning model's draft
+_GSM8K = re.compile(
+    r"^[ \t]*#{4}[ \t]*(?=[-−$\d])|^[ \t]*#{4}[ \t]+(?=[^\n#]+\s*\Z)", re.MULTILINE
+)
+_THINKING = re.compile(
+    r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE
+)  # a reasoning model's draft
 # The reply's last line is one wrapped answer: "**True**", "*Saturn*", "`NaCl`", "$\text{Jupiter}$", "\(\text{…}\)"
-_WRAPPED_LINE = re.compile(r"(?:\*\*|\*|_|`|\$|\\\(|\\\[)[^\n]{1,60}?(?:\*\*|\*|_|`|\$|\\\)|\\\])[ .!]*")
-_KEYED_LINE = re.compile(r"[*_]*[A-Z][\w ()/-]{0,40}?[*_]*:[*_]*\s+(\S.{0,60})")  # "Past tense: **ran**", "Formula: `NaCl`"
-_INLINE_BOLD = re.compile(r"(?<!^)(?<!\n)\*\*([^*\n]{1,60})\*\*")  # "The capital is **Nairobi**."
-_CHECK = re.compile(r"[*_#\s]*\(?\s*(?:let(?:'s| me| us)\s+(?:verify|check|double[- ]check)|verif(?:y|ication)|check(?:ing)?\b|"
-                    r"double[- ]check|sanity check|note\b|for reference|proof\b)", re.IGNORECASE)
+_WRAPPED_LINE = re.compile(
+    r"(?:\*\*|\*|_|`|\$|\\\(|\\\[)[^\n]{1,60}?(?:\*\*|\*|_|`|\$|\\\)|\\\])[ .!]*"
+)
+_KEYED_LINE = re.compile(
+    r"[*_]*[A-Z][\w ()/-]{0,40}?[*_]*:[*_]*\s+(\S.{0,60})"
+)  # "Past tense: **ran**", "Formula: `NaCl`"
+_INLINE_BOLD = re.compile(
+    r"(?<!^)(?<!\n)\*\*([^*\n]{1,60})\*\*"
+)  # "The capital is **Nairobi**."
+_CHECK = re.compile(
+    r"[*_#\s]*\(?\s*(?:let(?:'s| me| us)\s+(?:verify|check|double[- ]check)|verif(?:y|ication)|check(?:ing)?\b|"
+    r"double[- ]check|sanity check|note\b|for reference|proof\b)",
+    re.IGNORECASE,
+)
 _TAG = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.IGNORECASE | re.DOTALL)
 _BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _PHRASE = re.compile(
@@ -40,7 +58,9 @@ _IS_THE_ANSWER = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"(?<![.\s])[.!?](?=\s|$)|\n")
-_SUPPOSING = re.compile(r"\b(?:if|whether|suppose|assume|assuming|unless)\b[^.!?\n]*$", re.IGNORECASE)
+_SUPPOSING = re.compile(
+    r"\b(?:if|whether|suppose|assume|assuming|unless)\b[^.!?\n]*$", re.IGNORECASE
+)
 _DISPLAY_OPEN = {"\\[": "\\]", "$$": "$$"}
 
 
@@ -71,10 +91,14 @@ def find_answer(reply: str) -> Answer:
     last_line = body.rstrip().rpartition("\n")[2].strip()
     if (wrapped := _WRAPPED_LINE.fullmatch(last_line)) is not None:
         return Answer(wrapped[0].strip(" .!"), True)
-    if (keyed := _KEYED_LINE.fullmatch(last_line)) is not None and not _CHECK.match(last_line):
+    if (keyed := _KEYED_LINE.fullmatch(last_line)) is not None and not _CHECK.match(
+        last_line
+    ):
         return Answer(keyed[1].strip(), True, phrased=True)
     paragraph = body.rstrip().rpartition("\n\n")[2]
-    bold = [b for b in _INLINE_BOLD.finditer(paragraph) if not b[1].rstrip().endswith(":")]
+    bold = [
+        b for b in _INLINE_BOLD.finditer(paragraph) if not b[1].rstrip().endswith(":")
+    ]
     if bold:
         return Answer(bold[-1][1].strip(), True, phrased=True)
     return Answer(body.strip(), False)
@@ -96,7 +120,9 @@ def answer_region(reply: str) -> str:
 def _last_label_end(reply: str) -> int | None:
     ends = []
     if "nswer" in reply or "NSWER" in reply:
-        ends += [match.end() for pattern in _LABELS for match in pattern.finditer(reply)]
+        ends += [
+            match.end() for pattern in _LABELS for match in pattern.finditer(reply)
+        ]
     if "####" in reply:
         ends += [match.end() for match in _GSM8K.finditer(reply)]
     return max(ends) if ends else None
@@ -108,11 +134,13 @@ def _after_last_label(reply: str) -> str | None:
         return None
     line_end = reply.find("\n", end)
     rest = reply[end:] if line_end < 0 else reply[end:line_end]
-    rest = rest.strip("*_ \t")  # the label's own emphasis: "**Answer:** Paris", "**Answer: C**"
+    rest = rest.strip(
+        "*_ \t"
+    )  # the label's own emphasis: "**Answer:** Paris", "**Answer: C**"
     if rest:
         opened = _open_display(rest)
         return rest if opened is None else _display_block(reply[end:], opened)
-    below = reply[end:] if line_end < 0 else reply[line_end + 1:]
+    below = reply[end:] if line_end < 0 else reply[line_end + 1 :]
     lines = [line.strip() for line in below.splitlines() if line.strip()]
     if not lines:
         return ""
@@ -123,7 +151,7 @@ def _after_last_label(reply: str) -> str | None:
 def _open_display(line: str) -> str | None:
     """The closing delimiter when `line` opens display math it does not close."""
     for opening, closing in _DISPLAY_OPEN.items():
-        if line.startswith(opening) and closing not in line[len(opening):]:
+        if line.startswith(opening) and closing not in line[len(opening) :]:
             return closing
     return None
 
@@ -131,7 +159,7 @@ def _open_display(line: str) -> str | None:
 def _display_block(text: str, closing: str) -> str:
     start = text.find("$$") if closing == "$$" else text.find("\\[")
     stop = text.find(closing, start + 2)
-    return text[start:] if stop < 0 else text[start:stop + len(closing)]
+    return text[start:] if stop < 0 else text[start : stop + len(closing)]
 
 
 def _narrow_to_phrase(region: str) -> str:
@@ -141,15 +169,19 @@ def _narrow_to_phrase(region: str) -> str:
 
 def _phrase_sentence(text: str) -> str | None:
     """The sentence after the last answer phrase, or the subject of a trailing "X is the answer"."""
-    phrases = [p for p in _PHRASE.finditer(text) if not _SUPPOSING.search(text[max(0, p.start() - 40):p.start()])]
+    phrases = [
+        p
+        for p in _PHRASE.finditer(text)
+        if not _SUPPOSING.search(text[max(0, p.start() - 40) : p.start()])
+    ]
     reverse = list(_IS_THE_ANSWER.finditer(text))
     if reverse and (not phrases or reverse[-1].start() > phrases[-1].start()):
         return reverse[-1]["answer"].strip()
     if not phrases:
         return None
-    rest = text[phrases[-1].end():]
+    rest = text[phrases[-1].end() :]
     end = _SENTENCE_END.search(rest.lstrip())
-    sentence = rest.lstrip() if end is None else rest.lstrip()[:end.start()]
+    sentence = rest.lstrip() if end is None else rest.lstrip()[: end.start()]
     return sentence.strip() or None
 
 
@@ -177,14 +209,23 @@ _HEDGE_WORDS = re.compile(
     r"\b(?:or|and|to|either|maybe|possibly|perhaps|probably|between)\b|[,/&?~]|(?<=\S)[-–—](?=\S)|\s[–—]\s",
     re.IGNORECASE,
 )
-_FILLER = re.compile(r"[\s()\[\]*_`$]|\b(?:option|choice|it's|its|it is|is|be|could|might|or maybe)\b", re.IGNORECASE)
-_CONDITION = re.compile(r"\([^()]*\)")  # "B (if counted from the start) or C (otherwise)"
-_HEDGE_PHRASE = re.compile(r"\b(?:could|might|may)\s+also\b|\bor\s+(?:maybe|possibly|perhaps)\b|\balternatively\b",
-                           re.IGNORECASE)
-_UNSURE = re.compile(r"\b(?:not\s+(?:sure|certain)|unsure|can[’']?t\s+decide|cannot\s+decide|torn\s+between|"
-                     r"both\s+(?:seem|look|are|could\s+be)\s+(?:valid|plausible|possible|reasonable|correct)|"
-                     r"either\s+[^.,;!?\n]{1,40}?\s+or)\b",
-                     re.IGNORECASE)
+_FILLER = re.compile(
+    r"[\s()\[\]*_`$]|\b(?:option|choice|it's|its|it is|is|be|could|might|or maybe)\b",
+    re.IGNORECASE,
+)
+_CONDITION = re.compile(
+    r"\([^()]*\)"
+)  # "B (if counted from the start) or C (otherwise)"
+_HEDGE_PHRASE = re.compile(
+    r"\b(?:could|might|may)\s+also\b|\bor\s+(?:maybe|possibly|perhaps)\b|\balternatively\b",
+    re.IGNORECASE,
+)
+_UNSURE = re.compile(
+    r"\b(?:not\s+(?:sure|certain)|unsure|can[’']?t\s+decide|cannot\s+decide|torn\s+between|"
+    r"both\s+(?:seem|look|are|could\s+be)\s+(?:valid|plausible|possible|reasonable|correct)|"
+    r"either\s+[^.,;!?\n]{1,40}?\s+or)\b",
+    re.IGNORECASE,
+)
 
 
 def joined_by_hedge(between: str) -> bool:
@@ -193,7 +234,9 @@ def joined_by_hedge(between: str) -> bool:
     if _HEDGE_PHRASE.search(between):
         return True
     hedges = _HEDGE_WORDS.findall(between)
-    return bool(hedges) and not _FILLER.sub("", _HEDGE_WORDS.sub("", between)).strip(".!")
+    return bool(hedges) and not _FILLER.sub("", _HEDGE_WORDS.sub("", between)).strip(
+        ".!"
+    )
 
 
 def sounds_unsure(text: str) -> bool:
@@ -201,7 +244,9 @@ def sounds_unsure(text: str) -> bool:
     return _UNSURE.search(text) is not None
 
 
-_HEDGE_ASIDE = re.compile(r"\b(?:or|maybe|possibly|perhaps|probably|alternatively)\b", re.IGNORECASE)
+_HEDGE_ASIDE = re.compile(
+    r"\b(?:or|maybe|possibly|perhaps|probably|alternatively)\b", re.IGNORECASE
+)
 
 
 def is_hedge(aside: str) -> bool:

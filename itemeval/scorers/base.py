@@ -30,7 +30,9 @@ class ScoreResult:
 
     def __post_init__(self) -> None:
         if (self.score is None) != (self.parse_error is not None):
-            raise ValueError(f"ScoreResult needs a score or a parse_error, not both or neither: {self}")
+            raise ValueError(
+                f"ScoreResult needs a score or a parse_error, not both or neither: {self}"
+            )
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,9 @@ class ScoreContext:
     choices: tuple[str, ...] = ()
     """The item's option texts, when it has choices."""
     # Metadata and logprobs may hold unhashable values, so they stay out of the hash (not out of ==).
-    metadata: Mapping[str, Any] = field(default_factory=lambda: _NO_METADATA, hash=False)
+    metadata: Mapping[str, Any] = field(
+        default_factory=lambda: _NO_METADATA, hash=False
+    )
     """The item's mapped metadata columns."""
     logprobs: Any = field(default=None, hash=False)
     """The solution's stored logprobs, when generate asked for them."""
@@ -80,4 +84,6 @@ class ScorerSpec:
 
 def failed(code: str, answer: str | None, explanation: str) -> ScoreResult:
     """A result that could not be scored: the failure `code` is data, not an exception."""
-    return ScoreResult(score=None, answer=answer, parse_error=code, explanation=explanation)
+    return ScoreResult(
+        score=None, answer=answer, parse_error=code, explanation=explanation
+    )

@@ -11,7 +11,9 @@ from .base import ScoreContext, ScoreResult, failed
 from .text import normalise_text
 
 _TARGET_LETTER = re.compile(r"[(\[]?([A-Za-z])[)\]]?\.?")
-_LONE_LETTER = re.compile(r"(?:(?:option|choice|letter)\s*)?[(\[]?([A-Za-z])[)\]]?[.:]?", re.IGNORECASE)
+_LONE_LETTER = re.compile(
+    r"(?:(?:option|choice|letter)\s*)?[(\[]?([A-Za-z])[)\]]?[.:]?", re.IGNORECASE
+)
 _LEADING_LOWER = re.compile(r"\s*(?:[(\[]([a-z])[)\]]|([a-z])[).:])(?=\s|$)")
 _OPTION_TOKEN = re.compile(
     r"[(\[](?P<bracketed>[A-Za-z])[)\]]"  # "(c)", "[B]"
@@ -19,10 +21,13 @@ _OPTION_TOKEN = re.compile(
 )
 _MARKUP = re.compile(r"[*`$]|\\text\{|\\textbf\{|\\mathrm\{|[{}]")
 _NEGATION = re.compile(
-    r"(?:\bnot|\bnor|\bneither|\brather\s+than|\binstead\s+of|\bisn[’']t|\bexcept)\s*(?:option\s+)?[(\[]?$", re.IGNORECASE
+    r"(?:\bnot|\bnor|\bneither|\brather\s+than|\binstead\s+of|\bisn[’']t|\bexcept)\s*(?:option\s+)?[(\[]?$",
+    re.IGNORECASE,
 )
-_NOT_A_NOUN = re.compile(r"\s+(?:is|was|seems|looks|would|should|must|could|can|matches|fits|works|holds|"
-                         r"gives|correct|right|wrong|and|or|nor|but|because|since)\b")
+_NOT_A_NOUN = re.compile(
+    r"\s+(?:is|was|seems|looks|would|should|must|could|can|matches|fits|works|holds|"
+    r"gives|correct|right|wrong|and|or|nor|but|because|since)\b"
+)
 _UNIT_BEFORE = re.compile(r"\d\s*$")
 
 
@@ -43,9 +48,15 @@ def _is_prose_capital(text: str, match: re.Match[str], *, marked: bool) -> bool:
     letter, before = match["capital"], text[: match.start()]
     if letter == "I" or _UNIT_BEFORE.search(before):
         return True
-    if letter != "A" or (marked and not before.strip()) or not re.match(r"\s+[a-z]", text[match.end():]):
+    if (
+        letter != "A"
+        or (marked and not before.strip())
+        or not re.match(r"\s+[a-z]", text[match.end() :])
+    ):
         return False
-    return _NOT_A_NOUN.match(text[match.end():]) is None  # "A is correct", "A and C" name options
+    return (
+        _NOT_A_NOUN.match(text[match.end() :]) is None
+    )  # "A is correct", "A and C" name options
 
 
 def _letters(text: str, options: str | None, *, marked: bool) -> list[_Letter]:
@@ -57,9 +68,11 @@ def _letters(text: str, options: str | None, *, marked: bool) -> list[_Letter]:
         letter = (match["bracketed"] or match["capital"]).upper()
         if options is not None and letter not in options:
             continue
-        if _NEGATION.search(text[max(0, match.start() - 20):match.start()]):
+        if _NEGATION.search(text[max(0, match.start() - 20) : match.start()]):
             continue
-        labelled = bool(match["bracketed"]) or text[match.end():match.end() + 1] == ")"
+        labelled = (
+            bool(match["bracketed"]) or text[match.end() : match.end() + 1] == ")"
+        )
         found.append(_Letter(letter, match.start(), match.end(), labelled))
     return found
 
@@ -68,7 +81,9 @@ class Ambiguous(Exception):
     """The answer names two different options as the answer."""
 
 
-def read_choice(text: str, *, marked: bool = True, options: str | None = None) -> str | None:
+def read_choice(
+    text: str, *, marked: bool = True, options: str | None = None
+) -> str | None:
     """The chosen option letter (upper case) in an answer, or None; raises Ambiguous on a hedge.
 
     Rules (markdown, `$` and `\\text{}` ignored; only `options` count when given; "not D", "nor B" never count):
@@ -81,9 +96,13 @@ def read_choice(text: str, *, marked: bool = True, options: str | None = None) -
     5. the chosen letter joined to another by "or", "and", "/", or a comma ("B or D", "A, C") is ambiguous.
     """
     plain = _MARKUP.sub("", text).strip()
-    if (lone := _LONE_LETTER.fullmatch(plain)) and (options is None or lone[1].upper() in options):
+    if (lone := _LONE_LETTER.fullmatch(plain)) and (
+        options is None or lone[1].upper() in options
+    ):
         return lone[1].upper()
-    if (label := _LEADING_LOWER.match(plain)) and (options is None or (label[1] or label[2]).upper() in options):
+    if (label := _LEADING_LOWER.match(plain)) and (
+        options is None or (label[1] or label[2]).upper() in options
+    ):
         return (label[1] or label[2]).upper()
     letters = _letters(plain, options, marked=marked)
     if not letters:
@@ -93,13 +112,20 @@ def read_choice(text: str, *, marked: bool = True, options: str | None = None) -
         if len(labels) > 1:
             raise Ambiguous(plain)
         chosen = letters[0]
-        other = next((letter for letter in letters if letter.letter != chosen.letter), None)
-        if other is not None and joined_by_hedge(plain[chosen.end:other.start]):
+        other = next(
+            (letter for letter in letters if letter.letter != chosen.letter), None
+        )
+        if other is not None and joined_by_hedge(plain[chosen.end : other.start]):
             raise Ambiguous(plain)
         return chosen.letter
     chosen = letters[-1]
-    other = next((letter for letter in reversed(letters) if letter.letter != chosen.letter), None)
-    if other is not None and (joined_by_hedge(plain[other.end:chosen.start]) or sounds_unsure(plain[other.end:])):
+    other = next(
+        (letter for letter in reversed(letters) if letter.letter != chosen.letter), None
+    )
+    if other is not None and (
+        joined_by_hedge(plain[other.end : chosen.start])
+        or sounds_unsure(plain[other.end :])
+    ):
         raise Ambiguous(plain)
     return chosen.letter
 
@@ -107,7 +133,11 @@ def read_choice(text: str, *, marked: bool = True, options: str | None = None) -
 def _option_by_text(answer: str, choices: tuple[str, ...]) -> str | None:
     """The letter of the one option whose text the answer is ("Paris" for "B) Paris")."""
     said = normalise_text(answer)
-    matching = [index for index, choice in enumerate(choices) if said and normalise_text(choice) == said]
+    matching = [
+        index
+        for index, choice in enumerate(choices)
+        if said and normalise_text(choice) == said
+    ]
     return string.ascii_uppercase[matching[0]] if len(matching) == 1 else None
 
 
@@ -119,18 +149,30 @@ def multiple_choice(solution: str, context: ScoreContext) -> ScoreResult:
     target = context.target
     lone = _TARGET_LETTER.fullmatch(re.sub(r"[*`]", "", target).strip())
     if lone is None:
-        return failed("target_not_letter", None, f"the target {target!r} is not a single option letter")
-    options = string.ascii_uppercase[: len(context.choices)] if context.choices else None
+        return failed(
+            "target_not_letter",
+            None,
+            f"the target {target!r} is not a single option letter",
+        )
+    options = (
+        string.ascii_uppercase[: len(context.choices)] if context.choices else None
+    )
     answer = find_answer(solution)
     # A marked answer that is one option's text is that option: "**Answer: Vitamin D**" is C, not the letter D.
-    choice = _option_by_text(answer.text, context.choices) if answer.marked and context.choices else None
+    choice = (
+        _option_by_text(answer.text, context.choices)
+        if answer.marked and context.choices
+        else None
+    )
     if choice is None:
         try:
             choice = read_choice(answer.text, marked=answer.marked, options=options)
             if choice is None and answer.phrased:  # "The answer is not A — … It's C."
                 choice = read_choice(solution, marked=False, options=options)
         except Ambiguous as hedge:
-            return failed("ambiguous_answer", str(hedge), "the answer names more than one option")
+            return failed(
+                "ambiguous_answer", str(hedge), "the answer names more than one option"
+            )
     if choice is None and context.choices:
         choice = _option_by_text(answer.text, context.choices)
     if choice is None:

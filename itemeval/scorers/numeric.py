@@ -11,16 +11,38 @@ from .base import ScoreContext, ScoreResult, failed
 
 # LaTeX spellings of things the number pattern reads in plain form: "1{,}234", "1\,234", "\$5", "3 \times 10^8".
 _MATH_SPELLINGS = (
-    ("{,}", ","), ("\\,", ""), ("\\!", ""), ("\\ ", " "), ("\\;", " "), ("\\$", "$"), ("\\%", "%"), ("\u2212", "-"),
-    ("\\times", "×"), ("\\cdot", "×"), ("\\approx", "≈"), ("\\left", ""), ("\\right", ""), ("\\(", ""), ("\\)", ""),
-    ("\\[", ""), ("\\]", ""),
+    ("{,}", ","),
+    ("\\,", ""),
+    ("\\!", ""),
+    ("\\ ", " "),
+    ("\\;", " "),
+    ("\\$", "$"),
+    ("\\%", "%"),
+    ("\u2212", "-"),
+    ("\\times", "×"),
+    ("\\cdot", "×"),
+    ("\\approx", "≈"),
+    ("\\left", ""),
+    ("\\right", ""),
+    ("\\(", ""),
+    ("\\)", ""),
+    ("\\[", ""),
+    ("\\]", ""),
 )
 _SUPERSCRIPT = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
 _TO_PLAIN = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
-_TEXT_COMMAND = re.compile(r"\\(?:text|mathrm|textbf|mathbf|operatorname|mbox)\s*\{([^{}]*)\}")
-_LATEX_MIXED = re.compile(r"(?<![\d.])(\d+)\s*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")  # 2\frac{1}{2}
-_FRAC_SHORTHAND = re.compile(r"\\([dt]?frac)\s*(?:(\d)|\{([^{}]*)\})\s*(?:(\d)|\{([^{}]*)\})")
-_UNIT_POWER = re.compile(r"(?<=[A-Za-z])\s*\^\s*(?:\{\s*-?\d+\s*\}|-?\d+)")  # cm^2, s^{2}: a unit's exponent
+_TEXT_COMMAND = re.compile(
+    r"\\(?:text|mathrm|textbf|mathbf|operatorname|mbox)\s*\{([^{}]*)\}"
+)
+_LATEX_MIXED = re.compile(
+    r"(?<![\d.])(\d+)\s*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}"
+)  # 2\frac{1}{2}
+_FRAC_SHORTHAND = re.compile(
+    r"\\([dt]?frac)\s*(?:(\d)|\{([^{}]*)\})\s*(?:(\d)|\{([^{}]*)\})"
+)
+_UNIT_POWER = re.compile(
+    r"(?<=[A-Za-z])\s*\^\s*(?:\{\s*-?\d+\s*\}|-?\d+)"
+)  # cm^2, s^{2}: a unit's exponent
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 _NUMBER_PARTS = rf"""
     (?<![\w.^])                      # not the tail of a word or of another number ("H2O", "v1.2"), not an exponent
@@ -40,18 +62,31 @@ _NUMBER_PARTS = rf"""
     )
 """
 # "3 / 4" after an answer label is a fraction; at the end of a cut-off reply "180 / 2.5" is an unfinished sum.
-_NUMBER_MARKED = re.compile(_NUMBER_PARTS.replace("SPACED", r"| \s+/\s+(?P<sden>\d+)(?![\d/.])"), re.VERBOSE)
+_NUMBER_MARKED = re.compile(
+    _NUMBER_PARTS.replace("SPACED", r"| \s+/\s+(?P<sden>\d+)(?![\d/.])"), re.VERBOSE
+)
 _NUMBER_WHOLE = re.compile(_NUMBER_PARTS.replace("SPACED", ""), re.VERBOSE)
 _PLAIN = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)")
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_NEGATED = re.compile(r"\b(?:not|rather\s+than|instead\s+of)\s+[-−]?\$?\d[\d,.]*", re.IGNORECASE)
+_NEGATED = re.compile(
+    r"\b(?:not|rather\s+than|instead\s+of)\s+[-−]?\$?\d[\d,.]*", re.IGNORECASE
+)
 _ASIDE = re.compile(r"\s\(([^()]*)\)")
 _OPERATOR_ONLY = re.compile(r"\s*[-+*/×÷]\s*")
-_WORDS = {word: n for n, word in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen".split())}
-_TENS = {word: 10 * n for n, word in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
-         if n >= 2}
+_WORDS = {
+    word: n
+    for n, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen".split()
+    )
+}
+_TENS = {
+    word: 10 * n
+    for n, word in enumerate(
+        "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+    )
+    if n >= 2
+}
 
 
 class Ambiguous(Exception):
@@ -69,8 +104,15 @@ def normalise_math(text: str) -> str:
         for spelling, plain in _MATH_SPELLINGS:
             text = text.replace(spelling, plain)
         text = _TEXT_COMMAND.sub(r"\1", text)
-        text = _LATEX_MIXED.sub(r"\1 \2/\3", _FRAC_SHORTHAND.sub(lambda m: f"\\{m[1]}{{{m[2] or m[3]}}}{{{m[4] or m[5]}}}", text))
-    text = _SUPERSCRIPT.sub(lambda m: "^{" + m.group(0).translate(_TO_PLAIN) + "}", text)
+        text = _LATEX_MIXED.sub(
+            r"\1 \2/\3",
+            _FRAC_SHORTHAND.sub(
+                lambda m: f"\\{m[1]}{{{m[2] or m[3]}}}{{{m[4] or m[5]}}}", text
+            ),
+        )
+    text = _SUPERSCRIPT.sub(
+        lambda m: "^{" + m.group(0).translate(_TO_PLAIN) + "}", text
+    )
     return _UNIT_POWER.sub("", text) if "^" in text else text
 
 
@@ -83,9 +125,14 @@ def _number_value(match: re.Match[str]) -> float | None:
     """The value of one matched number (unsigned), or None when it is not a finite number (1/0, 1e999)."""
     groups = match.groupdict()
     if groups["fnum"] is not None:
-        numerator, denominator = _plain_number(groups["fnum"]), _plain_number(groups["fden"])
+        numerator, denominator = (
+            _plain_number(groups["fnum"]),
+            _plain_number(groups["fden"]),
+        )
     elif groups["whole"] is not None:
-        numerator = float(groups["whole"]) * float(groups["mden"]) + float(groups["mnum"])
+        numerator = float(groups["whole"]) * float(groups["mden"]) + float(
+            groups["mnum"]
+        )
         denominator = float(groups["mden"])
     else:
         numerator, denominator = _plain_number(groups["mant"]), 1.0
@@ -94,7 +141,9 @@ def _number_value(match: re.Match[str]) -> float | None:
         if groups["exp"]:
             numerator = float(groups["mant"].replace(",", "") + groups["exp"])
         elif groups["pow"]:
-            numerator *= float(f"1e{groups['pow']}")  # a string keeps 10^400 an inf, not an OverflowError
+            numerator *= float(
+                f"1e{groups['pow']}"
+            )  # a string keeps 10^400 an inf, not an OverflowError
         elif groups["power"]:
             numerator = _power(numerator, int(groups["power"]))
         elif groups["den"] or groups.get("sden"):
@@ -120,7 +169,11 @@ def _is_negative(text: str, start: int) -> bool:
     if not before.endswith("-"):
         return False
     prior = before[:-1].rstrip().removesuffix("$").rstrip()
-    return not prior or prior[-1] in "=:([{,≈~" or re.search(r"(?:^|\s)[A-Za-z]{2,}$", prior) is not None
+    return (
+        not prior
+        or prior[-1] in "=:([{,≈~"
+        or re.search(r"(?:^|\s)[A-Za-z]{2,}$", prior) is not None
+    )
 
 
 def _numbers(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int, str, float]]:
@@ -162,14 +215,19 @@ def _focus(text: str) -> str:
     return text
 
 
-_ROOTS = re.compile(r"\b([a-z])(_?\d)?\s*[=≈]\s*-?\s*[\d.]+[^=≈\n]{0,12}?\b(?:or|and)\s+\1(?:_?\d)?\s*[=≈]\s*-?\s*\d")
+_ROOTS = re.compile(
+    r"\b([a-z])(_?\d)?\s*[=≈]\s*-?\s*[\d.]+[^=≈\n]{0,12}?\b(?:or|and)\s+\1(?:_?\d)?\s*[=≈]\s*-?\s*\d"
+)
 _SAME_UNKNOWN = re.compile(r"\s*,?\s*(?:or|and)\s+([a-z])\s*=\s*")
 
 
 def _two_roots(text: str, previous_start: int, between: str) -> bool:
-    """"x = 4 or x = -4": two values of one unknown (not "3x = 15 and x = 5", a derivation)."""
+    """ "x = 4 or x = -4": two values of one unknown (not "3x = 15 and x = 5", a derivation)."""
     joined = _SAME_UNKNOWN.fullmatch(between)
-    return joined is not None and re.search(rf"\b{joined[1]}\s*=\s*$", text[:previous_start]) is not None
+    return (
+        joined is not None
+        and re.search(rf"\b{joined[1]}\s*=\s*$", text[:previous_start]) is not None
+    )
 
 
 def read_answer_number(text: str, *, marked: bool) -> tuple[str, float] | None:
@@ -191,12 +249,24 @@ def read_answer_number(text: str, *, marked: bool) -> tuple[str, float] | None:
     start, end, raw, value = numbers[-1]
     if len(numbers) > 1:
         previous = numbers[-2]
-        between = text[previous[1]:start]
-        is_range = between in ("-", "–", "—")  # "40-42"; a spaced "24 - 6" is a subtraction
-        if not is_range and _OPERATOR_ONLY.fullmatch(between) and not text[end:].strip(" .!?*_$\n"):
-            raise Unfinished(text[previous[0]:end])
-        if previous[3] != value and (is_range or joined_by_hedge(between) or _two_roots(text, previous[0], between)):
-            raise Ambiguous(text[previous[0]:end])
+        between = text[previous[1] : start]
+        is_range = between in (
+            "-",
+            "–",
+            "—",
+        )  # "40-42"; a spaced "24 - 6" is a subtraction
+        if (
+            not is_range
+            and _OPERATOR_ONLY.fullmatch(between)
+            and not text[end:].strip(" .!?*_$\n")
+        ):
+            raise Unfinished(text[previous[0] : end])
+        if previous[3] != value and (
+            is_range
+            or joined_by_hedge(between)
+            or _two_roots(text, previous[0], between)
+        ):
+            raise Ambiguous(text[previous[0] : end])
     return raw, value
 
 
@@ -206,7 +276,9 @@ def read_final_number(text: str) -> tuple[str, float] | None:
     return read_answer_number(answer.text, marked=answer.marked)
 
 
-@functools.lru_cache(maxsize=4096)  # an item's target is read once per solution graded against it
+@functools.lru_cache(
+    maxsize=4096
+)  # an item's target is read once per solution graded against it
 def read_target_number(target: str) -> float | None:
     """The target as a number, when the whole target is one: "1,234", "$5", "-1/2", "50%", "\\frac{3}{4}"."""
     text = normalise_math(target).strip()
@@ -220,22 +292,42 @@ def read_target_number(target: str) -> float | None:
     return None if value is None else -value if negative else value
 
 
-def numeric(solution: str, context: ScoreContext, *, rel_tol: float = 1e-6, abs_tol: float = 1e-9) -> ScoreResult:
+def numeric(
+    solution: str,
+    context: ScoreContext,
+    *,
+    rel_tol: float = 1e-6,
+    abs_tol: float = 1e-9,
+) -> ScoreResult:
     """1.0 when the final number in the answer equals the numeric target within the tolerances."""
     expected = read_target_number(context.target)
     if expected is None:
-        return failed("target_not_numeric", None, f"the target {context.target!r} is not a number")
+        return failed(
+            "target_not_numeric", None, f"the target {context.target!r} is not a number"
+        )
     answer = find_answer(solution)
     try:
         found = read_answer_number(answer.text, marked=answer.marked)
-        if found is None and answer.phrased:  # "The answer is not obvious at first. … so 12."
+        if (
+            found is None and answer.phrased
+        ):  # "The answer is not obvious at first. … so 12."
             found = read_answer_number(solution, marked=False)
     except Ambiguous as hedge:
-        return failed("ambiguous_answer", str(hedge), "the answer offers more than one number")
+        return failed(
+            "ambiguous_answer", str(hedge), "the answer offers more than one number"
+        )
     except Unfinished as sum_:
-        return failed("unfinished_expression", str(sum_), "the answer ends in an expression it never evaluated")
+        return failed(
+            "unfinished_expression",
+            str(sum_),
+            "the answer ends in an expression it never evaluated",
+        )
     if found is None:
         return failed("no_number_found", None, "no number found in the answer")
     raw, value = found
     close = math.isclose(value, expected, rel_tol=rel_tol, abs_tol=abs_tol)
-    return ScoreResult(score=1.0 if close else 0.0, answer=raw, explanation=f"read {value!r}, target {expected!r}")
+    return ScoreResult(
+        score=1.0 if close else 0.0,
+        answer=raw,
+        explanation=f"read {value!r}, target {expected!r}",
+    )

@@ -9,10 +9,14 @@ from collections.abc import Sequence
 from .answer import answer_region
 from .base import ScoreContext, ScoreResult, failed
 
-_PROBABILITY = re.compile(r"(?<![\w.])(?P<number>\d+(?:\.\d+)?|\.\d+)\s*(?P<percent>%?)")
+_PROBABILITY = re.compile(
+    r"(?<![\w.])(?P<number>\d+(?:\.\d+)?|\.\d+)\s*(?P<percent>%?)"
+)
 
 
-def option_probs(first_token: dict, option_tokens: Sequence[str]) -> dict[str, float] | None:
+def option_probs(
+    first_token: dict, option_tokens: Sequence[str]
+) -> dict[str, float] | None:
     """P(option) renormalised over the option tokens, from one token's top alternatives; None if none is there.
 
     A token counts for an option when it equals the option after stripping whitespace (" 1" is "1"),
@@ -30,25 +34,44 @@ def option_probs(first_token: dict, option_tokens: Sequence[str]) -> dict[str, f
     return {token: value / total for token, value in mass.items()}
 
 
-def risk(solution: str, context: ScoreContext, *, option_tokens: Sequence[str] = ("0", "1")) -> ScoreResult:
+def risk(
+    solution: str, context: ScoreContext, *, option_tokens: Sequence[str] = ("0", "1")
+) -> ScoreResult:
     """Correct when the most probable option token (first generated token) is the target.
 
     `risk_score` is P(last option) for two options, so with the default ("0", "1") it is P("1").
     """
     tokens = context.logprobs
     if not tokens:
-        return failed("no_logprobs", None, "the solution has no logprobs: set solvers.logprobs: true and "
-                                           "solvers.top_logprobs (e.g. 20) and generate again")
+        return failed(
+            "no_logprobs",
+            None,
+            "the solution has no logprobs: set solvers.logprobs: true and "
+            "solvers.top_logprobs (e.g. 20) and generate again",
+        )
     probs = option_probs(tokens[0], list(option_tokens))
     if probs is None:
-        seen = [candidate.get("token") for candidate in (tokens[0].get("top") or [tokens[0]])]
-        return failed("option_token_missing", None,
-                      f"none of the option tokens {list(option_tokens)} is among the first token's alternatives {seen}")
-    predicted = max(probs, key=lambda token: probs[token])  # a tie goes to the option listed first
-    return ScoreResult(score=1.0 if predicted == context.target.strip() else 0.0, answer=predicted,
-                       explanation=f"first token {tokens[0].get('token')!r}",
-                       metadata={"option_probs": probs,
-                                 "risk_score": probs[option_tokens[-1]] if len(option_tokens) == 2 else None})
+        seen = [
+            candidate.get("token")
+            for candidate in (tokens[0].get("top") or [tokens[0]])
+        ]
+        return failed(
+            "option_token_missing",
+            None,
+            f"none of the option tokens {list(option_tokens)} is among the first token's alternatives {seen}",
+        )
+    predicted = max(
+        probs, key=lambda token: probs[token]
+    )  # a tie goes to the option listed first
+    return ScoreResult(
+        score=1.0 if predicted == context.target.strip() else 0.0,
+        answer=predicted,
+        explanation=f"first token {tokens[0].get('token')!r}",
+        metadata={
+            "option_probs": probs,
+            "risk_score": probs[option_tokens[-1]] if len(option_tokens) == 2 else None,
+        },
+    )
 
 
 def read_probability(text: str) -> float | None:
@@ -61,13 +84,23 @@ def read_probability(text: str) -> float | None:
     return value if 0.0 <= value <= 1.0 else None
 
 
-def numeric_risk(solution: str, context: ScoreContext, *, labels: Sequence[str] = ("0", "1")) -> ScoreResult:
+def numeric_risk(
+    solution: str, context: ScoreContext, *, labels: Sequence[str] = ("0", "1")
+) -> ScoreResult:
     """A probability of the positive (last) label written as text, thresholded at 0.5 against the target."""
     value = read_probability(solution)
     if value is None:
-        return failed("not_a_probability", None, "no number between 0 and 1 (or percentage) found in the answer")
+        return failed(
+            "not_a_probability",
+            None,
+            "no number between 0 and 1 (or percentage) found in the answer",
+        )
     probs = {labels[0]: 1.0 - value, labels[-1]: value}
     predicted = labels[-1] if value >= 0.5 else labels[0]
     correct = predicted == context.target.strip()
-    return ScoreResult(score=1.0 if correct else 0.0, answer=predicted, explanation=f"read probability {value!r}",
-                       metadata={"option_probs": probs, "risk_score": value})
+    return ScoreResult(
+        score=1.0 if correct else 0.0,
+        answer=predicted,
+        explanation=f"read probability {value!r}",
+        metadata={"option_probs": probs, "risk_score": value},
+    )

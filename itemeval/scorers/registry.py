@@ -46,11 +46,23 @@ class NumericRiskParams(BaseModel):
 
 SCORERS: dict[str, ScorerSpec] = {
     "exact_match": ScorerSpec(fn=exact_match, params_model=NoParams, rule_version="2"),
-    "multiple_choice": ScorerSpec(fn=multiple_choice, params_model=NoParams, rule_version="2"),
+    "multiple_choice": ScorerSpec(
+        fn=multiple_choice, params_model=NoParams, rule_version="2"
+    ),
     "numeric": ScorerSpec(fn=numeric, params_model=NumericParams, rule_version="2"),
-    "risk": ScorerSpec(fn=risk, params_model=RiskParams, rule_version="1", family="probability", needs=("logprobs",)),
-    "numeric_risk": ScorerSpec(fn=numeric_risk, params_model=NumericRiskParams, rule_version="2",
-                               family="probability"),
+    "risk": ScorerSpec(
+        fn=risk,
+        params_model=RiskParams,
+        rule_version="1",
+        family="probability",
+        needs=("logprobs",),
+    ),
+    "numeric_risk": ScorerSpec(
+        fn=numeric_risk,
+        params_model=NumericRiskParams,
+        rule_version="2",
+        family="probability",
+    ),
 }
 """itemeval's own scorers. inspect-ai's are resolved by name (INSPECT_NAMES), user scorers by `module:function`."""
 
@@ -68,8 +80,10 @@ def canonical_name(name: str) -> str:
 
 def known_names() -> str:
     """Every scorer a config may name, by family, for error messages."""
-    return (f"{', '.join(sorted(SCORERS))} (itemeval's); {', '.join(INSPECT_NAMES)}, {MULTI}, "
-            f"{', '.join(MODEL_GRADED_NAMES)} (inspect-ai's); or a user scorer as module.path:function")
+    return (
+        f"{', '.join(sorted(SCORERS))} (itemeval's); {', '.join(INSPECT_NAMES)}, {MULTI}, "
+        f"{', '.join(MODEL_GRADED_NAMES)} (inspect-ai's); or a user scorer as module.path:function"
+    )
 
 
 def resolve(name: str, config_dir: Path | None = None) -> ScorerSpec:
@@ -101,11 +115,15 @@ def _describe_params_error(name: str, spec: ScorerSpec, exc: ValidationError) ->
         elif where:
             problems.append(f"param {where!r}: {error['msg']} (got {error['input']!r})")
         else:
-            problems.append(f"params must be a mapping of name to value (got {error['input']!r})")
+            problems.append(
+                f"params must be a mapping of name to value (got {error['input']!r})"
+            )
     return f"scorer {name!r}: {'; '.join(problems)}. Allowed params: {allowed}"
 
 
-def validate_scorer_params(name: str, params: Mapping[str, Any] | None, config_dir: Path | None = None) -> dict[str, Any]:
+def validate_scorer_params(
+    name: str, params: Mapping[str, Any] | None, config_dir: Path | None = None
+) -> dict[str, Any]:
     """The scorer's params with defaults filled in, so spelling a default out gives the same condition."""
     spec = resolve(name, config_dir)
     try:
@@ -121,26 +139,49 @@ def validate_scorer_params(name: str, params: Mapping[str, Any] | None, config_d
     return dumped
 
 
-def _validate_entries(entries: list[Any], config_dir: Path | None) -> list[dict[str, Any]]:
+def _validate_entries(
+    entries: list[Any], config_dir: Path | None
+) -> list[dict[str, Any]]:
     """multi_scorer's sub-entries, each validated like a top-level entry and carrying its rule version."""
     if not entries:
         raise ConfigError(f"scorer {MULTI!r}: params.scorers needs at least one entry")
     validated = []
     for index, entry in enumerate(entries):
-        name, params = (entry, {}) if isinstance(entry, str) else (entry.get("name"), entry.get("params") or {})
-        if not isinstance(name, str) or (not isinstance(entry, str) and set(entry) - {"name", "params"}):
-            raise ConfigError(f"scorer {MULTI!r}: params.scorers[{index}] must be a name or {{name, params}}")
+        name, params = (
+            (entry, {})
+            if isinstance(entry, str)
+            else (entry.get("name"), entry.get("params") or {})
+        )
+        if not isinstance(name, str) or (
+            not isinstance(entry, str) and set(entry) - {"name", "params"}
+        ):
+            raise ConfigError(
+                f"scorer {MULTI!r}: params.scorers[{index}] must be a name or {{name, params}}"
+            )
         sub = resolve(name, config_dir)
         if sub.family not in ("inspect", "user"):
-            raise ConfigError(f"scorer {MULTI!r}: params.scorers[{index}] is {name!r}; multi_scorer combines "
-                              f"inspect scorers ({', '.join(INSPECT_NAMES)}) and user scorers only")
-        validated.append({"name": canonical_name(name), "params": validate_scorer_params(name, params, config_dir),
-                          "rule_version": sub.rule_version})
+            raise ConfigError(
+                f"scorer {MULTI!r}: params.scorers[{index}] is {name!r}; multi_scorer combines "
+                f"inspect scorers ({', '.join(INSPECT_NAMES)}) and user scorers only"
+            )
+        validated.append(
+            {
+                "name": canonical_name(name),
+                "params": validate_scorer_params(name, params, config_dir),
+                "rule_version": sub.rule_version,
+            }
+        )
     return validated
 
 
-def score_many(name: str, params: Mapping[str, Any], rows: Sequence[tuple[str, ScoreContext, str, int]],
-               config_dir: Path | None = None, *, cache: dict[str, Any] | None = None) -> list[ScoreResult]:
+def score_many(
+    name: str,
+    params: Mapping[str, Any],
+    rows: Sequence[tuple[str, ScoreContext, str, int]],
+    config_dir: Path | None = None,
+    *,
+    cache: dict[str, Any] | None = None,
+) -> list[ScoreResult]:
     """Score (solution, context, item_id, epoch) rows with one scorer entry, in order.
 
     `cache`: one dict the caller keeps for the calls of a whole grade (and drops after it), where a scorer
@@ -148,21 +189,37 @@ def score_many(name: str, params: Mapping[str, Any], rows: Sequence[tuple[str, S
     """
     spec = resolve(name, config_dir)
     if spec.fn is not None:
-        return [best_over_targets(spec, solution, context, params) for solution, context, _, _ in rows]
+        return [
+            best_over_targets(spec, solution, context, params)
+            for solution, context, _, _ in rows
+        ]
     from .. import inspect_scorers
 
-    return inspect_scorers.score_entry(canonical_name(name), dict(params), rows, config_dir or Path.cwd(), cache)
+    return inspect_scorers.score_entry(
+        canonical_name(name), dict(params), rows, config_dir or Path.cwd(), cache
+    )
 
 
-def best_over_targets(spec: ScorerSpec, solution: str, context: ScoreContext, params: Mapping[str, Any]) -> ScoreResult:
+def best_over_targets(
+    spec: ScorerSpec, solution: str, context: ScoreContext, params: Mapping[str, Any]
+) -> ScoreResult:
     """A pure scorer against several acceptable targets: the first full credit, else the first target's result."""
     assert spec.fn is not None
     if len(context.targets) <= 1:
         return spec.fn(solution, context, **params)
     first = None
     for target in context.targets:
-        result = spec.fn(solution, ScoreContext(targets=(target,), choices=context.choices, metadata=context.metadata,
-                                                logprobs=context.logprobs, input=context.input), **params)
+        result = spec.fn(
+            solution,
+            ScoreContext(
+                targets=(target,),
+                choices=context.choices,
+                metadata=context.metadata,
+                logprobs=context.logprobs,
+                input=context.input,
+            ),
+            **params,
+        )
         if result.score == 1.0:
             return result
         first = first or result
@@ -170,8 +227,13 @@ def best_over_targets(spec: ScorerSpec, solution: str, context: ScoreContext, pa
 
 
 def score_solution(
-    name: str, params: Mapping[str, Any] | None, solution: str, target: str | ScoreContext
+    name: str,
+    params: Mapping[str, Any] | None,
+    solution: str,
+    target: str | ScoreContext,
 ) -> ScoreResult:
     """Grade one solution with a registered scorer, against a target string or a full context."""
     context = target if isinstance(target, ScoreContext) else ScoreContext.of(target)
-    return score_many(name, validate_scorer_params(name, params), [(solution, context, "item", 1)])[0]
+    return score_many(
+        name, validate_scorer_params(name, params), [(solution, context, "item", 1)]
+    )[0]

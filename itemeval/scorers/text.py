@@ -8,10 +8,24 @@ import unicodedata
 from .answer import find_answer, is_hedge, sounds_unsure
 from .base import ScoreContext, ScoreResult, failed
 
-_LATEX_WRAPPER = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mathit|emph|boxed|fbox)\s*\{([^{}]*)\}")
+_LATEX_WRAPPER = re.compile(
+    r"\\(?:text|textbf|textit|mathrm|mathbf|mathit|emph|boxed|fbox)\s*\{([^{}]*)\}"
+)
 _MATH_DELIMITERS = re.compile(r"\\\[|\\\]|\\\(|\\\)|\$\$?")
-_PAIRS = {"`": "`", '"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "[": "]", "(": ")", "{": "}", "*": "*",
-          "_": "_", "„": "“"}
+_PAIRS = {
+    "`": "`",
+    '"': '"',
+    "'": "'",
+    "“": "”",
+    "‘": "’",
+    "«": "»",
+    "[": "]",
+    "(": ")",
+    "{": "}",
+    "*": "*",
+    "_": "_",
+    "„": "“",
+}
 _TRAILING = ".!?…;,:"
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=\S)")
 _NOT_CLAUSE = re.compile(r",\s+not\s+[^,]*$", re.IGNORECASE)
@@ -21,7 +35,10 @@ _COPULA = re.compile(
     r"\s+(?P<answer>[^\s].{0,60}?)\s*[.!]?\s*\Z",
     re.IGNORECASE,
 )  # a reply ending "The capital of Japan is Tokyo."
-_HEDGED = re.compile(r"^(?:either\s+)?\S.*?(?:\s+or\s+|,?\s+(?:possibly|maybe|perhaps|probably)\s+)\S", re.IGNORECASE)
+_HEDGED = re.compile(
+    r"^(?:either\s+)?\S.*?(?:\s+or\s+|,?\s+(?:possibly|maybe|perhaps|probably)\s+)\S",
+    re.IGNORECASE,
+)
 
 
 def _unwrap(text: str) -> str:
@@ -71,7 +88,11 @@ def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
     answer = found.text
     expected = normalise_text(context.target)
     if not expected:
-        return failed("empty_target", answer, "the item's target is empty, so there is nothing to match")
+        return failed(
+            "empty_target",
+            answer,
+            "the item's target is empty, so there is nothing to match",
+        )
     if normalise_text(answer) == expected:
         return ScoreResult(score=1.0, answer=answer)
     if not found.marked:
@@ -79,10 +100,16 @@ def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
     try:
         read = read_text_answer(answer)
     except Ambiguous:
-        return failed("ambiguous_answer", answer, "the answer offers more than one answer")
+        return failed(
+            "ambiguous_answer", answer, "the answer offers more than one answer"
+        )
     if _HEDGED.match(read) and not _HEDGED.match(expected):
-        return failed("ambiguous_answer", answer, "the answer offers more than one answer")
-    return ScoreResult(score=1.0 if normalise_text(read) == expected else 0.0, answer=answer)
+        return failed(
+            "ambiguous_answer", answer, "the answer offers more than one answer"
+        )
+    return ScoreResult(
+        score=1.0 if normalise_text(read) == expected else 0.0, answer=answer
+    )
 
 
 def _unmarked(reply: str, expected: str) -> ScoreResult:
@@ -93,6 +120,14 @@ def _unmarked(reply: str, expected: str) -> ScoreResult:
     stated = _COPULA.search(last_sentence)
     if stated is not None and normalise_text(stated["answer"]) == expected:
         return ScoreResult(score=1.0, answer=stated["answer"])
-    if stated is not None and _HEDGED.match(stated["answer"]) and not _HEDGED.match(expected):
-        return failed("ambiguous_answer", stated["answer"], "the answer offers more than one answer")
+    if (
+        stated is not None
+        and _HEDGED.match(stated["answer"])
+        and not _HEDGED.match(expected)
+    ):
+        return failed(
+            "ambiguous_answer",
+            stated["answer"],
+            "the answer offers more than one answer",
+        )
     return ScoreResult(score=0.0, answer=reply)

@@ -26,9 +26,16 @@ __all__ = [
 # Re-exported on first use (PEP 562), because importing `store.files` or `store.lock` runs this
 # file first, and they must not load pyarrow: `itemeval init --help` imports them and stays instant.
 _HOMES = {
-    "read_store": "backend", "upsert": "backend", "verify_store": "backend",
-    "GRADES": "schemas", "ITEMS": "schemas", "SOLUTIONS": "schemas", "STORES": "schemas",
-    "PART_LIMIT": "table", "coerce_rows": "table", "partition_columns": "table",
+    "read_store": "backend",
+    "upsert": "backend",
+    "verify_store": "backend",
+    "GRADES": "schemas",
+    "ITEMS": "schemas",
+    "SOLUTIONS": "schemas",
+    "STORES": "schemas",
+    "PART_LIMIT": "table",
+    "coerce_rows": "table",
+    "partition_columns": "table",
 }
 
 

@@ -14,7 +14,13 @@ App = tuple[str, int]
 """An app transaction (id, version) a Delta commit records, so the same journal chunk is never merged twice."""
 
 
-def upsert(paths: StudyPaths, store: str, rows: pa.Table | Iterable[Mapping[str, Any]], *, app: App | None = None) -> int:
+def upsert(
+    paths: StudyPaths,
+    store: str,
+    rows: pa.Table | Iterable[Mapping[str, Any]],
+    *,
+    app: App | None = None,
+) -> int:
     """Insert or replace `rows` by key in one atomic step; returns the number of distinct keys written.
 
     On object storage it is a keyed MERGE; `app` makes a repeat of the same commit a no-op (a local store
@@ -25,12 +31,23 @@ def upsert(paths: StudyPaths, store: str, rows: pa.Table | Iterable[Mapping[str,
     from .remote import storage_options_for
 
     app_id, app_version = app if app is not None else (None, None)
-    return upsert_delta(paths.remote_store(store), store, rows, storage_options=storage_options_for(paths.remote),
-                        app_id=app_id, app_version=app_version)
+    return upsert_delta(
+        paths.remote_store(store),
+        store,
+        rows,
+        storage_options=storage_options_for(paths.remote),
+        app_id=app_id,
+        app_version=app_version,
+    )
 
 
-def read_store(paths: StudyPaths, store: str, columns: Sequence[str] | None = None, *,
-               where: Mapping[str, Collection[Any]] | None = None) -> pa.Table:
+def read_store(
+    paths: StudyPaths,
+    store: str,
+    columns: Sequence[str] | None = None,
+    *,
+    where: Mapping[str, Collection[Any]] | None = None,
+) -> pa.Table:
     """The store's rows (see local.read_store); for a study on object storage, from its Delta table or, for the
     read-only commands, from the snapshot `latest.json` names."""
     if paths.remote is None:
@@ -41,10 +58,14 @@ def read_store(paths: StudyPaths, store: str, columns: Sequence[str] | None = No
     if paths.reads == "snapshot":
         from .snapshot import read_snapshot
 
-        return read_snapshot(paths.remote, store, columns, where=where, storage_options=options)
+        return read_snapshot(
+            paths.remote, store, columns, where=where, storage_options=options
+        )
     from .delta import read_delta
 
-    return read_delta(paths.remote_store(store), store, columns, where=where, storage_options=options)
+    return read_delta(
+        paths.remote_store(store), store, columns, where=where, storage_options=options
+    )
 
 
 def verify_store(paths: StudyPaths, store: str) -> int:

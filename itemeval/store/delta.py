@@ -13,14 +13,23 @@ import pyarrow.compute as pc
 from ..errors import ConfigError, StoreError
 from .remote import storage_options_for
 from .schemas import STORES
-from .table import check_columns, coerce_rows, last_per_key, partition_columns, readable_schema, where_filter
+from .table import (
+    check_columns,
+    coerce_rows,
+    last_per_key,
+    partition_columns,
+    readable_schema,
+    where_filter,
+)
 
 try:
     from deltalake import CommitProperties, DeltaTable, Transaction, write_deltalake
     from deltalake.exceptions import CommitFailedError, DeltaError, TableNotFoundError
 except ImportError as exc:  # an optional extra: only studies on object storage need it
-    raise ConfigError("a study on object storage keeps its stores as Delta Lake tables, which needs the "
-                      "deltalake package: pip install 'itemeval[delta]'") from exc
+    raise ConfigError(
+        "a study on object storage keeps its stores as Delta Lake tables, which needs the "
+        "deltalake package: pip install 'itemeval[delta]'"
+    ) from exc
 
 STORAGE_ERRORS: tuple[type[Exception], ...] = (OSError, DeltaError, pa.ArrowInvalid)
 """What reading or writing a table raises when the object store, the network or a stored file is at fault."""
@@ -29,7 +38,9 @@ COMMIT_ATTEMPTS = 8
 """MERGEs tried before giving up. Each failed attempt means another writer committed to the same partitions,
 so N writers racing for one partition all succeed within N attempts; the rest is headroom."""
 _BACKOFF_S = 0.2  # the first retry waits up to this, doubling per attempt...
-_BACKOFF_MAX_S = 10.0  # ...up to this; full jitter keeps racing writers from retrying in lockstep
+_BACKOFF_MAX_S = (
+    10.0  # ...up to this; full jitter keeps racing writers from retrying in lockstep
+)
 
 
 def upsert_delta(
@@ -51,15 +62,19 @@ def upsert_delta(
     table = last_per_key(coerce_rows(store, rows), key)
     if table.num_rows == 0:
         return 0
-    options = storage_options_for(table_uri) if storage_options is None else storage_options
+    options = (
+        storage_options_for(table_uri) if storage_options is None else storage_options
+    )
     transactions = _app_transactions(app_id, app_version)
     try:
         if _create(table_uri, store, table, options, transactions):
             return table.num_rows
         return _merge_with_retries(table_uri, store, table, options, transactions)
     except STORAGE_ERRORS as exc:
-        raise StoreError(f"cannot write the {store} table at {table_uri}: {exc}; check the URI, the credentials "
-                         "and that the object store is reachable, then re-run") from exc
+        raise StoreError(
+            f"cannot write the {store} table at {table_uri}: {exc}; check the URI, the credentials "
+            "and that the object store is reachable, then re-run"
+        ) from exc
 
 
 def read_delta(
@@ -78,15 +93,19 @@ def read_delta(
     schema, _ = STORES[store]
     names = list(schema.names if columns is None else columns)
     check_columns(store, [*names, *(where or {})])
-    options = storage_options_for(table_uri) if storage_options is None else storage_options
+    options = (
+        storage_options_for(table_uri) if storage_options is None else storage_options
+    )
     try:
         table = open_delta(table_uri, options)
         if table is None:
             return schema.empty_table().select(names)
         return scan_delta(table, store, names, where=where)
     except STORAGE_ERRORS as exc:
-        raise StoreError(f"cannot read the {store} table at {table_uri}: {exc}; check the URI, the credentials "
-                         "and that the object store is reachable") from exc
+        raise StoreError(
+            f"cannot read the {store} table at {table_uri}: {exc}; check the URI, the credentials "
+            "and that the object store is reachable"
+        ) from exc
 
 
 def open_delta(table_uri: str, storage_options: dict[str, str]) -> DeltaTable | None:
@@ -114,9 +133,15 @@ def scan_delta(
     _check_table_schema(table, store)
     if any(len(values) == 0 for values in where.values()):
         return schema.empty_table().select(names)
-    pinned = [(column, "in", list(where[column])) for column in partition_columns(store) if column in where]
+    pinned = [
+        (column, "in", list(where[column]))
+        for column in partition_columns(store)
+        if column in where
+    ]
     # Reading with the store's schema gives its exact types, and nulls for columns the table predates.
-    dataset = table.to_pyarrow_dataset(schema=schema, file_pruning_predicate=pinned or None)
+    dataset = table.to_pyarrow_dataset(
+        schema=schema, file_pruning_predicate=pinned or None
+    )
     return dataset.to_table(columns=names, filter=where_filter(schema, where))
 
 
@@ -128,8 +153,10 @@ def merge_predicate(store: str, table: pa.Table) -> str:
     commit fail (and be retried) instead of being overwritten.
     """
     _, key = STORES[store]
-    pinned = [f"t.{column} IN ({', '.join(_sql_literal(v) for v in _distinct(table, column))})"
-              for column in partition_columns(store)]
+    pinned = [
+        f"t.{column} IN ({', '.join(_sql_literal(v) for v in _distinct(table, column))})"
+        for column in partition_columns(store)
+    ]
     return " AND ".join([*pinned, *(f"t.{column} = s.{column}" for column in key)])
 
 
@@ -148,28 +175,48 @@ def _sql_literal(value: Any) -> str:
 # ---- writes: create the table, or MERGE into it
 
 
-def _create(table_uri: str, store: str, table: pa.Table, options: dict[str, str],
-            transactions: list[Transaction]) -> bool:
+def _create(
+    table_uri: str,
+    store: str,
+    table: pa.Table,
+    options: dict[str, str],
+    transactions: list[Transaction],
+) -> bool:
     """Create the table holding `table`'s rows; False when it exists, or another writer created it first."""
     if open_delta(table_uri, options) is not None:
         return False
     # No commit retries: a creator that lost the race for version 0 would otherwise append its rows as
     # version 1 without looking at keys, and two creators writing the same key would leave duplicates.
-    exclusive = CommitProperties(app_transactions=transactions or None, max_commit_retries=0)
+    exclusive = CommitProperties(
+        app_transactions=transactions or None, max_commit_retries=0
+    )
     try:
-        write_deltalake(table_uri, table, partition_by=list(partition_columns(store)) or None, mode="error",
-                        storage_options=options, commit_properties=exclusive)
+        write_deltalake(
+            table_uri,
+            table,
+            partition_by=list(partition_columns(store)) or None,
+            mode="error",
+            storage_options=options,
+            commit_properties=exclusive,
+        )
         return True
     except CommitFailedError:
         return False  # another writer committed version 0 while ours was being written
     except DeltaError:
         if open_delta(table_uri, options) is not None:
-            return False  # another writer's table appeared between our look and our write
+            return (
+                False  # another writer's table appeared between our look and our write
+            )
         raise
 
 
-def _merge_with_retries(table_uri: str, store: str, table: pa.Table, options: dict[str, str],
-                        transactions: list[Transaction]) -> int:
+def _merge_with_retries(
+    table_uri: str,
+    store: str,
+    table: pa.Table,
+    options: dict[str, str],
+    transactions: list[Transaction],
+) -> int:
     predicate = merge_predicate(store, table)
     commit = CommitProperties(app_transactions=transactions or None)
     for attempt in range(COMMIT_ATTEMPTS):
@@ -177,19 +224,33 @@ def _merge_with_retries(table_uri: str, store: str, table: pa.Table, options: di
             time.sleep(_backoff_s(attempt))
         current = open_delta(table_uri, options)
         if current is None:
-            raise StoreError(f"the {store} table at {table_uri} disappeared while being written; re-run")
+            raise StoreError(
+                f"the {store} table at {table_uri} disappeared while being written; re-run"
+            )
         _check_table_schema(current, store)
         if _already_committed(current, transactions):
             return 0
         try:
-            (current.merge(table, predicate, source_alias="s", target_alias="t", merge_schema=True,
-                           commit_properties=commit)
-             .when_matched_update_all().when_not_matched_insert_all().execute())
+            (
+                current.merge(
+                    table,
+                    predicate,
+                    source_alias="s",
+                    target_alias="t",
+                    merge_schema=True,
+                    commit_properties=commit,
+                )
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .execute()
+            )
             return table.num_rows
         except CommitFailedError:
             continue  # another writer committed to our partitions first: merge again into its version
-    raise StoreError(f"gave up writing the {store} table at {table_uri} after {COMMIT_ATTEMPTS} attempts, each "
-                     "beaten by another writer's commit to the same partitions; re-run when fewer writers run at once")
+    raise StoreError(
+        f"gave up writing the {store} table at {table_uri} after {COMMIT_ATTEMPTS} attempts, each "
+        "beaten by another writer's commit to the same partitions; re-run when fewer writers run at once"
+    )
 
 
 def _backoff_s(attempt: int) -> float:
@@ -212,5 +273,7 @@ def _already_committed(table: DeltaTable, transactions: list[Transaction]) -> bo
 
 def _check_table_schema(table: DeltaTable, store: str) -> None:
     if not readable_schema(store, pa.schema(table.schema().to_arrow())):
-        raise StoreError(f"{table.table_uri} does not have the columns and types of an itemeval {store} table; "
-                         "move it away or point the study elsewhere")
+        raise StoreError(
+            f"{table.table_uri} does not have the columns and types of an itemeval {store} table; "
+            "move it away or point the study elsewhere"
+        )

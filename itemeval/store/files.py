@@ -42,7 +42,10 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
 
 def write_json_atomic(path: Path, data: object) -> None:
     """Replace `path` with `data` as indented, key-sorted JSON (non-JSON values as their str)."""
-    text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n"
+    text = (
+        json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+        + "\n"
+    )
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
@@ -56,8 +59,15 @@ def reserve_space(path: Path, size: int) -> None:
         with open(path, "wb") as handle:
             try:
                 os.posix_fallocate(handle.fileno(), 0, size)
-            except (AttributeError, OSError) as exc:  # no fallocate here (macOS, some file systems): real bytes
-                if isinstance(exc, OSError) and exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+            except (
+                AttributeError,
+                OSError,
+            ) as exc:  # no fallocate here (macOS, some file systems): real bytes
+                if isinstance(exc, OSError) and exc.errno not in (
+                    errno.EOPNOTSUPP,
+                    errno.EINVAL,
+                    errno.ENOSYS,
+                ):
                     raise
                 handle.write(bytes(size))
                 handle.flush()

@@ -33,16 +33,22 @@ REPLAY_CHUNK_ROWS = 2000
 """Rows upserted at a time during replay, so memory stays bounded however long the journal is."""
 
 _STORE_PREFIX = re.compile(rb'^\{"store":"([a-z]+)",')
-_OPEN: set[Path] = set()  # files of live writers in this process, which replay must not take
+_OPEN: set[Path] = (
+    set()
+)  # files of live writers in this process, which replay must not take
 _OPEN_LOCK = threading.Lock()
 
 
 class JournalWriter:
     """Appends rows to a fresh journal file, each handed to the OS at once; a background thread fsyncs every SYNC_INTERVAL_S."""
 
-    def __init__(self, paths: StudyPaths, run_id: str, *, interval_s: float = SYNC_INTERVAL_S) -> None:
+    def __init__(
+        self, paths: StudyPaths, run_id: str, *, interval_s: float = SYNC_INTERVAL_S
+    ) -> None:
         paths.journal.mkdir(parents=True, exist_ok=True)
-        self.path = paths.journal / f"{run_id}-{os.getpid()}-{secrets.token_hex(3)}.jsonl"
+        self.path = (
+            paths.journal / f"{run_id}-{os.getpid()}-{secrets.token_hex(3)}.jsonl"
+        )
         self._file = open(self.path, "x", encoding="utf-8")
         fsync_path(paths.journal)
         with _OPEN_LOCK:
@@ -52,7 +58,12 @@ class JournalWriter:
         self._closed = False
         self._error: OSError | None = None
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sync_loop, args=(interval_s,), name="itemeval-journal", daemon=True)
+        self._thread = threading.Thread(
+            target=self._sync_loop,
+            args=(interval_s,),
+            name="itemeval-journal",
+            daemon=True,
+        )
         self._thread.start()
 
     def append(self, store: str, row: dict[str, Any]) -> None:
@@ -96,19 +107,28 @@ class JournalWriter:
         """The first failed write, again, as an OSError naming this file (a full disk is the caller's to report)."""
         error = self._error
         assert error is not None
-        raise OSError(error.errno, error.strerror or str(error), str(self.path)) from error
+        raise OSError(
+            error.errno, error.strerror or str(error), str(self.path)
+        ) from error
 
     def __enter__(self) -> JournalWriter:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     def _sync_loop(self, interval_s: float) -> None:
         while not self._stop.wait(interval_s):
             try:
                 self._sync()
-            except OSError as exc:  # disk full, I/O error: surfaced by the next append or close
+            except (
+                OSError
+            ) as exc:  # disk full, I/O error: surfaced by the next append or close
                 self._error = exc
                 return
 
@@ -122,8 +142,12 @@ class JournalWriter:
         os.fsync(self._file.fileno())
 
 
-def replay_journals(paths: StudyPaths, *, chunk_rows: int = REPLAY_CHUNK_ROWS,
-                    seen: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, int]:
+def replay_journals(
+    paths: StudyPaths,
+    *,
+    chunk_rows: int = REPLAY_CHUNK_ROWS,
+    seen: Callable[[str, dict[str, Any]], None] | None = None,
+) -> dict[str, int]:
     """Upsert every complete journal record into its store, oldest file first, then delete the files.
 
     Returns the records replayed per store; `seen` is shown each record as it goes (a launcher counts its
@@ -139,7 +163,12 @@ def replay_journals(paths: StudyPaths, *, chunk_rows: int = REPLAY_CHUNK_ROWS,
             chunk_no[store] = chunk_no.get(store, 0) + 1
             for row in rows if seen is not None else ():
                 seen(store, row)
-            upsert(paths, store, rows, app=(f"journal/{path.name}/{store}", chunk_no[store]))
+            upsert(
+                paths,
+                store,
+                rows,
+                app=(f"journal/{path.name}/{store}", chunk_no[store]),
+            )
             counts[store] = counts.get(store, 0) + len(rows)
         path.unlink()
         fsync_path(paths.journal)
@@ -164,9 +193,16 @@ def _encode(store: str, row: dict[str, Any]) -> str:
         raise StoreError(f"unknown store {store!r}; known: {', '.join(STORES)}")
     unknown = sorted(set(row) - set(STORES[store][0].names))
     if unknown:
-        raise StoreError(f"unknown column(s) {', '.join(unknown)} for the {store} store")
+        raise StoreError(
+            f"unknown column(s) {', '.join(unknown)} for the {store} store"
+        )
     # compact separators keep `{"store":"<name>",` a fixed prefix that pending_journal_rows can match
-    record = json.dumps({"store": store, "row": row}, separators=(",", ":"), ensure_ascii=False, default=_json_value)
+    record = json.dumps(
+        {"store": store, "row": row},
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=_json_value,
+    )
     return record + "\n"
 
 
@@ -185,8 +221,11 @@ def _journal_files(paths: StudyPaths, *, include_open: bool = False) -> list[Pat
         return []
     with _OPEN_LOCK:
         live = set() if include_open else set(_OPEN)
-    files = [path for path in paths.journal.glob("*.jsonl")
-             if path not in live and (include_open or not _writer_alive(path))]
+    files = [
+        path
+        for path in paths.journal.glob("*.jsonl")
+        if path not in live and (include_open or not _writer_alive(path))
+    ]
     return sorted(files, key=lambda path: (path.stat().st_mtime_ns, path.name))
 
 
@@ -213,7 +252,10 @@ def _zombie(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
-    except (OSError, IndexError):  # no /proc (macOS): a zombie there counts as alive until reaped
+    except (
+        OSError,
+        IndexError,
+    ):  # no /proc (macOS): a zombie there counts as alive until reaped
         return False
 
 
@@ -221,16 +263,23 @@ def live_writers(paths: StudyPaths, prefix: str) -> list[int]:
     """Pids of other processes on this host still writing journal parts whose name starts with `prefix`."""
     if not paths.journal.is_dir():
         return []
-    pids = {int(match.group(1)) for path in paths.journal.glob(f"{prefix}*.jsonl")
-            if (match := _WRITER.search(path.name)) and _writer_alive(path)}
+    pids = {
+        int(match.group(1))
+        for path in paths.journal.glob(f"{prefix}*.jsonl")
+        if (match := _WRITER.search(path.name)) and _writer_alive(path)
+    }
     return sorted(pids)
 
 
-def journaled_keys(paths: StudyPaths, prefix: str, store: str, key: Sequence[str]) -> set[tuple[Any, ...]]:
+def journaled_keys(
+    paths: StudyPaths, prefix: str, store: str, key: Sequence[str]
+) -> set[tuple[Any, ...]]:
     """Keys of the error-free rows for `store` in journal files whose name starts with `prefix` (a shard's own
     parts, to resume from)."""
     keys = set()
-    for path in sorted(paths.journal.glob(f"{prefix}*.jsonl")) if paths.journal.is_dir() else []:
+    for path in (
+        sorted(paths.journal.glob(f"{prefix}*.jsonl")) if paths.journal.is_dir() else []
+    ):
         for record_store, row in _records(path):
             if record_store == store and row.get("error") is None:
                 keys.add(tuple(row[name] for name in key))
@@ -264,7 +313,9 @@ def _records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
                 yield record
 
 
-def _decode(path: Path, number: int, raw: bytes, *, strict: bool) -> tuple[str, dict[str, Any]] | None:
+def _decode(
+    path: Path, number: int, raw: bytes, *, strict: bool
+) -> tuple[str, dict[str, Any]] | None:
     try:
         record = json.loads(raw)
         store, row = record["store"], record["row"]
@@ -274,4 +325,6 @@ def _decode(path: Path, number: int, raw: bytes, *, strict: bool) -> tuple[str, 
         pass
     if not strict:
         return None
-    raise StoreError(f"journal {path} line {number} is corrupt; move the file aside to skip its records")
+    raise StoreError(
+        f"journal {path} line {number} is corrupt; move the file aside to skip its records"
+    )

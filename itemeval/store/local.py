@@ -36,11 +36,15 @@ from .table import (
 
 _PART = re.compile(r"^p-(?P<phash>[0-9a-f]{16})-v\d{6,}-\d+\.parquet$")
 _VERSION = re.compile(r"^v(\d{6,})$")
-_WRITE_LOCK = threading.Lock()  # the study lock excludes other processes; this excludes our own threads
+_WRITE_LOCK = (
+    threading.Lock()
+)  # the study lock excludes other processes; this excludes our own threads
 _READ_ATTEMPTS = 3
 
 
-def upsert(paths: StudyPaths, store: str, rows: pa.Table | Iterable[Mapping[str, Any]]) -> int:
+def upsert(
+    paths: StudyPaths, store: str, rows: pa.Table | Iterable[Mapping[str, Any]]
+) -> int:
     """Insert or replace `rows` by key in one atomic step; returns the number of distinct keys written."""
     _, key = STORES[store]
     table = last_per_key(coerce_rows(store, rows), key)
@@ -51,7 +55,9 @@ def upsert(paths: StudyPaths, store: str, rows: pa.Table | Iterable[Mapping[str,
         _sweep(layout, keep={layout.version, layout.version - 1})
         read_part = partial(_read_part, layout)
         plan = {
-            phash: merge_partition(layout.parts.get(phash, []), new, key=key, read_part=read_part)
+            phash: merge_partition(
+                layout.parts.get(phash, []), new, key=key, read_part=read_part
+            )
             for phash, new in split_partitions(table, partition_columns(store)).items()
         }
         _commit(layout, plan)
@@ -79,17 +85,25 @@ def read_store(
             return _read_snapshot(paths, store, names, where or {})
         except FileNotFoundError:
             continue  # a writer garbage-collected the version we resolved: resolve the link again
-    raise StoreError(f"{paths.store(store)} kept changing while being read; retry when the running command ends")
+    raise StoreError(
+        f"{paths.store(store)} kept changing while being read; retry when the running command ends"
+    )
 
 
 def verify_store(paths: StudyPaths, store: str) -> int:
     """Check every part of a store parses with the right schema and no key repeats; returns its row count."""
     schema, key = STORES[store]
     layout = _open_layout(paths, store)
-    keys = [_read_part(layout, name, key) for names in layout.parts.values() for name in names]
+    keys = [
+        _read_part(layout, name, key)
+        for names in layout.parts.values()
+        for name in names
+    ]
     table = pa.concat_tables(keys) if keys else schema.empty_table().select(list(key))
     if last_per_key(table, key).num_rows != table.num_rows:
-        raise StoreError(f"{layout.path} holds duplicate keys; it was not written by itemeval")
+        raise StoreError(
+            f"{layout.path} holds duplicate keys; it was not written by itemeval"
+        )
     return table.num_rows
 
 
@@ -121,49 +135,70 @@ def _open_layout(paths: StudyPaths, store: str) -> _Layout:
     versions = path.parent / f".{path.name.removesuffix('.parquet')}.versions"
     if not path.is_symlink():
         if path.exists():
-            raise StoreError(f"{path} is not an itemeval store (expected a link into {versions.name}/); "
-                             "itemeval will not overwrite it: move it aside and re-run")
+            raise StoreError(
+                f"{path} is not an itemeval store (expected a link into {versions.name}/); "
+                "itemeval will not overwrite it: move it aside and re-run"
+            )
         return _Layout(store, path, versions, 0, {})
     target = os.readlink(path)
     match = _VERSION.match(Path(target).name)
     if Path(target).parent != Path(versions.name) or not match:
-        raise StoreError(f"{path} links to {target}, not into {versions.name}/; move it aside and re-run")
+        raise StoreError(
+            f"{path} links to {target}, not into {versions.name}/; move it aside and re-run"
+        )
     layout = _Layout(store, path, versions, int(match.group(1)), {})
     try:
         names = sorted(os.listdir(layout.current))
     except FileNotFoundError as exc:
         if os.readlink(path) != target:
             raise  # a writer committed and collected this version meanwhile: the reader retries
-        raise StoreError(f"{path} links to missing {target}: the store is damaged; move it aside and re-run") from exc
+        raise StoreError(
+            f"{path} links to missing {target}: the store is damaged; move it aside and re-run"
+        ) from exc
     for name in names:
         if name.startswith((".", "_")):
             continue  # hidden names are skipped by every parquet reader
         part = _PART.match(name)
         if not part:
-            raise StoreError(f"{path / name} is not an itemeval part file; move it out of the store")
+            raise StoreError(
+                f"{path / name} is not an itemeval part file; move it out of the store"
+            )
         layout.parts.setdefault(part.group("phash"), []).append(name)
     return layout
 
 
-def _read_part(layout: _Layout, name: str, columns: Sequence[str] | None = None) -> pa.Table:
+def _read_part(
+    layout: _Layout, name: str, columns: Sequence[str] | None = None
+) -> pa.Table:
     """One part file's columns (all of today's schema for None), after checking it is an itemeval part."""
     schema, _ = STORES[layout.store]
     try:
         part = pq.ParquetFile(layout.current / name)
         physical = part.schema_arrow
         if not readable_schema(layout.store, physical):
-            raise StoreError(f"{layout.path / name} does not have the columns and types of an itemeval store; move it away")
+            raise StoreError(
+                f"{layout.path / name} does not have the columns and types of an itemeval store; move it away"
+            )
         wanted = list(schema.names if columns is None else columns)
         table = part.read(columns=[name for name in wanted if name in physical.names])
         if table.num_columns == len(wanted):
             return table
         # A part written before some columns existed: they read as nulls.
-        return pa.table({name: table.column(name) if name in physical.names else pa.nulls(table.num_rows, schema.field(name).type)
-                         for name in wanted}, schema=pa.schema([schema.field(name) for name in wanted]))
+        return pa.table(
+            {
+                name: table.column(name)
+                if name in physical.names
+                else pa.nulls(table.num_rows, schema.field(name).type)
+                for name in wanted
+            },
+            schema=pa.schema([schema.field(name) for name in wanted]),
+        )
     except FileNotFoundError:
         raise  # a concurrent writer moved on: the reader resolves the link again
     except (pa.ArrowInvalid, OSError) as exc:
-        raise StoreError(f"{layout.path / name} is not a readable parquet file ({exc}); move it away") from exc
+        raise StoreError(
+            f"{layout.path / name} is not a readable parquet file ({exc}); move it away"
+        ) from exc
 
 
 # ---- commit: build the next version directory, then swap the link to it
@@ -191,7 +226,9 @@ def _link(source: Path, dest: Path) -> None:
     try:
         os.link(source, dest)
     except OSError:
-        shutil.copy2(source, dest)  # file systems without hard links: parts are immutable, a copy is as good
+        shutil.copy2(
+            source, dest
+        )  # file systems without hard links: parts are immutable, a copy is as good
 
 
 def _write_part(table: pa.Table, path: Path) -> None:
@@ -221,19 +258,30 @@ def _sweep(layout: _Layout, keep: set[int]) -> None:
         temp.unlink(missing_ok=True)
     if not layout.versions.is_dir():
         return
-    entries = {int(match.group(1)): entry for entry in os.scandir(layout.versions)
-               if (match := _VERSION.match(entry.name))}
+    entries = {
+        int(match.group(1)): entry
+        for entry in os.scandir(layout.versions)
+        if (match := _VERSION.match(entry.name))
+    }
     now, current = time.time(), max(keep)
-    superseded = {number: _superseded_at(entries, number) for number in entries}  # before anything is removed
+    superseded = {
+        number: _superseded_at(entries, number) for number in entries
+    }  # before anything is removed
     for number, entry in entries.items():
-        never_committed = number > current  # a killed writer's half-built version: no reader ever saw it
-        if number in keep or (not never_committed and superseded[number] > now - READER_GRACE_S):
+        never_committed = (
+            number > current
+        )  # a killed writer's half-built version: no reader ever saw it
+        if number in keep or (
+            not never_committed and superseded[number] > now - READER_GRACE_S
+        ):
             continue
         if entry.is_dir(follow_symlinks=False):
             shutil.rmtree(entry.path, ignore_errors=True)
         else:
             os.unlink(entry.path)
-    for entry in os.scandir(layout.versions):  # anything else in the directory is debris of a crashed commit
+    for entry in os.scandir(
+        layout.versions
+    ):  # anything else in the directory is debris of a crashed commit
         if _VERSION.match(entry.name):
             continue
         if entry.is_dir(follow_symlinks=False):
@@ -245,13 +293,22 @@ def _sweep(layout: _Layout, keep: set[int]) -> None:
 def _superseded_at(entries: dict[int, os.DirEntry[str]], number: int) -> float:
     """When `number` stopped being current: the time its successor was made."""
     later = [n for n in entries if n > number]
-    return entries[min(later)].stat(follow_symlinks=False).st_mtime if later else time.time()
+    return (
+        entries[min(later)].stat(follow_symlinks=False).st_mtime
+        if later
+        else time.time()
+    )
 
 
 # ---- reads: one version's wanted parts as a dataset
 
 
-def _read_snapshot(paths: StudyPaths, store: str, names: list[str], where: Mapping[str, Collection[Any]]) -> pa.Table:
+def _read_snapshot(
+    paths: StudyPaths,
+    store: str,
+    names: list[str],
+    where: Mapping[str, Collection[Any]],
+) -> pa.Table:
     schema, _ = STORES[store]
     check_columns(store, list(where))
     layout = _open_layout(paths, store)
@@ -270,6 +327,10 @@ def _check_fragment(fragment: ds.ParquetFileFragment, layout: _Layout) -> None:
     try:
         physical = fragment.physical_schema
     except pa.ArrowInvalid as exc:
-        raise StoreError(f"{shown} is not a readable parquet file ({exc}); move it away") from exc
+        raise StoreError(
+            f"{shown} is not a readable parquet file ({exc}); move it away"
+        ) from exc
     if not readable_schema(layout.store, physical):
-        raise StoreError(f"{shown} does not have the columns and types of an itemeval store; move it away")
+        raise StoreError(
+            f"{shown} does not have the columns and types of an itemeval store; move it away"
+        )

@@ -30,19 +30,25 @@ def study_lock(paths: StudyPaths, command: str) -> Iterator[dict[str, Any]]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise StudyLocked(_locked_message(paths, _parse_holder(_read_all(fd)))) from None
+            raise StudyLocked(
+                _locked_message(paths, _parse_holder(_read_all(fd)))
+            ) from None
         holder = {
             "pid": os.getpid(),
             "host": socket.gethostname(),
             "command": command,
             "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }
-        with contextlib.suppress(OSError):  # a full disk: the lock holds all the same, status just cannot name us
+        with contextlib.suppress(
+            OSError
+        ):  # a full disk: the lock holds all the same, status just cannot name us
             _write_holder(fd, holder)
         try:
             yield holder
         finally:
-            os.ftruncate(fd, 0)  # an empty file reads as "nobody" to status, before we let go
+            os.ftruncate(
+                fd, 0
+            )  # an empty file reads as "nobody" to status, before we let go
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
@@ -92,7 +98,9 @@ def _read_all(fd: int) -> bytes:
 def _parse_holder(data: bytes) -> dict[str, Any]:
     """The first JSON object in the lock file, or {} for empty or stale garbage."""
     try:
-        holder, _ = json.JSONDecoder().raw_decode(data.decode("utf-8", errors="replace").lstrip())
+        holder, _ = json.JSONDecoder().raw_decode(
+            data.decode("utf-8", errors="replace").lstrip()
+        )
     except json.JSONDecodeError:
         return {}
     return holder if isinstance(holder, dict) else {}

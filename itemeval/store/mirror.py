@@ -35,13 +35,17 @@ def upload(paths: StudyPaths, files: Iterable[Path]) -> None:
     fs, root = _fs(paths)
     for path in files:
         if path.is_file():
-            fs.put_file(str(path), join_uri(root, path.relative_to(paths.root).as_posix()))
+            fs.put_file(
+                str(path), join_uri(root, path.relative_to(paths.root).as_posix())
+            )
 
 
 def upload_parts(paths: StudyPaths, prefix: str) -> list[str]:
     """Upload the finished journal parts whose names start with `prefix` for a committer to take, and delete
     their `.partial` copies; their names."""
-    parts = sorted(paths.journal.glob(f"{prefix}*.jsonl")) if paths.journal.is_dir() else []
+    parts = (
+        sorted(paths.journal.glob(f"{prefix}*.jsonl")) if paths.journal.is_dir() else []
+    )
     upload(paths, parts)
     fs, root = _fs(paths)
     for part in parts:
@@ -56,20 +60,31 @@ def fetch_own_parts(paths: StudyPaths, prefix: str) -> list[str]:
     shard resumes from them; the names fetched."""
     fs, root = _fs(paths)
     folder = join_uri(root, JOURNAL)
-    names = [name.rsplit("/", 1)[-1] for name in fs.ls(folder, detail=False)] if fs.exists(folder) else []
+    names = (
+        [name.rsplit("/", 1)[-1] for name in fs.ls(folder, detail=False)]
+        if fs.exists(folder)
+        else []
+    )
     return fetch_parts(paths, sorted(n for n in names if n.startswith(prefix)))
 
 
 class PartUploader:
     """Uploads a running shard's journal parts (names starting with `prefix`) as `.partial` every interval."""
 
-    def __init__(self, paths: StudyPaths, prefix: str, interval_s: float | None = None) -> None:
+    def __init__(
+        self, paths: StudyPaths, prefix: str, interval_s: float | None = None
+    ) -> None:
         self.paths, self.prefix = paths, prefix
-        self.interval_s = interval_s if interval_s is not None else float(
-            os.environ.get("ITEMEVAL_UPLOAD_S") or UPLOAD_INTERVAL_S)
+        self.interval_s = (
+            interval_s
+            if interval_s is not None
+            else float(os.environ.get("ITEMEVAL_UPLOAD_S") or UPLOAD_INTERVAL_S)
+        )
         self._sizes: dict[Path, int] = {}
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="itemeval-upload", daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop, name="itemeval-upload", daemon=True
+        )
         self._thread.start()
 
     def _loop(self) -> None:
@@ -100,7 +115,11 @@ def remote_parts(paths: StudyPaths) -> list[str]:
     folder = join_uri(root, JOURNAL)
     if not fs.exists(folder):
         return []
-    return sorted(name.rsplit("/", 1)[-1] for name in fs.ls(folder, detail=False) if name.endswith(".jsonl"))
+    return sorted(
+        name.rsplit("/", 1)[-1]
+        for name in fs.ls(folder, detail=False)
+        if name.endswith(".jsonl")
+    )
 
 
 def fetch_parts(paths: StudyPaths, names: Iterable[str]) -> list[str]:
@@ -112,7 +131,9 @@ def fetch_parts(paths: StudyPaths, names: Iterable[str]) -> list[str]:
     for name in names:
         local = paths.journal / name.removesuffix(PARTIAL)
         if not local.exists():
-            partial = local.with_suffix(".download")  # not a .jsonl until whole: replay never sees half a part
+            partial = local.with_suffix(
+                ".download"
+            )  # not a .jsonl until whole: replay never sees half a part
             fs.get_file(join_uri(root, JOURNAL, name), str(partial))
             partial.replace(local)
             fetched.append(local.name)

@@ -11,10 +11,21 @@ from ..paths import is_remote, uri_scheme
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
 
-__all__ = ["filesystem_for", "is_remote", "join_uri", "storage_options_for", "uri_scheme"]
+__all__ = [
+    "filesystem_for",
+    "is_remote",
+    "join_uri",
+    "storage_options_for",
+    "uri_scheme",
+]
 
 _S3_SCHEMES = {"s3", "s3a"}
-_AWS_PASSED_THROUGH = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE")
+_AWS_PASSED_THROUGH = (
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_PROFILE",
+)
 
 
 def join_uri(base: str, *parts: str) -> str:
@@ -22,7 +33,9 @@ def join_uri(base: str, *parts: str) -> str:
     return "/".join([base.rstrip("/"), *(part.strip("/") for part in parts)])
 
 
-def storage_options_for(uri: str, env: Mapping[str, str] | None = None) -> dict[str, str]:
+def storage_options_for(
+    uri: str, env: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """delta-rs storage options for `uri`, taken from the environment (os.environ unless `env` is given).
 
     Only S3 needs help: the other clouds' settings are read from the environment by delta-rs itself.
@@ -34,11 +47,15 @@ def storage_options_for(uri: str, env: Mapping[str, str] | None = None) -> dict[
     region = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")
     if region:
         options["AWS_REGION"] = region
-    endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL")  # boto's precedence
+    endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get(
+        "AWS_ENDPOINT_URL"
+    )  # boto's precedence
     if endpoint:
         options["AWS_ENDPOINT_URL"] = endpoint
         if endpoint.lower().startswith("http://"):
-            options["AWS_ALLOW_HTTP"] = "true"  # object_store refuses plain http (a local MinIO, moto) unless told
+            options["AWS_ALLOW_HTTP"] = (
+                "true"  # object_store refuses plain http (a local MinIO, moto) unless told
+            )
     # Concurrent writers are safe without DynamoDB only because each commit file is created with an
     # S3 conditional put (If-None-Match: *), so a writer that lost the race for a version gets an error
     # instead of overwriting the winner's commit. delta-rs 1.x already does this by default; it is
@@ -48,7 +65,9 @@ def storage_options_for(uri: str, env: Mapping[str, str] | None = None) -> dict[
     return options
 
 
-def filesystem_for(uri: str, storage_options: Mapping[str, str]) -> tuple[AbstractFileSystem, str]:
+def filesystem_for(
+    uri: str, storage_options: Mapping[str, str]
+) -> tuple[AbstractFileSystem, str]:
     """An fsspec filesystem and the path inside it for plain files beside the Delta tables (snapshots).
 
     fsspec rather than pyarrow.fs because it knows every scheme delta-rs does (and memory://), and
@@ -69,8 +88,15 @@ def _s3fs_options(options: Mapping[str, str]) -> dict[str, object]:
         client["region_name"] = options["AWS_REGION"]
     if options.get("AWS_ENDPOINT_URL"):
         client["endpoint_url"] = options["AWS_ENDPOINT_URL"]
-    named = {"key": "AWS_ACCESS_KEY_ID", "secret": "AWS_SECRET_ACCESS_KEY", "token": "AWS_SESSION_TOKEN",
-             "profile": "AWS_PROFILE"}
+    named = {
+        "key": "AWS_ACCESS_KEY_ID",
+        "secret": "AWS_SECRET_ACCESS_KEY",
+        "token": "AWS_SESSION_TOKEN",
+        "profile": "AWS_PROFILE",
+    }
     # Listings are not cached: a snapshot reader must see the file a publisher wrote a moment ago.
-    return {"client_kwargs": client, "use_listings_cache": False,
-            **{arg: options[name] for arg, name in named.items() if options.get(name)}}
+    return {
+        "client_kwargs": client,
+        "use_listings_cache": False,
+        **{arg: options[name] for arg, name in named.items() if options.get(name)},
+    }

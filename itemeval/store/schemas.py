@@ -20,10 +20,23 @@ _USAGE = [
     ("latency_s", pa.float64()),
 ]
 
-_ARROW_TYPES = {"float": pa.float64(), "int": pa.int64(), "str": pa.string(), "bool": pa.bool_()}
+_ARROW_TYPES = {
+    "float": pa.float64(),
+    "int": pa.int64(),
+    "str": pa.string(),
+    "bool": pa.bool_(),
+}
 
 _TOP_LOGPROB = pa.struct([("token", pa.string()), ("logprob", pa.float64())])
-LOGPROBS = pa.list_(pa.struct([("token", pa.string()), ("logprob", pa.float64()), ("top", pa.list_(_TOP_LOGPROB))]))
+LOGPROBS = pa.list_(
+    pa.struct(
+        [
+            ("token", pa.string()),
+            ("logprob", pa.float64()),
+            ("top", pa.list_(_TOP_LOGPROB)),
+        ]
+    )
+)
 """The first generated tokens, each with its logprob and its top alternatives (null: none requested or returned)."""
 _PARAMS = [(param.column, _ARROW_TYPES[param.type]) for param in SAMPLING_PARAMS]
 
@@ -41,10 +54,16 @@ SOLUTIONS = pa.schema(
         ("model_config_name", pa.string()),
         *_PARAMS,
         *[(f"effective_{name}", typ) for name, typ in _PARAMS],
-        ("effective_config", pa.string()),  # canonical JSON of the config inspect sent (ModelEvent.config)
+        (
+            "effective_config",
+            pa.string(),
+        ),  # canonical JSON of the config inspect sent (ModelEvent.config)
         ("solution", pa.string()),  # null when the call errored
         ("solution_hash", pa.string()),
-        ("blank", pa.bool_()),  # no error but nothing but whitespace came back (see solvers.on_empty)
+        (
+            "blank",
+            pa.bool_(),
+        ),  # no error but nothing but whitespace came back (see solvers.on_empty)
         ("stop_reason", pa.string()),
         ("logprobs", LOGPROBS),
         ("error", pa.string()),
@@ -77,7 +96,10 @@ GRADES = pa.schema(
         ("reasoning", pa.string()),
         ("answer", pa.string()),  # what the scorer read from the solution
         ("explanation", pa.string()),
-        ("score_metadata", pa.string()),  # canonical JSON object, e.g. option_probs and risk_score
+        (
+            "score_metadata",
+            pa.string(),
+        ),  # canonical JSON object, e.g. option_probs and risk_score
         ("judge_completion", pa.string()),
         ("error", pa.string()),
         *_USAGE,
@@ -94,11 +116,20 @@ ITEMS = pa.schema(
         ("dataset_revision", pa.string()),
         ("row_index", pa.int64()),
         ("input", pa.string()),
-        ("target", pa.string()),  # one target, or a JSON list of several acceptable ones
+        (
+            "target",
+            pa.string(),
+        ),  # one target, or a JSON list of several acceptable ones
         ("targets", pa.list_(pa.string())),
-        ("choices", pa.list_(pa.string())),  # the item's options (mapping.choices); null when it has none
+        (
+            "choices",
+            pa.list_(pa.string()),
+        ),  # the item's options (mapping.choices); null when it has none
         ("grading_scheme", pa.string()),
-        ("metadata", pa.string()),  # canonical JSON object of the mapped metadata columns
+        (
+            "metadata",
+            pa.string(),
+        ),  # canonical JSON object of the mapped metadata columns
     ]
 )
 

@@ -57,12 +57,16 @@ def publish_snapshot(
     never a mix. Each store keeps its current and previous files (a reader that has just read the old
     `latest.json` still finds its file); older ones are deleted. Returns the new `latest.json` document.
     """
-    options = storage_options_for(study_uri) if storage_options is None else storage_options
+    options = (
+        storage_options_for(study_uri) if storage_options is None else storage_options
+    )
     try:
         return _publish(study_uri, stores, options).model_dump()
     except STORAGE_ERRORS as exc:
-        raise StoreError(f"cannot publish the snapshots of {study_uri}: {exc}; check the URI, the credentials "
-                         "and that the object store is reachable, then re-run") from exc
+        raise StoreError(
+            f"cannot publish the snapshots of {study_uri}: {exc}; check the URI, the credentials "
+            "and that the object store is reachable, then re-run"
+        ) from exc
 
 
 def read_snapshot(
@@ -78,7 +82,9 @@ def read_snapshot(
     names = list(schema.names if columns is None else columns)
     check_columns(store, names)
     check_columns(store, list(where or {}))
-    options = storage_options_for(study_uri) if storage_options is None else storage_options
+    options = (
+        storage_options_for(study_uri) if storage_options is None else storage_options
+    )
     fs, root = filesystem_for(study_uri, options)
     try:
         for _ in range(_READ_ATTEMPTS):
@@ -88,19 +94,34 @@ def read_snapshot(
                 return schema.empty_table().select(names)
             try:
                 # The store's schema gives its exact types, and nulls for columns the snapshot predates.
-                dataset = ds.dataset(f"{root}/{entry.path}", schema=schema, format="parquet", filesystem=fs)
-                return dataset.to_table(columns=names, filter=where_filter(schema, where or {}))
+                dataset = ds.dataset(
+                    f"{root}/{entry.path}",
+                    schema=schema,
+                    format="parquet",
+                    filesystem=fs,
+                )
+                return dataset.to_table(
+                    columns=names, filter=where_filter(schema, where or {})
+                )
             except FileNotFoundError:
                 continue  # two newer snapshots were published since we read latest.json: read it again
     except STORAGE_ERRORS as exc:
-        raise StoreError(f"cannot read the {store} snapshot of {study_uri}: {exc}; check the URI, the credentials "
-                         "and that the object store is reachable") from exc
-    raise StoreError(f"the snapshots of {study_uri} kept changing while being read; retry when the commits end")
+        raise StoreError(
+            f"cannot read the {store} snapshot of {study_uri}: {exc}; check the URI, the credentials "
+            "and that the object store is reachable"
+        ) from exc
+    raise StoreError(
+        f"the snapshots of {study_uri} kept changing while being read; retry when the commits end"
+    )
 
 
-def read_latest(study_uri: str, *, storage_options: dict[str, str] | None = None) -> Latest | None:
+def read_latest(
+    study_uri: str, *, storage_options: dict[str, str] | None = None
+) -> Latest | None:
     """The study's `latest.json`; None before the first snapshot."""
-    options = storage_options_for(study_uri) if storage_options is None else storage_options
+    options = (
+        storage_options_for(study_uri) if storage_options is None else storage_options
+    )
     return _read_latest(*filesystem_for(study_uri, options), study_uri)
 
 
@@ -112,9 +133,16 @@ def _publish(study_uri: str, stores: Sequence[str], options: dict[str, str]) -> 
         entry = _publish_store(fs, root, study_uri, store, options)
         older = entries.get(store)
         if entry is not None and (older is None or entry.version >= older.version):
-            entries[store] = entry  # never step back behind a snapshot a concurrent publisher made newer
-    latest = Latest(published_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), stores=entries)
-    fs.pipe_file(f"{root}/{LATEST}", latest.model_dump_json(indent=2).encode())  # one PUT: old or new, never half
+            entries[store] = (
+                entry  # never step back behind a snapshot a concurrent publisher made newer
+            )
+    latest = Latest(
+        published_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        stores=entries,
+    )
+    fs.pipe_file(
+        f"{root}/{LATEST}", latest.model_dump_json(indent=2).encode()
+    )  # one PUT: old or new, never half
     for store, entry in entries.items():
         _remove_older(fs, root, store, current=entry.version)
     return latest
@@ -126,8 +154,10 @@ def _read_latest(fs: Any, root: str, study_uri: str) -> Latest | None:
     except FileNotFoundError:
         return None
     except ValidationError as exc:
-        raise StoreError(f"{join_uri(study_uri, LATEST)} is not an itemeval snapshot index ({exc}); "
-                         "move it away and publish again") from exc
+        raise StoreError(
+            f"{join_uri(study_uri, LATEST)} is not an itemeval snapshot index ({exc}); "
+            "move it away and publish again"
+        ) from exc
 
 
 def snapshot_path(store: str, version: int) -> str:
@@ -135,8 +165,9 @@ def snapshot_path(store: str, version: int) -> str:
     return f"{SNAPSHOTS}/{store}-v{version}.parquet"
 
 
-def _publish_store(fs: Any, root: str, study_uri: str, store: str,
-                   options: dict[str, str]) -> SnapshotEntry | None:
+def _publish_store(
+    fs: Any, root: str, study_uri: str, store: str, options: dict[str, str]
+) -> SnapshotEntry | None:
     """This store's snapshot of its current version, written unless it already was; None for no table."""
     table = open_delta(join_uri(study_uri, store), options)
     if table is None:
@@ -144,14 +175,24 @@ def _publish_store(fs: Any, root: str, study_uri: str, store: str,
     version = table.version()
     path = snapshot_path(store, version)
     target = f"{root}/{path}"
-    if fs.exists(target):  # objects appear whole on S3, so an existing file is a finished one
-        return SnapshotEntry(version=version, path=path, rows=pq.read_metadata(target, filesystem=fs).num_rows)
+    if fs.exists(
+        target
+    ):  # objects appear whole on S3, so an existing file is a finished one
+        return SnapshotEntry(
+            version=version,
+            path=path,
+            rows=pq.read_metadata(target, filesystem=fs).num_rows,
+        )
     rows = scan_delta(table, store)
     _, key = STORES[store]
     if last_per_key(rows, key).num_rows != rows.num_rows:
-        raise StoreError(f"the {store} table of {study_uri} holds duplicate keys at version {version}, so it was "
-                         "written by something other than itemeval's MERGE; no snapshot was published")
-    pq.write_table(rows, target, filesystem=fs, compression="zstd", row_group_size=ROW_GROUP_ROWS)
+        raise StoreError(
+            f"the {store} table of {study_uri} holds duplicate keys at version {version}, so it was "
+            "written by something other than itemeval's MERGE; no snapshot was published"
+        )
+    pq.write_table(
+        rows, target, filesystem=fs, compression="zstd", row_group_size=ROW_GROUP_ROWS
+    )
     return SnapshotEntry(version=version, path=path, rows=rows.num_rows)
 
 
@@ -162,7 +203,11 @@ def _remove_older(fs: Any, root: str, store: str, *, current: int) -> None:
         listed = fs.ls(f"{root}/{SNAPSHOTS}", detail=False)
     except FileNotFoundError:
         return
-    versions = {int(match.group(1)): path for path in listed if (match := name.match(path.rsplit("/", 1)[-1]))}
+    versions = {
+        int(match.group(1)): path
+        for path in listed
+        if (match := name.match(path.rsplit("/", 1)[-1]))
+    }
     older = sorted(version for version in versions if version < current)
     if len(older) > 1:
         fs.rm([versions[version] for version in older[:-1]])

@@ -36,8 +36,11 @@ def readable_schema(store: str, physical: pa.Schema) -> bool:
     schema, key = STORES[store]
     if not set(key) <= set(physical.names):
         return False
-    return all(schema.get_field_index(field.name) >= 0 and schema.field(field.name).type.equals(field.type)
-               for field in physical)
+    return all(
+        schema.get_field_index(field.name) >= 0
+        and schema.field(field.name).type.equals(field.type)
+        for field in physical
+    )
 
 
 # ---- coercion: any input rows -> a table with exactly the store's schema
@@ -48,19 +51,29 @@ def coerce_rows(store: str, rows: pa.Table | Iterable[Mapping[str, Any]]) -> pa.
     schema, key = STORES[store]
     if not isinstance(rows, pa.Table):
         rows = list(rows)
-    given = rows.column_names if isinstance(rows, pa.Table) else {name for row in rows for name in row}
+    given = (
+        rows.column_names
+        if isinstance(rows, pa.Table)
+        else {name for row in rows for name in row}
+    )
     unknown = sorted(set(given) - set(schema.names))
     if unknown:
-        raise StoreError(f"unknown column(s) {', '.join(unknown)} for the {store} store; known: {', '.join(schema.names)}")
+        raise StoreError(
+            f"unknown column(s) {', '.join(unknown)} for the {store} store; known: {', '.join(schema.names)}"
+        )
     arrays = [_coerce_column(rows, field) for field in schema]
     table = pa.Table.from_arrays(arrays, schema=schema)
     for name in key:
         if table.column(name).null_count:
-            raise StoreError(f"rows for the {store} store need a value in key column {name}")
+            raise StoreError(
+                f"rows for the {store} store need a value in key column {name}"
+            )
     return table
 
 
-def _coerce_column(rows: pa.Table | list[Mapping[str, Any]], field: pa.Field) -> pa.Array:
+def _coerce_column(
+    rows: pa.Table | list[Mapping[str, Any]], field: pa.Field
+) -> pa.Array:
     try:
         if isinstance(rows, pa.Table):
             if field.name not in rows.column_names:
@@ -68,8 +81,16 @@ def _coerce_column(rows: pa.Table | list[Mapping[str, Any]], field: pa.Field) ->
             return pc.cast(rows.column(field.name).combine_chunks(), field.type)
         values = [_plain_value(row.get(field.name), field.type) for row in rows]
         return pa.array(values, type=field.type)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as exc:
-        raise StoreError(f"column {field.name} cannot be stored as {field.type}: {exc}") from exc
+    except (
+        pa.ArrowInvalid,
+        pa.ArrowTypeError,
+        TypeError,
+        ValueError,
+        OverflowError,
+    ) as exc:
+        raise StoreError(
+            f"column {field.name} cannot be stored as {field.type}: {exc}"
+        ) from exc
 
 
 def _plain_value(value: Any, typ: pa.DataType) -> Any:
@@ -89,7 +110,9 @@ def _plain_value(value: Any, typ: pa.DataType) -> Any:
 def last_per_key(table: pa.Table, key: Sequence[str]) -> pa.Table:
     """The table without repeated keys, keeping each key's last row and the rows' order."""
     indexed = table.append_column("_row", pa.array(range(table.num_rows), pa.int64()))
-    last = indexed.group_by(list(key), use_threads=False).aggregate([("_row", "max")])["_row_max"]
+    last = indexed.group_by(list(key), use_threads=False).aggregate([("_row", "max")])[
+        "_row_max"
+    ]
     if len(last) == table.num_rows:
         return table
     return table.take(last.take(pc.sort_indices(last)))
@@ -103,9 +126,13 @@ def split_partitions(table: pa.Table, columns: Sequence[str]) -> dict[str, pa.Ta
     if not columns:
         return {partition_hash(()): table}
     indexed = table.append_column("_row", pa.array(range(table.num_rows), pa.int64()))
-    groups = indexed.group_by(list(columns), use_threads=False).aggregate([("_row", "list")])
+    groups = indexed.group_by(list(columns), use_threads=False).aggregate(
+        [("_row", "list")]
+    )
     return {
-        partition_hash(tuple(group[name] for name in columns)): table.take(group["_row_list"])
+        partition_hash(tuple(group[name] for name in columns)): table.take(
+            group["_row_list"]
+        )
         for group in groups.to_pylist()
     }
 
@@ -115,7 +142,9 @@ def partition_hash(values: tuple[Any, ...]) -> str:
     return sha256_hex(canonical_json(list(values)))[:16]
 
 
-def wanted_partitions(store: str, present: Collection[str], where: Mapping[str, Collection[Any]]) -> list[str]:
+def wanted_partitions(
+    store: str, present: Collection[str], where: Mapping[str, Collection[Any]]
+) -> list[str]:
     """Partition hashes among `present` worth reading: all, unless `where` pins every partition column."""
     columns = partition_columns(store)
     if not columns or not all(column in where for column in columns):
@@ -123,7 +152,11 @@ def wanted_partitions(store: str, present: Collection[str], where: Mapping[str, 
     combos: list[tuple[Any, ...]] = [()]
     for column in columns:
         combos = [combo + (value,) for combo in combos for value in where[column]]
-    return [phash for phash in {partition_hash(combo) for combo in combos} if phash in present]
+    return [
+        phash
+        for phash in {partition_hash(combo) for combo in combos}
+        if phash in present
+    ]
 
 
 # ---- reads: which columns and rows
@@ -136,7 +169,9 @@ def check_columns(store: str, names: Sequence[str]) -> None:
         raise StoreError(f"unknown column(s) {', '.join(unknown)} in the {store} store")
 
 
-def where_filter(schema: pa.Schema, where: Mapping[str, Collection[Any]]) -> pc.Expression | None:
+def where_filter(
+    schema: pa.Schema, where: Mapping[str, Collection[Any]]
+) -> pc.Expression | None:
     """A dataset filter keeping rows whose every `where` column takes one of its values; None for no filter."""
     expression = None
     for column, values in where.items():
@@ -158,7 +193,9 @@ class PartitionPlan:
     """Tables to write as new parts."""
 
 
-def merge_partition(names: list[str], new: pa.Table, *, key: Sequence[str], read_part: ReadPart) -> PartitionPlan:
+def merge_partition(
+    names: list[str], new: pa.Table, *, key: Sequence[str], read_part: ReadPart
+) -> PartitionPlan:
     """Carry over the parts no new key touches; rewrite the others without those keys; compact."""
     new_keys = new.select(list(key))
     sizes: dict[str, int] = {}
@@ -182,7 +219,9 @@ def merge_partition(names: list[str], new: pa.Table, *, key: Sequence[str], read
 def hit_mask(keys: pa.Table, new_keys: pa.Table) -> pa.Array:
     """True for each row of `keys` whose key is among `new_keys`."""
     indexed = keys.append_column("_row", pa.array(range(keys.num_rows), pa.int64()))
-    hits = indexed.join(new_keys, keys=keys.column_names, join_type="left semi", use_threads=False)["_row"]
+    hits = indexed.join(
+        new_keys, keys=keys.column_names, join_type="left semi", use_threads=False
+    )["_row"]
     return pc.is_in(indexed["_row"], value_set=hits.combine_chunks())
 
 
@@ -192,10 +231,15 @@ def compaction_group(sizes: dict[str, int], fresh_rows: int) -> list[str]:
     The group grows while its merged size would reach the next part's, so parts form size tiers
     and each row is rewritten O(log n) times rather than at every compaction.
     """
-    entries = sorted([(rows, name) for name, rows in sizes.items()] + [(fresh_rows, "")])
+    entries = sorted(
+        [(rows, name) for name, rows in sizes.items()] + [(fresh_rows, "")]
+    )
     count = len(entries) - PART_LIMIT + 1
     if count <= 1:
         return []
-    while count < len(entries) and sum(rows for rows, _ in entries[:count]) >= entries[count][0]:
+    while (
+        count < len(entries)
+        and sum(rows for rows, _ in entries[:count]) >= entries[count][0]
+    ):
         count += 1
     return [name for _, name in entries[:count]]
