@@ -119,6 +119,9 @@ class ScorerEntry(_Strict):
     or a user's inspect @scorer as `module.path:function`."""
     params: dict[str, Any] = {}
     """Scorer parameters, validated at load time against the scorer's own signature."""
+    reference: str | None = None
+    """An item column (in `benchmark.mapping.metadata`) compared with instead of the
+    target; part of the grade condition's identity."""
 
 
 class Facets(_Strict):

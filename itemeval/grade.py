@@ -28,6 +28,7 @@ from .outcomes import ConditionRun, SampleResult, StageResult
 from .pricing import PriceTable, call_usd, total_usd
 from .prompts import render
 from .records import GRADE_KEY, Cell, GenerateCondition, GradeCondition, Item, TaskSpec
+from .reference import reference_targets, with_reference
 from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
 from .runner import RowSink
 from .scorers import ScoreContext, ScoreResult
@@ -243,6 +244,14 @@ def grade_verifiable(
     if not groups:
         return
     contexts = {item.id: score_context(item) for item in study.items}
+    by_reference = {
+        c.reference: {
+            item.id: with_reference(contexts[item.id], item, c.reference)
+            for item in study.items
+        }
+        for c in conditions
+        if c.reference is not None
+    }
     with_logprobs = any(
         resolve(c.scorer, study.loaded.config_dir).needs == ("logprobs",)
         for c in conditions
@@ -265,7 +274,7 @@ def grade_verifiable(
                         gen_id,
                         chunk,
                         stored,
-                        contexts,
+                        by_reference.get(by_id[grade_id].reference, contexts),
                         run_id,
                         cache,
                     ),
@@ -570,7 +579,11 @@ def _grading_cell(
         return Cell(
             sample_id=f"{gen_id}/{item.id}#{epoch}",
             prompt=item.input,
-            metadata={**metadata, "solution": solution, "targets": list(item.targets)},
+            metadata={
+                **metadata,
+                "solution": solution,
+                "targets": list(reference_targets(item, condition.reference)),
+            },
         )
     return Cell(
         sample_id=f"{gen_id}/{item.id}#{epoch}",

@@ -10,6 +10,7 @@ from .errors import ConfigError
 from .hashing import canonical_json, condition_id, sha256_hex, slug_part
 from .judge import FORMAT_SUFFIX_VERSION
 from .records import SAMPLING_PARAM_NAMES, GenerateCondition, GradeCondition, Template
+from .reference import check_reference
 from .scorers.registry import canonical_name, resolve, validate_scorer_params
 
 JUDGE_TEMPERATURE = 0.0
@@ -155,13 +156,23 @@ def verifiable_conditions(
         graded = spec.family == "model_graded"
         if graded:
             params = _inline_template(params, config_dir, index)
+        if entry.reference is not None:
+            check_reference(
+                entry.reference,
+                config.benchmark.mapping.metadata,
+                f"facets.scorer[{index}]",
+            )
         payload = {
             "scorer": name,
             "params": params,
             "rule_version": spec.rule_version,
             **({"temperature": JUDGE_TEMPERATURE} if graded else {}),
+            # only when set, so the ids of entries without one never change
+            **({"reference": entry.reference} if entry.reference else {}),
         }
         slug = f"scorer_{slug_part(name)}" + _params_suffix(name, params, config_dir)
+        if entry.reference:
+            slug += f"-ref-{slug_part(entry.reference)}"
         models = (
             ([params["model"]] if isinstance(params["model"], str) else params["model"])
             if graded
@@ -175,6 +186,7 @@ def verifiable_conditions(
                 payload=payload,
                 scorer=name,
                 scorer_params=params,
+                reference=entry.reference,
                 grader_name=name if graded else None,
                 grader_model=",".join(models) or None,
             )

@@ -149,6 +149,8 @@ class GradeCondition:
     # verifiable conditions
     scorer: str | None = None
     scorer_params: dict[str, Any] = field(default_factory=dict)
+    reference: str | None = None
+    """The item column a verifiable entry compares with instead of the target."""
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,9 @@ class ScoreContext:
         return cls(targets=targets, **rest)
 
 
-Family = Literal["careful", "probability", "inspect", "user", "multi", "model_graded"]
+Family = Literal[
+    "careful", "probability", "text", "inspect", "user", "multi", "model_graded"
+]
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,9 @@ class ScorerSpec:
     family: Family = "careful"
     needs: tuple[str, ...] = ()
     """What the study must provide: "choices" (mapping.choices), "logprobs" (solvers.logprobs)."""
+    all_targets: bool = False
+    """`fn` compares with every acceptable target itself (BLEU's several references), rather than
+    being called once per target."""
 
 
 def failed(code: str, answer: str | None, explanation: str) -> ScoreResult:

@@ -9,9 +9,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import ConfigError
+from . import overlap
 from .base import ScoreContext, ScoreResult, ScorerSpec
 from .choice import multiple_choice
 from .numeric import numeric
+from .overlap import TEXT_NAMES
 from .probability import numeric_risk, risk
 from .text import exact_match
 
@@ -81,7 +83,8 @@ def canonical_name(name: str) -> str:
 def known_names() -> str:
     """Every scorer a config may name, by family, for error messages."""
     return (
-        f"{', '.join(sorted(SCORERS))} (itemeval's); {', '.join(INSPECT_NAMES)}, {MULTI}, "
+        f"{', '.join(sorted(SCORERS))} (itemeval's); {', '.join(TEXT_NAMES)} (text "
+        f"overlap); {', '.join(INSPECT_NAMES)}, {MULTI}, "
         f"{', '.join(MODEL_GRADED_NAMES)} (inspect-ai's); or a user scorer as module.path:function"
     )
 
@@ -91,6 +94,8 @@ def resolve(name: str, config_dir: Path | None = None) -> ScorerSpec:
     name = canonical_name(name)
     if name in SCORERS:
         return SCORERS[name]
+    if name in TEXT_NAMES:
+        return overlap.spec(name)
     if name in INSPECT_NAMES or name == MULTI or ":" in name:
         from .. import inspect_scorers
 
@@ -205,7 +210,7 @@ def best_over_targets(
 ) -> ScoreResult:
     """A pure scorer against several acceptable targets: the first full credit, else the first target's result."""
     assert spec.fn is not None
-    if len(context.targets) <= 1:
+    if len(context.targets) <= 1 or spec.all_targets:
         return spec.fn(solution, context, **params)
     first = None
     for target in context.targets:
