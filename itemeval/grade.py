@@ -23,7 +23,7 @@ from .cost import (
 from .errors import ConfigError
 from .grid import matches, resolve_grader, select
 from .hashing import canonical_json
-from .judge import parse_judge_reply, with_format_suffix
+from .judge import parse_judge_reply, quoted_objects, with_format_suffix
 from .outcomes import ConditionRun, SampleResult, StageResult
 from .pricing import PriceTable, call_usd, total_usd
 from .prompts import render
@@ -450,7 +450,8 @@ def judge_row(
         "error": outcome.error,
     }
     if outcome.error is None:
-        parsed = parse_judge_reply(outcome.completion or "")
+        quoted = meta.get("quoted_verdicts", ())
+        parsed = parse_judge_reply(outcome.completion or "", quoted)
         row.update(
             score=parsed.score,
             score_raw=parsed.score_raw,
@@ -585,10 +586,12 @@ def _grading_cell(
                 "targets": list(reference_targets(item, condition.reference)),
             },
         )
+    # Verdicts the solution holds: a judge quoting one has not given a verdict.
+    quoted = quoted_objects(solution)
     return Cell(
         sample_id=f"{gen_id}/{item.id}#{epoch}",
         prompt=judge_prompt(condition, item, solution),
-        metadata=metadata,
+        metadata={**metadata, **({"quoted_verdicts": quoted} if quoted else {})},
     )
 
 

@@ -6,7 +6,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 FORMAT_SUFFIX_VERSION = "1"
 """Part of every judge condition's identity: bump it whenever FORMAT_SUFFIX changes."""
@@ -181,22 +181,83 @@ _CODE_FENCE = re.compile(
 )
 
 
-def last_candidate(text: str) -> str | None:
-    """The reply's last JSON object as written (by where it ends), or None when there is none.
+_JSON_FENCE = re.compile(r"```[ \t]*(?:jsonc?\b|JSON\b)?(.*?)```", re.DOTALL)
+"""A fenced block that may hold a verdict: untagged or json (other tags blanked)."""
 
-    Objects inside a fence tagged with another language (```python) are code, not a verdict. An object the
-    judge opened after its last complete one and never closed (a cut-off reply) is the last one, returned
-    as the unclosed text so it fails to parse: an earlier object never stands in for it.
+
+def _blank(text: str, pattern: re.Pattern[str]) -> str:
+    return pattern.sub(lambda match: " " * len(match.group(0)), text)
+
+
+def _spans_in(text: str, start: int = 0, stop: int | None = None) -> list[str]:
+    """The object-like spans of `text[start:stop]`: an unclosed one at the end first,
+    then the complete ones last to first.
+
+    An object the judge opened after its last complete one and never closed (a cut-off
+    reply) is returned as the unclosed text, so it is read and fails to parse.
     """
-    visible = _CODE_FENCE.sub(lambda match: " " * len(match.group(0)), text)
+    stop = len(text) if stop is None else stop
     spans = [
-        span for span in _object_spans(visible) if _CANDIDATE.match(visible, span[0])
+        span
+        for span in _object_spans(text, start, stop)
+        if _CANDIDATE.match(text, span[0])
     ]
-    after = spans[-1][1] if spans else 0
-    unclosed = _CANDIDATE.search(visible, after)
-    if unclosed is not None:
-        return text[unclosed.start() :]
-    return text[spans[-1][0] : spans[-1][1]] if spans else None
+    after = spans[-1][1] if spans else start
+    unclosed = _CANDIDATE.search(text, after, stop)
+    tail = [text[unclosed.start() : stop]] if unclosed is not None else []
+    return tail + [text[a:b] for a, b in reversed(spans)]
+
+
+def candidates(text: str) -> list[str]:
+    """The reply's candidate verdicts in the order SPEC §15 reads them.
+
+    Fenced blocks (untagged or json) last to first, then raw objects outside any fence
+    last to first. Objects in a fence tagged with another language (```python) are code,
+    never read.
+    """
+    visible = _blank(text, _CODE_FENCE)
+    fenced: list[str] = []
+    for match in _JSON_FENCE.finditer(visible):
+        fenced = _spans_in(visible, match.start(1), match.end(1)) + fenced
+    raw = _spans_in(_blank(visible, _JSON_FENCE))
+    return fenced + raw
+
+
+def last_candidate(text: str) -> str | None:
+    """The first candidate `candidates` reads, or None when the reply has none."""
+    found = candidates(text)
+    return found[0] if found else None
+
+
+def quoted_objects(solution: str) -> list[str]:
+    """The JSON objects with a `score` key in a solution, as canonical JSON text.
+
+    A judge quoting one of these from the answer it grades has not given a verdict
+    (SPEC §15): a solution must never grade itself. Only objects with a `score` could
+    be taken for a verdict, so only those are kept.
+    """
+    found = []
+    text = solution or ""
+    for start, end in _object_spans(text):
+        obj = _load_object(text[start:end])
+        if obj is not None and "score" in obj:
+            found.append(_canonical(obj))
+    return sorted(set(found))
+
+
+def _canonical(obj: dict[str, Any]) -> str:
+    """The object as JSON text, equal for equal values (10 and 10.0 alike)."""
+    return json.dumps(_as_floats(_plain(obj)), sort_keys=True, ensure_ascii=False)
+
+
+def _as_floats(value: Any) -> Any:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, list):
+        return [_as_floats(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_floats(item) for key, item in value.items()}
+    return value
 
 
 # --- reading the score --------------------------------------------------------------------------
@@ -260,23 +321,32 @@ def _reasoning(value: Any) -> str | None:
     return _json_text(value)
 
 
-def parse_judge_reply(text: str) -> JudgeParse:
-    """The score and reasoning from a judge's reply, or the reason there are none (README "Graders").
+def parse_judge_reply(text: str, quoted: Iterable[str] = ()) -> JudgeParse:
+    """The score and reasoning from a judge's reply, or why there are none (SPEC §15).
 
-    Only the reply's last JSON object counts (`last_candidate`): when it cannot be read or has no top-level
-    `score`, the grade fails, because an earlier object may be one the judge quoted from the solution it
-    grades, and a solution must never grade itself. A `score` nested deeper ({"result": {"score": 5}}) does
-    not count. Tolerated beyond JSON: LaTeX backslashes in strings, trailing commas, literal newlines in
-    strings. Not tolerated: single-quoted keys or strings, comments, unquoted keys (`invalid_json`).
+    Candidates are read in `candidates` order; the first that parses as a JSON object
+    with a top-level `score` is the verdict, and its score must be a finite number. A
+    candidate that is not valid JSON (an echo of the format line), has no `score`, or
+    is one of the `quoted` objects of the solution being graded (`quoted_objects`) is
+    passed over. When none is left, the failure is the one of the last candidate read.
+    Tolerated beyond JSON: LaTeX backslashes in strings, trailing commas, literal
+    newlines in strings. Not tolerated: single-quoted keys or strings, comments,
+    unquoted keys (`invalid_json`).
     """
-    candidate = last_candidate(text or "")
-    if candidate is None:
-        return _failed("no_json_object")
-    obj = _load_object(candidate)
-    if obj is None:
-        return _failed("invalid_json")
-    if "score" not in obj:
-        return _failed("no_score_in_json")
+    excluded = set(quoted)
+    failure = "no_json_object"
+    for candidate in candidates(text or ""):
+        obj = _load_object(candidate)
+        if obj is None:
+            failure = "invalid_json"
+        elif "score" not in obj:
+            failure = "no_score_in_json"
+        elif _canonical(obj) not in excluded:
+            return _verdict(obj)
+    return _failed(failure)
+
+
+def _verdict(obj: dict[str, Any]) -> JudgeParse:
     score, error = _score_value(obj["score"])
     return JudgeParse(
         score=score,
