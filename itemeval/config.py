@@ -16,6 +16,7 @@ from .hashing import content_hash
 from .paths import StudyPaths, is_remote, work_dir
 from .records import REASONING_EFFORTS, SAMPLING_PARAMS, SamplingParam
 from .textfiles import read_utf8
+from .yaml_text import YamlRefused, cut, load_yaml, shorten
 
 STUDY_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 ReasoningEffort = Literal[REASONING_EFFORTS]  # type: ignore[valid-type]
@@ -250,16 +251,16 @@ def load_config(path: str | Path, base_dir: str | Path | None = None) -> LoadedC
 
 def _parse_yaml(text: str, path: Path) -> dict[str, Any]:
     try:
-        raw = yaml.safe_load(text)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = (
-            f"line {mark.line + 1}, column {mark.column + 1}"
-            if mark
-            else "unknown position"
-        )
+        raw = load_yaml(text)
+    except RecursionError:
+        raise ConfigError(f"{path}: YAML nested too deeply to read") from None
+    except YamlRefused as exc:
         raise ConfigError(
-            f"{path}: malformed YAML at {where}: {exc.problem or exc}"
+            f"{path}: refused YAML at {_where(exc)}: {exc.problem}"
+        ) from None
+    except yaml.MarkedYAMLError as exc:
+        raise ConfigError(
+            f"{path}: malformed YAML at {_where(exc)}: {shorten(str(exc.problem or exc))}"
         ) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: malformed YAML: {exc}") from None
@@ -270,14 +271,30 @@ def _parse_yaml(text: str, path: Path) -> dict[str, Any]:
     return raw
 
 
+def _where(exc: yaml.MarkedYAMLError) -> str:
+    mark = exc.problem_mark or exc.context_mark
+    return (
+        f"line {mark.line + 1}, column {mark.column + 1}"
+        if mark
+        else "unknown position"
+    )
+
+
 def _validate(raw: dict[str, Any], path: Path) -> StudyConfig:
     try:
         return StudyConfig.model_validate(raw)
     except ValidationError as exc:
-        lines = [_describe_error(err) for err in exc.errors()]
+        errors = exc.errors()
+        lines = [_describe_error(err)[:400] for err in errors[:_SHOWN_ERRORS]]
+        if len(errors) > _SHOWN_ERRORS:
+            lines.append(f"… and {len(errors) - _SHOWN_ERRORS:,} more errors")
         raise ConfigError(
             f"{path}: invalid config:\n" + "\n".join(f"  - {line}" for line in lines)
         ) from None
+
+
+_SHOWN_ERRORS = 20
+"""Config errors listed in one message: a hostile config must not print megabytes."""
 
 
 def _describe_error(err: dict[str, Any]) -> str:
@@ -289,8 +306,8 @@ def _describe_error(err: dict[str, Any]) -> str:
     if err["type"] == "missing":
         return f"{dotted}: required field is missing"
     if err["type"] == "string_pattern_mismatch" and loc == ("study",):
-        return f"study: {err['input']!r} is not a valid study name (lower-case letters, digits, '_' and '-', starting with a letter or digit, at most 64 chars)"
-    return f"{dotted}: {err['msg']} (got {err.get('input')!r})"
+        return f"study: {cut(err['input'])} is not a valid study name (lower-case letters, digits, '_' and '-', starting with a letter or digit, at most 64 chars)"
+    return f"{dotted}: {err['msg']} (got {cut(err.get('input'))})"
 
 
 def _closest_key(loc: tuple[str, ...]) -> str | None:

@@ -11,7 +11,6 @@ command) exits 5 naming it. Shards need no lock.
 from __future__ import annotations
 
 import signal
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,14 @@ from .grid import select
 from .outcomes import ConditionRun, StageResult
 from .records import GenerateCondition, GradeCondition
 from .run import Ask, Run, StageOptions, Tell, check_providers, commit_parts, open_run
-from .shard_runs import RETRIES, SIGNALLED, ShardProcess, shard_outcome, usd_arg
+from .shard_runs import (
+    RETRIES,
+    SIGNALLED,
+    ShardProcess,
+    itemeval_command,
+    shard_outcome,
+    usd_arg,
+)
 from .signals import drain_seconds
 from .state import grade_superseded_notes, observed_lengths, superseded_notes
 from .store.journal import live_writers
@@ -300,15 +306,14 @@ def shard_args(options: LaunchOptions) -> list[str]:
 
 
 def _command(options: LaunchOptions, index: int, cap: float | None) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "itemeval",
-        *shard_args(options),
-        "--shard",
-        f"{index}/{options.shards}",
-        *(usd_arg(cap) if cap is not None else []),
-    ]
+    return itemeval_command(
+        [
+            *shard_args(options),
+            "--shard",
+            f"{index}/{options.shards}",
+            *(usd_arg(cap) if cap is not None else []),
+        ]
+    )
 
 
 def _run_shards(

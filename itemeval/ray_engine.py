@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from .ray_lease import LEASE_ENV, BudgetBook, require_ray
-from .shard_runs import RETRIES, ShardProcess, shard_outcome, usd_arg
+from .shard_runs import (
+    RETRIES,
+    ShardProcess,
+    itemeval_command,
+    shard_outcome,
+    usd_arg,
+)
 
 CHUNKS_PER_SHARD = 4
 """The cap is leased in chunks of cap / (shards × this): small enough that a finished shard leaves little unused."""
@@ -48,7 +54,7 @@ def run_shard(args: list[str], env: dict[str, str]) -> tuple[int, bytes, bytes]:
     """The body of a shard task: `itemeval <args>` as a child process; a Ray cancel reaches it as one SIGINT."""
     with tempfile.TemporaryDirectory(prefix="itemeval-shard-") as logs:
         proc = ShardProcess.start(
-            [sys.executable, "-m", "itemeval", *args],
+            itemeval_command(args),
             Path(logs),
             "shard",
             env={**os.environ, **env},

@@ -23,6 +23,24 @@ RETRIES = 1
 """A shard that fails (not stopped by the cap or a signal) runs once more; it resumes from its journal parts."""
 
 
+_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
+"""The directory this itemeval package was imported from."""
+_START = (
+    "import sys; sys.path[0] = {root!r}; import runpy; "
+    "runpy.run_module('itemeval', run_name='__main__', alter_sys=True)"
+)
+
+
+def itemeval_command(args: list[str]) -> list[str]:
+    """`python -m itemeval ARGS` that runs this very package, whatever the working directory.
+
+    `-m` and `-c` put the working directory first on the import path, so a folder named
+    `itemeval` there (a clone, launched from its parent) would shadow the package (issue 26).
+    The child replaces that entry with the directory the launcher's own package came from.
+    """
+    return [sys.executable, "-c", _START.format(root=_PACKAGE_ROOT), *args]
+
+
 def usd_arg(cap: float) -> list[str]:
     # Rounded down, so the parts never add up to more than the cap.
     return ["--max-usd", f"{math.floor(cap * 1e8) / 1e8:.8f}"]

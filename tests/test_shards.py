@@ -391,3 +391,20 @@ def test_shard_connections_are_the_models_share_rounded_up():
     assert (
         share_connections(bare, 4).config["max_connections"] == 3
     )  # inspect's default of 10, shared
+
+
+def test_launch_works_beside_a_folder_named_itemeval_in_the_working_directory(
+    tmp_path, capsys
+):
+    # A clone launched from its parent: `python -m itemeval` would import this folder.
+    clone = tmp_path / "itemeval"
+    clone.mkdir()
+    (clone / "__init__.py").write_text("# an unrelated checkout, no __version__\n")
+    os.chdir(tmp_path)
+    path = study(tmp_path / "work")
+    capsys.readouterr()
+    assert (
+        main(["launch", "generate", str(path), "--shards", "2", "--yes", "--json"]) == 0
+    ), capsys.readouterr().err
+    result = json.loads(capsys.readouterr().out)
+    assert result["totals"]["rows"] == len(MODELS) * len(ROWS) * 2
