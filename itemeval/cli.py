@@ -782,6 +782,68 @@ def show(
         render_show(view, console.stdout())
 
 
+@app.command()
+def view(
+    config: ConfigArg,
+    base_dir: BaseDir = None,
+    port: Annotated[
+        int,
+        typer.Option("--port", min=0, help="Port to listen on (default: a free one)."),
+    ] = 0,
+    host: Annotated[
+        str,
+        typer.Option(
+            "--host", help="Address to bind (default 127.0.0.1; others warn)."
+        ),
+    ] = "127.0.0.1",
+    label: Annotated[
+        bool, typer.Option("--label", help="Serve the labelling queue (needs --rater).")
+    ] = False,
+    rater: Annotated[
+        Optional[str],
+        typer.Option("--rater", help="Who labels: grade condition human-NAME."),
+    ] = None,
+    rubric: Annotated[
+        Optional[str], typer.Option("--rubric", help="The rubric to label against.")
+    ] = None,
+    scale: Annotated[
+        Optional[str],
+        typer.Option(
+            "--scale", help="Score range LOW-HIGH (default: the rubric's, else 0-1)."
+        ),
+    ] = None,
+    sample: Sample = None,
+    seed: SampleSeed = 0,
+    blind: Annotated[
+        bool,
+        typer.Option("--blind", help="Hide each answer's condition while labelling."),
+    ] = False,
+) -> None:
+    """Serve the study as a local web app (grid, items, one item, labelling queue) until interrupted.
+
+    \b
+    Example: itemeval view configs/demo.yaml --label --rater alice --sample 200 --blind
+    """
+    from .label_queue import QueueOptions
+    from .labels import check_rater
+    from .view import LabelSettings, ViewSettings
+    from .view.serve import serve
+
+    if label and rater is None:
+        raise ConfigError("--label needs --rater NAME (whose labels these are)")
+    settings = ViewSettings(
+        label=LabelSettings(
+            rater=check_rater(rater),
+            rubric=rubric,
+            scale=scale,
+            queue=QueueOptions(sample=sample, seed=seed, blind=blind),
+        )
+        if label and rater
+        else None
+    )
+    serve(_study(config, base_dir, reads="snapshot"), settings, host=host, port=port)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI, turning itemeval's errors into their exit codes in this one place."""
     from .manifest import set_command_line

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import stats
+from . import human_results, stats
 from .errors import ConfigError
 from .grid import matches
 from .plan import choose_items
@@ -52,6 +52,8 @@ class ResultsReport:
     comparisons: list[dict[str, Any]] = field(default_factory=list)
     agreement: list[dict[str, Any]] = field(default_factory=list)
     calibration: list[dict[str, Any]] = field(default_factory=list)
+    corrected: list[dict[str, Any]] = field(default_factory=list)
+    """Judge means corrected by human labels (SPEC §22; itemeval.human_results)."""
     slugs: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -88,7 +90,9 @@ def check_options(options: ResultsOptions) -> None:
 
 def grade_conditions(study: Study) -> list[GradeCondition]:
     """The grade conditions results covers: the study's, and the extra judges `grade --grader` has run."""
-    return study.grade + graded_extra_judges(study)
+    from .labels import human_conditions
+
+    return study.grade + graded_extra_judges(study) + human_conditions(study)
 
 
 def study_results(
@@ -121,6 +125,8 @@ def study_results(
             items, _compared(study.generate, options.compare), grade
         )
     report.agreement = _agreement(frame, grade, options.threshold)
+    human_results.extend_agreement(report.agreement, frame, grade, seed=options.seed)
+    report.corrected = human_results.corrected(frame, grade)
     report.calibration = _calibration(frame, grade)
     return report
 

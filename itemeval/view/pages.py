@@ -1,0 +1,305 @@
+"""The view's routes: each parses its request, calls library functions and renders one template."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+
+from ..label_queue import label_queue, label_status, next_position, queue_labels
+from ..labels import (
+    LabelWriter,
+    human_condition,
+    label_row,
+    pick_rubric,
+    rubric_scale,
+)
+from ..results import ResultsOptions, study_results
+from ..show import item_view
+from ..status import study_status
+from ..store import read_store
+from ..study import Study
+from .data import PER_PAGE, SORTS, ItemQuery, item_table, query_items
+
+
+def _render(request: Request, name: str, **context: Any) -> HTMLResponse:
+    settings = request.app.state.settings
+    study: Study = request.app.state.study
+    page = request.app.state.templates.get_template(name)
+    body = page.render(
+        token=settings.token,
+        study=study.config.study,
+        labelling=settings.label is not None,
+        **context,
+    )
+    return HTMLResponse(body)
+
+
+def _study(request: Request) -> Study:
+    return request.app.state.study
+
+
+# ---- the grid ------------------------------------------------------------------------------------
+
+
+async def grid(request: Request) -> Response:
+    study = _study(request)
+    figures = await run_in_threadpool(
+        request.app.state.cache.get, "grid", study, lambda: _grid_figures(study)
+    )
+    return _render(request, "grid.html", **figures)
+
+
+def _grid_figures(study: Study) -> dict[str, Any]:
+    """The `results` and `status` figures, not a second computation."""
+    report = study_results(study, ResultsOptions()).as_dict()
+    status = study_status(study)
+    return {
+        "results": report,
+        "slugs": report["slugs"],
+        "generate": [
+            {**asdict(row), "condition": row.condition.slug} for row in status.generate
+        ],
+        "grade": [
+            {**asdict(row), "condition": row.condition.slug} for row in status.grade
+        ],
+        "notes": status.notes,
+    }
+
+
+# ---- items ---------------------------------------------------------------------------------------
+
+
+def _number(request: Request, name: str) -> float | None:
+    raw = request.query_params.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise HTTPException(400, f"{name} must be a number, not {raw[:40]!r}") from None
+    if not math.isfinite(value):
+        raise HTTPException(400, f"{name} must be a finite number")
+    return value
+
+
+def _query(request: Request) -> ItemQuery:
+    params = request.query_params
+    sort = params.get("sort", "id")
+    if sort not in SORTS:
+        raise HTTPException(400, f"sort must be one of {', '.join(SORTS)}")
+    page = _number(request, "page") or 1
+    if page < 1 or page != int(page):
+        raise HTTPException(400, "page must be a whole number from 1")
+    return ItemQuery(
+        condition=params.get("condition") or None,
+        grade=params.get("grade") or None,
+        score_min=_number(request, "score_min"),
+        score_max=_number(request, "score_max"),
+        parse_failure=params.get("parse_failure") == "1",
+        error=params.get("error") == "1",
+        disagree=params.get("disagree") == "1",
+        meta_key=params.get("meta_key") or None,
+        meta_value=params.get("meta_value"),
+        sort=sort,
+        page=int(page),
+    )
+
+
+async def items(request: Request) -> Response:
+    study = _study(request)
+    query = _query(request)
+    table = await run_in_threadpool(
+        request.app.state.cache.get, "items", study, lambda: item_table(study)
+    )
+    rows, total = await run_in_threadpool(query_items, table, query)
+    from ..results import grade_conditions
+
+    return _render(
+        request,
+        "items.html",
+        query=query,
+        rows=rows.to_dict("records"),
+        total=total,
+        pages=max(1, -(-total // PER_PAGE)),
+        generate=[(c.id, c.slug) for c in study.generate],
+        grade=[(c.id, c.slug) for c in grade_conditions(study)],
+        metadata_keys=table.metadata_keys,
+        params={
+            k: v for k, v in request.query_params.items() if k not in ("page", "token")
+        },
+    )
+
+
+# ---- one item ------------------------------------------------------------------------------------
+
+
+async def item(request: Request) -> Response:
+    study = _study(request)
+    item_id = request.query_params.get("id")
+    if not item_id:
+        raise HTTPException(400, "which item? /item?id=ITEM_ID")
+    view = await run_in_threadpool(item_view, study, item_id)
+    logs = await run_in_threadpool(_log_files, study, item_id)
+    return _render(
+        request,
+        "item.html",
+        view=view,
+        logs=logs,
+        log_dir=str(study.paths.root / "logs"),
+    )
+
+
+def _log_files(study: Study, item_id: str) -> dict[tuple[str, int], str]:
+    """The inspect log each of the item's solutions was written to, by (condition, epoch)."""
+    rows = read_store(
+        study.paths,
+        "solutions",
+        ["condition_id", "epoch", "log_file"],
+        where={"item_id": [item_id], "condition_id": [c.id for c in study.generate]},
+    ).to_pylist()
+    return {
+        (r["condition_id"], r["epoch"]): r["log_file"] for r in rows if r["log_file"]
+    }
+
+
+# ---- labelling -----------------------------------------------------------------------------------
+
+
+def _labelling(request: Request) -> dict[str, Any]:
+    """The rater's condition, rubric, scale and queue (built when the app starts)."""
+    labelling = getattr(request.app.state, "labelling", None)
+    if labelling is None:
+        raise HTTPException(
+            404, "not labelling: start `itemeval view CONFIG --label --rater NAME`"
+        )
+    return labelling
+
+
+def build_labelling(study: Study, settings: Any) -> dict[str, Any]:
+    """Everything the queue needs, checked before the server starts (a bad --rubric is exit 2)."""
+    rubric = pick_rubric(study, settings.rubric)
+    return {
+        "condition": human_condition(settings.rater, rubric),
+        "rubric": rubric,
+        "scale": rubric_scale(rubric, settings.scale),
+        "queue": label_queue(study, settings.queue),
+        "writer": LabelWriter(study),
+    }
+
+
+async def label(request: Request) -> Response:
+    study = _study(request)
+    context = _labelling(request)
+    queue = context["queue"]
+    labels = await run_in_threadpool(queue_labels, study, context["condition"])
+    at = _number(request, "at")
+    position = next_position(queue, labels) if at is None else int(at)
+    if not 0 <= position <= len(queue):
+        raise HTTPException(400, f"at must be from 0 to {len(queue)}")
+    done = sum(label_status(e, labels) == "labelled" for e in queue.to_dict("records"))
+    entry = queue.iloc[position].to_dict() if position < len(queue) else None
+    answer = await run_in_threadpool(_answer, study, entry) if entry else None
+    key = (
+        (entry["condition_id"], entry["item_id"], int(entry["epoch"]))
+        if entry
+        else None
+    )
+    return _render(
+        request,
+        "label.html",
+        position=position,
+        size=len(queue),
+        done=done,
+        entry=entry,
+        answer=answer,
+        current=labels.get(key) if key else None,
+        status=label_status(entry, labels) if entry else None,
+        blind=request.app.state.settings.label.queue.blind,
+        slugs={c.id: c.slug for c in study.generate},
+        rater=context["condition"].grader_name,
+        rubric=context["rubric"],
+        scale=context["scale"],
+    )
+
+
+def _answer(study: Study, entry: dict[str, Any]) -> dict[str, Any]:
+    from ..show import find_item
+
+    row = _solution(study, entry["condition_id"], entry["item_id"], int(entry["epoch"]))
+    return {"item": find_item(study, entry["item_id"]), "solution": row}
+
+
+def _solution(
+    study: Study, condition_id: str, item_id: str, epoch: int
+) -> dict[str, Any]:
+    rows = read_store(
+        study.paths,
+        "solutions",
+        ["condition_id", "item_id", "epoch", "solution", "solution_hash", "error"],
+        where={"condition_id": [condition_id], "item_id": [item_id]},
+    ).to_pylist()
+    found = [r for r in rows if r["epoch"] == epoch and r["error"] is None]
+    if not found or found[0]["solution"] is None:
+        raise HTTPException(404, "no stored answer with that key")
+    return found[0]
+
+
+async def post_label(request: Request) -> Response:
+    """Write one label (POST, token checked by the guard): JSON {condition_id, item_id, epoch, score,
+    criteria?}; answers where it went and the next position."""
+    try:
+        body = json.loads(await request.body())
+        key = (str(body["condition_id"]), str(body["item_id"]), int(body["epoch"]))
+    except (ValueError, KeyError, TypeError):
+        raise HTTPException(
+            400, "expected JSON {condition_id, item_id, epoch, score}"
+        ) from None
+    context = _labelling(request)
+    queue = context["queue"]
+    matches = queue.index[
+        (queue["condition_id"] == key[0])
+        & (queue["item_id"] == key[1])
+        & (queue["epoch"] == key[2])
+    ]
+    if len(matches) == 0:
+        raise HTTPException(400, "that answer is not in this labelling queue")
+    score, criteria = _score(body, context["scale"])
+    study = _study(request)
+    solution = await run_in_threadpool(_solution, study, *key)
+    row = label_row(
+        context["condition"],
+        solution,
+        score,
+        criteria=criteria,
+        run_id=context["writer"].run_id,
+    )
+    where = await run_in_threadpool(context["writer"].write, row)
+    return JSONResponse({"ok": True, "stored_in": where, "next": int(matches[0]) + 1})
+
+
+def _score(body: dict[str, Any], scale: Any) -> tuple[float, dict[str, float] | None]:
+    """The label's score on the rubric's scale; with named criteria, their mean is the score."""
+    if scale.criteria:
+        given = body.get("criteria")
+        if not isinstance(given, dict) or set(given) != set(scale.criteria):
+            raise HTTPException(
+                400, f"criteria must score each of {', '.join(scale.criteria)}"
+            )
+        values = {name: _on_scale(given[name], scale) for name in scale.criteria}
+        return sum(values.values()) / len(values), values
+    return _on_scale(body.get("score"), scale), None
+
+
+def _on_scale(value: Any, scale: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise HTTPException(400, "score must be a number")
+    if value not in scale.values:
+        raise HTTPException(400, f"score must be one of {scale.values}")
+    return float(value)

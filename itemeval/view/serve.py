@@ -1,0 +1,53 @@
+"""Run the view: bind a socket (127.0.0.1 and a free port unless told otherwise), print the URL with its
+token, and serve until interrupted."""
+
+from __future__ import annotations
+
+import socket
+import sys
+
+from ..study import Study
+from .app import ViewSettings, create_app
+
+LOCAL = "127.0.0.1"
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket; port 0 picks a free one."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(
+    study: Study, settings: ViewSettings, *, host: str = LOCAL, port: int = 0
+) -> None:
+    import uvicorn
+
+    from ..errors import ConfigError
+
+    if host != LOCAL:
+        settings.hosts = None
+        print(
+            f"itemeval view: warning: serving on {host}, so anyone who can reach it and has the "
+            "URL's token can read this study and write labels",
+            file=sys.stderr,
+        )
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        raise ConfigError(
+            f"--port/--host: cannot listen on {host}:{port}: {exc.strerror}"
+        ) from None
+    shown = f"[{host}]" if ":" in host else host
+    print(
+        f"itemeval view: http://{shown}:{sock.getsockname()[1]}/?token={settings.token}",
+        flush=True,
+    )
+    app = create_app(study, settings)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    uvicorn.Server(config).run(sockets=[sock])
