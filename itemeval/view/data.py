@@ -146,6 +146,10 @@ def _disagreements(frame: pd.DataFrame) -> pd.DataFrame:
     if scored.empty:
         return pd.DataFrame(columns=["gen_condition_id", "item_id", "disagree"])
     scale = scored.groupby("grade_condition_id")["score"].agg(["min", "max"])
+    # a grader that gave one score only has no scale of its own: it is read on everyone's
+    flat = scale["min"] == scale["max"]
+    scale.loc[flat, "min"] = scored["score"].min()
+    scale.loc[flat, "max"] = scored["score"].max()
     middle = scored["grade_condition_id"].map((scale["min"] + scale["max"]) / 2)
     passed = scored.assign(passed=(scored["score"] > middle).astype(int))
     per_answer = passed.groupby(["gen_condition_id", "item_id", "epoch"])["passed"]

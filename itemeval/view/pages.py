@@ -94,7 +94,8 @@ def _query(request: Request) -> ItemQuery:
     sort = params.get("sort", "id")
     if sort not in SORTS:
         raise HTTPException(400, f"sort must be one of {', '.join(SORTS)}")
-    page = _number(request, "page") or 1
+    page = _number(request, "page")
+    page = 1 if page is None else page
     if page < 1 or page != int(page):
         raise HTTPException(400, "page must be a whole number from 1")
     return ItemQuery(
