@@ -148,7 +148,7 @@ def test_malformed_requests_are_4xx_pages_not_tracebacks(hostile):
     ]:
         response = client.post("/api/label", content=body, headers=header)
         assert response.status_code == 400, body
-    key = {"condition_id": hostile.generate[0].id, "item_id": "q00001", "epoch": 1}
+    key = {"position": 2}
     for score in [7, "1", None, True]:
         assert (
             client.post(

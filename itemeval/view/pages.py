@@ -253,36 +253,32 @@ def _solution(
 
 
 async def post_label(request: Request) -> Response:
-    """Write one label (POST, token checked by the guard): JSON {condition_id, item_id, epoch, score,
-    criteria?}; answers where it went and the next position."""
+    """Write one label (POST, token checked by the guard): JSON {position, score} or {position,
+    criteria}, the answer's place in the queue (so a blind page never names its condition); answers
+    where it went and the next position."""
     try:
         body = json.loads(await request.body())
-        key = (str(body["condition_id"]), str(body["item_id"]), int(body["epoch"]))
+        position = body["position"]
     except (ValueError, KeyError, TypeError):
-        raise HTTPException(
-            400, "expected JSON {condition_id, item_id, epoch, score}"
-        ) from None
+        raise HTTPException(400, "expected JSON {position, score}") from None
     context = _labelling(request)
     queue = context["queue"]
-    matches = queue.index[
-        (queue["condition_id"] == key[0])
-        & (queue["item_id"] == key[1])
-        & (queue["epoch"] == key[2])
-    ]
-    if len(matches) == 0:
-        raise HTTPException(400, "that answer is not in this labelling queue")
+    if isinstance(position, bool) or not isinstance(position, int):
+        raise HTTPException(400, "position must be a whole number")
+    if not 0 <= position < len(queue):
+        raise HTTPException(400, f"position must be from 0 to {len(queue) - 1}")
     score, criteria = _score(body, context["scale"])
+    entry = queue.iloc[position]
     study = _study(request)
-    solution = await run_in_threadpool(_solution, study, *key)
-    row = label_row(
-        context["condition"],
-        solution,
-        score,
-        criteria=criteria,
-        run_id=context["writer"].run_id,
+    solution = await run_in_threadpool(
+        _solution, study, entry["condition_id"], entry["item_id"], int(entry["epoch"])
     )
-    where = await run_in_threadpool(context["writer"].write, row)
-    return JSONResponse({"ok": True, "stored_in": where, "next": int(matches[0]) + 1})
+    writer = context["writer"]
+    row = label_row(
+        context["condition"], solution, score, criteria=criteria, run_id=writer.run_id
+    )
+    where = await run_in_threadpool(writer.write, row)
+    return JSONResponse({"ok": True, "stored_in": where, "next": position + 1})
 
 
 def _score(body: dict[str, Any], scale: Any) -> tuple[float, dict[str, float] | None]:

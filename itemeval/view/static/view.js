@@ -65,12 +65,7 @@ async function saveLabel(form, body) {
   const response = await fetch("/api/label", {
     method: "POST",
     headers: { "Content-Type": "application/json", "X-Itemeval-Token": token() },
-    body: JSON.stringify({
-      condition_id: form.dataset.condition,
-      item_id: form.dataset.item,
-      epoch: Number(form.dataset.epoch),
-      ...body,
-    }),
+    body: JSON.stringify({ position: Number(form.dataset.position), ...body }),
   });
   const answer = await response.json();
   if (!response.ok) { saved.textContent = `not saved: ${answer.error}`; return; }
