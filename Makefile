@@ -9,7 +9,11 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,ray,delta]'
+	$(BIN)/python -m pip install --quiet -e '.[test,ray,delta,view]'
+	@# the view's browser test drives Debian's chromium; it is skipped where that cannot be installed
+	@command -v chromium >/dev/null || ! command -v apt-get >/dev/null || [ "$$(id -u)" != 0 ] || \
+		(apt-get install -y -qq chromium >/dev/null 2>&1 || \
+		(apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1) || true)
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
 
 install: $(STAMP)

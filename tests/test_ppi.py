@@ -24,7 +24,9 @@ def test_corrected_interval_covers_the_true_mean_where_the_biased_judges_does_no
     flip = rng.random(big_n)
     judge = np.where(truth == 1, flip >= 0.05, flip < 0.30).astype(float)
     true_mean = truth.mean()
-    labelled = np.stack([rng.choice(big_n, size=n, replace=False) for _ in range(DRAWS)])
+    labelled = np.stack(
+        [rng.choice(big_n, size=n, replace=False) for _ in range(DRAWS)]
+    )
     result = ppi_mean(judge, judge[labelled], truth[labelled])  # one row per draw
     covered = (result.ci_low <= true_mean) & (true_mean <= result.ci_high)
     assert 0.93 <= covered.mean() <= 0.97

@@ -250,7 +250,9 @@ def test_look_label_blind_kill_restart_and_measure(study, browser, capsys):
     a, b = wide[slugs[row["a"]]], wide[slugs[row["b"]]]
     both = a.notna() & b.notna()
     assert wide["human-alice"].notna().sum() == LABELLED
-    assert row["n"] == both.sum() > 0  # the labelled answers the judge scored (not a parse failure)
+    assert (
+        row["n"] == both.sum() > 0
+    )  # the labelled answers the judge scored (not a parse failure)
     assert row["exact"] == pytest.approx((a[both] == b[both]).mean())
     assert row["bias"] == pytest.approx((a[both] - b[both]).mean())
     assert {row["kind_a"], row["kind_b"]} == {"judge", "human"}
