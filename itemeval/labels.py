@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
-import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from .errors import ConfigError, StudyLocked
+from .errors import ConfigError
 from .hashing import canonical_json, condition_id
 from .records import GradeCondition, Template
 from .study import Study
@@ -169,51 +167,6 @@ def label_row(
 
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
-class LabelWriter:
-    """Writes each label the moment it is given: a keyed upsert into the grades store under the study lock
-    (taking it only for the write, so a generate can run beside the view), or, while another command holds
-    the lock, a fsynced journal record that the next command to take the lock merges."""
-
-    def __init__(self, study: Study) -> None:
-        self.study = study
-        self.run_id = (
-            "view-"
-            + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
-            + "-"
-            + secrets.token_hex(3)
-        )
-        self._lock = threading.Lock()
-        self.journaled: dict[tuple[Any, ...], dict[str, Any]] = {}
-
-    def write(self, row: dict[str, Any]) -> str:
-        """Make `row` durable; returns where it went ("store" or "journal")."""
-        from .run import locked
-        from .store import upsert
-        from .store.journal import JournalWriter
-
-        key = _key(row)
-        with self._lock:
-            try:
-                with locked(self.study, "itemeval view --label"):
-                    upsert(self.study.paths, "grades", [row])
-                self.journaled.clear()  # the lock's entry merged every earlier record
-                return "store"
-            except StudyLocked:
-                with JournalWriter(self.study.paths, self.run_id) as journal:
-                    journal.append("grades", row)  # closing fsyncs it
-                self.journaled[key] = row
-                return "journal"
-
-
-def _key(row: dict[str, Any]) -> tuple[Any, ...]:
-    return (
-        row["grade_condition_id"],
-        row["gen_condition_id"],
-        row["item_id"],
-        row["epoch"],
-    )
 
 
 def journaled_labels(study: Study, grade_condition_id: str) -> list[dict[str, Any]]:

@@ -30,6 +30,7 @@ def test_every_command_has_help_with_an_example(capsys):
         "show",
         "commit",
         "launch",
+        "view",
     }
     for name in COMMANDS:
         assert main([name, "--help"]) == 0

@@ -12,8 +12,8 @@ import pytest
 from itemeval.cli import main
 from itemeval.errors import ConfigError
 from itemeval.label_queue import QueueOptions, label_queue, label_status, queue_labels
+from itemeval.label_writer import LabelWriter
 from itemeval.labels import (
-    LabelWriter,
     Scale,
     human_condition,
     human_conditions,

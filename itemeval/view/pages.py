@@ -13,8 +13,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from ..label_queue import label_queue, label_status, next_position, queue_labels
+from ..label_writer import LabelWriter
 from ..labels import (
-    LabelWriter,
     human_condition,
     label_row,
     pick_rubric,
