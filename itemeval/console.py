@@ -18,9 +18,10 @@ if TYPE_CHECKING:  # the status and cost modules pull in pandas, which `itemeval
     from .cost import Estimate
     from .status import StatusReport
 
-WIDE = 240
-"""Width for output that is not a terminal (logs, CI, pipes) unless COLUMNS says otherwise: whole slugs and every
-optional column rather than tables fitted to 80."""
+PIPED = 80
+"""Width for output that is not a terminal (logs, CI, pipes) when neither COLUMNS
+nor a terminal on stderr says otherwise: what a person reading it later most likely
+has."""
 
 
 def stderr() -> Console:
@@ -33,8 +34,20 @@ def stdout() -> Console:
 
 def _sized(console: Console) -> Console:
     if not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
-        console.width = WIDE
+        console.width = piped_width()
     return console
+
+
+def piped_width() -> int:
+    """`itemeval status | less`: stderr is still the terminal, whose width fits less."""
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns or PIPED
+    except (
+        OSError,
+        ValueError,
+        AttributeError,
+    ):  # no terminal, or stderr is not a real file
+        return PIPED
 
 
 def warn(warnings: list[str]) -> None:

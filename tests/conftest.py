@@ -27,4 +27,6 @@ def isolated(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / ".inspect-cache"))
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / ".inspect-logs"))
+    # Output to a pipe is 80 wide by default; tests read whole lines unless they set their own width.
+    monkeypatch.setenv("COLUMNS", "240")
     yield tmp_path
