@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from . import __version__, signals
+from . import __version__, help_text, signals
 from .errors import EXIT_CONFIG, ConfigError, ItemevalError, error_document
 
 if TYPE_CHECKING:
     from .outcomes import StageResult
     from .study import Study
 
+help_text.install()
 app = typer.Typer(
     name="itemeval",
     help="Generate-then-grade, item-level LLM evaluation on inspect-ai. Run `itemeval init my-study` to start.",

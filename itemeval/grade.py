@@ -10,7 +10,7 @@ from typing import Any, Callable
 import pandas as pd
 import pyarrow as pa
 
-from . import heap, plan
+from . import heap, hints, plan
 from .config import CallLimits
 from .cost import (
     EstimateLine,
@@ -750,7 +750,15 @@ def _run_grade(
             judges,
             cache_scope=lambda cid: options.cache_scope(cid, run.run_id),
         )
-        run.approve(estimate_lines(study, todo, grade, specs, run.prices), ask, tell)
+        lines = estimate_lines(study, todo, grade, specs, run.prices)
+        hint = hints.replayed_parse_failures(
+            lines, only=options.only, fresh=options.fresh, cache=bool(study.config.cache)
+        )
+        if hint:
+            result.notes.append(hint)
+            if tell is not None:
+                tell(hint)
+        run.approve(lines, ask, tell)
         run.begin(generate, grade)
         summaries = {s.condition_id: s for s in result.conditions}
         with run.row_writer("grades") as write:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import re
 import sys
@@ -278,10 +279,29 @@ def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
     )
 
 
+def quiet_banner() -> None:
+    """Load inspect's hooks now, without the banner its first model prints ("hooks enabled: 1").
+
+    The banner names itemeval's own hook, which says nothing to a user, and printed in the middle
+    of a run it leaves a second copy of the live display on screen. Anything else it would say (a
+    telemetry or key-override hook the user installed) still reaches stderr, as plain text.
+    """
+    from inspect_ai.hooks._startup import init_hooks
+    from rich.text import Text
+
+    banner = io.StringIO()
+    with contextlib.redirect_stdout(banner):
+        init_hooks()  # loads the registry hooks once per process; later calls print nothing
+    for line in Text.from_ansi(banner.getvalue()).plain.splitlines():
+        if line.startswith("- ") and not line.startswith("- hooks enabled"):
+            print(f"inspect-ai: {line[2:]}", file=sys.stderr)
+
+
 def _model(name: str) -> Any:
     # The first get_model() of a process prints inspect's hooks banner on stdout, which belongs to `--json`.
     # Not memoized: a memoized model keeps the endpoint and key it was built with, so a later run in the
     # same process would ignore a changed <SERVICE>_BASE_URL / _API_KEY.
+    quiet_banner()
     with contextlib.redirect_stdout(sys.stderr):
         return get_model(name, memoize=False)
 
@@ -300,6 +320,7 @@ def run_tasks(
     the later tasks of that name are skipped, as are all tasks once `keep_feeding()` is false.
     None when the user interrupted the eval (inspect then returns no logs).
     """
+    quiet_banner()
     feed = _Feed(iter(tasks), keep_feeding)
     if not feed.start(in_flight):
         return {}

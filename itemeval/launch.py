@@ -1,6 +1,6 @@
 """`itemeval launch generate|grade`: one estimate, one spend gate and one lock for N shard processes, then one commit.
 
-The shards are `itemeval generate|grade --shard K/N` processes (SPEC §19), on a local process pool
+The shards are `itemeval generate|grade --shard K/N` processes, on a local process pool
 (`--engine local`) or as Ray tasks (`--engine ray`, itemeval/ray_engine.py). Locally each gets its share of
 `max_usd` (by its share of the estimate's ceiling, so the shares add up to the cap); on Ray they lease the
 cap from one budget actor in chunks. Every shard gets its share of each model's connections. The launcher

@@ -1,4 +1,4 @@
-"""`itemeval report`: one self-contained HTML file of a study's results (SPEC §18).
+"""`itemeval report`: one self-contained HTML file of a study's results.
 
 Plots are matplotlib SVG written inline (glyphs as paths), styles are inline, and there is no script:
 the file opens from disk in any browser with no network. Every number comes from `itemeval results`.

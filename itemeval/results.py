@@ -1,4 +1,4 @@
-"""`itemeval results`: the numbers a researcher reports, computed from the stores (SPEC §17).
+"""`itemeval results`: the numbers a researcher reports, computed from the stores.
 
 One frame holds every (grade condition × gradable solution) with its status and score; the cells,
 marginals, paired comparisons, grader agreement and calibration are all computed from it with
@@ -98,7 +98,7 @@ def grade_conditions(study: Study) -> list[GradeCondition]:
 def study_results(
     study: Study, options: ResultsOptions, frame: pd.DataFrame | None = None
 ) -> ResultsReport:
-    """Every figure of SPEC §17 for the study's grid, from its stores (or an already read `graded_frame`)."""
+    """Every figure of `itemeval results` for the study's grid, from its stores (or an already read `graded_frame`)."""
     check_options(options)
     grade = grade_conditions(study)
     frame = graded_frame(study, grade) if frame is None else frame

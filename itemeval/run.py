@@ -8,7 +8,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
-from . import dataset_locks, plan
+from . import credentials, dataset_locks, plan
 from .budget import (
     DEFAULT_CONNECTIONS,
     Lease,
@@ -19,7 +19,13 @@ from .budget import (
     with_reply_ceiling,
 )
 from .cost import Estimate, EstimateLine
-from .errors import StoreError, StudyLocked, is_write_failure, write_failure_message
+from .errors import (
+    ConfigError,
+    StoreError,
+    StudyLocked,
+    is_write_failure,
+    write_failure_message,
+)
 from .hashing import canonical_json
 from .manifest import (
     Manifest,
@@ -459,13 +465,17 @@ def _publish_remote(paths: StudyPaths, *, since: float) -> None:
 
 
 def check_providers(models: list[str]) -> None:
-    """Refuse, before the run writes anything, a model whose provider inspect does not know."""
+    """Refuse, before the run writes anything, a model whose provider inspect does not know
+    or whose credentials are not set."""
     if models:
         from . import (
             inspect_tasks,  # inspect-ai loads only for commands that will call a model
         )
 
         inspect_tasks.check_providers(models)
+        gaps = credentials.missing(models, os.environ)
+        if gaps:
+            raise ConfigError(credentials.advice(gaps))
 
 
 @contextlib.contextmanager

@@ -251,9 +251,19 @@ class Runner:
             except (
                 inspect_tasks.TASK_BUILD_ERRORS
             ) as exc:  # one condition's model cannot be set up
-                execution.failures[spec.name] = (
-                    redact(f"{type(exc).__name__}: {exc}") or type(exc).__name__
-                )
+                message = plain_text(f"{type(exc).__name__}: {exc}")
+                execution.failures[spec.name] = redact(message) or type(exc).__name__
+
+
+def plain_text(message: str) -> str:
+    """inspect words some errors in rich markup (`[bold]OPENAI_API_KEY[/bold]`): as text."""
+    from rich.errors import MarkupError
+    from rich.text import Text
+
+    try:
+        return Text.from_markup(message).plain
+    except MarkupError:  # brackets that are not markup: keep the message as it is
+        return message
 
 
 def _return_free_memory() -> None:

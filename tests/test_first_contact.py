@@ -1,5 +1,5 @@
-"""What a new user meets first (issue 34): output width through a pipe, credentials checked before any
-work, the hint for re-drawing parse failures, and help text without internals."""
+"""What a new user meets first (issue 34): output width through a pipe, credentials
+checked before any work, the hint for re-drawing parse failures, plain help."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def long_study(root: Path) -> Path:
 
 
 def piped(argv: list[str], *, terminal_columns: int | None, **env: str) -> str:
-    """stdout of `itemeval ARGV` into a pipe; stderr a pty that wide (or a pipe too when None)."""
+    """stdout of `itemeval ARGV` into a pipe; stderr a pty that wide (None: a pipe)."""
     env = {**{k: v for k, v in os.environ.items() if k != "COLUMNS"}, **env}
     if terminal_columns is None:
         stderr = subprocess.PIPE
@@ -62,3 +62,85 @@ def test_piped_output_takes_the_width_of_the_terminal_on_stderr_else_80(tmp_path
         assert len(lines) > 4 and 60 < widest <= expected, (columns, widest)
     assert LONG not in piped(argv, terminal_columns=None)  # cut to fit 80 ...
     assert LONG in piped(argv, terminal_columns=100, COLUMNS="240")  # COLUMNS rules
+
+
+def test_a_missing_key_or_base_url_stops_the_run_before_any_work(tmp_path, capsys):
+    config = base_config(
+        **{
+            "solvers__models": [
+                "itemeval/arith-good",
+                "openai/gpt-4.1-mini",
+                "openai-api/my-host/m",
+            ]
+        }
+    )
+    path = write_study(tmp_path, config)
+    code = main(["generate", str(path), "--yes"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "[bold]" not in err and "OPENAI_API_KEY" in err
+    assert "MY_HOST_API_KEY" in err and "MY_HOST_BASE_URL" in err
+    assert not (tmp_path / "studies" / "t" / "solutions.parquet").exists()
+    assert not (tmp_path / "studies" / "t" / "manifests").exists()
+
+
+def test_credentials_needed_per_provider():
+    from itemeval.credentials import missing
+
+    cases = [
+        (["itemeval/arith-good", "vllm/x"], {}, []),
+        (["openai/a", "openai/b"], {}, [("OPENAI_API_KEY", "openai/a,openai/b")]),
+        (["openai/a"], {"AZUREAI_OPENAI_API_KEY": "k"}, []),
+        (["openai-api/local/m"], {"LOCAL_API_KEY": "k"}, [("LOCAL_BASE_URL", "")]),
+        (["google/g"], {"GOOGLE_GENAI_USE_VERTEXAI": "true"}, []),
+        (["anthropic/c"], {"ANTHROPIC_API_KEY": ""}, [("ANTHROPIC_API_KEY", "")]),
+    ]
+    for models, environ, expected in cases:
+        gaps = missing(models, environ)
+        assert [g.names[0] for g in gaps] == [name for name, _ in expected], models
+        for gap, (_, users) in zip(gaps, expected):
+            assert not users or ",".join(gap.models) == users
+
+
+def test_re_grading_parse_failures_says_fresh_draws_anew(tmp_path, capsys, monkeypatch):
+    config = base_config(
+        **{
+            "cache": True,
+            "facets__grader": ["k"],
+            "facets__rubric": ["r"],
+            "facets__scorer": None,
+            "graders": {"k": {"model": "itemeval/judge"}},
+        }
+    )
+    path = write_study(tmp_path, config)
+    assert main(["generate", str(path), "--yes"]) == 0
+    monkeypatch.setenv("ITEMEVAL_JUDGE_MALFORMED_RATE", "1")
+    assert main(["grade", str(path), "--yes"]) == 0
+    monkeypatch.setenv("ITEMEVAL_JUDGE_MALFORMED_RATE", "0")
+    capsys.readouterr()
+    again = ["grade", str(path), "--yes", "--only", "parse-failures"]
+    assert main(again) == 0
+    err = capsys.readouterr().err
+    assert "add --fresh to draw new ones (4 calls, about $" in err, err
+    assert main([*again, "--fresh"]) == 0
+    assert "--fresh" not in capsys.readouterr().err
+
+
+def test_help_shows_what_to_type_not_python_types(capsys):
+    for command in ("generate", "grade", "results", "launch", "init"):
+        capsys.readouterr()
+        assert main([command, "--help"]) == 0
+        text = capsys.readouterr().out
+        assert "Usage:" in text
+        for internal in ("{CONFIG}", "<list[str]>", "<int range>", "<path>", "<str>"):
+            assert internal not in text, (command, internal)
+    assert main(["grade", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "--limit N " in text and "--condition ID " in text and "CONFIG" in text
+
+
+def test_no_user_facing_text_cites_the_internal_spec():
+    root = Path(__file__).resolve().parent.parent
+    texts = [root / "README.md", *sorted((root / "itemeval").rglob("*.py"))]
+    cited = [p.name for p in texts if "SPEC §" in p.read_text(encoding="utf-8")]
+    assert cited == []

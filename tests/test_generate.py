@@ -7,6 +7,7 @@ Every test runs the real CLI in-process (`itemeval.cli.main`) on real inspect an
 from __future__ import annotations
 
 import gc
+import os
 import json
 import shutil
 import subprocess
@@ -721,27 +722,27 @@ def test_locked_study_exits_5_and_runs_nothing(tmp_path, capsys):
 
 def test_json_is_the_only_stdout_and_a_failed_condition_exits_1(tmp_path):
     """A subprocess, because inspect's banner and display go to the real process stdout."""
-    config = base_config(
-        solvers__models=["itemeval/arith-good", "openai/x"]
-    )  # no OPENAI_API_KEY in tests
+    config = base_config(solvers__models=["itemeval/arith-good", "mistral/x"])
     path = write_study(tmp_path, config)
 
-    proc = subprocess.run(
+    proc = subprocess.run(  # the key is set, but mistral's package is not installed
         [sys.executable, "-m", "itemeval", "generate", str(path), "--json"],
         capture_output=True,
         text=True,
         timeout=120,
+        env={**os.environ, "MISTRAL_API_KEY": "k"},
     )
 
     assert proc.returncode == 1, proc.stderr
     result = json.loads(proc.stdout)  # the whole of stdout is one JSON document
-    assert result["exit_code"] == 1 and "hooks enabled" in proc.stderr
+    assert result["exit_code"] == 1 and "hooks enabled" not in proc.stderr
     good, bad = (
         conditions(result)["arith-good_p_default"],
         conditions(result)["x_p_default"],
     )
     assert good["rows"] == 4 and good["failure"] is None
-    assert bad["rows"] == 0 and "OPENAI_API_KEY" in bad["failure"]
+    assert bad["rows"] == 0 and "mistralai" in bad["failure"]
+    assert "[bold]" not in bad["failure"]  # inspect's markup, as plain text
     rows = solutions(tmp_path)
     assert set(rows["model"]) == {"itemeval/arith-good"} and rows["error"].isna().all()
     manifest = json.loads(Path(result["manifest"]).read_text())

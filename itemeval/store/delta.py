@@ -1,4 +1,4 @@
-"""The object-storage store backend: each store a Delta Lake table, written only by keyed MERGE (SPEC §19)."""
+"""The object-storage store backend: each store a Delta Lake table, written only by keyed MERGE."""
 
 from __future__ import annotations
 
