@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
@@ -121,9 +122,23 @@ Stratify = Annotated[
 Yes = Annotated[
     bool, typer.Option("--yes", help="Confirm the spend gate without asking.")
 ]
+
+
+def finite_option(value: float | None, name: str) -> float | None:
+    """An option's number, refused (exit 2) when it is `inf` or `nan`: a cap must be a number."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"{value} is not a finite number", param_hint=name)
+    return value
+
+
 MaxUsd = Annotated[
     Optional[float],
-    typer.Option("--max-usd", min=0, help="Hard cap on this run's spend (USD)."),
+    typer.Option(
+        "--max-usd",
+        min=0,
+        callback=lambda value: finite_option(value, "--max-usd"),
+        help="Hard cap on this run's spend (USD).",
+    ),
 ]
 Display = Annotated[
     Optional[str],

@@ -18,13 +18,17 @@ from .records import REASONING_EFFORTS, SAMPLING_PARAMS, SamplingParam
 from .textfiles import read_utf8
 from .yaml_text import YamlRefused, cut, load_yaml, shorten
 
+MAX_REPLICATIONS = 10_000
+"""More is a typo (`1e9` planned 4·10⁹ cells and a 30 GiB allocation), not a study."""
+MAX_TIMEOUT_S = 7 * 86_400
 STUDY_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 ReasoningEffort = Literal[REASONING_EFFORTS]  # type: ignore[valid-type]
 
 
 class _Strict(BaseModel):
+    # allow_inf_nan: `.inf` is valid YAML, and neither a cap nor a timeout may be infinite
     model_config = ConfigDict(
-        extra="forbid", frozen=True, use_attribute_docstrings=True
+        extra="forbid", frozen=True, use_attribute_docstrings=True, allow_inf_nan=False
     )
 
 
@@ -83,9 +87,9 @@ SamplingParams = create_model(
 class CallLimits(_Strict):
     max_retries: int = Field(default=3, ge=0)
     """inspect's retries per call for 429/5xx/timeouts (inspect alone would retry forever)."""
-    timeout: float = Field(default=600.0, gt=0)
+    timeout: float = Field(default=600.0, gt=0, le=MAX_TIMEOUT_S)
     """Seconds a call may take in total, retries included, before it becomes an error row."""
-    attempt_timeout: float = Field(default=180.0, gt=0)
+    attempt_timeout: float = Field(default=180.0, gt=0, le=MAX_TIMEOUT_S)
     """Seconds one attempt may take before it is abandoned and retried."""
     max_connections: int | None = Field(default=None, ge=1)
     """Concurrent calls per model (inspect's default when unset)."""
@@ -142,7 +146,7 @@ class Facets(_Strict):
     """Rubric templates for the judges, resolved like prompts from `rubrics_dir`."""
     scorer: Union[None, str, list[Union[str, ScorerEntry]]] = None
     """Verifiable scorers; each entry is its own grade condition."""
-    replications: int = Field(default=1, ge=1)
+    replications: int = Field(default=1, ge=1, le=MAX_REPLICATIONS)
     """How many times every (generate condition × item) is run; stored as `epoch`."""
 
     model_config = ConfigDict(
@@ -150,6 +154,7 @@ class Facets(_Strict):
         frozen=True,
         populate_by_name=True,
         use_attribute_docstrings=True,
+        allow_inf_nan=False,
     )
 
 

@@ -46,10 +46,15 @@ def read_local_rows(path: Path) -> list[dict[str, Any]]:
     return _READERS[suffix](path)
 
 
+def _dataset_text(path: Path) -> str:
+    # A UTF-8 byte order mark (Excel's "CSV UTF-8") is no part of the first column's name
+    return read_utf8(path, "dataset").removeprefix("\ufeff")
+
+
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     rows = []
     for number, line in enumerate(
-        read_utf8(path, "dataset").split("\n"), start=1
+        _dataset_text(path).split("\n"), start=1
     ):  # not splitlines: U+2028 is JSON
         if not line.strip():
             continue
@@ -69,7 +74,7 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def _read_json(path: Path) -> list[dict[str, Any]]:
     try:
-        data = json.loads(read_utf8(path, "dataset"))
+        data = json.loads(_dataset_text(path))
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})"
@@ -84,7 +89,7 @@ def _read_json(path: Path) -> list[dict[str, Any]]:
 
 
 def _read_csv(path: Path) -> list[dict[str, Any]]:
-    with io.StringIO(read_utf8(path, "dataset"), newline="") as handle:
+    with io.StringIO(_dataset_text(path), newline="") as handle:
         reader = csv.DictReader(handle)
         rows = []
         for row in reader:
@@ -293,14 +298,29 @@ def _item_id(
 ) -> str:
     template = template or "{row}"
     if "{" not in template:
-        return _as_text(row.get(template))
+        return _id_text(raw, template, row, index)
     values = {"row": index, "dataset": raw.short_name}
 
     def substitute(match: re.Match[str]) -> str:
         name = match.group(1)
-        return _as_text(values[name] if name in values else row.get(name))
+        return (
+            _as_text(values[name])
+            if name in values
+            else _id_text(raw, name, row, index)
+        )
 
     return _ID_TOKEN.sub(substitute, template)
+
+
+def _id_text(raw: RawDataset, column: str, row: dict[str, Any], index: int) -> str:
+    """An id column's value as text; a missing or blank one is an error, never an id of ''."""
+    text = _as_text(row.get(column))
+    if not text.strip():
+        raise ConfigError(
+            f"benchmark.mapping.id: dataset {raw.key} row {index + 1} has no value in id "
+            f"column {column!r} (null or blank); every item needs an id (fix or drop the row)"
+        )
+    return text
 
 
 def _as_text(value: Any) -> str:

@@ -14,6 +14,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .errors import ConfigError
 from .outcomes import Outcome
 from .records import GenerateCondition, GradeCondition
 from .store.files import reserve_space, write_json_atomic
@@ -52,10 +53,9 @@ def close_abandoned(manifests: Path) -> int:
     for reserve in manifests.glob(f"{RESERVE_PREFIX}*") if manifests.is_dir() else []:
         reserve.unlink(missing_ok=True)
     for path in manifests.glob("*.json") if manifests.is_dir() else []:
-        text = path.read_text(encoding="utf-8")
-        if '"outcome": "running"' not in text:
+        data = _running(path)
+        if data is None:
             continue
-        data = json.loads(text)
         data.update(
             outcome="interrupted",
             ended_at=None,
@@ -64,6 +64,21 @@ def close_abandoned(manifests: Path) -> int:
         write_json_atomic(path, data)
         closed += 1
     return closed
+
+
+def _running(path: Path) -> dict[str, Any] | None:
+    """The manifest at `path` when it is still `running`; a damaged one is refused (exit 2)."""
+    raw = path.read_bytes()
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        data = None
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{path} is not a manifest itemeval can read (damaged or foreign); move it "
+            "out of manifests/ (it is evidence of one run, not data) and run again"
+        )
+    return data if data.get("outcome") == "running" else None
 
 
 def new_run_id(stage: str) -> str:

@@ -42,10 +42,12 @@ from .records import GenerateCondition, GradeCondition, Item, TaskSpec
 from .runner import RowSink, Runner, cells_in_flight, cells_per_eval, logprob_tokens
 from .store import read_store, upsert
 from .store.journal import (
+    SET_ASIDE,
     JournalWriter,
     live_writers,
     pending_journal_rows,
     replay_journals,
+    set_aside_lines,
 )
 from .store.lock import study_lock
 from .store.remote import storage_options_for
@@ -499,6 +501,7 @@ def open_run(
         result.recovered = recovered
         if options.shard is None:
             close_abandoned(study.paths.manifests)
+            result.notes.extend(set_aside_notes(study.paths))
         try:
             yield run
         except KeyboardInterrupt:
@@ -511,6 +514,20 @@ def open_run(
             run.finish()
             if uploader is not None:
                 uploader.close()  # where a committer on any machine finds them
+
+
+def set_aside_notes(paths: StudyPaths) -> list[str]:
+    """What replay could not read, kept under journal/set-aside/ for a person to look at."""
+    lines = set_aside_lines(paths)
+    if not lines:
+        return []
+    shown = "; ".join(lines[:5]) + (
+        f"; … {len(lines) - 5} more" if len(lines) > 5 else ""
+    )
+    return [
+        f"{len(lines)} journal line(s) could not be read and were set aside in "
+        f"{paths.journal / SET_ASIDE} (every other row was kept): {shown}"
+    ]
 
 
 def commit(study: Study) -> dict[str, int]:

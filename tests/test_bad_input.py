@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -170,3 +171,91 @@ def test_status_names_the_command_that_is_running(tmp_path, capsys):
         "running now: `itemeval generate config.yaml`" in printed
         and str(running["pid"]) in printed
     )
+
+
+# Issue 26 case 9: each of these was a traceback (exit 1), or a silent wrong answer.
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"facets__replications": 10**9}, "facets.replications"),
+        ({"solvers__timeout": float("inf")}, "solvers.timeout"),
+        ({"solvers__attempt_timeout": float("nan")}, "solvers.attempt_timeout"),
+        ({"budget__max_usd": float("inf")}, "budget.max_usd"),
+    ],
+)
+def test_absurd_numbers_in_the_config_exit_2_naming_the_key(
+    tmp_path, capsys, overrides, message
+):
+    path = write_study(tmp_path, base_config(**overrides))
+    assert main(["generate", str(path), "--yes"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan"])
+def test_a_cap_on_the_command_line_must_be_a_finite_number(tmp_path, capsys, value):
+    path = write_study(tmp_path)
+    assert main(["generate", str(path), "--yes", "--max-usd", value]) == 2
+    assert "--max-usd" in capsys.readouterr().err
+    assert not (tmp_path / "studies").exists()
+
+
+def test_a_manifest_of_random_bytes_is_named_not_a_traceback(tmp_path, capsys):
+    path = write_study(tmp_path)
+    assert main(["generate", str(path), "--yes"]) == 0
+    bad = tmp_path / "studies" / "t" / "manifests" / "zz.json"
+    bad.write_bytes(bytes(range(256)) * 8)
+    capsys.readouterr()
+    assert main(["generate", str(path), "--yes", "--force"]) == 2
+    assert str(bad) in " ".join(capsys.readouterr().err.split())
+
+
+def test_a_lock_that_is_a_directory_or_a_study_dir_in_proc_exit_2(tmp_path, capsys):
+    path = write_study(tmp_path)
+    (tmp_path / "studies" / "t" / ".lock").mkdir(parents=True)
+    assert main(["generate", str(path), "--yes"]) == 2
+    assert ".lock" in capsys.readouterr().err
+    assert main(["status", str(path)]) == 0  # read-only commands still work
+    (tmp_path / "studies" / "t" / ".lock").rmdir()
+    (tmp_path / "studies" / "t").rmdir()
+    (tmp_path / "studies" / "t").symlink_to("/proc")
+    capsys.readouterr()
+    assert main(["generate", str(path), "--yes"]) == 2
+    assert "/proc" in capsys.readouterr().err
+
+
+def test_limit_0_leaves_no_study_directory_and_no_lock(tmp_path, capsys):
+    path = write_study(tmp_path)
+    assert main(["generate", str(path), "--yes", "--limit", "0"]) == 0
+    assert not (tmp_path / "studies" / "t").exists()
+
+
+def test_a_null_id_in_a_parquet_dataset_is_refused_naming_the_row(tmp_path, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    config = base_config(benchmark__datasets=[{"id": "data/rows.parquet"}])
+    path = write_study(tmp_path, config)
+    table = pa.table(
+        {
+            "qid": ["a", None, "c"],
+            "question": ["1 + 1?", "2 + 2?", "3 + 3?"],
+            "answer": ["2", "4", "6"],
+            "difficulty": ["e", "e", "e"],
+        }
+    )
+    pq.write_table(table, tmp_path / "data" / "rows.parquet")
+    assert main(["status", str(path)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "row 2" in err and "'qid'" in err
+
+
+def test_a_csv_with_a_utf8_byte_order_mark_reads_its_first_column(tmp_path, capsys):
+    config = base_config(benchmark__datasets=[{"id": "data/rows.csv"}])
+    path = write_study(tmp_path, config)
+    (tmp_path / "data" / "rows.csv").write_bytes(
+        "\ufeffqid,question,answer,difficulty\nq1,1 + 1?,2,e\nq2,2 + 2?,4,e\n".encode()
+    )
+    assert main(["generate", str(path), "--yes", "--json"]) == 0, capsys.readouterr()
+    items = pd.read_parquet(tmp_path / "studies" / "t" / "items.parquet")
+    assert sorted(items["item_id"]) == ["q1", "q2"]

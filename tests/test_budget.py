@@ -289,10 +289,7 @@ def test_gate_without_yes_exits_3_and_writes_nothing(tmp_path, capsys):
         "--yes"
     )  # the estimate came first
     study = tmp_path / "studies" / "t"
-    assert sorted(p.name for p in study.iterdir()) == [
-        ".lock"
-    ]  # no store, pin, manifest or log
-    assert not list(study.glob("logs/**/*.eval"))
+    assert not study.exists()  # no store, pin, manifest, log or lock left behind
     code, result = run(capsys, "generate", str(config), "--yes")
     assert (
         code == 0
@@ -363,6 +360,7 @@ def test_an_unpriced_model_under_a_cap_is_refused_before_any_call(
     assert "openai-api/local/m has no price" in capsys.readouterr().err
     assert server.requests == []
     assert not (tmp_path / "studies" / "t" / "solutions.parquet").exists()
+    assert not (tmp_path / "studies" / "t" / ".lock").exists()  # nothing left behind
 
 
 def test_a_provider_ignoring_max_tokens_stops_the_run_and_the_overrun_is_reported(

@@ -19,7 +19,12 @@ import pytest
 from itemeval.errors import StoreError
 from itemeval.paths import StudyPaths
 from itemeval.store import read_store
-from itemeval.store.journal import JournalWriter, pending_journal_rows, replay_journals
+from itemeval.store.journal import (
+    JournalWriter,
+    pending_journal_rows,
+    replay_journals,
+    set_aside_lines,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -100,7 +105,7 @@ def test_a_torn_last_line_is_ignored(paths, tail):
     assert stored(paths) == {"i1": "text of i1"}
 
 
-def test_a_corrupt_line_before_the_end_is_an_error_and_the_file_is_kept(paths):
+def test_a_corrupt_line_before_the_end_is_set_aside_and_the_rest_replayed(paths):
     paths.journal.mkdir(parents=True)
     path = paths.journal / "run-1-a.jsonl"
     path.write_text(
@@ -108,9 +113,9 @@ def test_a_corrupt_line_before_the_end_is_an_error_and_the_file_is_kept(paths):
         + "{oops\n"
         + journal_line("solutions", solution("i2"))
     )
-    with pytest.raises(StoreError, match=r"run-1-a\.jsonl line 2 is corrupt"):
-        replay_journals(paths)
-    assert path.exists()
+    assert replay_journals(paths) == {"solutions": 2}
+    assert sorted(pd.read_parquet(paths.solutions)["item_id"]) == ["i1", "i2"]
+    assert set_aside_lines(paths) == ["run-1-a.jsonl line 2: not a journal record"]
 
 
 def test_replay_is_idempotent_even_after_a_crash_before_removal(paths):
@@ -147,7 +152,7 @@ def test_later_records_win_across_chunks_and_files(paths):
     os.utime(
         old, ns=(1_000_000_000, 1_000_000_000)
     )  # older mtime, though its name sorts later
-    assert replay_journals(paths, chunk_rows=3) == {"solutions": 11}
+    assert replay_journals(paths, chunk_rows=3) == {"solutions": 4}  # distinct rows
     assert stored(paths) == {"i0": "newest", "i1": "old9", "i2": "old6", "i3": "old7"}
 
 
@@ -250,3 +255,42 @@ def test_replay_leaves_the_files_of_live_writers_alone(paths):
 def test_nothing_to_replay(paths):
     assert replay_journals(paths) == {}
     assert pending_journal_rows(paths) == {}
+
+
+def test_a_corrupt_line_is_set_aside_and_the_files_good_rows_are_kept(tmp_path, capsys):
+    # Issue 26 case 9: one bad line blocked every command, and the advice discarded the file.
+    import pyarrow.parquet as pq
+
+    from itemeval.cli import main
+    from tests.helpers import write_study
+
+    path = write_study(tmp_path)
+    assert main(["generate", str(path), "--yes"]) == 0
+    study = tmp_path / "studies" / "t"
+    rows = pq.read_table(study / "solutions.parquet").to_pylist()
+    for row in rows:
+        row["created_at"] = row["created_at"].isoformat()
+
+    def line(row):
+        return json.dumps({"store": "solutions", "row": row}, default=str)
+
+    wrong_type = {**rows[3], "epoch": "x"}
+    (study / "journal" / "r-99999-aaaaaa.jsonl").write_text(
+        "\n".join([line(rows[0]), line(rows[1]), "garbage{", line(rows[1])])
+        + "\n"
+        + line(wrong_type)
+        + "\n"
+        + line(rows[2])
+        + "\n"
+    )
+    capsys.readouterr()
+    assert main(["commit", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["recovered_rows"] == {"solutions": 3}  # rows 0, 1 (twice) and 2
+    assert main(["generate", str(path), "--yes", "--json"]) == 0
+    notes = " ".join(json.loads(capsys.readouterr().out).get("notes", []))
+    assert "r-99999-aaaaaa.jsonl line 3" in notes and "line 5" in notes
+    assert not (study / "journal" / "r-99999-aaaaaa.jsonl").exists()
+    aside = (study / "journal" / "set-aside" / "r-99999-aaaaaa.jsonl").read_text()
+    assert "garbage{" in aside and '\\"epoch\\": \\"x\\"' in aside
+    assert main(["status", str(path)]) == 0

@@ -19,11 +19,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import pyarrow as pa
+
 from ..errors import StoreError
 from ..paths import StudyPaths
 from .backend import upsert
 from .files import fsync_path
 from .schemas import STORES
+from .table import coerce_rows
 
 SYNC_INTERVAL_S = 0.25
 """How often the background thread fsyncs: a record survives a power cut within about this long (a killed
@@ -154,25 +157,91 @@ def replay_journals(
     shards' rows with it). The caller holds the study lock. A crash anywhere in here is harmless: files
     are deleted only after all their records are in the stores.
     """
-    counts: dict[str, int] = {}
+    keys: dict[str, set[tuple[Any, ...]]] = {}
     for path in _journal_files(paths):
         chunk_no: dict[str, int] = {}
-        for store, rows in _chunks(path, chunk_rows):
+        for store, numbered in _chunks(paths, path, chunk_rows):
             # On object storage each chunk's commit is marked with the part's name and the chunk's number, so
             # a replay that crashed midway, or a part committed twice, never merges an old row over a newer one.
             chunk_no[store] = chunk_no.get(store, 0) + 1
-            for row in rows if seen is not None else ():
+            table = _checked_table(paths, path, store, numbered)
+            rows = table.to_pylist() if seen is not None else ()
+            for row in rows:
                 seen(store, row)
             upsert(
                 paths,
                 store,
-                rows,
+                table,
                 app=(f"journal/{path.name}/{store}", chunk_no[store]),
             )
-            counts[store] = counts.get(store, 0) + len(rows)
+            key = STORES[store][1]
+            # a row journaled twice (a resumed shard, a replay cut short) is one row recovered
+            keys.setdefault(store, set()).update(
+                zip(*(table.column(name).to_pylist() for name in key))
+            )
         path.unlink()
         fsync_path(paths.journal)
-    return counts
+    return {store: len(found) for store, found in keys.items()}
+
+
+def _checked_table(
+    paths: StudyPaths, path: Path, store: str, numbered: list[tuple[int, dict]]
+) -> pa.Table:
+    """The chunk's rows as the store's table; a row whose values do not fit the store's
+    columns (a hand-edited or foreign line) is set aside naming its file and line."""
+    try:
+        return coerce_rows(store, [row for _, row in numbered])
+    except (StoreError, pa.ArrowException, TypeError, ValueError, OverflowError):
+        pass  # find the offending rows one by one: rare, so the common path stays one call
+    good = []
+    for number, row in numbered:
+        try:
+            coerce_rows(store, [row])
+        except (
+            StoreError,
+            pa.ArrowException,
+            TypeError,
+            ValueError,
+            OverflowError,
+        ) as exc:
+            _set_aside(
+                paths,
+                path,
+                number,
+                json.dumps({"store": store, "row": row}, default=str),
+                f"values do not fit the {store} store: {exc}",
+            )
+            continue
+        good.append(row)
+    return coerce_rows(store, good)
+
+
+SET_ASIDE = "set-aside"
+"""Journal lines that could not be read, kept under journal/set-aside/ (never deleted)."""
+
+
+def _set_aside(paths: StudyPaths, path: Path, number: int, line: str, why: str) -> None:
+    folder = paths.journal / SET_ASIDE
+    folder.mkdir(exist_ok=True)
+    record = {"file": path.name, "line": number, "why": why[:300], "text": line}
+    with open(folder / f"{path.stem}.jsonl", "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def set_aside_lines(paths: StudyPaths) -> list[str]:
+    """`file line N: why` for every journal line set aside so far, for messages."""
+    folder = paths.journal / SET_ASIDE
+    found = []
+    for part in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        for raw in part.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                record = json.loads(raw)
+                found.append(f"{record['file']} line {record['line']}: {record['why']}")
+            except (ValueError, KeyError, TypeError):
+                continue
+    return found
 
 
 def pending_journal_rows(paths: StudyPaths) -> dict[str, int]:
@@ -286,12 +355,22 @@ def journaled_keys(
     return keys
 
 
-def _chunks(path: Path, size: int) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """(store, rows) batches in file order; together at most `size` rows are held at once."""
-    pending: dict[str, list[dict[str, Any]]] = {}
+def _chunks(
+    paths: StudyPaths, path: Path, size: int
+) -> Iterator[tuple[str, list[tuple[int, dict]]]]:
+    """(store, [(line number, row)]) batches in file order; at most `size` rows held at once.
+
+    A line that cannot be read is set aside (journal/set-aside/), never blocking the file's
+    other rows; a torn last line is a killed writer's and skipped silently."""
+    pending: dict[str, list[tuple[int, dict]]] = {}
     held = 0
-    for store, row in _records(path):
-        pending.setdefault(store, []).append(row)
+    for number, record in _numbered(path):
+        if isinstance(record, bytes):
+            text = record.decode("utf-8", errors="replace")
+            _set_aside(paths, path, number, text, "not a journal record")
+            continue
+        store, row = record
+        pending.setdefault(store, []).append((number, row))
         held += 1
         if held >= size:
             yield from pending.items()
@@ -300,22 +379,28 @@ def _chunks(path: Path, size: int) -> Iterator[tuple[str, list[dict[str, Any]]]]
 
 
 def _records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The file's records; an unreadable last line is a torn write and skipped, an earlier one is an error."""
+    """The file's readable records (for resuming a shard: unreadable ones are skipped)."""
+    for _, record in _numbered(path):
+        if not isinstance(record, bytes):
+            yield record
+
+
+def _numbered(path: Path) -> Iterator[tuple[int, tuple[str, dict[str, Any]] | bytes]]:
+    """(line number, record), or the raw line when it is not a record; a torn last line
+    (no newline, or unreadable at the end) is dropped."""
     with open(path, "rb") as handle:
         previous: tuple[int, bytes] | None = None
         for number, raw in enumerate(handle, start=1):
             if previous is not None:
-                yield _decode(path, *previous, strict=True)
+                yield previous[0], _decode(*previous) or previous[1]
             previous = (number, raw)
         if previous is not None and previous[1].endswith(b"\n"):
-            record = _decode(path, *previous, strict=False)
+            record = _decode(*previous)
             if record is not None:
-                yield record
+                yield previous[0], record
 
 
-def _decode(
-    path: Path, number: int, raw: bytes, *, strict: bool
-) -> tuple[str, dict[str, Any]] | None:
+def _decode(number: int, raw: bytes) -> tuple[str, dict[str, Any]] | None:
     try:
         record = json.loads(raw)
         store, row = record["store"], record["row"]
@@ -323,8 +408,4 @@ def _decode(
             return store, row
     except (ValueError, KeyError, TypeError):
         pass
-    if not strict:
-        return None
-    raise StoreError(
-        f"journal {path} line {number} is corrupt; move the file aside to skip its records"
-    )
+    return None

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
-from ..errors import StudyLocked
+from ..errors import ConfigError, StudyLocked
 from ..paths import StudyPaths
 
 
@@ -24,15 +24,10 @@ def study_lock(paths: StudyPaths, command: str) -> Iterator[dict[str, Any]]:
     over by the next one; the JSON in the file is only there to tell users who holds it.
     """
     paths.root.mkdir(parents=True, exist_ok=True)
-    # O_CREAT without O_TRUNC: the holder's details must survive until we know we hold the lock.
-    fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _open_locked(paths, fcntl.LOCK_EX)
+    if fd is None:
+        raise StudyLocked(_locked_message(paths, lock_holder(paths) or {}))
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise StudyLocked(
-                _locked_message(paths, _parse_holder(_read_all(fd)))
-            ) from None
         holder = {
             "pid": os.getpid(),
             "host": socket.gethostname(),
@@ -49,9 +44,52 @@ def study_lock(paths: StudyPaths, command: str) -> Iterator[dict[str, Any]]:
             os.ftruncate(
                 fd, 0
             )  # an empty file reads as "nobody" to status, before we let go
+            _remove_if_empty(paths)
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def _open_locked(paths: StudyPaths, how: int) -> int | None:
+    """An fd of `.lock` holding the flock `how`, or None when someone holds it already.
+
+    The file may be removed by the holder of an empty study (`_remove_if_empty`) while we
+    wait, so after locking we check that the path is still our file, else open it again.
+    """
+    while True:
+        fd = _open_lock_file(paths)
+        try:
+            fcntl.flock(fd, how | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        try:
+            same = os.stat(paths.lock).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)
+
+
+def _open_lock_file(paths: StudyPaths) -> int:
+    # O_CREAT without O_TRUNC: the holder's details must survive until we know we hold the lock.
+    try:
+        return os.open(paths.lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:  # a directory named .lock; a study dir that is /proc
+        raise ConfigError(
+            f"{paths.lock} cannot be itemeval's lock file ({exc.strerror}); check that "
+            f"{paths.root} is a study directory (remove a stray .lock that is not a file)"
+        ) from None
+
+
+def _remove_if_empty(paths: StudyPaths) -> None:
+    """A command that created the study and wrote nothing (`--limit 0`, a refused cap) leaves
+    no study directory behind; it still holds the lock, so nobody else is inside."""
+    with contextlib.suppress(OSError):
+        if os.listdir(paths.root) == [paths.lock.name]:
+            paths.lock.unlink()
+            paths.root.rmdir()
 
 
 def lock_holder(paths: StudyPaths) -> dict[str, Any] | None:
@@ -63,7 +101,7 @@ def lock_holder(paths: StudyPaths) -> dict[str, Any] | None:
     try:
         with open(paths.lock, "rb") as handle:
             holder = _parse_holder(handle.read())
-    except FileNotFoundError:
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
     if not holder:
         return None
@@ -88,11 +126,6 @@ def _write_holder(fd: int, holder: dict[str, Any]) -> None:
     os.pwrite(fd, data, 0)
     os.ftruncate(fd, len(data))
     os.fsync(fd)
-
-
-def _read_all(fd: int) -> bytes:
-    size = os.fstat(fd).st_size
-    return os.pread(fd, size, 0) if size else b""
 
 
 def _parse_holder(data: bytes) -> dict[str, Any]:
