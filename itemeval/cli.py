@@ -860,6 +860,40 @@ def view(
     serve(_study(config, base_dir, reads="snapshot"), settings, host=host, port=port)
 
 
+@app.command("import")
+def import_logs(
+    config: ConfigArg,
+    logs: Annotated[
+        list[str],
+        typer.Argument(metavar="LOG...", help="inspect .eval/.json logs, or folders."),
+    ],
+    base_dir: BaseDir = None,
+    id_field: Annotated[
+        Optional[str],
+        typer.Option(
+            "--id-field",
+            help="Match items by this sample metadata field instead of the sample id.",
+        ),
+    ] = None,
+    json_out: Json = False,
+) -> None:
+    """Existing inspect logs as the solutions of imported conditions; no model call.
+
+    \b
+    Example: itemeval import configs/demo.yaml logs/ && itemeval grade configs/demo.yaml
+    """
+    from . import console
+    from .importer import run_import
+    from .study import load_study
+
+    study = load_study(config, base_dir, pin=True)
+    result = run_import(study, list(logs), id_field=id_field)
+    if json_out:
+        console.print_json(result.as_dict())
+    else:
+        console.render_import(result, console.stderr())
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI, turning itemeval's errors into their exit codes in this one place."""
     from .manifest import set_command_line

@@ -9,7 +9,14 @@ from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+    model_validator,
+)
 
 from .errors import ConfigError
 from .hashing import content_hash
@@ -61,12 +68,29 @@ class Mapping(_Strict):
 
 
 class Benchmark(_Strict):
-    adapter: Literal["local", "hf"] = "local"
-    """Where the datasets come from: local files, or the Hugging Face Hub (`pip install 'itemeval[hf]'`)."""
+    adapter: Literal["local", "hf", "inspect"] = "local"
+    """Where the datasets come from: local files, the Hugging Face Hub
+    (`pip install 'itemeval[hf]'`), or an inspect task's dataset (`task:`)."""
     datasets: list[DatasetSpec] = Field(min_length=1)
     """One or more datasets; item ids must be unique across all of them."""
     mapping: Mapping
     """How dataset columns become items."""
+    task: str | None = None
+    """inspect only: `module.path:function`, `file.py@function` or a registry name."""
+    task_args: dict[str, Any] = {}
+    """inspect only: the task's arguments."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _inspect_defaults(cls, data: Any) -> Any:
+        """An inspect task is the one dataset; its samples' fields the default mapping."""
+        if isinstance(data, dict) and data.get("adapter") == "inspect":
+            from .inspect_dataset import task_defaults
+
+            return task_defaults(data)
+        if isinstance(data, dict) and ("task" in data or "task_args" in data):
+            raise ValueError("`task:` and `task_args:` need `adapter: inspect`")
+        return data
 
 
 def _sampling_field(param: SamplingParam) -> tuple[Any, Any]:

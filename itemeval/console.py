@@ -423,6 +423,32 @@ def export_dict(result: Any) -> dict[str, Any]:
     }
 
 
+def render_import(result: Any, console: Console) -> None:
+    """`itemeval import`: a line per imported condition, then the unmatched samples."""
+    for c in result.conditions:
+        console.print(
+            f"{c['slug']} ({c['condition_id']}): {c['samples']} samples, "
+            f"{c['rows_written']} rows written",
+            highlight=False,
+            soft_wrap=True,
+        )
+    for miss in result.unmatched:
+        ids = ", ".join(miss["sample_ids"][:10])
+        more = len(miss["sample_ids"]) - 10
+        console.print(
+            f"not imported: {len(miss['sample_ids'])} samples of {miss['log']} match no "
+            f"item id: {ids}" + (f" and {more} more" if more > 0 else ""),
+            highlight=False,
+            soft_wrap=True,
+        )
+    console.print(
+        f"import: {len(result.logs)} logs, {result.rows_written} rows written, "
+        f"{result.unchanged} already stored",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
 def render_init(written: list[Any], directory: Any, console: Console) -> None:
     for path in written:
         console.print(f"wrote {path}")
@@ -431,7 +457,7 @@ def render_init(written: list[Any], directory: Any, console: Console) -> None:
     )
 
 
-# ---- results -------------------------------------------------------------------------------------------------------
+# ---- results -------------------------------------------------------------------------
 
 
 def _num(value: Any, digits: int = 3) -> str:

@@ -16,6 +16,7 @@ from .cost import (
     merge_lines,
     scorer_line,
 )
+from .grid import generated
 from .pricing import PriceTable, load_prices
 from .records import GenerateCondition, GradeCondition, Item, TaskSpec
 from .run import recover_if_idle
@@ -44,6 +45,7 @@ def estimate_generate(
     force: bool,
     prices: PriceTable,
 ) -> tuple[list[EstimateLine], list[TaskSpec]]:
+    conditions = generated(conditions)  # imported answers are never generated
     cells = gen_stage.plan_cells(study, conditions, items, force=force)
     specs = gen_stage.task_specs(study, conditions, cells)
     lines = lines_for_specs(

@@ -10,7 +10,7 @@ import pandas as pd
 
 from . import plan
 from .cost import lines_for_specs
-from .grid import select
+from .grid import generated, select
 from .hashing import canonical_json, text_hash
 from .outcomes import ConditionRun, SampleResult, StageResult
 from .pricing import call_usd, format_usd, total_usd
@@ -28,7 +28,7 @@ class GenerateOptions(StageOptions):
     """What `itemeval generate` was asked to do."""
 
 
-# ---- plan ---------------------------------------------------------------------------------------------
+# ---- plan ----------------------------------------------------------------------------
 
 
 def plan_cells(
@@ -99,6 +99,7 @@ def task_specs(
                     "condition_id": condition.id,
                     "item_id": item_id,
                     "replication": int(epoch),
+                    **_history(items[item_id]),
                 },
             )
             for item_id, epoch in zip(frame["item_id"], frame["epoch"])
@@ -117,7 +118,13 @@ def task_specs(
     return specs
 
 
-# ---- persist: a finished sample -> a store row -----------------------------------------------------------
+def _history(item: Item) -> dict[str, Any]:
+    """An inspect task's chat turns before the input, sent before the rendered prompt."""
+    turns = item.metadata.get("inspect_messages")
+    return {"history": turns} if turns else {}
+
+
+# ---- persist: a finished sample -> a store row ---------------------------------------
 
 
 def solution_row(
@@ -190,7 +197,7 @@ def _sink(study: Study, conditions: list[GenerateCondition], run: Run) -> RowSin
     return to_row
 
 
-# ---- execute --------------------------------------------------------------------------------------------
+# ---- execute -------------------------------------------------------------------------
 
 
 def run_generate(
@@ -247,7 +254,7 @@ def _run_generate(
     ask: Ask | None,
     tell: Tell | None,
 ) -> StageResult:
-    conditions = select(study.generate, list(options.conditions))
+    conditions = select(generated(study.generate), list(options.conditions))
     result = StageResult(stage="generate", study=study.config.study)
     if (
         options.force

@@ -74,6 +74,11 @@ def generate_conditions(
     return conditions
 
 
+def generated(conditions: list[GenerateCondition]) -> list[GenerateCondition]:
+    """The conditions `generate` runs: imported ones (`itemeval import`) are read."""
+    return [c for c in conditions if c.kind != "imported"]
+
+
 def resolve_grader(name: str, graders: dict[str, Grader]) -> Grader:
     """A name under `graders:`, or a bare model id (containing '/') used as a judge with defaults."""
     if name in graders:
@@ -145,7 +150,9 @@ def verifiable_conditions(
         name = canonical_name(entry.name)
         try:
             spec = resolve(name, config_dir)
-            params = validate_scorer_params(name, entry.params, config_dir)
+            params = validate_scorer_params(
+                name, _filled(name, entry.params, config, config_dir), config_dir
+            )
         except ConfigError as exc:
             raise ConfigError(f"facets.scorer[{index}]: {exc}") from None
         if "choices" in spec.needs and not config.benchmark.mapping.choices:
@@ -195,8 +202,23 @@ def verifiable_conditions(
     return conditions
 
 
+def _filled(
+    name: str, params: dict[str, Any], config: StudyConfig, config_dir: Path | None
+) -> dict[str, Any]:
+    """`task_scorer` takes the benchmark's task (and that task's version) as params."""
+    if name != "task_scorer":
+        return params
+    from .inspect_dataset import task_scorer_params
+
+    return task_scorer_params(params, config, config_dir)
+
+
 def _params_suffix(name: str, params: dict[str, Any], config_dir: Path | None) -> str:
     """ "" for the scorer's default params, else a short hash of the entry's own params."""
+    if (
+        name == "task_scorer"
+    ):  # its params are filled in; only another scorer index differs
+        return f"-{params['index']}" if params.get("index") else ""
     try:
         defaults = validate_scorer_params(name, {}, config_dir)
     except ConfigError:

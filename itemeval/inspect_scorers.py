@@ -529,6 +529,10 @@ def build(name: str, params: Mapping[str, Any], config_dir: Path) -> Any:
             [build(e["name"], e["params"], config_dir) for e in params["scorers"]],
             params["reducer"],
         )
+    if name == "task_scorer":
+        from .inspect_dataset import build_task_scorer
+
+        return build_task_scorer(dict(params), config_dir)
     return load_user_scorer(name, config_dir).factory(**params)
 
 

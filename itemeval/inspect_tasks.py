@@ -28,6 +28,8 @@ from inspect_ai.log import EvalLog, EvalSample, transcript
 from inspect_ai.log._samples import sample_active
 from inspect_ai.model import (
     CachePolicy,
+    ChatMessageAssistant,
+    ChatMessageSystem,
     ChatMessageUser,
     GenerateConfig,
     ModelOutput,
@@ -61,7 +63,7 @@ VERDICT = "itemeval_verdict"  # where a replay task's solver leaves the model-gr
 TASK_BUILD_ERRORS = (PrerequisiteError, ValueError, RuntimeError, ImportError)
 
 
-# ---- routing finished samples to whoever runs the stage ------------------------------------------
+# ---- routing finished samples to whoever runs the stage ------------------------------
 
 SampleSink = Callable[[SampleResult], None]
 
@@ -161,7 +163,7 @@ def _hand_on(state: TaskState) -> None:
     state.metadata[HANDED_ON] = True
 
 
-# ---- building and running tasks ---------------------------------------------------------------------
+# ---- building and running tasks ------------------------------------------------------
 
 
 @solver
@@ -252,7 +254,7 @@ def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
     samples = [
         Sample(
             id=cell.sample_id,
-            input=[ChatMessageUser(content=cell.prompt)],
+            input=[*_history(cell.metadata), ChatMessageUser(content=cell.prompt)],
             metadata=cell.metadata,
         )
         for cell in spec.cells
@@ -295,6 +297,16 @@ def quiet_banner() -> None:
     for line in Text.from_ansi(banner.getvalue()).plain.splitlines():
         if line.startswith("- ") and not line.startswith("- hooks enabled"):
             print(f"inspect-ai: {line[2:]}", file=sys.stderr)
+
+
+def _history(metadata: dict[str, Any]) -> list[Any]:
+    """The turns of an inspect task's chat sample before its last user turn (text)."""
+    kinds = {"system": ChatMessageSystem, "assistant": ChatMessageAssistant}
+    turns = metadata.get("history") or []
+    return [
+        kinds.get(turn["role"], ChatMessageUser)(content=turn["content"])
+        for turn in turns
+    ]
 
 
 def _model(name: str) -> Any:
@@ -520,7 +532,7 @@ def _failures(logs: list[EvalLog]) -> dict[str, str]:
     return failures
 
 
-# ---- reading a finished sample -------------------------------------------------------------------------
+# ---- reading a finished sample -------------------------------------------------------
 
 
 def read_sample(
@@ -652,7 +664,7 @@ def _error_message(sample: EvalSample, events: list[ModelEvent]) -> str | None:
     return message
 
 
-# ---- the provider's last HTTP refusal per sample, from inspect's HTTP log ----------------------------------------
+# ---- the provider's last HTTP refusal per sample, from inspect's HTTP log ------------
 
 _HTTP_LOGGER = "inspect_ai.model._providers.util.hooks"
 _HTTP_STATUS = re.compile(r'"HTTP/[\d.]+ (\d{3}) ?([^"]*)"')

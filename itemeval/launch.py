@@ -23,7 +23,7 @@ from .cost import EstimateLine, lines_for_specs
 from .errors import EXIT_BUDGET, ConfigError, StudyLocked
 from .generate import GenerateOptions, condition_runs, plan_cells, task_specs
 from .grade import GradeOptions, estimate_lines, judge_specs, pending, select_conditions
-from .grid import select
+from .grid import generated, select
 from .outcomes import ConditionRun, StageResult
 from .records import GenerateCondition, GradeCondition
 from .run import Ask, Run, StageOptions, Tell, check_providers, commit_parts, open_run
@@ -182,7 +182,7 @@ def _generate_plan(
     study: Study, options: LaunchOptions, run: Run, result: StageResult
 ) -> _Plan | None:
     gen = options.generate
-    conditions = select(study.generate, list(gen.conditions))
+    conditions = select(generated(study.generate), list(gen.conditions))
     check_providers([c.model for c in conditions])
     cells = plan_cells(study, conditions, gen.items(study), force=False)
     result.conditions = condition_runs(conditions, cells)

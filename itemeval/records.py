@@ -131,6 +131,8 @@ class GenerateCondition:
     model_config_name: str
     params: dict[str, Any]  # resolved, non-null sampling params
     payload: dict[str, Any]
+    kind: Literal["generated", "imported"] = "generated"
+    """`imported`: answers read from inspect logs (`itemeval import`); never generated."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from .grid import (
     judge_conditions,
     verifiable_conditions,
 )
+from .importer import imported_conditions
 from .items import ADAPTERS, check_unique, dataset_key, map_rows
 from .paths import StudyPaths
 from .prompts import PROMPT_FIELDS, RUBRIC_FIELDS, check_template, load_template
@@ -73,7 +74,7 @@ def load_study(
     grade = judge_conditions(
         config, rubrics, list(config.facets.grader)
     ) + verifiable_conditions(config, loaded.config_dir)
-    generate = generate_conditions(config, prompts)
+    generate = generate_conditions(config, prompts) + imported_conditions(loaded.study)
     check_logprobs(generate, grade, loaded.config_dir)
     return Study(
         loaded=loaded,
@@ -119,6 +120,10 @@ def _items(loaded: LoadedConfig, *, pin: bool) -> tuple[list[Item], list[Dataset
         )
         dataset_locks.check_revision(lock_path, locks, raw.key, raw.revision)
         mapped = map_rows(raw, benchmark.mapping, spec.limit)
+        if raw.adapter == "inspect":
+            from .inspect_dataset import with_sample_fields
+
+            mapped = with_sample_fields(mapped, raw)
         if not mapped:
             raise ConfigError(f"benchmark.datasets: dataset {raw.key} has no rows")
         items.extend(mapped)

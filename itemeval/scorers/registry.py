@@ -74,6 +74,8 @@ ALIASES = {"risk_scorer": "risk", "numeric_risk_scorer": "numeric_risk"}
 INSPECT_NAMES = ("match", "includes", "pattern", "answer", "choice", "f1", "exact")
 MODEL_GRADED_NAMES = ("model_graded_qa", "model_graded_fact")
 MULTI = "multi_scorer"
+TASK_SCORER = "task_scorer"
+"""The scorer of the benchmark's inspect task (benchmark.adapter: inspect)."""
 
 
 def canonical_name(name: str) -> str:
@@ -85,7 +87,8 @@ def known_names() -> str:
     return (
         f"{', '.join(sorted(SCORERS))} (itemeval's); {', '.join(TEXT_NAMES)} (text "
         f"overlap); {', '.join(INSPECT_NAMES)}, {MULTI}, "
-        f"{', '.join(MODEL_GRADED_NAMES)} (inspect-ai's); or a user scorer as module.path:function"
+        f"{', '.join(MODEL_GRADED_NAMES)} (inspect-ai's); {TASK_SCORER}; "
+        "or a user scorer as module.path:function"
     )
 
 
@@ -104,6 +107,10 @@ def resolve(name: str, config_dir: Path | None = None) -> ScorerSpec:
         from .. import inspect_graders
 
         return inspect_graders.model_graded_spec(name)
+    if name == TASK_SCORER:
+        from .. import inspect_dataset
+
+        return inspect_dataset.task_scorer_spec()
     raise ConfigError(f"unknown scorer {name!r}; known scorers: {known_names()}")
 
 
