@@ -1,4 +1,4 @@
-"""A small inspect task the bridge tests use as a dataset and run with plain `eval()`."""
+"""A small inspect task the bridge tests load as a dataset and run with `eval()`."""
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample

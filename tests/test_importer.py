@@ -1,4 +1,4 @@
-"""`itemeval import`: inspect logs as imported conditions, graded and compared at no generation cost."""
+"""`itemeval import`: inspect logs as imported conditions, graded and compared."""
 
 from __future__ import annotations
 

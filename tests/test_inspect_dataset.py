@@ -1,4 +1,4 @@
-"""An inspect task as the dataset: samples -> items, pinning, and the task's own scorer."""
+"""An inspect task as the dataset: samples as items, pinning, the task's scorer."""
 
 from __future__ import annotations
 
