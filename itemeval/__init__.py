@@ -2,10 +2,12 @@
 
 The library behind the CLI, for notebooks and scripts:
 
-    from itemeval import load_study, run_generate, run_grade, GenerateOptions, GradeOptions
+    from itemeval import frames, load_study, run_generate, run_grade
+    from itemeval import GenerateOptions, GradeOptions
     study = load_study("configs/demo.yaml")
     run_generate(study, GenerateOptions(yes=True))
     run_grade(study, GradeOptions(yes=True))
+    tables = frames("configs/demo.yaml")  # items, solutions, grades, long, results
 
 Names are imported on first use, so `import itemeval` stays instant.
 """
@@ -28,6 +30,9 @@ _PUBLIC = {
     "EstimateOptions": "estimate",
     "study_status": "status",
     "run_export": "export",
+    "frames": "dataframes",
+    "Frames": "dataframes",
+    "run_import": "importer",
     "StageResult": "outcomes",
     "ConditionRun": "outcomes",
     "ItemevalError": "errors",

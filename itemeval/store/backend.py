@@ -50,6 +50,24 @@ def read_store(
 ) -> pa.Table:
     """The store's rows (see local.read_store); for a study on object storage, from its Delta table or, for the
     read-only commands, from the snapshot `latest.json` names."""
+    from . import memo
+
+    if (
+        memo.active()
+    ):  # itemeval.frames: one full read per store, every view served from it
+        key = (str(paths.remote or paths.root), store)
+        return memo.served(
+            key, lambda: _read_store(paths, store, None, None), columns, where
+        )
+    return _read_store(paths, store, columns, where)
+
+
+def _read_store(
+    paths: StudyPaths,
+    store: str,
+    columns: Sequence[str] | None,
+    where: Mapping[str, Collection[Any]] | None,
+) -> pa.Table:
     if paths.remote is None:
         return local.read_store(paths, store, columns, where=where)
     from .remote import storage_options_for
