@@ -67,6 +67,29 @@ class Mapping(_Strict):
     """Columns copied into each item's metadata and available to templates."""
 
 
+def _task_defaults(benchmark: dict[str, Any]) -> dict[str, Any]:
+    """`benchmark:` of an inspect task: the task as its one dataset, a default mapping.
+
+    Raw YAML in, raw YAML out (pydantic validates it next): every error names its key.
+    """
+    task = benchmark.get("task")
+    if not isinstance(task, str) or not task:
+        raise ValueError(
+            "adapter 'inspect' needs `task:` (module:function, file.py@fn or a name)"
+        )
+    if "datasets" in benchmark:
+        raise ValueError(
+            "adapter 'inspect' takes its dataset from `task:`; drop `datasets:`"
+        )
+    limit = benchmark.get("limit")
+    rest = {k: v for k, v in benchmark.items() if k != "limit"}
+    return {
+        "mapping": {"input": "input", "target": "target", "id": "id"},
+        **rest,
+        "datasets": [{"id": task, "limit": limit}],
+    }
+
+
 class Benchmark(_Strict):
     adapter: Literal["local", "hf", "inspect"] = "local"
     """Where the datasets come from: local files, the Hugging Face Hub
@@ -85,9 +108,7 @@ class Benchmark(_Strict):
     def _inspect_defaults(cls, data: Any) -> Any:
         """An inspect task is the one dataset; its samples' fields the default mapping."""
         if isinstance(data, dict) and data.get("adapter") == "inspect":
-            from .inspect_dataset import task_defaults
-
-            return task_defaults(data)
+            return _task_defaults(data)
         if isinstance(data, dict) and ("task" in data or "task_args" in data):
             raise ValueError("`task:` and `task_args:` need `adapter: inspect`")
         return data

@@ -8,16 +8,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from pydantic import BaseModel, ConfigDict
 
-from .config import DatasetSpec, LoadedConfig
 from .errors import ConfigError
 from .hashing import canonical_json, content_hash
 from .items import RawDataset, _jsonable
 from .records import Item
 from .scorers.base import ScorerSpec
+
+if TYPE_CHECKING:
+    from .config import DatasetSpec, LoadedConfig
 
 TASK_SCORER = "task_scorer"
 HISTORY = "inspect_messages"
@@ -194,10 +196,10 @@ class TaskScorerParams(BaseModel):
 
 
 def task_scorer_spec() -> ScorerSpec:
-    from .inspect_scorers import RULE_VERSION
-
+    # inspect's rule version, as for its other scorers (the task's own is in the params)
+    version = f"inspect-ai=={metadata.version('inspect-ai')}"
     return ScorerSpec(
-        fn=None, params_model=TaskScorerParams, rule_version=RULE_VERSION, family="user"
+        fn=None, params_model=TaskScorerParams, rule_version=version, family="user"
     )
 
 
@@ -235,29 +237,3 @@ def build_task_scorer(params: dict[str, Any], config_dir: Path) -> Any:
             f"scorer(s); index {index} is out of range"
         )
     return scorers[index]
-
-
-# ---- the config's defaults -----------------------------------------------------------
-
-
-def task_defaults(benchmark: dict[str, Any]) -> dict[str, Any]:
-    """`benchmark:` of an inspect task: the task as its one dataset, a default mapping.
-
-    Raw YAML in, raw YAML out (pydantic validates it next): every error names its key.
-    """
-    task = benchmark.get("task")
-    if not isinstance(task, str) or not task:
-        raise ValueError(
-            "adapter 'inspect' needs `task:` (module:function, file.py@fn or a name)"
-        )
-    if "datasets" in benchmark:
-        raise ValueError(
-            "adapter 'inspect' takes its dataset from `task:`; drop `datasets:`"
-        )
-    limit = benchmark.get("limit")
-    rest = {k: v for k, v in benchmark.items() if k != "limit"}
-    return {
-        "mapping": {"input": "input", "target": "target", "id": "id"},
-        **rest,
-        "datasets": [{"id": task, "limit": limit}],
-    }

@@ -168,21 +168,11 @@ def load_hf(spec: DatasetSpec, loaded: LoadedConfig, pinned: str | None) -> RawD
     )
 
 
-def load_inspect(
-    spec: DatasetSpec, loaded: LoadedConfig, pinned: str | None
-) -> RawDataset:
-    from .inspect_dataset import (
-        load_inspect as load,
-    )  # imports inspect-ai: only when used
-
-    return load(spec, loaded, pinned)
-
-
 ADAPTERS: dict[str, Callable[[DatasetSpec, LoadedConfig, str | None], RawDataset]] = {
     "local": load_local,
     "hf": load_hf,
-    "inspect": load_inspect,
 }
+"""Loaders by `benchmark.adapter`; `inspect` (a task) is inspect_dataset's."""
 
 
 def dataset_key(spec: DatasetSpec, adapter: str) -> str:

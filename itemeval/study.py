@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import dataset_locks
 from .config import LoadedConfig, StudyConfig, load_config
@@ -14,7 +15,7 @@ from .grid import (
     judge_conditions,
     verifiable_conditions,
 )
-from .importer import imported_conditions
+from .imported import imported_conditions
 from .items import ADAPTERS, check_unique, dataset_key, map_rows
 from .paths import StudyPaths
 from .prompts import PROMPT_FIELDS, RUBRIC_FIELDS, check_template, load_template
@@ -115,7 +116,7 @@ def _items(loaded: LoadedConfig, *, pin: bool) -> tuple[list[Item], list[Dataset
     for spec in benchmark.datasets:
         key = dataset_key(spec, benchmark.adapter)
         pinned = locks.datasets.get(key)
-        raw = ADAPTERS[benchmark.adapter](
+        raw = _loader(benchmark.adapter)(
             spec, loaded, pinned.revision if pinned else None
         )
         dataset_locks.check_revision(lock_path, locks, raw.key, raw.revision)
@@ -143,6 +144,14 @@ def _items(loaded: LoadedConfig, *, pin: bool) -> tuple[list[Item], list[Dataset
             {info.key: (info.adapter, info.revision) for info in infos},
         )
     return items, infos
+
+
+def _loader(adapter: str) -> Any:
+    if adapter == "inspect":  # imports inspect-ai, so only when a study uses it
+        from .inspect_dataset import load_inspect
+
+        return load_inspect
+    return ADAPTERS[adapter]
 
 
 def extra_judges(study: Study, grader_names: list[str]) -> list[GradeCondition]:

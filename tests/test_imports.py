@@ -15,9 +15,11 @@ INSPECT_ADAPTERS = {
     "itemeval.inspect_scorers",
     "itemeval.inspect_graders",
     "itemeval.offline",
+    "itemeval.inspect_dataset",
+    "itemeval.inspect_logs",
 }
 """The only modules that may import inspect_ai: building and running tasks, running inspect's scorers over
-stored solutions, and the offline provider."""
+stored solutions, the offline provider, a task as a dataset and reading inspect's logs."""
 
 LAYERS = [
     {
@@ -43,6 +45,8 @@ LAYERS = [
         "itemeval.show",
         "itemeval.launch",
         "itemeval.label_writer",
+        "itemeval.importer",
+        "itemeval.dataframes",
     },
     {
         "itemeval.cli",

@@ -141,7 +141,7 @@ def test_file_task_generates_grades_and_reports(tmp_path, capsys):
     # the chat sample's system turn went to the model ahead of the input
     solutions = pd.read_parquet(tmp_path / "studies/t/solutions.parquet")
     assert len(solutions) == 3
-    log = read_eval_log(solutions["log_file"].iloc[0])
+    log = read_eval_log(tmp_path / "studies/t" / solutions["log_file"].iloc[0])
     turns = {s.metadata["item_id"]: [m.role for m in s.messages] for s in log.samples}
     assert turns == {
         "a1": ["user", "assistant"],
