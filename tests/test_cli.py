@@ -31,6 +31,7 @@ def test_every_command_has_help_with_an_example(capsys):
         "commit",
         "launch",
         "view",
+        "import",
     }
     for name in COMMANDS:
         assert main([name, "--help"]) == 0
