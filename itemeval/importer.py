@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 from .errors import ConfigError
 from .generate import solution_row
 from .imported import KIND, newest_rows, record_imports
 from .inspect_logs import LogImport, log_files, read_log
+from .manifest import new_run_id, start_manifest
 from .paths import StudyPaths
 from .pricing import call_usd, load_prices
 from .run import locked, store_items
@@ -28,6 +28,7 @@ class ImportResult:
     unmatched: list[dict[str, Any]]
     rows_written: int
     unchanged: int
+    manifest: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -36,6 +37,7 @@ class ImportResult:
             "unmatched": self.unmatched,
             "rows_written": self.rows_written,
             "unchanged": self.unchanged,
+            "manifest": self.manifest,
         }
 
 
@@ -49,30 +51,52 @@ def run_import(
             "local copy of the study"
         )
     files = log_files(locations)
-    prices = load_prices(study.pricing_path)
-    items = {item.id: item for item in study.items}
-    run_id = "import-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    found = [read_log(f, items, id_field=id_field) for f in files]
+    found = [
+        read_log(f, {i.id: i for i in study.items}, id_field=id_field) for f in files
+    ]
     conditions = {f.condition.id: f.condition for f in found}
+    run_id = new_run_id("import")
     with locked(study, "import"):
-        store_items(study)
-        stored = _stored(study.paths, list(conditions))
-        rows, unchanged = newest_rows(_rows(found, prices, run_id), stored)
-        if rows:
-            upsert(study.paths, "solutions", rows)
-        logs: dict[str, set[str]] = {}
-        for f in found:
-            logs.setdefault(f.condition.id, set()).add(f.path)
-        record_imports(study.paths, conditions.values(), logs)
-    return ImportResult(
-        logs=files,
-        conditions=_summary(found, rows),
-        unmatched=[
-            {"log": f.path, "sample_ids": f.unmatched} for f in found if f.unmatched
-        ],
-        rows_written=len(rows),
-        unchanged=unchanged,
-    )
+        manifest = start_manifest(
+            study,
+            stage="import",
+            run_id=run_id,
+            generate=list(conditions.values()),
+            grade=[],
+            options={"logs": files, "id_field": id_field},
+        )
+        rows, unchanged = _write(study, found, run_id)
+        result = ImportResult(
+            logs=files,
+            conditions=_summary(found, rows),
+            unmatched=[
+                {"log": f.path, "sample_ids": f.unmatched} for f in found if f.unmatched
+            ],
+            rows_written=len(rows),
+            unchanged=unchanged,
+            manifest=str(manifest.path),
+        )
+        manifest.finish("completed", imported=result.as_dict())
+    return result
+
+
+def _write(
+    study: Study, found: list[LogImport], run_id: str
+) -> tuple[list[dict[str, Any]], int]:
+    """Upsert the answers the store lacks and record the conditions; returns the rows
+    written and how many answers were already stored (or older)."""
+    store_items(study)
+    conditions = {f.condition.id: f.condition for f in found}
+    stored = _stored(study.paths, list(conditions))
+    prices = load_prices(study.pricing_path)
+    rows, unchanged = newest_rows(_rows(found, prices, run_id), stored)
+    if rows:
+        upsert(study.paths, "solutions", rows)
+    logs: dict[str, set[str]] = {}
+    for f in found:
+        logs.setdefault(f.condition.id, set()).add(f.path)
+    record_imports(study.paths, conditions.values(), logs)
+    return rows, unchanged
 
 
 def _rows(found: list[LogImport], prices: Any, run_id: str) -> list[dict[str, Any]]:

@@ -71,6 +71,9 @@ def test_two_logs_import_grade_and_compare(tmp_path, capsys, monkeypatch):
     path = write_config(tmp_path)
     imported = run(capsys, "import", str(path), str(tmp_path / "logs"))
     assert imported["rows_written"] == 8 and imported["unmatched"] == []
+    manifest = json.loads(Path(imported["manifest"]).read_text())
+    assert manifest["stage"] == "import" and manifest["outcome"] == "completed"
+    assert len(manifest["selected"]["generate"]) == 2
     conditions = {c["model"]: c for c in imported["conditions"]}
     assert set(conditions) == set(MODELS)
     assert conditions["itemeval/arith-good"]["slug"] == "arith-good_arith_imported"
