@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Iterator
 
 from pydantic import BaseModel, ConfigDict
@@ -88,13 +89,17 @@ def _from_spec(ref: str, args: dict[str, Any], config_dir: Path) -> tuple[Any, A
     """A file task (`file.py@function`) or a registered one (`inspect_evals/gsm8k`),
     loaded the way `inspect eval` loads them."""
     from inspect_ai._eval.loader import load_task_spec
+    from inspect_ai._util.registry import registry_lookup
 
     file, at, function = ref.partition("@")
-    spec = f"{(config_dir / file).resolve()}@{function}" if at else ref
-    tasks = load_task_spec(spec, args)
+    path = (config_dir / file).resolve()
+    tasks = load_task_spec(f"{path}@{function}" if at else ref, args)
     if len(tasks) != 1:
         raise ConfigError(f"benchmark.task: {ref!r} names {len(tasks)} tasks, not one")
-    return tasks[0], sys.modules.get(type(tasks[0]).__module__)
+    if at:  # the task's own file pins it (its module is not importable by name)
+        return tasks[0], SimpleNamespace(__name__="", __file__=str(path))
+    factory = registry_lookup("task", ref)
+    return tasks[0], sys.modules.get(getattr(factory, "__module__", ""))
 
 
 def _version(module: Any) -> str:

@@ -15,6 +15,7 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessag
 
 from itemeval.cli import main
 from itemeval.errors import ConfigError
+from itemeval.hashing import content_hash
 from itemeval.inspect_dataset import sample_row
 from itemeval.study import load_study
 
@@ -128,6 +129,17 @@ def test_task_needs_inspect_adapter(tmp_path):
         load_study(path)
 
 
+def test_a_registered_task_is_pinned_by_its_own_module(tmp_path):
+    import tests.inspect_task_arith  # noqa: F401 - registers the task `arith` with inspect
+
+    path = write_config(tmp_path, task="arith", task_args={"limit": 2})
+    study = load_study(path, pin=True)
+    assert [item.id for item in study.items] == ["a1", "a2"]
+    (info,) = study.datasets
+    source = content_hash(TASK_FILE.read_text(encoding="utf-8"))[:16]
+    assert info.revision.startswith(f"source:{source};samples:sha256:")
+
+
 def test_file_task_generates_grades_and_reports(tmp_path, capsys):
     shutil.copy(TASK_FILE, tmp_path / "arith_task.py")
     path = write_config(tmp_path, task="arith_task.py@arith", limit=3)
@@ -141,6 +153,9 @@ def test_file_task_generates_grades_and_reports(tmp_path, capsys):
     # the chat sample's system turn went to the model ahead of the input
     solutions = pd.read_parquet(tmp_path / "studies/t/solutions.parquet")
     assert len(solutions) == 3
+    (info,) = load_study(path).datasets
+    source = content_hash(TASK_FILE.read_text(encoding="utf-8"))[:16]
+    assert info.revision.startswith(f"source:{source};samples:")
     log = read_eval_log(tmp_path / "studies/t" / solutions["log_file"].iloc[0])
     turns = {s.metadata["item_id"]: [m.role for m in s.messages] for s in log.samples}
     assert turns == {
