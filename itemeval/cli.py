@@ -53,6 +53,10 @@ Conditions = Annotated[
 Limit = Annotated[
     Optional[int], typer.Option("--limit", min=0, help="Only the first N items.")
 ]
+ItemIds = Annotated[
+    Optional[list[str]],
+    typer.Option("--items", help="Only the item with this id (repeatable)."),
+]
 Force = Annotated[
     bool, typer.Option("--force", help="Re-run every selected cell, done or not.")
 ]
@@ -305,6 +309,7 @@ def estimate(
         typer.Option("--rubric", help="Only these rubrics (repeatable)."),
     ] = None,
     limit: Limit = None,
+    item_ids: ItemIds = None,
     sample: Sample = None,
     seed: SampleSeed = 0,
     stratify: Stratify = None,
@@ -331,6 +336,7 @@ def estimate(
     options = EstimateOptions(
         conditions=tuple(condition or ()),
         limit=limit,
+        ids=tuple(item_ids or ()),
         sample=sample,
         seed=seed,
         stratify=stratify,
@@ -348,6 +354,7 @@ def estimate(
                 None,
                 conditions=tuple(condition or ()),
                 limit=limit,
+                ids=tuple(item_ids or ()),
                 sample=sample,
                 seed=seed,
                 stratify=stratify,
@@ -381,6 +388,7 @@ def generate(
     base_dir: BaseDir = None,
     condition: Conditions = None,
     limit: Limit = None,
+    item_ids: ItemIds = None,
     sample: Sample = None,
     seed: SampleSeed = 0,
     stratify: Stratify = None,
@@ -411,6 +419,7 @@ def generate(
             display,
             conditions=tuple(condition or ()),
             limit=limit,
+            ids=tuple(item_ids or ()),
             sample=sample,
             seed=seed,
             stratify=stratify,
@@ -436,6 +445,7 @@ def grade(
     grader: Graders = None,
     rubric: Rubrics = None,
     limit: Limit = None,
+    item_ids: ItemIds = None,
     sample: Sample = None,
     seed: SampleSeed = 0,
     stratify: Stratify = None,
@@ -480,6 +490,7 @@ def grade(
             display,
             conditions=tuple(condition or ()),
             limit=limit,
+            ids=tuple(item_ids or ()),
             sample=sample,
             seed=seed,
             stratify=stratify,
@@ -540,6 +551,7 @@ def launch(
     grader: Graders = None,
     rubric: Rubrics = None,
     limit: Limit = None,
+    item_ids: ItemIds = None,
     sample: Sample = None,
     seed: SampleSeed = 0,
     stratify: Stratify = None,
@@ -571,6 +583,7 @@ def launch(
         "none",
         conditions=tuple(condition or ()),
         limit=limit,
+        ids=tuple(item_ids or ()),
         sample=sample,
         seed=seed,
         stratify=stratify,
@@ -664,6 +677,7 @@ def results(
     ] = 0,
     sample: Sample = None,
     stratify: Stratify = None,
+    item_ids: ItemIds = None,
     by: Annotated[
         Optional[list[str]],
         typer.Option(
@@ -717,6 +731,7 @@ def results(
         threshold=threshold,
         sample=sample,
         stratify=stratify,
+        ids=tuple(item_ids or ()),
     )
     report = study_results(_study(config, base_dir, reads="snapshot"), options)
     data = report.as_dict()

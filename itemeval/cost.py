@@ -9,7 +9,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from .pricing import Price, PriceTable, format_usd, total_usd
-from .records import GradeCondition, TaskSpec
+from .records import Cell, GradeCondition, TaskSpec
 
 CHARS_PER_TOKEN = 4
 """The token heuristic: ceil(characters / 4); tokenizers are not available offline."""
@@ -21,6 +21,13 @@ MESSAGE_OVERHEAD_TOKENS = 8
 
 def estimate_tokens(text: str | None) -> int:
     return math.ceil(len(text or "") / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS
+
+
+def _cell_tokens(cell: Cell) -> int:
+    """A cell's input: its prompt and every system or few-shot turn sent before it."""
+    return sum(
+        estimate_tokens(text) for text in (*(t for _, t in cell.preamble), cell.prompt)
+    )
 
 
 def worst_case_input_tokens(text: str) -> int:
@@ -240,7 +247,7 @@ def lines_for_specs(
             slugs[spec.name],
             spec.model,
             calls=len(spec.cells),
-            input_tokens=sum(estimate_tokens(cell.prompt) for cell in spec.cells),
+            input_tokens=sum(map(_cell_tokens, spec.cells)),
             max_tokens=spec.config.get("max_tokens"),
             observed=observed,
             prices=prices,

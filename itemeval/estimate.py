@@ -28,6 +28,7 @@ from .study import Study
 class EstimateOptions:
     conditions: tuple[str, ...] = ()
     limit: int | None = None
+    ids: tuple[str, ...] = ()
     sample: int | None = None
     seed: int = 0
     stratify: str | None = None
@@ -151,6 +152,7 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
         sample=options.sample,
         seed=options.seed,
         stratify=options.stratify,
+        ids=options.ids,
     )
     grade_options = grade_stage.GradeOptions(
         conditions=options.conditions, graders=options.graders, rubrics=options.rubrics

@@ -8,13 +8,12 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from . import plan
+from . import chat, plan
 from .cost import lines_for_specs
 from .grid import generated, select
 from .hashing import canonical_json, text_hash
 from .outcomes import ConditionRun, SampleResult, StageResult
 from .pricing import call_usd, format_usd, total_usd
-from .prompts import render
 from .records import SAMPLING_PARAMS, Cell, GenerateCondition, Item, TaskSpec
 from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
 from .runner import RowSink
@@ -65,9 +64,29 @@ def shard_cells(
     return cells.reset_index(drop=True)
 
 
+def render_messages(condition: GenerateCondition, item: Item) -> list[chat.Message]:
+    """What one item is sent: the prompt's system message and shots, then its turn."""
+    values = {**item.metadata, "input": item.input, "id": item.id}
+    return chat.render_chat(condition.prompt.text, values)
+
+
 def render_prompt(condition: GenerateCondition, item: Item) -> str:
-    return render(
-        condition.prompt.text, {**item.metadata, "input": item.input, "id": item.id}
+    """The whole chat as text (just the prompt when it has no front matter)."""
+    return chat.as_text(render_messages(condition, item))
+
+
+def _cell(condition: GenerateCondition, item: Item, epoch: int) -> Cell:
+    *preamble, (_, prompt) = render_messages(condition, item)
+    return Cell(
+        sample_id=f"{item.id}#{epoch}",
+        prompt=prompt,
+        metadata={
+            "condition_id": condition.id,
+            "item_id": item.id,
+            "replication": epoch,
+            **_history(item),
+        },
+        preamble=tuple(preamble),
     )
 
 
@@ -92,16 +111,7 @@ def task_specs(
     for condition in (c for c in conditions if c.id in by_condition):
         frame = by_condition[condition.id]
         task_cells = [
-            Cell(
-                sample_id=f"{item_id}#{epoch}",
-                prompt=render_prompt(condition, items[item_id]),
-                metadata={
-                    "condition_id": condition.id,
-                    "item_id": item_id,
-                    "replication": int(epoch),
-                    **_history(items[item_id]),
-                },
-            )
+            _cell(condition, items[item_id], int(epoch))
             for item_id, epoch in zip(frame["item_id"], frame["epoch"])
         ]
         config = {**condition.params, **runtime, **({"batch": batch} if batch else {})}

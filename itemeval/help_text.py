@@ -16,7 +16,7 @@ NAMES = {
     "condition": "ID",
     "grader": "NAME",
     "rubric": "NAME",
-    "items": "ID",
+    "item_ids": "ID",
     "display": "MODE",
     "stage": "STAGE",
     "shard": "K/N",

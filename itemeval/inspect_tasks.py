@@ -28,6 +28,7 @@ from inspect_ai.log import EvalLog, EvalSample, transcript
 from inspect_ai.log._samples import sample_active
 from inspect_ai.model import (
     CachePolicy,
+    ChatMessage,
     ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageUser,
@@ -173,7 +174,7 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         key = str(state.sample_id)
         if signals.stop_requested() or (
-            gate is not None and not await gate.acquire(key, state.input_text)
+            gate is not None and not await gate.acquire(key, _sent_text(state))
         ):
             state.metadata[NO_CALL] = True
             state.completed = True
@@ -199,6 +200,11 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
         return state
 
     return solve
+
+
+def _sent_text(state: TaskState) -> str:
+    """Every message the call sends (system and shots too), for its worst case."""
+    return "\n".join(message.text for message in state.messages)
 
 
 def _last_call_was_cached() -> bool:
@@ -250,11 +256,21 @@ def _summed_usage() -> dict[str, int | None]:
     return total
 
 
+def _message(turn: tuple[str, str]) -> ChatMessage:
+    role, text = turn
+    kinds = {"system": ChatMessageSystem, "assistant": ChatMessageAssistant}
+    return kinds.get(role, ChatMessageUser)(content=text)
+
+
 def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
     samples = [
         Sample(
             id=cell.sample_id,
-            input=[*_history(cell.metadata), ChatMessageUser(content=cell.prompt)],
+            input=[
+                *map(_message, cell.preamble),
+                *_history(cell.metadata),
+                ChatMessageUser(content=cell.prompt),
+            ],
             metadata=cell.metadata,
         )
         for cell in spec.cells

@@ -291,6 +291,7 @@ def shard_args(options: LaunchOptions) -> list[str]:
     for condition in opts.conditions:
         args += ["--condition", condition]
     args += ["--limit", str(opts.limit)] if opts.limit is not None else []
+    args += [arg for item_id in opts.ids for arg in ("--items", item_id)]
     if opts.sample is not None:
         args += ["--sample", str(opts.sample), "--seed", str(opts.seed)]
         args += ["--stratify", opts.stratify] if opts.stratify else []

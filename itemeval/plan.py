@@ -106,8 +106,10 @@ def choose_items(
     sample: int | None = None,
     seed: int = 0,
     stratify: str | None = None,
+    ids: Sequence[str] = (),
 ) -> list[Item]:
-    """The items a run covers: `--limit` first, then a reproducible random `--sample` of what is left.
+    """The items a run covers: `--items` first, then `--limit`, then a reproducible
+    random `--sample` of what is left.
 
     With `stratify` (an item metadata key) each stratum gets its share of the sample (largest
     remainders round it), so a small sample keeps the mix of, say, difficulty levels. The chosen
@@ -119,7 +121,7 @@ def choose_items(
             f"--stratify {stratify!r}: no item has that metadata key; the items have: "
             f"{', '.join(known) or 'no metadata (add columns under benchmark.mapping.metadata)'}"
         )
-    pool = first_items(items, limit)
+    pool = first_items(by_id(items, ids), limit)
     if sample is None or sample >= len(pool):
         return pool
     rng = np.random.default_rng(seed)
@@ -136,6 +138,22 @@ def choose_items(
             rng.choice(members, size=size, replace=False).tolist() if size else []
         )
     return [pool[index] for index in sorted(chosen)]
+
+
+def by_id(items: Sequence[Item], ids: Sequence[str]) -> list[Item]:
+    """The items named by `--items` (all when none is), in the dataset's order; an id
+    that no item has is a usage error naming it."""
+    if not ids:
+        return list(items)
+    wanted = set(ids)
+    unknown = sorted(wanted - {item.id for item in items})
+    if unknown:
+        sample = ", ".join(item.id for item in items[:5])
+        raise ConfigError(
+            f"--items: no item has id {', '.join(map(repr, unknown))} "
+            f"(the study's ids look like: {sample})"
+        )
+    return [item for item in items if item.id in wanted]
 
 
 def _shares(total: int, sizes: list[int]) -> list[int]:

@@ -162,6 +162,8 @@ class Cell:
     sample_id: str
     prompt: str
     metadata: dict[str, Any]
+    preamble: tuple[tuple[str, str], ...] = ()
+    """(role, text) turns sent before `prompt`: a system message and few-shot turns."""
 
 
 @dataclass(frozen=True)

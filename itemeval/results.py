@@ -40,6 +40,8 @@ class ResultsOptions:
     sample: int | None = None
     """Only a random subset of this many items (drawn with `seed`, stratified by `stratify`)."""
     stratify: str | None = None
+    ids: tuple[str, ...] = ()
+    """Only the items with these ids (`--items`)."""
 
 
 @dataclass
@@ -102,12 +104,13 @@ def study_results(
     check_options(options)
     grade = grade_conditions(study)
     frame = graded_frame(study, grade) if frame is None else frame
-    if options.sample is not None:
+    if options.sample is not None or options.ids:
         chosen = choose_items(
             study.items,
             sample=options.sample,
             seed=options.seed,
             stratify=options.stratify,
+            ids=options.ids,
         )
         frame = frame[frame["item_id"].isin([item.id for item in chosen])]
     report = ResultsReport(

@@ -73,6 +73,8 @@ class StageOptions:
 
     conditions: tuple[str, ...] = ()
     limit: int | None = None
+    ids: tuple[str, ...] = ()
+    """Only the items with these ids (`--items`)."""
     sample: int | None = None
     """A reproducible random subset of this many items (`--sample`), drawn with `seed`, stratified by `stratify`."""
     seed: int = 0
@@ -96,6 +98,7 @@ class StageOptions:
             sample=self.sample,
             seed=self.seed,
             stratify=self.stratify,
+            ids=self.ids,
         )
 
     def cache_scope(self, condition_id: str, run_id: str) -> str:

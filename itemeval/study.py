@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import dataset_locks
+from . import chat, dataset_locks
 from .config import LoadedConfig, StudyConfig, load_config
 from .errors import ConfigError
 from .grid import (
@@ -102,6 +102,8 @@ def _templates(
     for index, ref in enumerate(refs):
         where = f"facets.{kind}[{index}]"
         template = load_template(ref, kind, folder, field=where)  # type: ignore[arg-type]
+        if kind == "prompt":  # front matter checked now, not when a call is built
+            chat.check_prompt(template, field=where)
         warnings.extend(check_template(template, known, field=where))
         templates[ref] = template
     return templates
