@@ -28,6 +28,7 @@ BENCHMARKS = {
     "shards": "bench_shards.py",
     "delta": "bench_delta.py",
     "longtail": "bench_longtail.py",
+    "view": "bench_view.py",
 }
 # bench_store.py prints its verdict on one line; its two targets are read back from it.
 _STORE_LINE = re.compile(

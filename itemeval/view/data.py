@@ -61,14 +61,19 @@ class VersionCache:
 
 @dataclass
 class ItemTable:
-    """Per (generate condition, grade condition, item): mean score, scored, parse failures and errors;
-    per (generate condition, item): whether two grade conditions disagree on one of its answers."""
+    """The items page's data as integer-coded arrays, so a query is a few vectorised passes.
+
+    `cells`: per (generate condition, grade condition, item) the mean score, parse failures and
+    errors; `disagree`: per (generate condition, item) whether two grade conditions disagree on one of
+    its answers; `failed`: per (generate condition, item) solutions stored with an error. Conditions
+    are coded by their position in `gen_ids` / `grade_ids`, items by their row in `items`."""
 
     cells: pd.DataFrame
     disagree: pd.DataFrame
     items: pd.DataFrame
     failed: pd.DataFrame
-    """Per (gen_condition_id, item_id): solutions stored with an error (generate failures)."""
+    gen_ids: dict[str, int] = field(default_factory=dict)
+    grade_ids: dict[str, int] = field(default_factory=dict)
     metadata_keys: list[str] = field(default_factory=list)
 
 
@@ -88,7 +93,8 @@ class ItemQuery:
 
 
 def item_table(study: Study) -> ItemTable:
-    frame = graded_frame(study, grade_conditions(study))
+    grade = grade_conditions(study)
+    frame = graded_frame(study, grade)
     flags = frame.assign(
         parse_failure=(frame["status"] == "parse_failure").astype(int),
         error=(frame["status"] == "error").astype(int),
@@ -96,7 +102,6 @@ def item_table(study: Study) -> ItemTable:
     keys = ["gen_condition_id", "grade_condition_id", "item_id"]
     cells = flags.groupby(keys, sort=False).agg(
         score=("score", "mean"),
-        scored=("score", "count"),
         parse_failures=("parse_failure", "sum"),
         errors=("error", "sum"),
     )
@@ -110,9 +115,42 @@ def item_table(study: Study) -> ItemTable:
     keys_seen = sorted({key for item in study.items for key in item.metadata})
     for key in keys_seen:
         items["meta." + key] = [_text(item.metadata.get(key)) for item in study.items]
-    return ItemTable(
-        cells.reset_index(), _disagreements(frame), items, _failed(study), keys_seen
+    codes = _Codes(
+        {c.id: n for n, c in enumerate(study.generate)},
+        {c.id: n for n, c in enumerate(grade)},
+        {item_id: n for n, item_id in enumerate(items["item_id"])},
     )
+    items["id_rank"] = items["item_id"].rank(method="first").astype(int).to_numpy()
+    return ItemTable(
+        codes.encode(cells.reset_index()),
+        codes.encode(_disagreements(frame)),
+        items,
+        codes.encode(_failed(study)),
+        codes.gen,
+        codes.grade,
+        keys_seen,
+    )
+
+
+@dataclass(frozen=True)
+class _Codes:
+    gen: dict[str, int]
+    grade: dict[str, int]
+    item: dict[str, int]
+
+    def encode(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """Condition and item ids as integer codes (-1: not in the current grid)."""
+        frame = frame.rename(columns={"condition_id": "gen_condition_id"})
+        columns = {
+            "gen_condition_id": ("gen", self.gen),
+            "item_id": ("item", self.item),
+        }
+        columns["grade_condition_id"] = ("grade", self.grade)
+        for column, (name, mapping) in columns.items():
+            if column in frame:
+                coded = frame.pop(column).map(mapping).fillna(-1)
+                frame[name] = coded.astype(np.int64).to_numpy()
+        return frame[frame["item"] >= 0].reset_index(drop=True)
 
 
 def _failed(study: Study) -> pd.DataFrame:
@@ -161,61 +199,76 @@ def _disagreements(frame: pd.DataFrame) -> pd.DataFrame:
 
 def query_items(table: ItemTable, query: ItemQuery) -> tuple[pd.DataFrame, int]:
     """One page of items matching the query, with their mean score and flags; and how many matched."""
-    cells = table.cells
-    if query.condition:
-        cells = cells[cells["gen_condition_id"] == query.condition]
-    if query.grade:
-        cells = cells[cells["grade_condition_id"] == query.grade]
-    per_item = cells.groupby("item_id", sort=False).agg(
-        score=("score", "mean"),
-        spread=("score", lambda s: s.max() - s.min() if len(s) else np.nan),
-        parse_failures=("parse_failures", "sum"),
-        errors=("errors", "sum"),
-    )
-    disagree = table.disagree
-    if query.condition:
-        disagree = disagree[disagree["gen_condition_id"] == query.condition]
-    split = disagree.groupby("item_id")["disagree"].any()
-    failed = table.failed
-    if query.condition:
-        failed = failed[failed["condition_id"] == query.condition]
-    failed = failed.groupby("item_id")["failed"].sum()
-    rows = table.items.set_index("item_id").join(per_item).join(split).join(failed)
-    rows["errors"] = rows["errors"].fillna(0) + rows["failed"].fillna(0)
-    rows["disagree"] = rows["disagree"].fillna(False).astype(bool)
-    rows = rows[_mask(rows, query)]
-    rows = _sorted(rows, query.sort)
+    n = len(table.items)
+    gen = table.gen_ids.get(query.condition, -2) if query.condition else None
+    grade = table.grade_ids.get(query.grade, -2) if query.grade else None
+    cells = _chosen(table.cells, gen=gen, grade=grade)
+    item, score = cells["item"].to_numpy(), cells["score"].to_numpy(float)
+    scored = ~np.isnan(score)
+    count = np.bincount(item[scored], minlength=n)
+    total = np.bincount(item[scored], weights=score[scored], minlength=n)
+    low, high = np.full(n, np.nan), np.full(n, np.nan)
+    np.fmin.at(low, item[scored], score[scored])
+    np.fmax.at(high, item[scored], score[scored])
+    split = _chosen(table.disagree, gen=gen)
+    failed = _chosen(table.failed, gen=gen)
+    columns = {
+        "score": np.where(count > 0, total / np.maximum(count, 1), np.nan),
+        "spread": high - low,
+        "parse_failures": _per_item(cells, "parse_failures", n),
+        "errors": _per_item(cells, "errors", n) + _per_item(failed, "failed", n),
+        "disagree": _per_item(split, "disagree", n) > 0,
+    }
+    chosen = np.flatnonzero(_mask(table.items, columns, query))
+    chosen = chosen[_order(table.items, columns, chosen, query.sort)]
     start = (max(query.page, 1) - 1) * PER_PAGE
-    return rows.iloc[start : start + PER_PAGE].reset_index(), len(rows)
+    page = chosen[start : start + PER_PAGE]
+    rows = table.items.iloc[page].drop(columns="id_rank").reset_index(drop=True)
+    for name, values in columns.items():
+        rows[name] = values[page]
+    return rows, len(chosen)
 
 
-def _mask(rows: pd.DataFrame, query: ItemQuery) -> pd.Series:
-    mask = pd.Series(True, index=rows.index)
-    if query.score_min is not None:
-        mask &= rows["score"] >= query.score_min
-    if query.score_max is not None:
-        mask &= rows["score"] <= query.score_max
+def _chosen(frame: pd.DataFrame, *, gen: int | None = None, grade: int | None = None):
+    if gen is not None:
+        frame = frame[frame["gen"].to_numpy() == gen]
+    if grade is not None:
+        frame = frame[frame["grade"].to_numpy() == grade]
+    return frame
+
+
+def _per_item(frame: pd.DataFrame, column: str, n: int) -> np.ndarray:
+    weights = frame[column].to_numpy(float)
+    return np.bincount(frame["item"].to_numpy(), weights=weights, minlength=n)
+
+
+def _mask(items: pd.DataFrame, columns: dict[str, np.ndarray], query: ItemQuery):
+    mask = np.ones(len(items), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        if query.score_min is not None:
+            mask &= columns["score"] >= query.score_min
+        if query.score_max is not None:
+            mask &= columns["score"] <= query.score_max
     if query.parse_failure:
-        mask &= rows["parse_failures"].fillna(0) > 0
+        mask &= columns["parse_failures"] > 0
     if query.error:
-        mask &= rows["errors"].fillna(0) > 0
+        mask &= columns["errors"] > 0
     if query.disagree:
-        mask &= rows["disagree"]
+        mask &= columns["disagree"]
     column = "meta." + (query.meta_key or "")
-    if query.meta_key and column in rows:
-        mask &= rows[column].astype(str) == (query.meta_value or "")
+    if query.meta_key and column in items:
+        mask &= (items[column].astype(str) == (query.meta_value or "")).to_numpy()
     return mask
 
 
-def _sorted(rows: pd.DataFrame, sort: str) -> pd.DataFrame:
-    if sort == "score":
-        return rows.sort_values("score", na_position="last", kind="stable")
-    if sort == "-score":
-        return rows.sort_values(
-            "score", ascending=False, na_position="last", kind="stable"
-        )
-    if sort == "spread":
-        return rows.sort_values(
-            "spread", ascending=False, na_position="last", kind="stable"
-        )
-    return rows.sort_index(kind="stable")
+def _order(
+    items: pd.DataFrame, columns: dict[str, np.ndarray], chosen: np.ndarray, sort: str
+) -> np.ndarray:
+    """Positions into `chosen` in the sort's order; ties and missing scores by item id, last."""
+    rank = items["id_rank"].to_numpy()[chosen]
+    if sort == "id":
+        return np.argsort(rank, kind="stable")
+    values = columns["spread" if sort == "spread" else "score"][chosen]
+    if sort in ("-score", "spread"):
+        values = -values
+    return np.lexsort((rank, values, np.isnan(values)))
