@@ -863,6 +863,7 @@ def view(
     if label and rater is None:
         raise ConfigError("--label needs --rater NAME (whose labels these are)")
     settings = ViewSettings(
+        warm=True,
         label=LabelSettings(
             rater=check_rater(rater),
             rubric=rubric,
@@ -870,7 +871,7 @@ def view(
             queue=QueueOptions(sample=sample, seed=seed, blind=blind),
         )
         if label and rater
-        else None
+        else None,
     )
     serve(_study(config, base_dir, reads="snapshot"), settings, host=host, port=port)
 

@@ -4,6 +4,7 @@ whose templates only render; the guard here is its security (token, host, header
 from __future__ import annotations
 
 import secrets
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,8 @@ class ViewSettings:
     hosts: tuple[str, ...] | None = ("127.0.0.1", "localhost")
     """Host names the app answers to (DNS rebinding); None with --host, where any is allowed."""
     label: LabelSettings | None = None
+    warm: bool = False
+    """Read the stores for the grid and the items page in the background as the server starts."""
 
 
 def templates() -> jinja2.Environment:
@@ -104,6 +107,8 @@ def create_app(study: Study, settings: ViewSettings | None = None) -> Starlette:
     app.state.settings = settings
     app.state.templates = templates()
     app.state.cache = VersionCache()
+    if settings.warm:
+        threading.Thread(target=pages.warm, args=(app,), daemon=True).start()
     app.state.labelling = (
         pages.build_labelling(study, settings.label) if settings.label else None
     )

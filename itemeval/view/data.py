@@ -45,18 +45,20 @@ class VersionCache:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._building: dict[str, threading.Lock] = {}
         self._values: dict[str, tuple[Any, Any]] = {}
 
     def get(self, name: str, study: Study, build: Callable[[], Any]) -> Any:
-        version = store_version(study)
         with self._lock:
+            building = self._building.setdefault(name, threading.Lock())
+        with building:  # a second request for the same value waits for the first's
+            version = store_version(study)
             held = self._values.get(name)
             if held is not None and version is not None and held[0] == version:
                 return held[1]
-        value = build()
-        with self._lock:
+            value = build()
             self._values[name] = (version, value)
-        return value
+            return value
 
 
 @dataclass

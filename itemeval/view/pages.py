@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
+from ..errors import ItemevalError
 from ..label_queue import label_queue, label_status, next_position, queue_labels
 from ..label_writer import LabelWriter
 from ..labels import (
@@ -71,6 +72,16 @@ def _grid_figures(study: Study) -> dict[str, Any]:
         ],
         "notes": status.notes,
     }
+
+
+def warm(app: Any) -> None:
+    """Build what the grid and the items page show before anyone asks (a large study takes seconds)."""
+    study, cache = app.state.study, app.state.cache
+    try:
+        cache.get("grid", study, lambda: _grid_figures(study))
+        cache.get("items", study, lambda: item_table(study))
+    except (ItemevalError, OSError):
+        pass  # the page itself will say what is wrong when someone opens it
 
 
 # ---- items ---------------------------------------------------------------------------------------
