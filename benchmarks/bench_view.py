@@ -1,13 +1,14 @@
 """`itemeval view` on a 100,000-item study: how fast the items page answers.
 
-Run: `.venv/bin/python benchmarks/bench_view.py [--repeats N]`. Exit status 1 when a target is missed.
-2 generate conditions x 100,000 items, each answer scored by two verifiable grade conditions (random
-0/1 scores written straight into the stores: 200,000 solutions, 400,000 grades). The view runs as
-its own process; each figure is one HTTP request's wall time, measured from this process.
+Run: `.venv/bin/python benchmarks/bench_view.py [--repeats N]`. Exit status 1 when a
+target is missed. 2 generate conditions x 100,000 items, each answer scored by two
+verifiable grade conditions (random 0/1 scores written straight into the stores: 200,000
+solutions, 400,000 grades). The view runs as its own process; each figure is one HTTP
+request's wall time, measured from this process.
 
-Target (issue 30): a page of the items table in <= 1 s once the view has read the stores (it builds
-the table once per store version); the first request, which reads them, is reported beside it.
-"""
+Target (issue 30): a page of the items table in <= 1 s once the view has read the stores
+(it builds the table once per store version); the first request, which reads them, is
+reported beside it."""
 
 from __future__ import annotations
 

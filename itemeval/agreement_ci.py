@@ -1,10 +1,11 @@
-"""Bootstrap intervals for how two graders agree: quadratic kappa and the mean difference (bias) of a - b.
+"""Bootstrap intervals for how two graders agree: quadratic kappa and the mean
+difference (bias) of a - b.
 
-Resamples the solutions both graded (percentile intervals, 2,000 resamples, seeded), in chunks so
-memory stays bounded on a large study. Kappa uses the closed form of quadratic-weighted Cohen's kappa,
-1 - E[(a-b)^2] / (var a + var b + (mean a - mean b)^2) over the label indices, which is
-`stats.quadratic_kappa` exactly when every label appears, and is cheap to vectorise.
-"""
+Resamples the solutions both graded (percentile intervals, 2,000 resamples, seeded), in
+chunks so memory stays bounded on a large study. Kappa uses the closed form of
+quadratic-weighted Cohen's kappa, 1 - E[(a-b)^2] / (var a + var b + (mean a - mean b)^2)
+over the label indices, which is `stats.quadratic_kappa` exactly when every label
+appears, and is cheap to vectorise."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ class AgreementInterval:
 def agreement_interval(
     a: np.ndarray, b: np.ndarray, *, seed: int = 0, resamples: int = RESAMPLES
 ) -> AgreementInterval:
-    """Bias (mean a - b) with its interval, and kappa's interval, over the solutions both scored."""
+    """Bias (mean a - b) with its interval, and kappa's interval, over the solutions
+    both scored."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     both = ~(np.isnan(a) | np.isnan(b))
     a, b = a[both], b[both]
@@ -54,7 +56,8 @@ def agreement_interval(
 
 
 def closed_form_kappa(ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
-    """Quadratic kappa over the last axis of label-index arrays; NaN where it is undefined."""
+    """Quadratic kappa over the last axis of label-index arrays; NaN where it is
+    undefined."""
     mean_a, mean_b = ia.mean(axis=-1), ib.mean(axis=-1)
     expected = ia.var(axis=-1) + ib.var(axis=-1) + (mean_a - mean_b) ** 2
     observed = ((ia - ib) ** 2).mean(axis=-1)

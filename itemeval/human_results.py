@@ -1,6 +1,6 @@
-"""The figures human labels add to `results` (SPEC §22): each agreement row's grader kinds, bootstrap CIs
-of kappa and the bias a - b, and the prediction-powered, judge-corrected mean of each cell people
-labelled a sample of."""
+"""The figures human labels add to `results`: each agreement row's grader kinds,
+bootstrap CIs of kappa and the bias a - b, and the prediction-powered,
+judge-corrected mean of each cell people labelled a sample of."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ SOLUTION = ["gen_condition_id", "item_id", "epoch"]
 
 
 def scored_wide(frame: pd.DataFrame) -> pd.DataFrame:
-    """Scores of current grades, one row per solution, one column per grade condition."""
+    """Scores of current grades: a row per solution, a column per grade condition."""
     scored = frame[frame["status"] == "scored"]
     return scored.pivot_table(
         index=SOLUTION, columns="grade_condition_id", values="score"
@@ -33,7 +33,8 @@ def extend_agreement(
     *,
     seed: int = 0,
 ) -> None:
-    """Add kind_a, kind_b, kappa_ci_low/high, bias and bias_ci_low/high to each agreement row."""
+    """Add kind_a, kind_b, kappa_ci_low/high, bias and bias_ci_low/high to each
+    agreement row."""
     kinds = {c.id: c.kind for c in grade}
     wide = scored_wide(frame) if rows else None
     for row in rows:
@@ -43,9 +44,10 @@ def extend_agreement(
 
 
 def corrected(frame: pd.DataFrame, grade: list[GradeCondition]) -> list[dict[str, Any]]:
-    """Per (generate condition, machine grade condition, rater) with at least two labelled answers the
-    machine also scored: the machine's mean over every answer it scored, corrected by the mean
-    human - machine difference on the labelled ones (prediction-powered inference)."""
+    """Per (generate condition, machine grade condition, rater) with at least two
+    labelled answers the machine also scored: the machine's mean over every answer it
+    scored, corrected by the mean human - machine difference on the labelled ones
+    (prediction-powered inference)."""
     humans = [c for c in grade if c.kind == HUMAN]
     machines = [c for c in grade if c.kind != HUMAN]
     if not humans or not machines:

@@ -1,5 +1,6 @@
-"""The labelling queue: which stored answers a rater labels, in an order fixed by the seed, and where
-each stands (unlabelled, labelled, or labelled on a text that has since changed)."""
+"""The labelling queue: which stored answers a rater labels, in an order fixed by the
+seed, and where each stands (unlabelled, labelled, or labelled on a text that has
+since changed)."""
 
 from __future__ import annotations
 
@@ -25,10 +26,12 @@ class QueueOptions:
 
 
 def label_queue(study: Study, options: QueueOptions) -> pd.DataFrame:
-    """The answers to label, in queue order: columns condition_id, item_id, epoch, solution_hash.
+    """The answers to label, in queue order: columns condition_id, item_id, epoch,
+    solution_hash.
 
-    Every stored, error-free, non-blank solution of the grid, shuffled by `seed` (the same seed gives the
-    same queue on any machine), the first `sample` of them when given."""
+    Every stored, error-free, non-blank solution of the grid, shuffled by `seed` (the
+    same seed gives the same queue on any machine), the first `sample` of them when
+    given."""
     stored = read_store(
         study.paths,
         "solutions",
@@ -49,7 +52,8 @@ def label_queue(study: Study, options: QueueOptions) -> pd.DataFrame:
 def queue_labels(
     study: Study, condition: GradeCondition
 ) -> dict[tuple, dict[str, Any]]:
-    """The rater's current labels by (condition_id, item_id, epoch): the store's, then any still journaled."""
+    """The rater's current labels by (condition_id, item_id, epoch): the store's, then
+    any still journaled."""
     rows = read_store(
         study.paths,
         "grades",
@@ -78,7 +82,8 @@ def label_status(entry: dict[str, Any], labels: dict[tuple, dict[str, Any]]) -> 
 
 
 def next_position(queue: pd.DataFrame, labels: dict[tuple, dict[str, Any]]) -> int:
-    """The first answer in the queue without a current label; len(queue) when all are done."""
+    """The first answer in the queue without a current label; len(queue) when all are
+    done."""
     for position, entry in enumerate(queue.to_dict("records")):
         if label_status(entry, labels) != "labelled":
             return position

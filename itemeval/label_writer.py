@@ -1,5 +1,5 @@
-"""Writing human labels: each the moment it is given, into the grades store or, while another command
-holds the study lock, into a journal part the next command merges."""
+"""Writing human labels: each the moment it is given, into the grades store or, while
+another command holds the study lock, into a journal part the next command merges."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from .study import Study
 
 
 class LabelWriter:
-    """Writes each label the moment it is given: a keyed upsert into the grades store under the study lock
-    (taking it only for the write, so a generate can run beside the view), or, while another command holds
-    the lock, a fsynced journal record that the next command to take the lock merges."""
+    """Writes each label the moment it is given: a keyed upsert into the grades store
+    under the study lock (taking it only for the write, so a generate can run beside
+    the view), or, while another command holds the lock, a fsynced journal record
+    that the next command to take the lock merges."""
 
     def __init__(self, study: Study) -> None:
         self.study = study
@@ -41,4 +42,3 @@ class LabelWriter:
                 with JournalWriter(self.study.paths, self.run_id) as journal:
                     journal.append("grades", row)  # closing fsyncs it
                 return "journal"
-

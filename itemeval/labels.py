@@ -1,9 +1,9 @@
-"""Human labels: grade rows of a grade condition `human-<rater>` (kind `human`), written durably.
+"""Human labels: grade rows of a grade condition `human-<rater>` (kind `human`), written
+durably.
 
-A label is a grade like any other: keyed (grade condition, generate condition, item, epoch), so a
-re-label replaces; it records the labelled text's `solution_hash`, so a label of an answer that has
-since changed is stale like any grade.
-"""
+A label is a grade like any other: keyed (grade condition, generate condition, item,
+epoch), so a re-label replaces; it records the labelled text's `solution_hash`, so a
+label of an answer that has since changed is stale like any grade."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ _CRITERIA = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 
 @dataclass(frozen=True)
 class Scale:
-    """The scores a rater may give: integers low..high, one per criterion when the rubric names them."""
+    """The scores a rater may give: integers low..high, one per criterion when the
+    rubric names them."""
 
     low: int = 0
     high: int = 1
@@ -85,7 +86,8 @@ def human_conditions(study: Study) -> list[GradeCondition]:
 
 
 def _rubric(study: Study, ref: str | None, digest: str | None) -> Template | None:
-    """The study's rubric of that reference and text; a stand-in when it was edited since."""
+    """The study's rubric of that reference and text; a stand-in when it was edited
+    since."""
     if ref is None:
         return None
     known = study.rubrics.get(ref)
@@ -105,8 +107,9 @@ def pick_rubric(study: Study, ref: str | None) -> Template:
 
 
 def rubric_scale(rubric: Template, override: str | None = None) -> Scale:
-    """The score control a rubric asks for: `--scale LOW-HIGH`, else the range its text names
-    ("score 1 to 10"), else 0/1; named criteria from its front matter (`criteria: [a, b]`)."""
+    """The score control a rubric asks for: `--scale LOW-HIGH`, else the range its text
+    names ("score 1 to 10"), else 0/1; named criteria from its front matter
+    (`criteria: [a, b]`)."""
     criteria = _criteria(rubric.text)
     if override is not None:
         match = re.fullmatch(r"(\d{1,2})-(\d{1,2})", override)
@@ -170,7 +173,8 @@ def _number(value: float) -> str:
 
 
 def journaled_labels(study: Study, grade_condition_id: str) -> list[dict[str, Any]]:
-    """Labels of a condition still waiting in journal files (written while another command held the lock)."""
+    """Labels of a condition still waiting in journal files (written while another
+    command held the lock)."""
     folder = study.paths.journal
     rows = []
     for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:

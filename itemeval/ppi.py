@@ -1,11 +1,12 @@
-"""Prediction-powered inference of a mean: a judge's scores on every answer, corrected by human labels on a
-random sample of them (Angelopoulos et al. 2023, "Prediction-powered inference", Science 382:669).
+"""Prediction-powered inference of a mean: a judge's scores on every answer, corrected
+by human labels on a random sample of them (Angelopoulos et al. 2023,
+"Prediction-powered inference", Science 382:669).
 
-The estimate is the judge's mean over all N answers plus the mean human - judge difference (the
-"rectifier") over the n labelled ones; its variance adds both parts' sampling variance, so the interval
-is honest about the judge's bias and about how few labels there are. Pure numpy, vectorised over any
-leading axes so a simulation of many labelled samples is one call.
-"""
+The estimate is the judge's mean over all N answers plus the mean human - judge
+difference (the "rectifier") over the n labelled ones; its variance adds both parts'
+sampling variance, so the interval is honest about the judge's bias and about how few
+labels there are. Pure numpy, vectorised over any leading axes so a simulation of many
+labelled samples is one call."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ LEVEL = 0.95
 
 @dataclass(frozen=True)
 class Corrected:
-    """A prediction-powered mean with its normal-approximation interval (arrays when given stacked samples)."""
+    """A prediction-powered mean with its normal-approximation interval (arrays when
+    given stacked samples)."""
 
     mean: float | np.ndarray
     se: float | np.ndarray
@@ -35,8 +37,9 @@ def ppi_mean(
     human_labelled: np.ndarray,
     level: float = LEVEL,
 ) -> Corrected:
-    """The corrected mean of `judged` (the judge's scores of all N answers, last axis) given the judge's and
-    the humans' scores of the n labelled answers (last axis, paired). NaN when n < 2 or N < 2."""
+    """The corrected mean of `judged` (the judge's scores of all N answers, last axis)
+    given the judge's and the humans' scores of the n labelled answers (last axis,
+    paired). NaN when n < 2 or N < 2."""
     judged = np.asarray(judged, dtype=float)
     judge_labelled = np.asarray(judge_labelled, dtype=float)
     human_labelled = np.asarray(human_labelled, dtype=float)

@@ -55,7 +55,7 @@ class ResultsReport:
     agreement: list[dict[str, Any]] = field(default_factory=list)
     calibration: list[dict[str, Any]] = field(default_factory=list)
     corrected: list[dict[str, Any]] = field(default_factory=list)
-    """Judge means corrected by human labels (SPEC §22; itemeval.human_results)."""
+    """Judge means corrected by human labels (itemeval.human_results)."""
     slugs: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-"""Human labels: rows of human-<rater>, keyed and durable, stale when the answer changed, measured
-against the judges in `results` (agreement with CIs and the prediction-powered corrected mean)."""
+"""Human labels: rows of human-<rater>, keyed and durable, stale when the answer
+changed, measured against the judges in `results` (agreement with CIs and the
+prediction-powered corrected mean)."""
 
 from __future__ import annotations
 
@@ -64,7 +65,8 @@ def test_a_bad_scale_or_rater_is_a_config_error():
 
 @pytest.fixture()
 def study(tmp_path):
-    """Two conditions x 30 items; the numeric scorer is right, the judge passes every answer."""
+    """Two conditions x 30 items; the numeric scorer is right, the judge passes every
+    answer."""
     items = view_study.rows(30)
     _, study = view_study.build(
         tmp_path / "s",
@@ -146,7 +148,8 @@ def test_a_label_given_while_another_command_holds_the_lock_is_journaled(study):
 
 
 def test_results_measure_the_judge_against_the_human(study, capsys):
-    """Label 20 answers as the truth (the numeric scorer's verdict); the judge passes everything."""
+    """Label 20 answers as the truth (the numeric scorer's verdict); the judge passes
+    everything."""
     writer = LabelWriter(study)
     queue = label_queue(study, QueueOptions(sample=20, seed=0)).to_dict("records")
     for entry in queue:

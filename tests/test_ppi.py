@@ -1,5 +1,5 @@
-"""Prediction-powered means and agreement bootstrap intervals: pure numpy, checked by simulation and
-against itemeval.stats / scikit-learn."""
+"""Prediction-powered means and agreement bootstrap intervals: pure numpy, checked by
+simulation and against itemeval.stats / scikit-learn."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ DRAWS = 1000
 
 
 def test_corrected_interval_covers_the_true_mean_where_the_biased_judges_does_not():
-    """A judge that passes 30 % of wrong answers and fails 5 % of right ones, 20,000 answers judged, 200
-    labelled by people: over 1,000 draws of the labelled sample the PPI interval covers the true mean
-    at its nominal 95 %, the judge's own t interval never."""
+    """A judge that passes 30 % of wrong answers and fails 5 % of right ones, 20,000
+    answers judged, 200 labelled by people: over 1,000 draws of the labelled sample
+    the PPI interval covers the true mean at its nominal 95 %, the judge's own t
+    interval never."""
     rng = np.random.default_rng(2023)
     big_n, n = 20_000, 200
     truth = (rng.random(big_n) < 0.6).astype(float)

@@ -1,5 +1,6 @@
-"""The view's app through HTTP (Starlette's test client): the token, the host check, escaping of a
-hostile study, 4xx for malformed requests, and the items table's filters."""
+"""The view's app through HTTP (Starlette's test client): the token, the host check,
+escaping of a hostile study, 4xx for malformed requests, and the items table's
+filters."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ def _client(study, label: LabelSettings | None = None) -> tuple[TestClient, str]
 
 @pytest.fixture()
 def hostile(tmp_path):
-    """Items, metadata, answers and judge reasoning full of markup, a NUL byte and a 1 MB reply."""
+    """Items, metadata, answers and judge reasoning full of markup, a NUL byte and a 1
+    MB reply."""
     items = view_study.rows(len(HOSTILE), text=lambda i: HOSTILE[i])
     for row, text in zip(items, HOSTILE):
         row["difficulty"] = text
@@ -48,8 +50,8 @@ def hostile(tmp_path):
 
 
 def _inert(html: str) -> None:
-    """No markup from the study survives as markup: only our own script tag, no handler attributes, no
-    javascript: URLs."""
+    """No markup from the study survives as markup: only our own script tag, no handler
+    attributes, no javascript: URLs."""
     assert re.findall(r"<script[^>]*>", html) == [
         '<script src="/static/view.js" defer>'
     ] or ("<script" not in html)
@@ -159,8 +161,9 @@ def test_malformed_requests_are_4xx_pages_not_tracebacks(hostile):
 
 @pytest.fixture()
 def graded(tmp_path):
-    """12 items; condition 0 answers right, condition 1 wrong on items 0-5; the scorer is right, the judge
-    passes everything; item 7 has a parse failure and item 9 a generate error under condition 1."""
+    """12 items; condition 0 answers right, condition 1 wrong on items 0-5; the scorer
+    is right, the judge passes everything; item 7 has a parse failure and item 9 a
+    generate error under condition 1."""
     items = view_study.rows(12)
 
     def answer(c, row):

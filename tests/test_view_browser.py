@@ -1,6 +1,7 @@
-"""`itemeval view` in a real browser (Debian's chromium through Playwright): the grid, the items filter,
-one item's word diff, ten labels given blind with the keyboard, a SIGKILLed server, and the labels
-found again and measured against the judge in `results`. Skipped where chromium is not installed."""
+"""`itemeval view` in a real browser (Debian's chromium through Playwright): the grid,
+the items filter, one item's word diff, ten labels given blind with the keyboard, a
+SIGKILLed server, and the labels found again and measured against the judge in
+`results`. Skipped where chromium is not installed."""
 
 from __future__ import annotations
 
@@ -46,7 +47,8 @@ ROWS = [
     }
     for i in range(1, 9)
 ]
-# No reference line: the offline judge cannot compare, so it guesses, and often differs from the scorer.
+# No reference line: the offline judge cannot compare, so it guesses, and often differs
+# from the scorer.
 RUBRIC = "Problem: {input}\nCandidate solution:\n{solution}\nScore 1 if right, else 0."
 SAMPLE, SEED, LABELLED = 14, 3, 10
 TIMEOUT_MS = 60_000
@@ -71,7 +73,8 @@ def study(tmp_path_factory) -> Path:
 
 
 class Server:
-    """`python -m itemeval view ...` as a child process; its first stdout line is the URL."""
+    """`python -m itemeval view ...` as a child process; its first stdout line is the
+    URL."""
 
     def __init__(self, config: Path) -> None:
         command = [

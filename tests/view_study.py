@@ -1,5 +1,5 @@
-"""A study whose stores are written directly (no model calls): any text, any scores, any size, for the
-view and label tests and the view benchmark."""
+"""A study whose stores are written directly (no model calls): any text, any scores, any
+size, for the view and label tests and the view benchmark."""
 
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ from itemeval.store import upsert
 from itemeval.study import Study, load_study
 from tests.helpers import base_config, write_study
 
-RUBRIC = "Problem: {input}\nReference answer: {target}\nAnswer: {solution}\nScore 1 if right, else 0."
+RUBRIC = (
+    "Problem: {input}\nReference answer: {target}\nAnswer: {solution}\n"
+    "Score 1 if right, else 0."
+)
 
 
 def config(**overrides: Any) -> dict[str, Any]:
@@ -84,8 +87,9 @@ def build(
     scores: Callable[[int, int, dict, str | None], float | None],
     **overrides: Any,
 ) -> tuple[Path, Study]:
-    """Write the study; `answer(condition, item_row)` is each solution's text (None: an error row);
-    `scores(grade, condition, item_row, text)` each grade's score (None: a parse failure)."""
+    """Write the study; `answer(condition, item_row)` is each solution's text (None: an
+    error row); `scores(grade, condition, item_row, text)` each grade's score (None:
+    a parse failure)."""
     path = write_study(root, config(**overrides), rows=items, rubric=RUBRIC)
     study = load_study(path)
     store_items(study)

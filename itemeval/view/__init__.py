@@ -1,4 +1,5 @@
-"""`itemeval view`: a local web app over the study's stores, and the human labelling queue."""
+"""`itemeval view`: a local web app over the study's stores, and the human labelling
+queue."""
 
 from .app import LabelSettings, ViewSettings, create_app
 

@@ -1,5 +1,6 @@
-"""The view's web app: a Starlette app whose routes (itemeval.view.pages) call library functions and
-whose templates only render; the guard here is its security (token, host, headers, clean errors)."""
+"""The view's web app: a Starlette app whose routes (itemeval.view.pages) call library
+functions and whose templates only render; the guard here is its security (token,
+host, headers, clean errors)."""
 
 from __future__ import annotations
 
@@ -27,9 +28,11 @@ from .data import VersionCache
 HERE = Path(__file__).parent
 COOKIE = "itemeval_token"
 HEADERS = {
-    # Nothing but our own files runs or loads, even if some text escaped the templates' escaping.
-    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
-    "img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; "
+    # Nothing but our own files runs or loads, even if some text escaped the templates'
+    # escaping.
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; "
+    "style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; "
+    "base-uri 'none'; "
     "frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",  # the token is in the URL
@@ -50,16 +53,19 @@ class LabelSettings:
 class ViewSettings:
     token: str = field(default_factory=lambda: secrets.token_urlsafe(18))
     hosts: tuple[str, ...] | None = ("127.0.0.1", "localhost")
-    """Host names the app answers to (DNS rebinding); None with --host, where any is allowed."""
+    """Host names the app answers to (DNS rebinding); None with --host, where any is
+    allowed."""
     label: LabelSettings | None = None
     warm: bool = False
-    """Read the stores for the grid and the items page in the background as the server starts."""
+    """Read the stores for the grid and the items page in the background as the server
+    starts."""
 
 
 def templates() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"),
-        autoescape=True,  # every model-written byte is escaped; no template marks model text safe
+        # every model-written byte is escaped; no template marks model text safe
+        autoescape=True,
         undefined=jinja2.StrictUndefined,
     )
     env.filters["num"] = _num
@@ -76,7 +82,8 @@ def _num(value: Any, digits: int = 3) -> str:
 
 
 def _visible(value: Any) -> str:
-    """Text as shown: a NUL byte (which a browser would drop silently) as the symbol for it."""
+    """Text as shown: a NUL byte (which a browser would drop silently) as the symbol for
+    it."""
     return "" if value is None else str(value).replace("\x00", "\u2400")
 
 

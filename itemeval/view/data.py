@@ -1,5 +1,5 @@
-"""What the view's pages show, as plain values from the stores: the items table with its filters, built
-once per store version and queried per request."""
+"""What the view's pages show, as plain values from the stores: the items table with its
+filters, built once per store version and queried per request."""
 
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ SORTS = ("id", "score", "-score", "spread")
 
 
 def store_version(study: Study) -> tuple | None:
-    """What changes whenever a store is written (a local store's version link, the journal's parts); None
-    for a study on object storage, which is read fresh every time."""
+    """What changes whenever a store is written (a local store's version link, the
+    journal's parts); None for a study on object storage, which is read fresh every
+    time."""
     paths = study.paths
     if paths.remote is not None:
         return None
@@ -41,7 +42,8 @@ def store_version(study: Study) -> tuple | None:
 
 
 class VersionCache:
-    """One value per store version: the pages re-read the stores only when a command wrote them."""
+    """One value per store version: the pages re-read the stores only when a command
+    wrote them."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -63,12 +65,14 @@ class VersionCache:
 
 @dataclass
 class ItemTable:
-    """The items page's data as integer-coded arrays, so a query is a few vectorised passes.
+    """The items page's data as integer-coded arrays, so a query is a few vectorised
+    passes.
 
-    `cells`: per (generate condition, grade condition, item) the mean score, parse failures and
-    errors; `disagree`: per (generate condition, item) whether two grade conditions disagree on one of
-    its answers; `failed`: per (generate condition, item) solutions stored with an error. Conditions
-    are coded by their position in `gen_ids` / `grade_ids`, items by their row in `items`."""
+    `cells`: per (generate condition, grade condition, item) the mean score, parse
+    failures and errors; `disagree`: per (generate condition, item) whether two grade
+    conditions disagree on one of its answers; `failed`: per (generate condition, item)
+    solutions stored with an error. Conditions are coded by their position in `gen_ids`
+    / `grade_ids`, items by their row in `items`."""
 
     cells: pd.DataFrame
     disagree: pd.DataFrame
@@ -180,13 +184,15 @@ def _text(value: Any) -> str | None:
 
 
 def _disagreements(frame: pd.DataFrame) -> pd.DataFrame:
-    """An answer's grade conditions disagree when one passes and another fails it, each read against the
-    middle of its own observed scale (so a 0/1 scorer and a 1-10 judge are comparable)."""
+    """An answer's grade conditions disagree when one passes and another fails it, each
+    read against the middle of its own observed scale (so a 0/1 scorer and a 1-10
+    judge are comparable)."""
     scored = frame[frame["status"] == "scored"]
     if scored.empty:
         return pd.DataFrame(columns=["gen_condition_id", "item_id", "disagree"])
     scale = scored.groupby("grade_condition_id")["score"].agg(["min", "max"])
-    # a grader that gave one score only has no scale of its own: it is read on everyone's
+    # a grader that gave one score only has no scale of its own: it is read on
+    # everyone's
     flat = scale["min"] == scale["max"]
     scale.loc[flat, "min"] = scored["score"].min()
     scale.loc[flat, "max"] = scored["score"].max()
@@ -200,7 +206,8 @@ def _disagreements(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def query_items(table: ItemTable, query: ItemQuery) -> tuple[pd.DataFrame, int]:
-    """One page of items matching the query, with their mean score and flags; and how many matched."""
+    """One page of items matching the query, with their mean score and flags; and how
+    many matched."""
     n = len(table.items)
     gen = table.gen_ids.get(query.condition, -2) if query.condition else None
     grade = table.grade_ids.get(query.grade, -2) if query.grade else None
@@ -266,7 +273,8 @@ def _mask(items: pd.DataFrame, columns: dict[str, np.ndarray], query: ItemQuery)
 def _order(
     items: pd.DataFrame, columns: dict[str, np.ndarray], chosen: np.ndarray, sort: str
 ) -> np.ndarray:
-    """Positions into `chosen` in the sort's order; ties and missing scores by item id, last."""
+    """Positions into `chosen` in the sort's order; ties and missing scores by item id,
+    last."""
     rank = items["id_rank"].to_numpy()[chosen]
     if sort == "id":
         return np.argsort(rank, kind="stable")

@@ -1,4 +1,5 @@
-"""The view's routes: each parses its request, calls library functions and renders one template."""
+"""The view's routes: each parses its request, calls library functions and renders one
+template."""
 
 from __future__ import annotations
 
@@ -46,7 +47,8 @@ def _study(request: Request) -> Study:
     return request.app.state.study
 
 
-# ---- the grid ------------------------------------------------------------------------------------
+# ---- the grid
+# ------------------------------------------------------------------------------------
 
 
 async def grid(request: Request) -> Response:
@@ -75,7 +77,8 @@ def _grid_figures(study: Study) -> dict[str, Any]:
 
 
 def warm(app: Any) -> None:
-    """Build what the grid and the items page show before anyone asks (a large study takes seconds)."""
+    """Build what the grid and the items page show before anyone asks (a large study
+    takes seconds)."""
     study, cache = app.state.study, app.state.cache
     try:
         cache.get("grid", study, lambda: _grid_figures(study))
@@ -84,7 +87,8 @@ def warm(app: Any) -> None:
         pass  # the page itself will say what is wrong when someone opens it
 
 
-# ---- items ---------------------------------------------------------------------------------------
+# ---- items ---------------------------------------------------------------------------
+# ------------
 
 
 def _number(request: Request, name: str) -> float | None:
@@ -149,7 +153,8 @@ async def items(request: Request) -> Response:
     )
 
 
-# ---- one item ------------------------------------------------------------------------------------
+# ---- one item
+# ------------------------------------------------------------------------------------
 
 
 async def item(request: Request) -> Response:
@@ -169,7 +174,8 @@ async def item(request: Request) -> Response:
 
 
 def _log_files(study: Study, item_id: str) -> dict[tuple[str, int], str]:
-    """The inspect log each of the item's solutions was written to, by (condition, epoch)."""
+    """The inspect log each of the item's solutions was written to, by (condition,
+    epoch)."""
     rows = read_store(
         study.paths,
         "solutions",
@@ -181,7 +187,8 @@ def _log_files(study: Study, item_id: str) -> dict[tuple[str, int], str]:
     }
 
 
-# ---- labelling -----------------------------------------------------------------------------------
+# ---- labelling
+# -----------------------------------------------------------------------------------
 
 
 def _labelling(request: Request) -> dict[str, Any]:
@@ -195,7 +202,8 @@ def _labelling(request: Request) -> dict[str, Any]:
 
 
 def build_labelling(study: Study, settings: Any) -> dict[str, Any]:
-    """Everything the queue needs, checked before the server starts (a bad --rubric is exit 2)."""
+    """Everything the queue needs, checked before the server starts (a bad --rubric is
+    exit 2)."""
     rubric = pick_rubric(study, settings.rubric)
     return {
         "condition": human_condition(settings.rater, rubric),
@@ -264,9 +272,9 @@ def _solution(
 
 
 async def post_label(request: Request) -> Response:
-    """Write one label (POST, token checked by the guard): JSON {position, score} or {position,
-    criteria}, the answer's place in the queue (so a blind page never names its condition); answers
-    where it went and the next position."""
+    """Write one label (POST, token checked by the guard): JSON {position, score} or
+    {position, criteria}, the answer's place in the queue (so a blind page never
+    names its condition); answers where it went and the next position."""
     try:
         body = json.loads(await request.body())
         position = body["position"]
@@ -293,7 +301,8 @@ async def post_label(request: Request) -> Response:
 
 
 def _score(body: dict[str, Any], scale: Any) -> tuple[float, dict[str, float] | None]:
-    """The label's score on the rubric's scale; with named criteria, their mean is the score."""
+    """The label's score on the rubric's scale; with named criteria, their mean is the
+    score."""
     if scale.criteria:
         given = body.get("criteria")
         if not isinstance(given, dict) or set(given) != set(scale.criteria):

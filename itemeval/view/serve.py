@@ -1,5 +1,5 @@
-"""Run the view: bind a socket (127.0.0.1 and a free port unless told otherwise), print the URL with its
-token, and serve until interrupted."""
+"""Run the view: bind a socket (127.0.0.1 and a free port unless told otherwise), print
+the URL with its token, and serve until interrupted."""
 
 from __future__ import annotations
 
@@ -33,8 +33,8 @@ def serve(
     if host != LOCAL:
         settings.hosts = None
         print(
-            f"itemeval view: warning: serving on {host}, so anyone who can reach it and has the "
-            "URL's token can read this study and write labels",
+            f"itemeval view: warning: serving on {host}, so anyone who can reach it "
+            "and has the URL's token can read this study and write labels",
             file=sys.stderr,
         )
     try:
