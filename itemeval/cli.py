@@ -770,9 +770,17 @@ def report(
 
     written = write_report(_study(config, base_dir, reads="snapshot"), out)
     if json_out:
-        console.print_json({"path": str(written.path), "sections": written.sections})
+        console.print_json(
+            {
+                "path": str(written.path),
+                "shared": written.shared,
+                "sections": written.sections,
+            }
+        )
     else:
         console.tell(f"report written: {written.path}")
+        if written.shared:
+            console.tell(f"copied beside the study: {written.shared}")
 
 
 @app.command()

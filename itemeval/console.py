@@ -412,6 +412,10 @@ def render_export(result: Any, console: Console) -> None:
         highlight=False,
         soft_wrap=True,
     )
+    for uri in result.shared:  # a study on object storage: where the team finds them
+        console.print(
+            f"  copied beside the study: {uri}", highlight=False, soft_wrap=True
+        )
 
 
 def export_dict(result: Any) -> dict[str, Any]:
@@ -420,6 +424,7 @@ def export_dict(result: Any) -> dict[str, Any]:
         "parquet": str(result.parquet),
         "csv": str(result.csv),
         "recovered_rows": result.recovered,
+        "shared": list(result.shared),
     }
 
 

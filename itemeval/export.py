@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 
 from .records import SAMPLING_PARAMS, TRUNCATING_STOP_REASONS
 from .run import locked
-from .store import read_store
+from .store import mirror, read_store
 from .store.files import write_file_atomic
 from .study import Study, extra_judges
 
@@ -61,6 +61,8 @@ class ExportResult:
     csv: Path
     rows: int
     recovered: dict[str, int]
+    shared: list[str] = field(default_factory=list)
+    """A study on object storage: the copies written beside it (parquet, csv)."""
 
 
 def long_table(study: Study) -> pd.DataFrame:
@@ -124,4 +126,5 @@ def run_export(study: Study) -> ExportResult:
         )
         write_file_atomic(parquet, lambda tmp: pq.write_table(arrow, tmp))
         write_file_atomic(csv, lambda tmp: table.to_csv(tmp, index=False))
-    return ExportResult(parquet=parquet, csv=csv, rows=len(table), recovered=recovered)
+        shared = mirror.beside_the_study(paths, [parquet, csv])
+    return ExportResult(parquet, csv, len(table), recovered, shared)

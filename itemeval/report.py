@@ -26,7 +26,7 @@ from .results import (
     study_results,
 )
 from .status import study_status
-from .store import read_store
+from .store import mirror, read_store
 from .study import Study
 
 _STYLE = """
@@ -46,6 +46,8 @@ _SCATTER_POINTS = 2_000
 class ReportResult:
     path: Path
     sections: list[str]
+    shared: str | None = None
+    """A study on object storage: the copy written beside it (not for --out)."""
 
 
 def write_report(study: Study, out: Path | None = None) -> ReportResult:
@@ -90,7 +92,8 @@ def write_report(study: Study, out: Path | None = None) -> ReportResult:
         f"reduced per item first); intervals are 95% t intervals.</p>{body}</body></html>"
     )
     path.write_text(document, encoding="utf-8")
-    return ReportResult(path, [key for key, _ in sections])
+    shared = mirror.beside_the_study(study.paths, [path] if out is None else [])
+    return ReportResult(path, [key for key, _ in sections], next(iter(shared), None))
 
 
 def _sections(

@@ -40,6 +40,17 @@ def upload(paths: StudyPaths, files: Iterable[Path]) -> None:
             )
 
 
+def beside_the_study(paths: StudyPaths, files: Iterable[Path]) -> list[str]:
+    """For a study on object storage: copy what `export` or `report` wrote in this machine's
+    working dir to the same place under the study's URI, where the team looks; their URIs.
+    A local study's files are beside it already: []."""
+    if paths.remote is None:
+        return []
+    files = list(files)
+    upload(paths, files)
+    return [join_uri(paths.remote, p.relative_to(paths.root).as_posix()) for p in files]
+
+
 def upload_parts(paths: StudyPaths, prefix: str) -> list[str]:
     """Upload the finished journal parts whose names start with `prefix` for a committer to take, and delete
     their `.partial` copies; their names."""
