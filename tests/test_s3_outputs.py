@@ -1,5 +1,5 @@
-"""A study on object storage gets its export and report beside it in the bucket (issue 34
-point 7), not only in this machine's working dir."""
+"""A study on object storage gets its export and report beside it in the bucket
+(issue 34 point 7), not only in this machine's working dir."""
 
 from __future__ import annotations
 
