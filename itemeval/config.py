@@ -212,6 +212,27 @@ class Grader(CallLimits):
     """Reasoning effort for reasoning judges; part of the id."""
     reasoning_tokens: int | None = Field(default=None, ge=1)
     """Reasoning token budget for reasoning judges; part of the id."""
+    kind: Literal["pointwise", "pairwise"] = "pointwise"
+    """`pairwise`: the judge says which of two stored answers is better (README "Pairwise judges")."""
+    baseline: str | None = None
+    """pairwise: a generate condition (slug or id) every other one is compared with; default all pairs."""
+    orders: Literal[1, 2] = 2
+    """pairwise: 2 asks each pair in both orders; 1 once, in an order fixed by the pair's key."""
+    rubric: str | None = None
+    """pairwise: its rubric (default `builtin:pairwise`), with {answer_a} and {answer_b}."""
+
+    @model_validator(mode="after")
+    def _pairwise_keys(self) -> Grader:
+        """baseline, orders and rubric mean something only to a pairwise judge."""
+        if self.kind != "pairwise":
+            named = [
+                k
+                for k in ("baseline", "orders", "rubric")
+                if k in self.model_fields_set
+            ]
+            if named:
+                raise ValueError(f"{', '.join(named)} need kind: pairwise")
+        return self
 
 
 class Budget(_Strict):

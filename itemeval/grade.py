@@ -10,7 +10,7 @@ from typing import Any, Callable
 import pandas as pd
 import pyarrow as pa
 
-from . import heap, hints, plan
+from . import heap, hints, pairwise_grade, plan
 from .config import CallLimits
 from .cost import (
     EstimateLine,
@@ -37,7 +37,7 @@ from .state import grade_state, grade_superseded_notes, observed_lengths, soluti
 from .store import read_store
 from .store.journal import journaled_keys
 from .store.schemas import GRADES
-from .study import Study, extra_judges
+from .study import Study, extra_judges, extra_pairwise
 
 MODEL_GRADED_TEMPLATE_TOKENS = 250
 """Tokens of inspect's model-graded template and instructions around the question, answer and criterion."""
@@ -66,14 +66,33 @@ class GradeOptions(StageOptions):
 def select_conditions(
     study: Study, options: GradeOptions
 ) -> tuple[list[GenerateCondition], list[GradeCondition]]:
-    """(generate conditions, grade conditions) this run covers, after --condition, --grader and --rubric."""
+    """(generate conditions, grade conditions) this run covers, after --condition, --grader and --rubric.
+
+    Pairwise conditions are left out: `select_pairwise` gives them."""
+    generate, grade = _select(study, options)
+    return generate, [c for c in grade if c.kind != "pairwise"]
+
+
+def select_pairwise(study: Study, options: GradeOptions) -> list[GradeCondition]:
+    """The pairwise conditions this run covers, after --condition, --grader and --rubric."""
+    return [c for c in _select(study, options)[1] if c.kind == "pairwise"]
+
+
+def _select(
+    study: Study, options: GradeOptions
+) -> tuple[list[GenerateCondition], list[GradeCondition]]:
     model_graded = [c for c in study.grade if c.kind == "model_graded"]
     judge_names = [
         name
         for name in options.graders
         if not any(_graded_by(c, [name]) for c in model_graded)
     ]
-    grade = study.grade + extra_judges(study, judge_names)
+    grade = (
+        study.grade
+        + study.pairwise
+        + extra_judges(study, judge_names)
+        + extra_pairwise(study, judge_names)
+    )
     if options.graders or options.rubrics:
         grade = [
             c
@@ -97,7 +116,7 @@ def select_conditions(
 
 def _graded_by(condition: GradeCondition, names: list[str] | tuple[str, ...]) -> bool:
     """Whether `--grader` names this condition: a judge's grader name; a model-graded scorer's name or model."""
-    if condition.kind == "judge":
+    if condition.kind in ("judge", "pairwise"):
         return condition.grader_name in names
     models = (condition.grader_model or "").split(",")
     return condition.kind == "model_graded" and (
@@ -131,6 +150,8 @@ def pending(
     only: tuple[str, ...] = (),
 ) -> pd.DataFrame:
     """(grade condition × solution) pairs to grade now, with the solution's current hash."""
+    if not grade:  # e.g. a run of pairwise judges only
+        return pd.DataFrame(columns=[*GRADE_KEY, "solution_hash", "state"])
     merged = solution_state(
         study, [c.id for c in generate], [item.id for item in items]
     )
@@ -621,6 +642,16 @@ def _judge_sink(conditions: list[GradeCondition], run: Run) -> RowSink:
 
     def to_row(outcome: SampleResult) -> tuple[str, dict[str, Any]]:
         condition = by_id[outcome.metadata["grade_condition_id"]]
+        if condition.kind == "pairwise":
+            usd = call_usd(
+                run.prices.lookup(condition.grader_model),
+                outcome.usage,
+                cache_hit=outcome.cache_hit,
+            )
+            row = pairwise_grade.verdict_row(
+                condition, outcome, run_id=run.run_id, usd=usd
+            )
+            return pairwise_grade.STORE, row
         if condition.kind == "model_graded":
             usd = total_usd(
                 call_usd(run.prices.lookup(model), usage, cache_hit=cached)
@@ -710,47 +741,53 @@ def _run_grade(
     study: Study, options: GradeOptions, ask: Ask | None, tell: Tell | None
 ) -> StageResult:
     generate, grade = select_conditions(study, options)
+    pairs = select_pairwise(study, options)
     items = options.items(study)
     result = StageResult(stage="grade", study=study.config.study)
     check_providers(
         [
             m
-            for c in grade
+            for c in grade + pairs
             if c.kind != "verifiable"
             for m in (c.grader_model or "").split(",")
             if m
         ]
     )
     with open_run(study, "grade", result, options) as run:
-        todo = pending(
-            study,
-            generate,
-            grade,
-            items,
-            force=options.force or options.fresh,
-            only=options.only,
+        force = options.force or options.fresh
+        todo = pending(study, generate, grade, items, force=force, only=options.only)
+        pair_todo = pairwise_grade.pending(
+            study, generate, pairs, items, force=force, only=options.only
         )
         if options.shard is not None:
             todo = shard_pending(study, grade, todo, options.shard)
-        planned = (
-            todo.groupby("grade_condition_id").size().to_dict()
-            if not todo.empty
-            else {}
-        )
+            pair_todo = pairwise_grade.shard_pending(
+                study, pairs, pair_todo, options.shard
+            )
+        planned = {
+            **_planned(todo),
+            **_planned(pair_todo),
+        }
         result.conditions = [
-            ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in grade
+            ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0)))
+            for c in grade + pairs
         ]
         result.notes.extend(grade_superseded_notes(study, grade))
-        if todo.empty:
+        if todo.empty and pair_todo.empty:
             return result
         judges = [c for c in grade if c.kind != "verifiable"]
-        specs = judge_specs(
+        scope = lambda cid: options.cache_scope(cid, run.run_id)  # noqa: E731
+        specs = judge_specs(study, todo, judges, cache_scope=scope)
+        pair_specs = pairwise_grade.task_specs(
             study,
-            todo,
-            judges,
-            cache_scope=lambda cid: options.cache_scope(cid, run.run_id),
+            pair_todo,
+            pairs,
+            config_for=lambda c: _judge_config(study, c),
+            cache_scope=scope,
         )
         lines = estimate_lines(study, todo, grade, specs, run.prices)
+        lines += pairwise_grade.estimate_lines(study, pair_specs, pairs, run.prices)
+        lines = merge_lines(lines)
         hint = hints.replayed_parse_failures(
             lines, only=options.only, fresh=options.fresh, cache=bool(study.config.cache)
         )
@@ -759,7 +796,7 @@ def _run_grade(
             if tell is not None:
                 tell(hint)
         run.approve(lines, ask, tell)
-        run.begin(generate, grade)
+        run.begin(generate, grade + pairs)
         summaries = {s.condition_id: s for s in result.conditions}
         with run.row_writer("grades") as write:
             grade_verifiable(
@@ -770,6 +807,13 @@ def _run_grade(
                 run_id=run.run_id,
                 write=write,
             )
-        if specs:
-            run.execute(specs, _judge_sink(judges, run))
+        if specs or pair_specs:
+            run.execute([*specs, *pair_specs], _judge_sink(judges + pairs, run))
     return result
+
+
+def _planned(todo: pd.DataFrame) -> dict[str, int]:
+    """Cells planned per grade condition."""
+    if todo.empty:
+        return {}
+    return todo.groupby("grade_condition_id").size().to_dict()

@@ -499,6 +499,34 @@ def judge_reply(model: str, text: str, *, malformed_rate: float, scale: int = 1)
     return "\n".join(lines + ["", "```json", json.dumps(payload), "```"])
 
 
+_PAIRWISE_ANSWER = re.compile(
+    r"\[The start of answer ([AB])\]\n(.*?)\n?\[The end of answer \1\]", re.S
+)
+_PAIRWISE_FORMAT = '{"winner": "A"'
+
+
+def pairwise_reply(model: str, text: str, *, malformed_rate: float) -> str:
+    """A pairwise verdict (builtin:pairwise's layout): the answer whose final answer matches the reference
+    wins, both or neither is a tie; decided by content alone, so the order shown never changes it."""
+    answers = dict(_PAIRWISE_ANSWER.findall(text))
+    head = text[: text.find("[The start of answer")]
+    if set(answers) == {"A", "B"}:
+        score_a = judge_verdict(model, f"{head}\n{answers['A']}")[0]
+        score_b = judge_verdict(model, f"{head}\n{answers['B']}")[0]
+        winner = "tie" if score_a == score_b else ("A" if score_a > score_b else "B")
+    else:  # another layout: still answer, deterministically, like a judge guessing
+        winner = "AB"[unit("pairwise-guess", model, text) < 0.5]
+    reason = (
+        f"Answer {winner} has the correct final answer."
+        if winner != "tie"
+        else ("Both answers are equally good.")
+    )
+    if unit("malformed", model, text) < malformed_rate:
+        return f"{reason}\nI prefer {winner}."
+    payload = json.dumps({"winner": winner, "reasoning": reason})
+    return "\n".join([reason, "", "```json", payload, "```"])
+
+
 # --- the inspect provider --------------------------------------------------------------------
 
 
@@ -605,6 +633,10 @@ class OfflineModel(ModelAPI):
             raise RuntimeError(f"itemeval/{name}: injected failure")
         if name == "echo":
             return last_user, None
+        if name.startswith("judge") and _PAIRWISE_FORMAT in prompt:
+            return pairwise_reply(
+                name, prompt, malformed_rate=settings.malformed_rate
+            ), None
         if name.startswith("judge"):
             return judge_reply(
                 name,

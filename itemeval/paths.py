@@ -65,6 +65,10 @@ class StudyPaths:
         return self.root / "grades.parquet"
 
     @property
+    def pairwise(self) -> Path:
+        return self.root / "pairwise.parquet"
+
+    @property
     def manifests(self) -> Path:
         return self.root / "manifests"
 
@@ -97,4 +101,5 @@ class StudyPaths:
             "items": self.items,
             "solutions": self.solutions,
             "grades": self.grades,
+            "pairwise": self.pairwise,
         }[name]

@@ -7,6 +7,15 @@ from typing import Any, Literal, Sequence
 
 SOLUTION_KEY = ("condition_id", "item_id", "epoch")
 GRADE_KEY = ("grade_condition_id", "gen_condition_id", "item_id", "epoch")
+PAIRWISE_KEY = (
+    "grade_condition_id",
+    "condition_a",
+    "condition_b",
+    "item_id",
+    "epoch",
+    "order",
+)
+"""A pairwise verdict: condition_a < condition_b by id; order 1 shows A first, 2 shows B first."""
 ITEM_KEY = ("item_id",)
 
 TRUNCATING_STOP_REASONS = frozenset({"max_tokens", "model_length"})
@@ -141,7 +150,7 @@ class GradeCondition:
 
     id: str
     slug: str
-    kind: Literal["judge", "verifiable", "model_graded"]
+    kind: Literal["judge", "verifiable", "model_graded", "pairwise"]
     payload: dict[str, Any]
     # judge conditions
     grader_name: str | None = None
@@ -153,6 +162,9 @@ class GradeCondition:
     scorer_params: dict[str, Any] = field(default_factory=dict)
     reference: str | None = None
     """The item column a verifiable entry compares with instead of the target."""
+    # pairwise conditions: which pairs, asked in how many orders (not part of the id)
+    baseline: str | None = None
+    orders: int = 2
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import chat, dataset_locks
+from . import chat, dataset_locks, pairwise
 from .config import LoadedConfig, StudyConfig, load_config
 from .errors import ConfigError
 from .grid import (
@@ -18,6 +18,7 @@ from .grid import (
 from .imported import imported_conditions
 from .items import ADAPTERS, check_unique, dataset_key, map_rows
 from .paths import StudyPaths
+from .pairwise import is_pairwise
 from .prompts import PROMPT_FIELDS, RUBRIC_FIELDS, check_template, load_template
 from .records import GenerateCondition, GradeCondition, Item, Template
 
@@ -42,6 +43,8 @@ class Study:
     generate: list[GenerateCondition]
     grade: list[GradeCondition]
     warnings: list[str] = field(default_factory=list)
+    pairwise: list[GradeCondition] = field(default_factory=list)
+    """Pairwise judges of `facets.grader`: they write pairwise.parquet, never grades.parquet."""
 
     @property
     def config(self) -> StudyConfig:
@@ -72,10 +75,13 @@ def load_study(
     rubrics = _templates(loaded, "rubric", loaded.config.facets.rubric, warnings)
     items, datasets = _items(loaded, pin=pin)
     config = loaded.config
-    grade = judge_conditions(
-        config, rubrics, list(config.facets.grader)
-    ) + verifiable_conditions(config, loaded.config_dir)
+    pointwise = [g for g in config.facets.grader if not is_pairwise(config, g)]
+    grade = judge_conditions(config, rubrics, pointwise) + verifiable_conditions(
+        config, loaded.config_dir
+    )
     generate = generate_conditions(config, prompts) + imported_conditions(loaded.study)
+    listed = [g for g in config.facets.grader if is_pairwise(config, g)]
+    pairwise = pairwise_conditions(loaded, generate, listed, warnings)
     check_logprobs(generate, grade, loaded.config_dir)
     return Study(
         loaded=loaded,
@@ -86,6 +92,7 @@ def load_study(
         generate=generate,
         grade=grade,
         warnings=warnings,
+        pairwise=pairwise,
     )
 
 
@@ -159,5 +166,41 @@ def _loader(adapter: str) -> Any:
 def extra_judges(study: Study, grader_names: list[str]) -> list[GradeCondition]:
     """Judge conditions for graders named on the command line that `facets.grader` does not list."""
     listed = set(study.config.facets.grader)
-    wanted = [name for name in grader_names if name not in listed]
+    wanted = [
+        name
+        for name in grader_names
+        if name not in listed and not is_pairwise(study.config, name)
+    ]
     return judge_conditions(study.config, study.rubrics, wanted) if wanted else []
+
+
+def extra_pairwise(study: Study, grader_names: list[str]) -> list[GradeCondition]:
+    """Pairwise conditions for pairwise graders named on the command line that `facets.grader` does not list."""
+    listed = set(study.config.facets.grader)
+    wanted = [
+        name
+        for name in grader_names
+        if name not in listed and is_pairwise(study.config, name)
+    ]
+    return pairwise_conditions(study.loaded, study.generate, wanted, [])
+
+
+def pairwise_conditions(
+    loaded: LoadedConfig,
+    generate: list[GenerateCondition],
+    names: list[str],
+    warnings: list[str],
+) -> list[GradeCondition]:
+    """One condition per pairwise grader, over its own rubric (default builtin:pairwise)."""
+    folder = loaded.input_path(loaded.config.rubrics_dir)
+    conditions = []
+    for name in names:
+        grader = loaded.config.graders[name]
+        where = f"graders.{name}.rubric"
+        rubric = load_template(
+            grader.rubric or pairwise.DEFAULT_RUBRIC, "rubric", folder, field=where
+        )
+        warnings.extend(pairwise.check_rubric(rubric, field=where))
+        baseline = pairwise.resolve_baseline(name, grader.baseline, generate)
+        conditions.append(pairwise.pairwise_condition(name, grader, rubric, baseline))
+    return conditions

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ..records import GRADE_KEY, ITEM_KEY, SAMPLING_PARAMS, SOLUTION_KEY
+from ..records import (
+    GRADE_KEY,
+    ITEM_KEY,
+    PAIRWISE_KEY,
+    SAMPLING_PARAMS,
+    SOLUTION_KEY,
+)
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -133,9 +139,46 @@ ITEMS = pa.schema(
     ]
 )
 
+PAIRWISE = pa.schema(
+    [
+        ("grade_condition_id", pa.string()),
+        ("grade_condition_slug", pa.string()),
+        ("condition_a", pa.string()),  # condition_a < condition_b by id
+        ("condition_b", pa.string()),
+        ("item_id", pa.string()),
+        ("epoch", pa.int64()),
+        ("order", pa.int64()),  # 1: A shown first; 2: B shown first
+        ("grader_name", pa.string()),
+        ("grader_model", pa.string()),
+        ("rubric_name", pa.string()),
+        ("rubric_hash", pa.string()),
+        ("solution_hash_a", pa.string()),
+        ("solution_hash_b", pa.string()),
+        ("length_a", pa.int64()),  # characters of each answer, for the length bias
+        ("length_b", pa.int64()),
+        ("winner", pa.string()),  # condition_a, condition_b or "tie"; null on failure
+        ("winner_raw", pa.string()),  # the letter as the judge wrote it
+        ("parse_ok", pa.bool_()),
+        ("parse_error", pa.string()),
+        ("reasoning", pa.string()),
+        ("judge_completion", pa.string()),
+        ("error", pa.string()),
+        *_USAGE,
+        ("run_id", pa.string()),
+        ("log_file", pa.string()),
+        ("created_at", _TS),
+    ]
+)
+
 STORES: dict[str, tuple[pa.Schema, tuple[str, ...]]] = {
     "solutions": (SOLUTIONS, SOLUTION_KEY),
     "grades": (GRADES, GRADE_KEY),
     "items": (ITEMS, ITEM_KEY),
+    "pairwise": (PAIRWISE, PAIRWISE_KEY),
 }
 """store name -> (schema, key columns)."""
+
+PARTITIONS: dict[str, tuple[str, ...]] = {
+    "pairwise": ("grade_condition_id", "condition_a", "condition_b"),
+}
+"""Stores whose part files are not picked by all key columns but the trailing (item_id, epoch)."""

@@ -47,7 +47,7 @@ class Latest(BaseModel):
 
 def publish_snapshot(
     study_uri: str,
-    stores: Sequence[str] = ("items", "solutions", "grades"),
+    stores: Sequence[str] = ("items", "solutions", "grades", "pairwise"),
     *,
     storage_options: dict[str, str] | None = None,
 ) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 
 from ..errors import StoreError
 from ..hashing import canonical_json, sha256_hex
-from .schemas import STORES
+from .schemas import PARTITIONS, STORES
 
 PART_LIMIT = 8
 """A partition holding more parts than this after an upsert gets its smallest parts merged."""
@@ -23,6 +23,8 @@ ReadPart = Callable[[str, Sequence[str] | None], pa.Table]
 
 def partition_columns(store: str) -> tuple[str, ...]:
     """Key columns that pick a row's part files: all but the trailing (item_id, epoch) ones."""
+    if store in PARTITIONS:
+        return PARTITIONS[store]
     _, key = STORES[store]
     return key[:-2] if len(key) > 2 else ()
 

@@ -1,0 +1,226 @@
+"""Pairwise judging inside `itemeval grade`: pending verdicts, their inspect tasks and their store rows."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+import pandas as pd
+
+from . import pairwise, pairwise_plan, plan
+from .cost import EstimateLine, lines_for_specs
+from .outcomes import SampleResult
+from .pricing import PriceTable
+from .records import PAIRWISE_KEY, Cell, GenerateCondition, GradeCondition, Item
+from .records import TaskSpec
+from .state import observed_lengths, solution_state
+from .store import read_store
+from .store.journal import journaled_keys
+from .study import Study
+
+STORE = "pairwise"
+
+
+def pending(
+    study: Study,
+    generate: list[GenerateCondition],
+    conditions: list[GradeCondition],
+    items: list[Item],
+    *,
+    force: bool,
+    only: tuple[str, ...] = (),
+) -> pd.DataFrame:
+    """The verdicts to ask now, over the selected generate conditions (and each condition's baseline)."""
+    return pairwise_plan.plan_pairs(
+        state(study, generate, conditions, items), force=force, only=only
+    )
+
+
+def state(
+    study: Study,
+    generate: list[GenerateCondition],
+    conditions: list[GradeCondition],
+    items: list[Item] | None = None,
+) -> pd.DataFrame:
+    """Every verdict the conditions ask of the stored answers, with its state."""
+    if not conditions:
+        return pairwise_plan.pair_state(
+            pd.DataFrame(columns=pairwise_plan.CELL_COLUMNS),
+            pd.DataFrame(columns=pairwise_plan.STATE_COLUMNS),
+        )
+    gen_ids = [c.id for c in generate]
+    wanted = sorted({*gen_ids, *(c.baseline for c in conditions if c.baseline)})
+    merged = solution_state(
+        study, wanted, [i.id for i in items] if items is not None else None
+    )
+    gradable = plan.gradable(merged, study.config.solvers.on_empty)
+    cells = pd.concat(
+        [pairwise_plan.pair_cells(gradable, c, gen_ids) for c in conditions],
+        ignore_index=True,
+    )
+    stored = read_store(
+        study.paths,
+        STORE,
+        pairwise_plan.STATE_COLUMNS,
+        where={"grade_condition_id": [c.id for c in conditions]},
+    ).to_pandas()
+    return pairwise_plan.pair_state(cells, stored)
+
+
+def shard_pending(
+    study: Study,
+    conditions: list[GradeCondition],
+    todo: pd.DataFrame,
+    shard: plan.Shard,
+) -> pd.DataFrame:
+    """The shard's verdicts (by grade condition and item, or by judge model), less its journaled ones."""
+    owners = {c.id: c.grader_model or "" for c in conditions}
+    todo = todo[plan.in_shard(todo, shard, "grade_condition_id", owners)]
+    done = journaled_keys(study.paths, shard.tag, STORE, PAIRWISE_KEY)
+    if done:
+        keys = zip(*(todo[name] for name in PAIRWISE_KEY))
+        todo = todo[[_key(values) not in done for values in keys]]
+    return todo.reset_index(drop=True)
+
+
+def _key(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(
+        int(v) if name in ("epoch", "order") else v
+        for name, v in zip(PAIRWISE_KEY, values)
+    )
+
+
+def task_specs(
+    study: Study,
+    todo: pd.DataFrame,
+    conditions: list[GradeCondition],
+    *,
+    config_for: Callable[[GradeCondition], dict[str, Any]],
+    cache_scope: Callable[[str], str] = str,
+) -> list[TaskSpec]:
+    """One inspect task per pairwise condition with verdicts to ask, each cell a rendered pair."""
+    if todo.empty:
+        return []
+    items = {item.id: item for item in study.items}
+    texts = _answers(study, set(todo["condition_a"]) | set(todo["condition_b"]))
+    specs = []
+    for condition in conditions:
+        group = todo[todo["grade_condition_id"] == condition.id]
+        if group.empty:
+            continue
+        cells = [
+            _cell(condition, items[row.item_id], row, texts)
+            for row in group.itertuples(index=False)
+        ]
+        specs.append(
+            TaskSpec(
+                name=condition.id,
+                model=condition.grader_model or "",
+                config=config_for(condition),
+                cells=cells,
+                cache_scope=cache_scope(condition.id) if study.config.cache else None,
+                metadata={
+                    "itemeval_stage": "grade",
+                    "grade_condition_id": condition.id,
+                },
+            )
+        )
+    return specs
+
+
+def _answers(study: Study, gen_ids: set[str]) -> dict[tuple[str, str, int], str]:
+    """(generate condition, item, epoch) -> stored answer text."""
+    table = read_store(
+        study.paths,
+        "solutions",
+        ["condition_id", "item_id", "epoch", "solution"],
+        where={"condition_id": sorted(gen_ids)},
+    )
+    keys = zip(
+        table.column("condition_id").to_pylist(),
+        table.column("item_id").to_pylist(),
+        table.column("epoch").to_pylist(),
+    )
+    return dict(zip(keys, table.column("solution").to_pylist()))
+
+
+def _cell(
+    condition: GradeCondition,
+    item: Item,
+    row: Any,
+    texts: dict[tuple[str, str, int], str],
+) -> Cell:
+    epoch, order = int(row.epoch), int(row.order)
+    answer_a = texts.get((row.condition_a, item.id, epoch)) or ""
+    answer_b = texts.get((row.condition_b, item.id, epoch)) or ""
+    first, second = pairwise.shown(order, answer_a, answer_b)
+    assert condition.rubric is not None
+    return Cell(
+        sample_id=f"{row.condition_a}/{row.condition_b}/{item.id}#{epoch}@{order}",
+        prompt=pairwise.render_prompt(condition.rubric, item, first, second),
+        metadata={
+            "grade_condition_id": condition.id,
+            "condition_a": row.condition_a,
+            "condition_b": row.condition_b,
+            "item_id": item.id,
+            "replication": epoch,
+            "order": order,
+            "solution_hash_a": row.hash_a,
+            "solution_hash_b": row.hash_b,
+            "length_a": len(answer_a),
+            "length_b": len(answer_b),
+        },
+    )
+
+
+def verdict_row(
+    condition: GradeCondition, outcome: SampleResult, *, run_id: str, usd: float | None
+) -> dict[str, Any]:
+    """One pairwise.parquet row from a judge call: the verdict, its parse failure, or the call's error."""
+    meta = outcome.metadata
+    a, b, order = meta["condition_a"], meta["condition_b"], int(meta["order"])
+    row = {
+        "grade_condition_id": condition.id,
+        "grade_condition_slug": condition.slug,
+        "condition_a": a,
+        "condition_b": b,
+        "item_id": meta["item_id"],
+        "epoch": int(meta["replication"]),
+        "order": order,
+        "grader_name": condition.grader_name,
+        "grader_model": condition.grader_model,
+        "rubric_name": condition.rubric.ref if condition.rubric else None,
+        "rubric_hash": condition.rubric.hash if condition.rubric else None,
+        "solution_hash_a": meta["solution_hash_a"],
+        "solution_hash_b": meta["solution_hash_b"],
+        "length_a": meta["length_a"],
+        "length_b": meta["length_b"],
+        **outcome.usage,
+        "usd": usd,
+        "cache_hit": outcome.cache_hit,
+        "latency_s": outcome.latency_s,
+        "log_file": outcome.log_file,
+        "judge_completion": outcome.completion,
+        "error": outcome.error,
+        "run_id": run_id,
+        "created_at": datetime.now(timezone.utc).isoformat(),
+    }
+    if outcome.error is None:
+        row.update(pairwise.verdict_columns(outcome.completion, order, a, b))
+    return row
+
+
+def estimate_lines(
+    study: Study,
+    specs: list[TaskSpec],
+    conditions: list[GradeCondition],
+    prices: PriceTable,
+) -> list[EstimateLine]:
+    """The judge calls of exactly these verdicts, priced by their rendered prompts."""
+    return lines_for_specs(
+        "grade",
+        specs,
+        {c.id: c.slug for c in conditions},
+        observed=observed_lengths(study, "grade"),
+        prices=prices,
+    )
