@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from . import generate as gen_stage
 from . import grade as grade_stage
-from . import plan
+from . import pairwise_grade, plan
 from .cost import (
     Estimate,
     EstimateLine,
@@ -81,6 +81,29 @@ def estimate_grade_stored(
         study, todo, [c for c in grade if c.kind != "verifiable"]
     )
     return grade_stage.estimate_lines(study, todo, grade, specs, prices)
+
+
+def estimate_pairwise_stored(
+    study: Study,
+    options: grade_stage.GradeOptions,
+    generate: list[GenerateCondition],
+    items: list[Item],
+    *,
+    force: bool,
+    prices: PriceTable,
+) -> list[EstimateLine]:
+    """Pairwise verdicts on the answers already stored, by their rendered prompts."""
+    pairs = grade_stage.select_pairwise(study, options)
+    if not pairs:
+        return []
+    todo = pairwise_grade.pending(study, generate, pairs, items, force=force)
+    specs = pairwise_grade.task_specs(
+        study,
+        todo,
+        pairs,
+        config_for=lambda c: {"max_tokens": c.judge_params.get("max_tokens")},
+    )
+    return pairwise_grade.estimate_lines(study, specs, pairs, prices)
 
 
 def project_grading(
@@ -184,6 +207,9 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
             force=options.force,
             prices=prices,
             regenerated=regenerated,
+        )
+        lines += estimate_pairwise_stored(
+            study, grade_options, generate, items, force=options.force, prices=prices
         )
         if options.stage == "all":
             lines += project_grading(study, gen_specs, gen_lines, grade, prices)

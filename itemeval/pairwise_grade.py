@@ -8,12 +8,12 @@ from typing import Any, Callable
 import pandas as pd
 
 from . import pairwise, pairwise_plan, plan
-from .cost import EstimateLine, lines_for_specs
+from .cost import EstimateLine, ObservedLengths, lines_for_specs
 from .outcomes import SampleResult
 from .pricing import PriceTable
 from .records import PAIRWISE_KEY, Cell, GenerateCondition, GradeCondition, Item
 from .records import TaskSpec
-from .state import observed_lengths, solution_state
+from .state import solution_state
 from .store import read_store
 from .store.journal import journaled_keys
 from .study import Study
@@ -41,8 +41,11 @@ def state(
     generate: list[GenerateCondition],
     conditions: list[GradeCondition],
     items: list[Item] | None = None,
+    *,
+    extra: tuple[str, ...] = (),
 ) -> pd.DataFrame:
-    """Every verdict the conditions ask of the stored answers, with its state."""
+    """Every verdict the conditions ask of the stored answers, with its state (and the stored verdict's
+    `extra` columns where there is one)."""
     if not conditions:
         return pairwise_plan.pair_state(
             pd.DataFrame(columns=pairwise_plan.CELL_COLUMNS),
@@ -61,7 +64,7 @@ def state(
     stored = read_store(
         study.paths,
         STORE,
-        pairwise_plan.STATE_COLUMNS,
+        [*pairwise_plan.STATE_COLUMNS, *extra],
         where={"grade_condition_id": [c.id for c in conditions]},
     ).to_pandas()
     return pairwise_plan.pair_state(cells, stored)
@@ -216,11 +219,17 @@ def estimate_lines(
     conditions: list[GradeCondition],
     prices: PriceTable,
 ) -> list[EstimateLine]:
-    """The judge calls of exactly these verdicts, priced by their rendered prompts."""
+    """The judge calls of exactly these verdicts, priced by their rendered prompts; the expected reply is
+    as long as this condition's stored verdicts, else this model's replies as a pairwise or pointwise judge."""
+    columns = ["grade_condition_id", "grader_model", "error", "output_tokens"]
+    verdicts = read_store(study.paths, STORE, columns).to_pandas()
+    judged = read_store(study.paths, "grades", [*columns, "grade_kind"]).to_pandas()
+    judged = judged[judged["grade_kind"] == "judge"][columns]
+    rows = pd.concat([verdicts, judged], ignore_index=True)
     return lines_for_specs(
         "grade",
         specs,
         {c.id: c.slug for c in conditions},
-        observed=observed_lengths(study, "grade"),
+        observed=ObservedLengths.from_rows(rows, "grade_condition_id", "grader_model"),
         prices=prices,
     )

@@ -74,7 +74,8 @@ def pair_state(cells: pd.DataFrame, stored: pd.DataFrame) -> pd.DataFrame:
 
     A verdict is current only while both answers it was given are the stored ones.
     """
-    verdicts = stored.reindex(columns=STATE_COLUMNS).rename(
+    extra = [c for c in stored.columns if c not in STATE_COLUMNS]  # they ride along
+    verdicts = stored.reindex(columns=[*STATE_COLUMNS, *extra]).rename(
         columns={"error": "verdict_error"}
     )
     merged = cells.merge(verdicts.assign(asked=True), on=list(PAIRWISE_KEY), how="left")

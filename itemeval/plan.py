@@ -256,7 +256,10 @@ def grade_state(
     solutions: pd.DataFrame, grades: pd.DataFrame, grade_condition_ids: Sequence[str]
 ) -> pd.DataFrame:
     """One row per (grade condition × gradable solution) with its `state`: done, parse_failed, stale, error or pending."""
-    targets = pd.DataFrame({"grade_condition_id": list(grade_condition_ids)})
+    # object dtype even when empty (a study of pairwise judges only), so the merge keys agree
+    targets = pd.DataFrame(
+        {"grade_condition_id": pd.Series(list(grade_condition_ids), dtype=object)}
+    )
     pairs = targets.merge(
         solutions.rename(columns={"condition_id": "gen_condition_id"}), how="cross"
     )

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import human_results, stats
+from . import human_results, pairwise_results, stats
 from .errors import ConfigError
 from .grid import matches
 from .plan import choose_items
@@ -56,6 +56,8 @@ class ResultsReport:
     calibration: list[dict[str, Any]] = field(default_factory=list)
     corrected: list[dict[str, Any]] = field(default_factory=list)
     """Judge means corrected by human labels (itemeval.human_results)."""
+    pairwise: list[dict[str, Any]] = field(default_factory=list)
+    strengths: list[dict[str, Any]] = field(default_factory=list)
     slugs: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -104,6 +106,7 @@ def study_results(
     check_options(options)
     grade = grade_conditions(study)
     frame = graded_frame(study, grade) if frame is None else frame
+    chosen_ids = None
     if options.sample is not None or options.ids:
         chosen = choose_items(
             study.items,
@@ -112,7 +115,8 @@ def study_results(
             stratify=options.stratify,
             ids=options.ids,
         )
-        frame = frame[frame["item_id"].isin([item.id for item in chosen])]
+        chosen_ids = [item.id for item in chosen]
+        frame = frame[frame["item_id"].isin(chosen_ids)]
     report = ResultsReport(
         study=study.config.study,
         reducer=options.reducer,
@@ -131,6 +135,10 @@ def study_results(
     human_results.extend_agreement(report.agreement, frame, grade, seed=options.seed)
     report.corrected = human_results.corrected(frame, grade)
     report.calibration = _calibration(frame, grade)
+    report.pairwise, report.strengths = pairwise_results.results_lists(
+        study, seed=options.seed, items=chosen_ids
+    )
+    report.slugs.update({c.id: c.slug for c in study.pairwise})
     return report
 
 

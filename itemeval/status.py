@@ -7,7 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from . import plan
+from . import pairwise_plan, pairwise_results, plan
+from .pairwise_grade import state as state_of_pairs
 from .records import GenerateCondition, GradeCondition
 from .run import recover_if_idle
 from .state import (
@@ -70,6 +71,15 @@ def study_status(study: Study) -> StatusReport:
     notes += superseded_notes(study, study.generate) + grade_superseded_notes(
         study, grade
     )
+    # A pairwise judge's `solutions` are the verdicts it asks (pairs × items × epochs × orders).
+    pairs = pairwise_results.pairwise_conditions(study)
+    if pairs:
+        grade_counts = pd.concat(
+            [grade_counts, pairwise_plan.pair_counts(
+                state_of_pairs(study, study.generate, pairs)
+            )]
+        )
+        grade = grade + pairs
     return StatusReport(
         study=study,
         generate=[
