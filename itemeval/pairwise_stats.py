@@ -146,11 +146,18 @@ def first_position_rate(verdicts: pd.DataFrame) -> float:
 
 
 def length_correlation(verdicts: pd.DataFrame, y: np.ndarray) -> tuple[float, float]:
-    """(Pearson r, two-sided p) of A's score with A's length minus B's; NaN when either is constant."""
-    diff = (verdicts["length_a"] - verdicts["length_b"]).to_numpy(float)
-    if len(y) < 3 or np.ptp(diff) == 0 or np.ptp(y) == 0:
+    """(Pearson r, two-sided p) of A's score with A's length minus B's, over (item, epoch) cells: the two
+    orders of a cell are one observation (their mean score), not two, so the p-value is not halved by
+    counting each answer twice. NaN when either side is constant or there are fewer than 3 cells."""
+    cells = (
+        verdicts.assign(score=y, diff=verdicts["length_a"] - verdicts["length_b"])
+        .groupby(["item_id", "epoch"], sort=False)[["score", "diff"]]
+        .mean()
+    )
+    score, diff = cells["score"].to_numpy(float), cells["diff"].to_numpy(float)
+    if len(cells) < 3 or np.ptp(diff) == 0 or np.ptp(score) == 0:
         return NAN, NAN
-    result = sps.pearsonr(diff, y)
+    result = sps.pearsonr(diff, score)
     return float(result.statistic), float(result.pvalue)
 
 

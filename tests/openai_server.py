@@ -22,6 +22,7 @@ has entries (the n-th request takes the n-th entry):
   A prompt with `WORDS<n>` gets a reply of n words (for long and short answers).
   With `answer_limit`, only that many normal replies go out; later requests are held until `release()`.
   `before_reply(n)` is called just before the n-th normal reply is written.
+  `responder(body)`, when given, writes the reply text of every normal reply (None: the above).
 Every chat request body is kept in `requests`, and those given a normal reply in `answered()`;
 `max_in_flight` is the peak of concurrent requests, `in_flight` the count now.
 """
@@ -81,7 +82,9 @@ class OpenAIServer:
         overlong_reply: int = 0,
         answer_limit: int | None = None,
         before_reply: Callable[[int], None] | None = None,
+        responder: Callable[[dict[str, Any]], str | None] | None = None,
     ) -> None:
+        self.responder = responder
         self.delay = delay
         self.answer_limit = answer_limit
         self.before_reply = before_reply
@@ -300,6 +303,8 @@ class OpenAIServer:
             r"\bWORDS(\d+)\b", prompt
         ):  # a reply of that many words: long and short answers
             content = " ".join(["word"] * int(words.group(1)))
+        if self.responder is not None:  # a scripted model: the reply the test decides
+            content = self.responder(body) or content
         finish = "stop"
         limit = body.get("max_completion_tokens") or body.get("max_tokens")
         if self.overlong_reply:  # a provider that ignores max_tokens
