@@ -219,3 +219,59 @@ def _check_strengths(rows: list[dict[str, Any]], verdicts: pd.DataFrame) -> None
         assert abs(got[condition]["elo"] - (1000 + 400 / np.log(10) * value)) < 1e-6
         assert got[condition]["ci_low"] <= got[condition]["strength"] + 1e-9
         assert got[condition]["strength"] <= got[condition]["ci_high"] + 1e-9
+
+
+def test_a_killed_pairwise_grade_repays_only_the_calls_in_flight(tmp_path, capsys, server, monkeypatch):
+    config = study(tmp_path)
+    assert cli(capsys, "generate", str(config))[0] == 0
+    add_graders(
+        config,
+        {"content": {"model": "openai-api/local/pw-content", "kind": "pairwise", "max_connections": 1, "max_retries": 0}},
+    )
+    assert cli(capsys, "grade", str(config), "--condition", "scorer_exact-match")[0] == 0
+    total = 3 * 16 * 2
+    pace = {"delay": 0.3}  # slow until the kill, so it lands mid-grade; then at full speed
+    with OpenAIServer(responder=respond, delay=lambda _: pace["delay"]) as slow:
+        env = {**os.environ, **slow.env(), "INSPECT_DISPLAY": "none"}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "itemeval", "grade", str(config), "--display", "none"],
+            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )
+        try:
+            deadline = time.monotonic() + 120
+            while len(slow.statuses) < 4 and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.05)
+            time.sleep(1.0)  # a finished verdict is durable within about a second
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()[-2000:]
+        time.sleep(0.5)  # the call in flight at the kill ends on the server side
+        pace["delay"] = 0.0
+        paid_before = {_prompt(body) for body in slow.requests}
+        sent_before = len(slow.requests)
+        assert 4 <= sent_before < total
+
+        from inspect_ai.model import _model
+
+        for key, value in slow.env().items():
+            monkeypatch.setenv(key, value)
+        _model._models.clear()
+        code, result = cli(capsys, "grade", str(config))
+        _model._models.clear()
+        assert code == 0
+        recovered = result["recovered_rows"].get("pairwise", 0)
+        assert recovered >= 4
+        assert {c["slug"]: c["planned"] for c in result["conditions"]}["content_builtin-pairwise"] == total - recovered
+        resent = [_prompt(body) for body in slow.requests[sent_before:]]
+        assert len(resent) == total - recovered  # only what the journal did not hold
+        assert len(paid_before & set(resent)) <= 1  # at most the one call in flight at the kill
+    verdicts = store(tmp_path)
+    assert len(verdicts) == total and verdicts["error"].isna().all()
+    assert solver_requests(server) == 48
+
+
+def _prompt(body: dict[str, Any]) -> str:
+    return next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
