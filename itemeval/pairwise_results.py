@@ -36,7 +36,9 @@ def current_verdicts(
     items: Collection[str] | None = None,
 ) -> pd.DataFrame:
     """Valid verdicts on the answers stored now (no error, parsed, neither answer changed since)."""
-    state = pairwise_grade.state(study, study.generate, conditions, extra=VERDICT_COLUMNS)
+    state = pairwise_grade.state(
+        study, study.generate, conditions, extra=VERDICT_COLUMNS
+    )
     done = state[state["state"] == "done"]
     if items is not None:
         done = done[done["item_id"].isin(list(items))]

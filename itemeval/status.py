@@ -75,9 +75,10 @@ def study_status(study: Study) -> StatusReport:
     pairs = pairwise_results.pairwise_conditions(study)
     if pairs:
         grade_counts = pd.concat(
-            [grade_counts, pairwise_plan.pair_counts(
-                state_of_pairs(study, study.generate, pairs)
-            )]
+            [
+                grade_counts,
+                pairwise_plan.pair_counts(state_of_pairs(study, study.generate, pairs)),
+            ]
         )
         grade = grade + pairs
     return StatusReport(

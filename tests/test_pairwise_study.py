@@ -30,7 +30,9 @@ ITEMS = [
     {"qid": f"q{i:02d}", "question": f"Describe topic {i}.", "answer": "", "d": "x"}
     for i in range(16)
 ]
-_ANSWER = re.compile(r"\[The start of answer ([AB])\]\n(.*?)\n\[The end of answer \1\]", re.S)
+_ANSWER = re.compile(
+    r"\[The start of answer ([AB])\]\n(.*?)\n\[The end of answer \1\]", re.S
+)
 _QUALITY = re.compile(r"QUALITY(\d+)")
 
 
@@ -58,7 +60,13 @@ def verdict(judge: str, first: str, second: str) -> str:
     if judge == "pw-first":
         winner = "A"
     elif judge == "pw-longer":
-        winner = "A" if len(first) > len(second) else "B" if len(second) > len(first) else "tie"
+        winner = (
+            "A"
+            if len(first) > len(second)
+            else "B"
+            if len(second) > len(first)
+            else "tie"
+        )
     else:
         qa, qb = (int(_QUALITY.search(text).group(1)) for text in (first, second))
         winner = "A" if qa > qb else "B" if qb > qa else "tie"
@@ -67,7 +75,9 @@ def verdict(judge: str, first: str, second: str) -> str:
 
 def respond(body: dict[str, Any]) -> str | None:
     model = body.get("model", "")
-    prompt = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+    prompt = next(
+        m["content"] for m in reversed(body["messages"]) if m["role"] == "user"
+    )
     if model in SOLVERS:
         return solver_answer(model, prompt)
     answers = dict(_ANSWER.findall(prompt))
@@ -127,7 +137,9 @@ def store(root: Path) -> pd.DataFrame:
     return pd.read_parquet(root / "studies" / "t" / "pairwise.parquet")
 
 
-def test_three_judges_with_known_preferences_over_stored_answers(tmp_path, capsys, server):
+def test_three_judges_with_known_preferences_over_stored_answers(
+    tmp_path, capsys, server
+):
     config = study(tmp_path)
     assert cli(capsys, "generate", str(config))[0] == 0
     assert solver_requests(server) == 48
@@ -149,17 +161,34 @@ def test_three_judges_with_known_preferences_over_stored_answers(tmp_path, capsy
     code, report = cli(capsys, "results", str(config))
     assert code == 0
     slugs = report["slugs"]
-    by_judge = {slugs[row["grade_condition_id"]].split("_")[0]: [] for row in report["pairwise"]}
+    by_judge = {
+        slugs[row["grade_condition_id"]].split("_")[0]: [] for row in report["pairwise"]
+    }
     for row in report["pairwise"]:
         by_judge[slugs[row["grade_condition_id"]].split("_")[0]].append(row)
     for name, rows in by_judge.items():
         own = verdicts[verdicts["grader_name"] == name]
         _check_win_rates(rows, own)
-        strengths = [r for r in report["strengths"] if r["grade_condition_id"] == rows[0]["grade_condition_id"]]
+        strengths = [
+            r
+            for r in report["strengths"]
+            if r["grade_condition_id"] == rows[0]["grade_condition_id"]
+        ]
         _check_strengths(strengths, own)
-    assert all(r["flip_rate"] == 0.0 and "position_bias" not in r["flags"] for r in by_judge["content"])
-    assert all(r["flip_rate"] == 1.0 and r["first_position_rate"] == 1.0 and "position_bias" in r["flags"] for r in by_judge["first"])
-    assert all("length_bias" in r["flags"] and r["length_corr"] > 0.5 for r in by_judge["longer"])
+    assert all(
+        r["flip_rate"] == 0.0 and "position_bias" not in r["flags"]
+        for r in by_judge["content"]
+    )
+    assert all(
+        r["flip_rate"] == 1.0
+        and r["first_position_rate"] == 1.0
+        and "position_bias" in r["flags"]
+        for r in by_judge["first"]
+    )
+    assert all(
+        "length_bias" in r["flags"] and r["length_corr"] > 0.5
+        for r in by_judge["longer"]
+    )
     assert not any("length_bias" in r["flags"] for r in by_judge["content"])
 
     code, again = cli(capsys, "grade", str(config))
@@ -170,33 +199,53 @@ def test_three_judges_with_known_preferences_over_stored_answers(tmp_path, capsy
 def _check_winners_follow_the_script(root: Path, verdicts: pd.DataFrame) -> None:
     """Both orders of a pair never mix up: each stored winner is the condition the script prefers."""
     solutions = pd.read_parquet(root / "studies" / "t" / "solutions.parquet")
-    model_of = dict(zip(solutions["condition_id"], solutions["model"].str.rsplit("/", n=1).str[-1]))
+    model_of = dict(
+        zip(solutions["condition_id"], solutions["model"].str.rsplit("/", n=1).str[-1])
+    )
     for row in verdicts.itertuples():
         ma, mb = model_of[row.condition_a], model_of[row.condition_b]
         if row.grader_name == "content":
             qa, qb = quality(ma, row.item_id), quality(mb, row.item_id)
-            expected = row.condition_a if qa > qb else row.condition_b if qb > qa else "tie"
+            expected = (
+                row.condition_a if qa > qb else row.condition_b if qb > qa else "tie"
+            )
         elif row.grader_name == "first":
             expected = row.condition_a if row.order == 1 else row.condition_b
         else:
             la, lb = row.length_a, row.length_b
-            expected = row.condition_a if la > lb else row.condition_b if lb > la else "tie"
+            expected = (
+                row.condition_a if la > lb else row.condition_b if lb > la else "tie"
+            )
         assert row.winner == expected, row
 
 
 def _check_win_rates(rows: list[dict[str, Any]], verdicts: pd.DataFrame) -> None:
-    score = np.where(verdicts["winner"] == verdicts["condition_a"], 1.0, np.where(verdicts["winner"] == "tie", 0.5, 0.0))
+    score = np.where(
+        verdicts["winner"] == verdicts["condition_a"],
+        1.0,
+        np.where(verdicts["winner"] == "tie", 0.5, 0.0),
+    )
     frame = verdicts.assign(score=score)
-    expected = frame.groupby(["condition_a", "condition_b"])["score"].agg(["mean", "size"])
+    expected = frame.groupby(["condition_a", "condition_b"])["score"].agg(
+        ["mean", "size"]
+    )
     assert len(rows) == 3
     for row in rows:
         mean, n = expected.loc[(row["a"], row["b"])]
         assert row["n"] == n and abs(row["win_rate"] - mean) < 1e-9
         assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
-        pair = frame[(frame["condition_a"] == row["a"]) & (frame["condition_b"] == row["b"])]
-        cells = pair.assign(diff=pair["length_a"] - pair["length_b"]).groupby(["item_id", "epoch"])[["diff", "score"]].mean()
+        pair = frame[
+            (frame["condition_a"] == row["a"]) & (frame["condition_b"] == row["b"])
+        ]
+        cells = (
+            pair.assign(diff=pair["length_a"] - pair["length_b"])
+            .groupby(["item_id", "epoch"])[["diff", "score"]]
+            .mean()
+        )
         corr = np.corrcoef(cells["diff"], cells["score"])[0, 1]
-        if np.isnan(corr):  # e.g. the first-position judge: every cell's two orders average to a tie
+        if np.isnan(
+            corr
+        ):  # e.g. the first-position judge: every cell's two orders average to a tie
             assert row["length_corr"] is None
         else:
             assert abs(row["length_corr"] - corr) < 1e-9
@@ -209,7 +258,11 @@ def _check_strengths(rows: list[dict[str, Any]], verdicts: pd.DataFrame) -> None
     x = np.zeros((len(verdicts), len(ids)))
     x[np.arange(len(verdicts)), verdicts["condition_a"].map(column)] = 1.0
     x[np.arange(len(verdicts)), verdicts["condition_b"].map(column)] = -1.0
-    y = np.where(verdicts["winner"] == verdicts["condition_a"], 1.0, np.where(verdicts["winner"] == "tie", 0.5, 0.0))
+    y = np.where(
+        verdicts["winner"] == verdicts["condition_a"],
+        1.0,
+        np.where(verdicts["winner"] == "tie", 0.5, 0.0),
+    )
     fit = sm.GLM(y, x[:, 1:], family=sm.families.Binomial()).fit(tol=1e-12)
     expected = [0.0, *fit.params]
     got = {row["gen_condition_id"]: row for row in rows}
@@ -221,25 +274,53 @@ def _check_strengths(rows: list[dict[str, Any]], verdicts: pd.DataFrame) -> None
         assert got[condition]["strength"] <= got[condition]["ci_high"] + 1e-9
 
 
-def test_a_killed_pairwise_grade_repays_only_the_calls_in_flight(tmp_path, capsys, server, monkeypatch):
+def test_a_killed_pairwise_grade_repays_only_the_calls_in_flight(
+    tmp_path, capsys, server, monkeypatch
+):
     config = study(tmp_path)
     assert cli(capsys, "generate", str(config))[0] == 0
     add_graders(
         config,
-        {"content": {"model": "openai-api/local/pw-content", "kind": "pairwise", "max_connections": 1, "max_retries": 0}},
+        {
+            "content": {
+                "model": "openai-api/local/pw-content",
+                "kind": "pairwise",
+                "max_connections": 1,
+                "max_retries": 0,
+            }
+        },
     )
-    assert cli(capsys, "grade", str(config), "--condition", "scorer_exact-match")[0] == 0
+    assert (
+        cli(capsys, "grade", str(config), "--condition", "scorer_exact-match")[0] == 0
+    )
     total = 3 * 16 * 2
-    pace = {"delay": 0.3}  # slow until the kill, so it lands mid-grade; then at full speed
+    pace = {
+        "delay": 0.3
+    }  # slow until the kill, so it lands mid-grade; then at full speed
     with OpenAIServer(responder=respond, delay=lambda _: pace["delay"]) as slow:
         env = {**os.environ, **slow.env(), "INSPECT_DISPLAY": "none"}
         proc = subprocess.Popen(
-            [sys.executable, "-m", "itemeval", "grade", str(config), "--display", "none"],
-            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            [
+                sys.executable,
+                "-m",
+                "itemeval",
+                "grade",
+                str(config),
+                "--display",
+                "none",
+            ],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
         try:
             deadline = time.monotonic() + 120
-            while len(slow.statuses) < 4 and time.monotonic() < deadline and proc.poll() is None:
+            while (
+                len(slow.statuses) < 4
+                and time.monotonic() < deadline
+                and proc.poll() is None
+            ):
                 time.sleep(0.05)
             time.sleep(1.0)  # a finished verdict is durable within about a second
             proc.send_signal(signal.SIGKILL)
@@ -264,10 +345,14 @@ def test_a_killed_pairwise_grade_repays_only_the_calls_in_flight(tmp_path, capsy
         assert code == 0
         recovered = result["recovered_rows"].get("pairwise", 0)
         assert recovered >= 4
-        assert {c["slug"]: c["planned"] for c in result["conditions"]}["content_builtin-pairwise"] == total - recovered
+        assert {c["slug"]: c["planned"] for c in result["conditions"]}[
+            "content_builtin-pairwise"
+        ] == total - recovered
         resent = [_prompt(body) for body in slow.requests[sent_before:]]
         assert len(resent) == total - recovered  # only what the journal did not hold
-        assert len(paid_before & set(resent)) <= 1  # at most the one call in flight at the kill
+        assert (
+            len(paid_before & set(resent)) <= 1
+        )  # at most the one call in flight at the kill
     verdicts = store(tmp_path)
     assert len(verdicts) == total and verdicts["error"].isna().all()
     assert solver_requests(server) == 48
