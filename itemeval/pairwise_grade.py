@@ -11,8 +11,14 @@ from . import pairwise, pairwise_plan, plan
 from .cost import EstimateLine, ObservedLengths, lines_for_specs
 from .outcomes import SampleResult
 from .pricing import PriceTable
-from .records import PAIRWISE_KEY, Cell, GenerateCondition, GradeCondition, Item
-from .records import TaskSpec
+from .records import (
+    PAIRWISE_KEY,
+    Cell,
+    GenerateCondition,
+    GradeCondition,
+    Item,
+    TaskSpec,
+)
 from .state import solution_state
 from .store import read_store
 from .store.journal import journaled_keys
