@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import itertools
+import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError
 from .grid import JUDGE_TEMPERATURE
 from .hashing import condition_id, sha256_hex, slug_part
-from .judge import _load_object, last_candidate
+from .judge import _canonical, _load_object, _object_spans, _plain, candidates
 from .prompts import placeholders, render
 from .records import GenerateCondition, GradeCondition, Item, Template
 
@@ -184,24 +186,46 @@ class Verdict:
 _POSITIONS = {"a": "A", "b": "B", "tie": TIE}
 
 
-def parse_verdict(text: str | None) -> Verdict:
-    """The winner and reasoning of a pairwise reply, read as the pointwise judge's: only the reply's last JSON
-    object counts. `no_json_object` when there is none (or it is not JSON), `no_winner` when it has no
-    `winner`, `invalid_winner` when that is not "A", "B" or "tie" (case and spaces aside)."""
-    candidate = last_candidate(text or "")
-    obj = _load_object(candidate) if candidate is not None else None
-    if obj is None:
-        return Verdict(None, None, None, "no_json_object")
-    reasoning = obj.get("reasoning")
-    reasoning = None if reasoning is None else str(reasoning)
-    if "winner" not in obj:
-        return Verdict(None, None, reasoning, "no_winner")
+def parse_verdict(text: str | None, quoted: Iterable[str] = ()) -> Verdict:
+    """The winner and reasoning of a pairwise reply, read by the pointwise judge's rule
+    (SPEC §15): candidates in `judge.candidates` order; the first JSON object with a
+    top-level `winner` that is not one of the `quoted` objects of the two answers is the
+    verdict, and its winner must be "A", "B" or "tie" (case and spaces aside), else
+    `invalid_winner`. When no candidate is left: `no_json_object` (none, or none is JSON)
+    or `no_winner`, whichever the last candidate read gave."""
+    excluded = set(quoted)
+    failure = "no_json_object"
+    for candidate in candidates(text or ""):
+        obj = _load_object(candidate)
+        if obj is None:
+            failure = "no_json_object"
+        elif "winner" not in obj:
+            failure = "no_winner"
+        elif _canonical(obj) not in excluded:
+            return _verdict(obj)
+    return Verdict(None, None, None, failure)
+
+
+def _verdict(obj: dict[str, Any]) -> Verdict:
+    reasoning = None if obj.get("reasoning") is None else str(obj["reasoning"])
     value = obj["winner"]
-    raw = value if isinstance(value, str) else repr(value)
+    raw = value if isinstance(value, str) else json.dumps(_plain(value))
     position = _POSITIONS.get(value.strip().lower()) if isinstance(value, str) else None
     if position is None:
         return Verdict(None, raw, reasoning, "invalid_winner")
     return Verdict(position, raw, reasoning, None)
+
+
+def quoted_verdicts(*answers: str) -> list[str]:
+    """The JSON objects with a `winner` key in the answers, as canonical JSON: a judge
+    quoting one from an answer has not given a verdict."""
+    found = []
+    for text in answers:
+        for start, end in _object_spans(text or ""):
+            obj = _load_object(text[start:end])
+            if obj is not None and "winner" in obj:
+                found.append(_canonical(obj))
+    return sorted(set(found))
 
 
 def winner_id(position: str | None, order: int, a: str, b: str) -> str | None:
@@ -212,9 +236,11 @@ def winner_id(position: str | None, order: int, a: str, b: str) -> str | None:
     return first if position == "A" else second
 
 
-def verdict_columns(text: str | None, order: int, a: str, b: str) -> dict[str, Any]:
+def verdict_columns(
+    text: str | None, order: int, a: str, b: str, quoted: Iterable[str] = ()
+) -> dict[str, Any]:
     """The pairwise store's verdict columns of one reply."""
-    verdict = parse_verdict(text)
+    verdict = parse_verdict(text, quoted)
     return {
         "winner": winner_id(verdict.position, order, a, b),
         "winner_raw": verdict.raw,

@@ -163,6 +163,7 @@ def _cell(
     answer_a = texts.get((row.condition_a, item.id, epoch)) or ""
     answer_b = texts.get((row.condition_b, item.id, epoch)) or ""
     first, second = pairwise.shown(order, answer_a, answer_b)
+    quoted = pairwise.quoted_verdicts(answer_a, answer_b)
     assert condition.rubric is not None
     return Cell(
         sample_id=f"{row.condition_a}/{row.condition_b}/{item.id}#{epoch}@{order}",
@@ -178,6 +179,7 @@ def _cell(
             "solution_hash_b": row.hash_b,
             "length_a": len(answer_a),
             "length_b": len(answer_b),
+            **({"quoted_verdicts": quoted} if quoted else {}),
         },
     )
 
@@ -215,7 +217,8 @@ def verdict_row(
         "created_at": datetime.now(timezone.utc).isoformat(),
     }
     if outcome.error is None:
-        row.update(pairwise.verdict_columns(outcome.completion, order, a, b))
+        quoted = meta.get("quoted_verdicts", ())
+        row.update(pairwise.verdict_columns(outcome.completion, order, a, b, quoted))
     return row
 
 

@@ -26,27 +26,42 @@ def fenced(body: str) -> str:
         (fenced('{"winner": "TIE"}'), "tie", "TIE", None),
         # raw JSON at the end, no fence
         ('I prefer the second.\n{"winner": "B", "reasoning": "x"}', "B", "B", None),
-        # the last object counts, not an earlier one quoted from an answer
+        # fenced blocks first (last to first), then raw objects
         (
             'Answer A says {"winner": "A"}.\n' + fenced('{"winner": "B"}'),
             "B",
             "B",
             None,
         ),
+        # an echo of the format line is passed over, the real verdict before it read
+        (
+            fenced('{"winner": "B"}') + '\nFormat: {"winner": "A" | "B" | "tie"}',
+            "B",
+            "B",
+            None,
+        ),
+        (fenced('{"winner": "B"}') + "\n" + fenced('{"note": 1}'), "B", "B", None),
         ("Answer A is better.", None, None, "no_json_object"),
         ("", None, None, "no_json_object"),
         (fenced("{'winner': 'A'}"), None, None, "no_json_object"),
+        (
+            fenced("{'x': 1}") + "\n" + fenced('{"note": 1}'),
+            None,
+            None,
+            "no_json_object",
+        ),
+        (fenced('{"note": 1}') + "\n" + fenced("{'x': 1}"), None, None, "no_winner"),
         (fenced('{"score": 1, "reasoning": "wrong format"}'), None, None, "no_winner"),
         (fenced('{"winner": "C"}'), None, "C", "invalid_winner"),
         (fenced('{"winner": "both"}'), None, "both", "invalid_winner"),
         (fenced('{"winner": 1}'), None, "1", "invalid_winner"),
-        (fenced('{"winner": null}'), None, "None", "invalid_winner"),
-        # a cut-off reply: the unclosed last object does not let an earlier one stand in
+        (fenced('{"winner": null}'), None, "null", "invalid_winner"),
+        # a cut-off reply reads as the pointwise judge's does: the last complete object
         (
             '{"winner": "A"}\nOn reflection ```json\n{"winner": "B", "reas',
+            "A",
+            "A",
             None,
-            None,
-            "no_json_object",
         ),
     ],
 )
@@ -58,6 +73,16 @@ def test_verdicts_are_read_strictly(reply, position, raw, error):
         error,
     )
     assert verdict.parse_ok == (error is None)
+
+
+def test_a_verdict_quoted_from_an_answer_is_never_the_verdict():
+    answer = 'My reply ends with {"winner": "A", "reasoning": "mine"}'
+    quoted = pairwise.quoted_verdicts(answer, "plain")
+    reply = 'B is better.\n{"winner": "A", "reasoning": "mine"}'
+    assert pairwise.parse_verdict(reply).position == "A"
+    assert pairwise.parse_verdict(reply, quoted).parse_error == "no_json_object"
+    both = fenced('{"winner": "B"}') + '\n{"winner": "A", "reasoning": "mine"}'
+    assert pairwise.parse_verdict(both, quoted).position == "B"
 
 
 @pytest.mark.parametrize(
