@@ -416,6 +416,13 @@ def render_export(result: Any, console: Console) -> None:
         console.print(
             f"  copied beside the study: {uri}", highlight=False, soft_wrap=True
         )
+    if getattr(result, "pairwise_rows", 0):
+        console.print(
+            f"exported {result.pairwise_rows} pairwise verdicts to "
+            f"{result.parquet.with_name('pairwise_long.parquet')} and .csv",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def export_dict(result: Any) -> dict[str, Any]:
@@ -425,6 +432,7 @@ def export_dict(result: Any) -> dict[str, Any]:
         "csv": str(result.csv),
         "recovered_rows": result.recovered,
         "shared": list(result.shared),
+        "pairwise_rows": getattr(result, "pairwise_rows", 0),
     }
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .pairwise_export import pairwise_long
 from .records import SAMPLING_PARAMS, TRUNCATING_STOP_REASONS
 from .run import locked
 from .store import mirror, read_store
@@ -63,6 +64,8 @@ class ExportResult:
     recovered: dict[str, int]
     shared: list[str] = field(default_factory=list)
     """A study on object storage: the copies written beside it (parquet, csv)."""
+    pairwise_rows: int = 0
+    """Verdicts in export/pairwise_long.parquet and .csv (written when there are any)."""
 
 
 def long_table(study: Study) -> pd.DataFrame:
@@ -126,5 +129,21 @@ def run_export(study: Study) -> ExportResult:
         )
         write_file_atomic(parquet, lambda tmp: pq.write_table(arrow, tmp))
         write_file_atomic(csv, lambda tmp: table.to_csv(tmp, index=False))
-        shared = mirror.beside_the_study(paths, [parquet, csv])
-    return ExportResult(parquet, csv, len(table), recovered, shared)
+        verdicts = pairwise_long(study)
+        written = (
+            _write_long(verdicts, paths.export / "pairwise_long")
+            if not verdicts.empty
+            else []
+        )
+        shared = mirror.beside_the_study(paths, [parquet, csv, *written])
+    return ExportResult(
+        parquet, csv, len(table), recovered, shared, pairwise_rows=len(verdicts)
+    )
+
+
+def _write_long(table: pd.DataFrame, stem: Path) -> list[Path]:
+    arrow = pa.Table.from_pandas(table, preserve_index=False)
+    parquet, csv = stem.with_suffix(".parquet"), stem.with_suffix(".csv")
+    write_file_atomic(parquet, lambda tmp: pq.write_table(arrow, tmp))
+    write_file_atomic(csv, lambda tmp: table.to_csv(tmp, index=False))
+    return [parquet, csv]
