@@ -29,6 +29,7 @@ BENCHMARKS = {
     "delta": "bench_delta.py",
     "longtail": "bench_longtail.py",
     "view": "bench_view.py",
+    "pairwise": "bench_pairwise.py",
 }
 # bench_store.py prints its verdict on one line; its two targets are read back from it.
 _STORE_LINE = re.compile(

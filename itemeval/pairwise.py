@@ -1,4 +1,5 @@
-"""The pairwise judge's contract: its conditions, which pairs and orders it asks, and how a verdict reads."""
+"""The pairwise judge's contract: its conditions, which pairs and orders it asks, and
+how a verdict reads."""
 
 from __future__ import annotations
 
@@ -30,8 +31,8 @@ SUFFIX_VERSION = "1"
 SUFFIX = """\
 ## How to reply
 
-Compare the two answers first. Then end your reply with a fenced JSON block, and write nothing \
-after it:
+Compare the two answers first. Then end your reply with a fenced JSON block, and \
+write nothing after it:
 
 ```json
 {"winner": "A", "reasoning": "<one or two sentences explaining the verdict>"}
@@ -43,15 +44,17 @@ after it:
 
 
 def with_suffix(rendered_rubric: str) -> str:
-    """A rendered pairwise rubric followed by the verdict format, separated by one blank line."""
+    """A rendered pairwise rubric followed by the verdict format, separated by one blank
+    line."""
     return f"{rendered_rubric.rstrip()}\n\n{SUFFIX}"
 
 
-# ---- conditions --------------------------------------------------------------------------------
+# ---- conditions ----------------------------------------------------------------------
 
 
 def is_pairwise(config: StudyConfig, grader_name: str) -> bool:
-    """Whether a grader name (under `graders:`) is a pairwise judge; a bare model id never is."""
+    """Whether a grader name (under `graders:`) is a pairwise judge; a bare model id
+    never is."""
     grader = config.graders.get(grader_name)
     return grader is not None and grader.kind == "pairwise"
 
@@ -59,8 +62,9 @@ def is_pairwise(config: StudyConfig, grader_name: str) -> bool:
 def pairwise_condition(
     grader_name: str, grader: Grader, rubric: Template, baseline: str | None
 ) -> GradeCondition:
-    """A pairwise judge's grade condition; `baseline` (a generate condition id) and the orders are not in its
-    id: they choose which verdicts to ask, and a verdict means the same whichever asked for it."""
+    """A pairwise judge's grade condition; `baseline` (a generate condition id) and the
+    orders are not in its id: they choose which verdicts to ask, and a verdict means
+    the same whichever asked for it."""
     params = {
         name: getattr(grader, name)
         for name in ("max_tokens", "reasoning_effort", "reasoning_tokens")
@@ -91,13 +95,15 @@ def pairwise_condition(
 
 
 def check_rubric(rubric: Template, *, field: str) -> list[str]:
-    """Raise when a pairwise rubric lacks a required placeholder; warn about unknown-looking ones."""
+    """Raise when a pairwise rubric lacks a required placeholder; warn about
+    unknown-looking ones."""
     present = set(placeholders(rubric.text))
     missing = [name for name in REQUIRED_FIELDS if name not in present]
     if missing:
         need = ", ".join("{" + name + "}" for name in missing)
         raise ConfigError(
-            f"{field}: pairwise rubric {rubric.ref!r} ({rubric.path}) must contain {need}"
+            f"{field}: pairwise rubric {rubric.ref!r} ({rubric.path}) "
+            f"must contain {need}"
         )
     return [
         f"rubric {rubric.ref!r}: {{{name}}} is not a known pairwise placeholder "
@@ -125,11 +131,12 @@ def resolve_baseline(
     return found[0].id
 
 
-# ---- which verdicts to ask -------------------------------------------------------------------------
+# ---- which verdicts to ask -----------------------------------------------------------
 
 
 def pairs(condition_ids: list[str], baseline: str | None) -> list[tuple[str, str]]:
-    """(condition_a, condition_b) with a < b by id: every pair, or the baseline against each other one."""
+    """(condition_a, condition_b) with a < b by id: every pair, or the baseline against
+    each other one."""
     ids = sorted(set(condition_ids) | ({baseline} if baseline else set()))
     if baseline is None:
         return list(itertools.combinations(ids, 2))
@@ -137,9 +144,9 @@ def pairs(condition_ids: list[str], baseline: str | None) -> list[tuple[str, str
 
 
 def orders_for(key: tuple[str, str, str, str, int], orders: int) -> tuple[int, ...]:
-    """Both orders; or, with `orders: 1`, one order drawn from the pair's key (grade condition, a, b, item,
-    epoch), so the same verdict is asked on every machine and run, and each position is shown first about
-    half the time."""
+    """Both orders; or, with `orders: 1`, one order drawn from the pair's key (grade
+    condition, a, b, item, epoch), so the same verdict is asked on every machine and
+    run, and each position is shown first about half the time."""
     if orders == 2:
         return (1, 2)
     draw = int(sha256_hex("\0".join(map(str, key)))[:8], 16)
@@ -147,12 +154,14 @@ def orders_for(key: tuple[str, str, str, str, int], orders: int) -> tuple[int, .
 
 
 def shown(order: int, answer_a: str, answer_b: str) -> tuple[str, str]:
-    """(first answer shown, second answer shown): order 1 shows A first, order 2 shows B first."""
+    """(first answer shown, second answer shown): order 1 shows A first, order 2 shows B
+    first."""
     return (answer_a, answer_b) if order == 1 else (answer_b, answer_a)
 
 
 def render_prompt(rubric: Template, item: Item, first: str, second: str) -> str:
-    """The rubric over one item with the two answers in the positions they are shown, plus the format."""
+    """The rubric over one item with the two answers in the positions they are shown,
+    plus the format."""
     values = {
         **item.metadata,
         "input": item.input,
@@ -165,12 +174,13 @@ def render_prompt(rubric: Template, item: Item, first: str, second: str) -> str:
     return with_suffix(render(rubric.text, values))
 
 
-# ---- reading a verdict ---------------------------------------------------------------------------
+# ---- reading a verdict ---------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """What was read from one pairwise reply: the position letter ("A", "B", "tie"), or why there is none."""
+    """What was read from one pairwise reply: the position letter ("A", "B", "tie"), or
+    why there is none."""
 
     position: str | None
     raw: str | None
@@ -189,10 +199,10 @@ _POSITIONS = {"a": "A", "b": "B", "tie": TIE}
 def parse_verdict(text: str | None, quoted: Iterable[str] = ()) -> Verdict:
     """The winner and reasoning of a pairwise reply, read by the pointwise judge's rule
     (SPEC §15): candidates in `judge.candidates` order; the first JSON object with a
-    top-level `winner` that is not one of the `quoted` objects of the two answers is the
-    verdict, and its winner must be "A", "B" or "tie" (case and spaces aside), else
-    `invalid_winner`. When no candidate is left: `no_json_object` (none, or none is JSON)
-    or `no_winner`, whichever the last candidate read gave."""
+    top-level `winner` that is not one of the `quoted` objects of the two answers is
+    the verdict, and its winner must be "A", "B" or "tie" (case and spaces aside),
+    else `invalid_winner`. When no candidate is left: `no_json_object` (none, or none
+    is JSON) or `no_winner`, whichever the last candidate read gave."""
     excluded = set(quoted)
     failure = "no_json_object"
     for candidate in candidates(text or ""):
@@ -229,7 +239,8 @@ def quoted_verdicts(*answers: str) -> list[str]:
 
 
 def winner_id(position: str | None, order: int, a: str, b: str) -> str | None:
-    """The winning condition's id (or "tie") of a position letter: the letter names the answer shown there."""
+    """The winning condition's id (or "tie") of a position letter: the letter names the
+    answer shown there."""
     if position is None or position == TIE:
         return position
     first, second = (a, b) if order == 1 else (b, a)

@@ -1,4 +1,5 @@
-"""Pairwise judging inside `itemeval grade`: pending verdicts, their inspect tasks and their store rows."""
+"""Pairwise judging inside `itemeval grade`: pending verdicts, their inspect tasks and
+their store rows."""
 
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ def pending(
     force: bool,
     only: tuple[str, ...] = (),
 ) -> pd.DataFrame:
-    """The verdicts to ask now, over the selected generate conditions (and each condition's baseline)."""
+    """The verdicts to ask now, over the selected generate conditions (and each
+    condition's baseline)."""
     return pairwise_plan.plan_pairs(
         state(study, generate, conditions, items), force=force, only=only
     )
@@ -50,8 +52,8 @@ def state(
     *,
     extra: tuple[str, ...] = (),
 ) -> pd.DataFrame:
-    """Every verdict the conditions ask of the stored answers, with its state (and the stored verdict's
-    `extra` columns where there is one)."""
+    """Every verdict the conditions ask of the stored answers, with its state (and the
+    stored verdict's `extra` columns where there is one)."""
     if not conditions:
         return pairwise_plan.pair_state(
             pd.DataFrame(columns=pairwise_plan.CELL_COLUMNS),
@@ -82,7 +84,8 @@ def shard_pending(
     todo: pd.DataFrame,
     shard: plan.Shard,
 ) -> pd.DataFrame:
-    """The shard's verdicts (by grade condition and item, or by judge model), less its journaled ones."""
+    """The shard's verdicts (by grade condition and item, or by judge model), less its
+    journaled ones."""
     owners = {c.id: c.grader_model or "" for c in conditions}
     todo = todo[plan.in_shard(todo, shard, "grade_condition_id", owners)]
     done = journaled_keys(study.paths, shard.tag, STORE, PAIRWISE_KEY)
@@ -107,7 +110,8 @@ def task_specs(
     config_for: Callable[[GradeCondition], dict[str, Any]],
     cache_scope: Callable[[str], str] = str,
 ) -> list[TaskSpec]:
-    """One inspect task per pairwise condition with verdicts to ask, each cell a rendered pair."""
+    """One inspect task per pairwise condition with verdicts to ask, each cell a
+    rendered pair."""
     if todo.empty:
         return []
     items = {item.id: item for item in study.items}
@@ -187,7 +191,8 @@ def _cell(
 def verdict_row(
     condition: GradeCondition, outcome: SampleResult, *, run_id: str, usd: float | None
 ) -> dict[str, Any]:
-    """One pairwise.parquet row from a judge call: the verdict, its parse failure, or the call's error."""
+    """One pairwise.parquet row from a judge call: the verdict, its parse failure, or
+    the call's error."""
     meta = outcome.metadata
     a, b, order = meta["condition_a"], meta["condition_b"], int(meta["order"])
     row = {
@@ -228,8 +233,9 @@ def estimate_lines(
     conditions: list[GradeCondition],
     prices: PriceTable,
 ) -> list[EstimateLine]:
-    """The judge calls of exactly these verdicts, priced by their rendered prompts; the expected reply is
-    as long as this condition's stored verdicts, else this model's replies as a pairwise or pointwise judge."""
+    """The judge calls of exactly these verdicts, priced by their rendered prompts; the
+    expected reply is as long as this condition's stored verdicts, else this model's
+    replies as a pairwise or pointwise judge."""
     columns = ["grade_condition_id", "grader_model", "error", "output_tokens"]
     verdicts = read_store(study.paths, STORE, columns).to_pandas()
     judged = read_store(study.paths, "grades", [*columns, "grade_kind"]).to_pandas()

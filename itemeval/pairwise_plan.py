@@ -1,4 +1,5 @@
-"""Pure planning of pairwise verdicts: the cells each pair has, their stored state, the ones to ask now."""
+"""Pure planning of pairwise verdicts: the cells each pair has, their stored state, the
+ones to ask now."""
 
 from __future__ import annotations
 
@@ -27,11 +28,12 @@ def pair_cells(
     condition: GradeCondition,
     gen_ids: Sequence[str],
 ) -> pd.DataFrame:
-    """Every (pair, item, epoch, order) a pairwise condition asks: the items and epochs both conditions of a
-    pair have a gradable solution for, with the two solutions' current hashes.
+    """Every (pair, item, epoch, order) a pairwise condition asks: the items and epochs
+    both conditions of a pair have a gradable solution for, with the two solutions'
+    current hashes.
 
-    `gradable` has (condition_id, item_id, epoch, solution_hash), as plan.gradable returns it.
-    """
+    `gradable` has (condition_id, item_id, epoch, solution_hash), as plan.gradable
+    returns it."""
     frames = []
     for a, b in pairwise.pairs(list(gen_ids), condition.baseline):
         left = _side(gradable, a, "hash_a")
@@ -56,7 +58,8 @@ def _side(gradable: pd.DataFrame, condition_id: str, hash_name: str) -> pd.DataF
 
 
 def _with_orders(cells: pd.DataFrame, condition: GradeCondition) -> pd.DataFrame:
-    """One row per order asked: both, or the one `orders: 1` draws from the cell's key."""
+    """One row per order asked: both, or the one `orders: 1` draws from the cell's
+    key."""
     keys = zip(
         cells["grade_condition_id"],
         cells["condition_a"],
@@ -70,10 +73,10 @@ def _with_orders(cells: pd.DataFrame, condition: GradeCondition) -> pd.DataFrame
 
 
 def pair_state(cells: pd.DataFrame, stored: pd.DataFrame) -> pd.DataFrame:
-    """Each cell with its `state`: done, parse_failed, stale (an answer changed), error or pending.
+    """Each cell with its `state`: done, parse_failed, stale (an answer changed), error
+    or pending.
 
-    A verdict is current only while both answers it was given are the stored ones.
-    """
+    A verdict is current only while both answers it was given are the stored ones."""
     extra = [c for c in stored.columns if c not in STATE_COLUMNS]  # they ride along
     verdicts = stored.reindex(columns=[*STATE_COLUMNS, *extra]).rename(
         columns={"error": "verdict_error"}
@@ -98,11 +101,13 @@ def pair_state(cells: pd.DataFrame, stored: pd.DataFrame) -> pd.DataFrame:
 def plan_pairs(
     state: pd.DataFrame, *, force: bool, only: Sequence[str] = ()
 ) -> pd.DataFrame:
-    """The verdicts to ask now, by the same rule as every grade: parse failures are final, errors retried."""
+    """The verdicts to ask now, by the same rule as every grade: parse failures are
+    final, errors retried."""
     return plan.plan_grade(state, force=force, only=only)
 
 
 def pair_counts(state: pd.DataFrame) -> pd.DataFrame:
-    """Per pairwise condition: verdicts asked of it (`solutions`), done, parse_failed, stale, errors, pending,
-    usd, as plan.grade_counts gives them for a grade condition."""
+    """Per pairwise condition: verdicts asked of it (`solutions`), done, parse_failed,
+    stale, errors, pending, usd, as plan.grade_counts gives them for a grade
+    condition."""
     return plan.grade_counts(state)

@@ -1,4 +1,5 @@
-"""The `pairwise` and `strengths` lists of `itemeval results`, from the current verdicts in the store."""
+"""The `pairwise` and `strengths` lists of `itemeval results`, from the current verdicts
+in the store."""
 
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ def current_verdicts(
     conditions: list[GradeCondition],
     items: Collection[str] | None = None,
 ) -> pd.DataFrame:
-    """Valid verdicts on the answers stored now (no error, parsed, neither answer changed since)."""
+    """Valid verdicts on the answers stored now (no error, parsed, neither answer
+    changed since)."""
     state = pairwise_grade.state(
         study, study.generate, conditions, extra=VERDICT_COLUMNS
     )
@@ -69,7 +71,8 @@ def results_lists(
 def pair_rows(
     grade_condition_id: str, verdicts: pd.DataFrame, *, seed: int = 0
 ) -> list[dict[str, Any]]:
-    """One row per pair of conditions: A's win rate (ties half) and the judge's biases on that pair."""
+    """One row per pair of conditions: A's win rate (ties half) and the judge's biases
+    on that pair."""
     rows = []
     for (a, b), group in verdicts.groupby(["condition_a", "condition_b"], sort=True):
         result = pairwise_stats.pair_stats(group, seed=seed)
@@ -99,7 +102,8 @@ def pair_rows(
 def strength_rows(
     grade_condition_id: str, verdicts: pd.DataFrame, *, seed: int = 0
 ) -> list[dict[str, Any]]:
-    """One row per generate condition: its Bradley–Terry strength, interval and Elo-scale score."""
+    """One row per generate condition: its Bradley–Terry strength, interval and
+    Elo-scale score."""
     conditions = sorted(set(verdicts["condition_a"]) | set(verdicts["condition_b"]))
     fit = pairwise_stats.strengths(verdicts, conditions, seed=seed)
     return [

@@ -1,9 +1,10 @@
-"""The statistics of pairwise verdicts: win rates, position and length bias, Bradley–Terry strengths.
+"""The statistics of pairwise verdicts: win rates, position and length bias,
+Bradley–Terry strengths.
 
-Pure functions over a frame of one pairwise condition's valid verdicts (columns condition_a,
-condition_b, item_id, epoch, order, winner, length_a, length_b), no I/O. Intervals resample items
-(every verdict on an item goes with it), like every interval of `itemeval results`.
-"""
+Pure functions over a frame of one pairwise condition's valid verdicts (columns
+condition_a, condition_b, item_id, epoch, order, winner, length_a, length_b), no I/O.
+Intervals resample items (every verdict on an item goes with it), like every interval of
+`itemeval results`."""
 
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ from .stats import BOOTSTRAP_RESAMPLES, LEVEL, NAN, _resample_weights
 
 ELO_BASE = 1000.0
 ELO_SCALE = 400.0 / math.log(10.0)
-"""Elo points per unit of log-strength: a 400-point gap is 10:1 odds, as in chess and model arenas."""
+"""Elo points per unit of log-strength: a 400-point gap is 10:1 odds, as in chess and
+model arenas."""
 POSITION_FLIP_FLAG = 0.25
-"""A pair whose verdict flips in at least this share of its both-order cells (and whose first position wins
-more often than chance) is flagged `position_bias`."""
+"""A pair whose verdict flips in at least this share of its both-order cells (and whose
+first position wins more often than chance) is flagged `position_bias`."""
 LENGTH_CORR_FLAG = 0.3
 """|length_corr| at least this (and p < 0.05) flags `length_bias`."""
 _NEWTON_STEPS = 100
@@ -34,7 +36,7 @@ def a_scores(verdicts: pd.DataFrame) -> np.ndarray:
     return won_a + 0.5 * tie
 
 
-# ---- one pair of conditions ---------------------------------------------------------------------
+# ---- one pair of conditions ----------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,8 @@ class PairStats:
     ci_high: float
     flip_rate: float
     both_orders: int
-    """(item, epoch) cells with a valid verdict in both orders: what flip_rate is over."""
+    """(item, epoch) cells with a valid verdict in both orders (what flip_rate is
+    over)."""
     first_position_rate: float
     length_corr: float
     length_p: float
@@ -60,7 +63,8 @@ class PairStats:
 def pair_stats(
     verdicts: pd.DataFrame, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
 ) -> PairStats:
-    """Win rate of A (ties half) with its item-bootstrap interval, flips, first-position share, length bias."""
+    """Win rate of A (ties half) with its item-bootstrap interval, flips, first-position
+    share, length bias."""
     y = a_scores(verdicts)
     n = len(y)
     wins_a, ties = int((y == 1).sum()), int((y == 0.5).sum())
@@ -100,7 +104,8 @@ def win_rate_interval(
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = 0,
 ) -> tuple[float, float]:
-    """Percentile bootstrap of A's win rate, resampling items with all their verdicts."""
+    """Percentile bootstrap of A's win rate, resampling items with all their
+    verdicts."""
     if len(y) == 0:
         return NAN, NAN
     codes, _ = pd.factorize(verdicts["item_id"])
@@ -113,7 +118,8 @@ def win_rate_interval(
 
 
 def flip_rate(verdicts: pd.DataFrame) -> tuple[float, int]:
-    """(share of both-order cells whose two verdicts differ, how many such cells there are)."""
+    """(share of both-order cells whose two verdicts differ, how many such cells there
+    are)."""
     keys = ["item_id", "epoch"]
     first = verdicts[verdicts["order"] == 1][[*keys, "winner"]]
     second = verdicts[verdicts["order"] == 2][[*keys, "winner"]]
@@ -124,9 +130,9 @@ def flip_rate(verdicts: pd.DataFrame) -> tuple[float, int]:
 
 
 def _position_biased(verdicts: pd.DataFrame, flips: float) -> bool:
-    """Flips in at least POSITION_FLIP_FLAG of the both-order cells, and the first position wins more (or
-    less) often than a fair coin would (exact binomial test, p < 0.05): a noisy judge flips too, but favours
-    no position."""
+    """Flips in at least POSITION_FLIP_FLAG of the both-order cells, and the first
+    position wins more (or less) often than a fair coin would (exact binomial test, p
+    < 0.05): a noisy judge flips too, but favours no position."""
     if not flips >= POSITION_FLIP_FLAG:
         return False
     decided = verdicts[verdicts["winner"] != "tie"]
@@ -146,9 +152,10 @@ def first_position_rate(verdicts: pd.DataFrame) -> float:
 
 
 def length_correlation(verdicts: pd.DataFrame, y: np.ndarray) -> tuple[float, float]:
-    """(Pearson r, two-sided p) of A's score with A's length minus B's, over (item, epoch) cells: the two
-    orders of a cell are one observation (their mean score), not two, so the p-value is not halved by
-    counting each answer twice. NaN when either side is constant or there are fewer than 3 cells."""
+    """(Pearson r, two-sided p) of A's score with A's length minus B's, over (item,
+    epoch) cells: the two orders of a cell are one observation (their mean score),
+    not two, so the p-value is not halved by counting each answer twice. NaN when
+    either side is constant or there are fewer than 3 cells."""
     cells = (
         verdicts.assign(score=y, diff=verdicts["length_a"] - verdicts["length_b"])
         .groupby(["item_id", "epoch"], sort=False)[["score", "diff"]]
@@ -161,12 +168,13 @@ def length_correlation(verdicts: pd.DataFrame, y: np.ndarray) -> tuple[float, fl
     return float(result.statistic), float(result.pvalue)
 
 
-# ---- Bradley–Terry over every verdict -----------------------------------------------------------
+# ---- Bradley–Terry over every verdict ------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Strengths:
-    """Bradley–Terry log-strengths, the first condition (by id) fixed at 0, with bootstrap intervals."""
+    """Bradley–Terry log-strengths, the first condition (by id) fixed at 0, with
+    bootstrap intervals."""
 
     conditions: list[str]
     strength: np.ndarray
@@ -181,7 +189,8 @@ class Strengths:
 def item_tables(
     verdicts: pd.DataFrame, conditions: list[str]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(item codes, per item the score matrix W[k, i, j] = i's score against j, the count matrix N[k])."""
+    """(item codes, per item the score matrix W[k, i, j] = i's score against j, the
+    count matrix N[k])."""
     index = {c: k for k, c in enumerate(conditions)}
     codes, _ = pd.factorize(verdicts["item_id"])
     items, m = int(codes.max()) + 1 if len(codes) else 0, len(conditions)
@@ -198,18 +207,19 @@ def item_tables(
 
 
 def bradley_terry(wins: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Maximum-likelihood log-strengths (the first fixed at 0) from W (i's score against j; a tie gives each
-    half) and N (comparisons of i and j), by Newton's method on the concave log-likelihood.
+    """Maximum-likelihood log-strengths (the first fixed at 0) from W (i's score against
+    j; a tie gives each half) and N (comparisons of i and j), by Newton's method on
+    the concave log-likelihood.
 
-    All NaN when no maximum exists: when the conditions split into two groups one of which never scored
-    against the other, its strengths run off to infinity (the graph of "scored against" is not strongly
-    connected).
-    """
+    All NaN when no maximum exists: when the conditions split into two groups one of
+    which never scored against the other, its strengths run off to infinity (the graph
+    of "scored against" is not strongly connected)."""
     return bradley_terry_many(wins[None], counts[None])[0]
 
 
 def bradley_terry_many(wins: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """`bradley_terry` of R tables at once (W and N of shape R × m × m): Newton steps of all in one solve."""
+    """`bradley_terry` of R tables at once (W and N of shape R × m × m): Newton steps of
+    all in one solve."""
     fits, m = len(wins), wins.shape[-1]
     s = np.zeros((fits, m))
     ok = _estimable(wins) if m >= 2 else np.zeros(fits, dtype=bool)
@@ -231,8 +241,9 @@ def bradley_terry_many(wins: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 
 def _estimable(wins: np.ndarray) -> np.ndarray:
-    """Per table: whether every condition reaches every other along "scored against" edges (strongly
-    connected), by squaring the reachability matrix until paths of every length are in it."""
+    """Per table: whether every condition reaches every other along "scored against"
+    edges (strongly connected), by squaring the reachability matrix until paths of
+    every length are in it."""
     m = wins.shape[-1]
     reach = ((wins > 0) | np.eye(m, dtype=bool)).astype(float)
     for _ in range(max(1, math.ceil(math.log2(m)))):
@@ -248,8 +259,9 @@ def strengths(
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = 0,
 ) -> Strengths:
-    """Bradley–Terry strengths of `conditions` (sorted by id) from all verdicts, with percentile intervals
-    from resampled items; a resample where no maximum exists is left out of the interval."""
+    """Bradley–Terry strengths of `conditions` (sorted by id) from all verdicts, with
+    percentile intervals from resampled items; a resample where no maximum exists is
+    left out of the interval."""
     conditions = sorted(conditions)
     _, wins, counts = item_tables(verdicts, conditions)
     point = bradley_terry(wins.sum(axis=0), counts.sum(axis=0))

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .pairwise_report import pairwise_section
 from .results import (
     GEN_FACETS,
     ResultsOptions,
@@ -113,6 +114,8 @@ def _sections(
         sections.append(("agreement", _agreement(frame, results, slugs)))
     if results["calibration"]:
         sections.append(("calibration", _reliability(results, slugs)))
+    if results.get("pairwise"):
+        sections.append(("pairwise", pairwise_section(results, slugs, _svg)))
     if metadata:
         sections.append(("difficulty", _difficulty(study, metadata, frame)))
     sections += [("problems", _problems(study, slugs)), ("logs", _logs(study))]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Union
 
 import pyarrow as pa
@@ -12,6 +12,7 @@ import pyarrow.compute as pc
 from .errors import ConfigError
 from .generate import render_prompt
 from .grid import select
+from .pairwise_export import item_verdicts
 from .records import GenerateCondition, GradeCondition, Item
 from .results import grade_conditions
 from .store import read_store
@@ -127,6 +128,8 @@ class ItemView:
     replications: int
     item: dict[str, Any]
     conditions: list[ConditionView]
+    pairwise: list[dict[str, Any]] = field(default_factory=list)
+    """The item's pairwise verdicts, with each judge's reasoning."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"view": "item", **asdict(self)}
@@ -265,6 +268,7 @@ def item_view(study: Study, item_id: str, selectors: tuple[str, ...] = ()) -> It
         replications=study.replications,
         item=item_dict(item),
         conditions=views,
+        pairwise=item_verdicts(study, item.id),
     )
 
 

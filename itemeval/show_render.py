@@ -49,6 +49,31 @@ def render_item(view: ItemView, console: Console) -> None:
         console.print(Text("no generate condition chosen"))
     for condition in view.conditions:
         _render_condition(condition, console)
+    if view.pairwise:
+        _render_pairwise(view.pairwise, console)
+
+
+def _render_pairwise(verdicts: list[dict], console: Console) -> None:
+    """One line per pairwise verdict (A vs B, epoch, who was shown first, who won), then
+    the judge's reasoning."""
+    console.print(Rule(Text("pairwise verdicts", style="bold"), align="left"))
+    for row in verdicts:
+        outcome = (
+            f"error: {row['error']}"
+            if row["error"]
+            else f"parse failure: {row['parse_error']}"
+            if row["parse_error"]
+            else f"winner {row['winner_slug']}"
+        )
+        stale = " (stale: an answer changed since)" if row["stale"] else ""
+        console.print(
+            Text(
+                f"{row['grader']}: {row['slug_a']} vs {row['slug_b']} #{row['epoch']}, "
+                f"{row['shown_first']} shown first: {outcome}{stale}"
+            )
+        )
+        if row["reasoning"]:
+            console.print(Text(f"  {row['reasoning']}", style="dim"))
 
 
 def _item_grid(item: dict) -> Table:

@@ -26,6 +26,7 @@ from tests.openai_server import OpenAIServer
 
 SOLVERS = ["s1", "s2", "s3"]
 JUDGES = {"content": "pw-content", "first": "pw-first", "longer": "pw-longer"}
+JUDGES_BY_MODEL = set(JUDGES.values())
 ITEMS = [
     {"qid": f"q{i:02d}", "question": f"Describe topic {i}.", "answer": "", "d": "x"}
     for i in range(16)
@@ -194,6 +195,30 @@ def test_three_judges_with_known_preferences_over_stored_answers(
     code, again = cli(capsys, "grade", str(config))
     assert code == 0 and all(c["planned"] == 0 for c in again["conditions"])
     assert solver_requests(server) == 48
+    _check_status_show_export_report(tmp_path, capsys, config, verdicts)
+
+
+def _check_status_show_export_report(root, capsys, config, verdicts) -> None:
+    status = cli(capsys, "status", str(config))[1]
+    pairwise_rows = [row for row in status["grade"] if row["kind"] == "pairwise"]
+    assert {
+        (r["slug"], r["solutions"], r["done"], r["pending"]) for r in pairwise_rows
+    } == {(f"{name}_builtin-pairwise", 96, 96, 0) for name in JUDGES}
+    shown = cli(capsys, "show", str(config), "q03")[1]
+    assert len(shown["pairwise"]) == 3 * 3 * 2
+    assert {row["reasoning"] for row in shown["pairwise"]} == set(JUDGES_BY_MODEL)
+    exported = cli(capsys, "export", str(config))[1]
+    assert exported["pairwise_rows"] == len(verdicts)
+    long = pd.read_parquet(root / "studies" / "t" / "export" / "pairwise_long.parquet")
+    assert len(long) == len(verdicts) and not long["stale"].any()
+    first = long["shown_first"] == np.where(
+        long["order"] == 1, long["condition_a"], long["condition_b"]
+    )
+    assert first.all() and long["answer_a"].str.startswith("QUALITY").all()
+    report = cli(capsys, "report", str(config))[1]
+    assert "pairwise" in report["sections"]
+    html = Path(report["path"]).read_text()
+    assert "Pairwise judges" in html and "win rate (row over column)" in html
 
 
 def _check_winners_follow_the_script(root: Path, verdicts: pd.DataFrame) -> None:
