@@ -1,10 +1,11 @@
 """Pairwise judging against pointwise judging of the same answers, both from the CLI.
 
-Run: `.venv/bin/python benchmarks/bench_pairwise.py [--repeats N]`. Exit status 1 when the target is
-missed. Two conditions' answers to 10,000 items are written straight into the store
-(`common.write_solutions`); then, from the same snapshot each time, one `grade --grader judge`
-judges the 20,000 answers pointwise and one `grade --grader pw` asks the 10,000 pairs in both
-orders (20,000 verdicts), both with the offline `itemeval/judge`.
+Run: `.venv/bin/python benchmarks/bench_pairwise.py [--repeats N]`. Exit status 1 when
+the target is missed. Two conditions' answers to 10,000 items are written straight into
+the store (`common.write_solutions`); then, from the same snapshot each time, one
+`grade --grader judge` judges the 20,000 answers pointwise and one `grade --grader pw`
+asks the 10,000 pairs in both orders (20,000 verdicts), both with the offline
+`itemeval/judge`.
 
 Target (issue 29): pairwise wall <= 1.3x pointwise wall (median of the pairs).
 """
@@ -68,7 +69,7 @@ def pairwise_vs_pointwise(repeats: int) -> list[Result]:
             )
         return [
             Result(
-                f"pairwise {ITEMS:,} pairs (both orders) / pointwise {answers:,} answers",
+                f"pairwise {ITEMS:,} pairs x 2 / pointwise {answers:,} answers",
                 median(ratios),
                 "x",
                 MAX_RATIO,
