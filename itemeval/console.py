@@ -573,6 +573,22 @@ def render_results(data: dict[str, Any], console: Console) -> None:
                 data["agreement"],
             )
         )
+    if data.get("corrected"):
+        console.print(
+            fitted(
+                console,
+                "judge means corrected by human labels (prediction-powered)",
+                [
+                    name("solver", "gen_condition_id"),
+                    name("judge", "grade_condition_id"),
+                    Column("rater", lambda row: row["rater"], kind="name"),
+                    _number("labels", count("n_labelled"), 6),
+                    _number("mean", lambda row: _num(row["mean"]), 5),
+                    _number("95% CI", _ci, 11),
+                ],
+                data["corrected"],
+            )
+        )
     if data["calibration"]:
         console.print(
             fitted(

@@ -112,6 +112,8 @@ def _sections(
         sections.append(("differences", _heatmaps(results, slugs)))
     if results["agreement"]:
         sections.append(("agreement", _agreement(frame, results, slugs)))
+    if results.get("corrected"):
+        sections.append(("corrected", _corrected(results, slugs)))
     if results["calibration"]:
         sections.append(("calibration", _reliability(results, slugs)))
     if results.get("pairwise"):
@@ -356,6 +358,27 @@ def _heatmaps(results: dict[str, Any], slugs: dict[str, str]) -> str:
     return "".join(parts)
 
 
+def _corrected(results: dict[str, Any], slugs: dict[str, str]) -> str:
+    """Judge means corrected by a rater's labels (prediction-powered inference)."""
+    headers = ["solver", "judge", "rater", "labelled", "judged", "judge mean"]
+    rows = [
+        [
+            slugs.get(r["gen_condition_id"], r["gen_condition_id"]),
+            slugs.get(r["grade_condition_id"], r["grade_condition_id"]),
+            r["rater"],
+            r["n_labelled"],
+            r["n_judged"],
+            _num(r["judge_mean"]),
+            _num(r["mean"]),
+            f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}]",
+        ]
+        for r in results["corrected"]
+    ]
+    return "<h2>Judge means corrected by human labels</h2>" + _table(
+        [*headers, "corrected mean", "95% CI"], rows, left=3
+    )
+
+
 def _agreement(
     frame: pd.DataFrame, results: dict[str, Any], slugs: dict[str, str]
 ) -> str:
@@ -377,6 +400,7 @@ def _agreement(
                 "Spearman",
                 "kappa (quadratic)",
                 "alpha (interval)",
+                "bias A − B [95% CI]",
                 "threshold",
                 "both pass",
                 "A only",
@@ -392,6 +416,8 @@ def _agreement(
                     _num(r["spearman"]),
                     _num(r["kappa_quadratic"]),
                     _num(r["alpha_interval"]),
+                    f"{_num(r.get('bias'))} "
+                    f"[{_num(r.get('bias_ci_low'))}, {_num(r.get('bias_ci_high'))}]",
                     _num(r["threshold"], 2),
                     *r["confusion"].values(),
                 ]

@@ -189,3 +189,7 @@ def test_results_measure_the_judge_against_the_human(study, capsys):
         assert cell["ci_low"] < cell["mean"] < cell["ci_high"] or np.isclose(
             cell["se"], 0
         )
+    out = study.paths.root / "report.html"
+    assert main(["report", str(config), "--out", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "Judge means corrected by human labels" in html and "human-alice" in html

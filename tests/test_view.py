@@ -4,8 +4,10 @@ filters."""
 
 from __future__ import annotations
 
+import json
 import re
 
+import pandas as pd
 import pytest
 from starlette.testclient import TestClient
 
@@ -219,3 +221,30 @@ def test_the_pages_show_the_results_and_the_item(graded):
     assert item.count('class="text answer"') == 2
     assert "ANSWER: 4" in item and "ANSWER: 3" in item
     assert "because ANSWER: 4" in item  # the judge's reasoning
+
+
+def test_a_rubric_with_criteria_gets_one_score_per_criterion(tmp_path):
+    rubric = "---\ncriteria: [accuracy, clarity]\n---\n" + view_study.RUBRIC.replace(
+        "Score 1 if right, else 0.", "Score each criterion from 1 to 5."
+    )
+    _, study = view_study.build(
+        tmp_path / "c",
+        view_study.rows(3),
+        answer=lambda c, row: "ANSWER: 1",
+        scores=lambda g, c, row, text: 1.0,
+        rubric=rubric,
+    )
+    client, token = _client(study, LabelSettings(rater="cat"))
+    page = client.get(f"/label?token={token}").text
+    assert page.count('class="criterion"') == 2 and "score-button" not in page
+    header = {"X-Itemeval-Token": token}
+    bad = {"position": 0, "criteria": {"accuracy": 4}}
+    assert client.post("/api/label", json=bad, headers=header).status_code == 400
+    good = {"position": 0, "criteria": {"accuracy": 4, "clarity": 5}}
+    assert client.post("/api/label", json=good, headers=header).status_code == 200
+    grades = pd.read_parquet(study.paths.grades)
+    label = grades[grades["grade_kind"] == "human"].iloc[0]
+    assert label["score"] == 4.5
+    assert json.loads(label["score_metadata"]) == {
+        "criteria": {"accuracy": 4, "clarity": 5}
+    }

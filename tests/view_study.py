@@ -85,12 +85,13 @@ def build(
     items: list[dict],
     answer: Callable[[int, dict], str | None],
     scores: Callable[[int, int, dict, str | None], float | None],
+    rubric: str = RUBRIC,
     **overrides: Any,
 ) -> tuple[Path, Study]:
     """Write the study; `answer(condition, item_row)` is each solution's text (None: an
     error row); `scores(grade, condition, item_row, text)` each grade's score (None:
     a parse failure)."""
-    path = write_study(root, config(**overrides), rows=items, rubric=RUBRIC)
+    path = write_study(root, config(**overrides), rows=items, rubric=rubric)
     study = load_study(path)
     store_items(study)
     solutions, grades = [], []
