@@ -31,6 +31,8 @@ demo: $(STAMP)
 	@echo "itemeval is installed in .venv: run '. .venv/bin/activate' to call it as 'itemeval' (README: A short tour)"
 
 test: $(STAMP)
+	$(BIN)/ruff check itemeval tests benchmarks
+	$(BIN)/ruff format --check itemeval tests benchmarks
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests
 
 bench: $(STAMP)

@@ -1,10 +1,12 @@
-"""Measures the Delta Lake store on a loopback S3 (moto): a 10,000-row commit into 1M rows, and a snapshot.
+"""Measures the Delta Lake store on a loopback S3 (moto): a 10,000-row commit into 1M
+rows, and a snapshot.
 
-Run: `.venv/bin/python benchmarks/bench_delta.py` (a few minutes, ~2 GB of memory; nothing leaves 127.0.0.1).
-Builds a 1,000,000-row solutions table (50 conditions = 50 partitions, short texts) on a moto server run
-as its own process, then times `upsert_delta` of 10,000 rows (half new keys, half rewritten ones) spread
-over every condition, and over one condition, then `publish_snapshot`. Prints one JSON line of figures;
-the figures are reported, not held to targets.
+Run: `.venv/bin/python benchmarks/bench_delta.py` (a few minutes, ~2 GB of memory;
+nothing leaves 127.0.0.1). Builds a 1,000,000-row solutions table (50 conditions = 50
+partitions, short texts) on a moto server run as its own process, then times
+`upsert_delta` of 10,000 rows (half new keys, half rewritten ones) spread over every
+condition, and over one condition, then `publish_snapshot`. Prints one JSON line of
+figures; the figures are reported, not held to targets.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ def condition_id(n: int) -> str:
 def solution_rows(
     conditions: np.ndarray, items: np.ndarray, epochs: np.ndarray, run_id: str
 ) -> pa.Table:
-    """Solution rows for each (condition, item, epoch) given column-wise, with short texts so 1M rows fit in memory."""
+    """Solution rows for each (condition, item, epoch) given column-wise, with short
+    texts so 1M rows fit in memory."""
     count = len(items)
     condition = np.array([condition_id(n) for n in range(CONDITIONS)], dtype=object)[
         conditions
@@ -96,7 +99,8 @@ def full_table() -> pa.Table:
 
 
 def batch(conditions: list[int], n: int, run_id: str) -> pa.Table:
-    """BATCH rows over `conditions`: half rewrite existing keys, half are keys no commit wrote before."""
+    """BATCH rows over `conditions`: half rewrite existing keys, half are keys no
+    commit wrote before."""
     per = BATCH // len(conditions)
     half = per // 2
     old = _RNG.choice(
@@ -115,7 +119,8 @@ def batch(conditions: list[int], n: int, run_id: str) -> pa.Table:
 
 @contextmanager
 def moto_server() -> Iterator[str]:
-    """A moto S3 server in its own process on 127.0.0.1 (so it does not share our GIL); yields its endpoint."""
+    """A moto S3 server in its own process on 127.0.0.1 (so it does not share our
+    GIL); yields its endpoint."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -147,7 +152,8 @@ def timed(action) -> tuple[float, object]:
 def measure(
     study: str, repeats: int
 ) -> tuple[dict[str, float], list[float], list[float]]:
-    """Build the 1M-row table, then time the commits and the snapshot; returns figures and each commit's seconds."""
+    """Build the 1M-row table, then time the commits and the snapshot; returns
+    figures and each commit's seconds."""
     uri = f"{study}/solutions"
     options = storage_options_for(uri)
     build_s, rows = timed(full_table)
@@ -166,7 +172,8 @@ def measure(
         for n in range(repeats)
     ]
     say(
-        f"10k rows over {CONDITIONS} conditions: {', '.join(f'{s:.1f}' for s in spread)} s"
+        f"10k rows over {CONDITIONS} conditions: "
+        f"{', '.join(f'{s:.1f}' for s in spread)} s"
     )
     focused = [
         timed(

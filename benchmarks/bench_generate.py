@@ -1,18 +1,22 @@
-"""Generation from the CLI: overhead over plain inspect, peak memory of a 24,000-cell run, and a no-op re-run.
+"""Generation from the CLI: overhead over plain inspect, peak memory of a 24,000-cell
+run, and a no-op re-run.
 
-Run: `.venv/bin/python benchmarks/bench_generate.py [--repeats N] [--only overhead|memory]` (about 6-9
-minutes on 2 cores, most of it the 24,000-cell run). Exit status 1 when a target is missed.
+Run: `.venv/bin/python benchmarks/bench_generate.py [--repeats N] [--only
+overhead|memory]` (about 6-9 minutes on 2 cores, most of it the 24,000-cell run). Exit
+status 1 when a target is missed.
 
-Both sides of the overhead ratio are timed as whole processes: `itemeval generate` including
-interpreter start-up, planning and the store upsert; `benchmarks/plain_inspect.py` including
-`import inspect_ai`. Pairs run back to back in alternating order and the median of the per-pair
-ratios is reported, which cancels most of the drift in load on a shared machine.
+Both sides of the overhead ratio are timed as whole processes: `itemeval generate`
+including interpreter start-up, planning and the store upsert;
+`benchmarks/plain_inspect.py` including `import inspect_ai`. Pairs run back to back in
+alternating order and the median of the per-pair ratios is reported, which cancels most
+of the drift in load on a shared machine.
 
 Targets (issues 4 and 5):
-- `generate` of 2,000 cells (1 condition × 1,000 items × 2 replications) of `itemeval/arith-good` vs a
-  plain inspect `eval()` of the same 2,000 prompts with the same model, sample logging on: wall ratio <= 1.10.
-- peak RSS (the whole process tree) of a 24,000-cell generate (8 conditions × 1,000 items × 3 replications)
-  <= 400 MB.
+- `generate` of 2,000 cells (1 condition × 1,000 items × 2 replications) of
+  `itemeval/arith-good` vs a plain inspect `eval()` of the same 2,000 prompts with the
+  same model, sample logging on: wall ratio <= 1.10.
+- peak RSS (the whole process tree) of a 24,000-cell generate (8 conditions × 1,000
+  items × 3 replications) <= 400 MB.
 - a second `generate` on the complete 24,000-cell study: no model call, <= 2 s wall.
 """
 
@@ -45,7 +49,8 @@ MAX_RATIO, MAX_PEAK_MB, MAX_NOOP_S = 1.10, 400.0, 2.0
 
 
 def plain_spec(config: Path, root: Path) -> dict:
-    """The plain-inspect spec of exactly the prompts and generate config itemeval sends for the study."""
+    """The plain-inspect spec of exactly the prompts and generate config itemeval
+    sends for the study."""
     from itemeval.generate import render_prompt
     from itemeval.study import load_study
 
@@ -69,7 +74,8 @@ def plain_spec(config: Path, root: Path) -> dict:
 
 
 def overhead(repeats: int) -> list[Result]:
-    """`itemeval generate` of 2,000 cells vs `plain_inspect.py` on the same prompts, `repeats` pairs."""
+    """`itemeval generate` of 2,000 cells vs `plain_inspect.py` on the same prompts,
+    `repeats` pairs."""
     with temp_dir("gen-overhead") as root:
         config = write_study(
             root, items=1_000, models=["itemeval/arith-good"], replications=2
@@ -101,14 +107,17 @@ def overhead(repeats: int) -> list[Result]:
             assert_transcripts(plain_logs, cells, "plain inspect")
             pairs.append(runs)
             say(
-                f"  generate pair {rep + 1}: itemeval {runs['itemeval'].wall_s:.1f} s ({runs['itemeval'].cpu_s:.1f} s cpu), "
+                f"  generate pair {rep + 1}: itemeval "
+                f"{runs['itemeval'].wall_s:.1f} s "
+                f"({runs['itemeval'].cpu_s:.1f} s cpu), "
                 f"plain {runs['plain'].wall_s:.1f} s ({runs['plain'].cpu_s:.1f} s cpu)"
             )
         return overhead_results("generate", pairs, cells, MAX_RATIO)
 
 
 def memory(repeats: int) -> list[Result]:
-    """Peak RSS of a 24,000-cell generate, then `repeats` no-op re-runs of the complete study."""
+    """Peak RSS of a 24,000-cell generate, then `repeats` no-op re-runs of the
+    complete study."""
     with temp_dir("gen-24k") as root:
         config = write_grid_study(root)
         cells = 24_000
@@ -116,7 +125,8 @@ def memory(repeats: int) -> list[Result]:
         first = itemeval("generate", config, "--json", root=root, memory=True)
         assert stage_rows(first.stdout) == cells
         say(
-            f"  {first.wall_s:.1f} s wall, {first.cpu_s:.1f} s cpu, peak {first.peak_rss_mb:.0f} MB "
+            f"  {first.wall_s:.1f} s wall, {first.cpu_s:.1f} s cpu, peak "
+            f"{first.peak_rss_mb:.0f} MB "
             f"(largest process {first.maxrss_mb:.0f} MB)"
         )
         logs = sorted(study_dir(root).rglob("*.eval"))
@@ -134,7 +144,8 @@ def memory(repeats: int) -> list[Result]:
                 first.peak_rss_mb,
                 "MB",
                 MAX_PEAK_MB,
-                detail=f"largest process {first.maxrss_mb:.0f} MB; {cells / first.wall_s:.0f} cells/s, "
+                detail=f"largest process {first.maxrss_mb:.0f} MB; "
+                f"{cells / first.wall_s:.0f} cells/s, "
                 f"{first.wall_s:.0f} s",
             ),
             Result(

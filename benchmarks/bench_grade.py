@@ -1,17 +1,22 @@
-"""Grading from the CLI: verifiable scoring of 100,000 stored solutions, a no-op re-grade, and judge overhead.
+"""Grading from the CLI: verifiable scoring of 100,000 stored solutions, a no-op
+re-grade, and judge overhead.
 
-Run: `.venv/bin/python benchmarks/bench_grade.py [--repeats N]` (about 4-5 minutes). Exit status 1 when a
-target is missed. Solutions are written straight into each temp study's store (`common.write_solutions`),
-so only `itemeval grade` itself is timed, as a whole command with interpreter start-up.
+Run: `.venv/bin/python benchmarks/bench_grade.py [--repeats N]` (about 4-5 minutes).
+Exit status 1 when a target is missed. Solutions are written straight into each temp
+study's store (`common.write_solutions`), so only `itemeval grade` itself is timed, as a
+whole command with interpreter start-up.
 
 Targets (issues 4 and 5):
-- `grade` with `facets.scorer: numeric` over 100,000 stored solutions (read, score, write): <= 5 s wall.
+- `grade` with `facets.scorer: numeric` over 100,000 stored solutions (read, score,
+  write): <= 5 s wall.
 - a second `grade` on a fully graded 24,000-solution study: no model call, <= 2 s wall.
-- judge grading of 2,000 solutions with `itemeval/judge` vs a plain inspect `eval()` of the same 2,000
-  judge prompts (benchmarks/plain_inspect.py, sample logging on): wall ratio <= 1.10.
-- inspect-ai's scorers by name (issue 12): `match` + `includes` + `f1` over the same 100,000 solutions,
-  end to end, <= 3x the `numeric` grade of the same run; peak RSS <= 500 MB. `f1` alone is also reported
-  per grade over 10,000 solutions (inspect's per-token normalisation, run through a cache).
+- judge grading of 2,000 solutions with `itemeval/judge` vs a plain inspect `eval()` of
+  the same 2,000 judge prompts (benchmarks/plain_inspect.py, sample logging on): wall
+  ratio <= 1.10.
+- inspect-ai's scorers by name (issue 12): `match` + `includes` + `f1` over the same
+  100,000 solutions, end to end, <= 3x the `numeric` grade of the same run; peak RSS <=
+  500 MB. `f1` alone is also reported per grade over 10,000 solutions (inspect's
+  per-token normalisation, run through a cache).
 """
 
 from __future__ import annotations
@@ -48,7 +53,8 @@ INSPECT_SCORERS = "[match, includes, f1]"
 
 
 def verifiable(repeats: int) -> list[Result]:
-    """`itemeval grade` of 100,000 solutions (10 conditions × 10,000 items) with the numeric scorer."""
+    """`itemeval grade` of 100,000 solutions (10 conditions × 10,000 items) with the
+    numeric scorer."""
     with temp_dir("grade100k") as root:
         models = [f"itemeval/arith-{n}" for n in (50, 60, 70, 80, 90)]
         config = write_study(
@@ -71,7 +77,8 @@ def verifiable(repeats: int) -> list[Result]:
             walls.append(run.wall_s)
             peak = max(peak, run.peak_rss_mb)
             say(
-                f"  grade {run.wall_s:.2f} s wall, {run.cpu_s:.2f} s cpu, peak {run.peak_rss_mb:.0f} MB"
+                f"  grade {run.wall_s:.2f} s wall, {run.cpu_s:.2f} s cpu, peak "
+                f"{run.peak_rss_mb:.0f} MB"
             )
         for _ in range(repeats):
             run = itemeval("grade", config, "--json", root=root)
@@ -97,12 +104,14 @@ def verifiable(repeats: int) -> list[Result]:
 
 
 INSPECT_MIN_PAIRS = 5
-"""On a shared 2-core machine one pair's ratio ranged from 2.3 to 3.3 over runs of the same code, with the
-neighbours' load; medians of five pairs ranged from 2.48 to 2.72."""
+"""On a shared 2-core machine one pair's ratio ranged from 2.3 to 3.3 over runs of
+the same code, with the neighbours' load; medians of five pairs ranged from 2.48 to
+2.72."""
 
 
 def inspect_scorers(repeats: int) -> list[Result]:
-    """inspect's scorers over 100,000 stored solutions against `numeric` over the same solutions, in one run."""
+    """inspect's scorers over 100,000 stored solutions against `numeric` over the
+    same solutions, in one run."""
     repeats = max(repeats, INSPECT_MIN_PAIRS)
     with temp_dir("grade-inspect") as root:
         models = [f"itemeval/arith-{n}" for n in (50, 60, 70, 80, 90)]
@@ -136,15 +145,18 @@ def inspect_scorers(repeats: int) -> list[Result]:
                 expected = rows if side == "numeric" else 3 * rows
                 if stage_rows(run.stdout) != expected:
                     raise RuntimeError(
-                        f"{side} grade wrote {stage_rows(run.stdout)} rows, expected {expected}"
+                        f"{side} grade wrote {stage_rows(run.stdout)} rows, "
+                        f"expected {expected}"
                     )
                 walls[side].append(run.wall_s)
                 if side == "inspect":
                     peak = max(peak, run.peak_rss_mb)
             ratios.append(walls["inspect"][-1] / walls["numeric"][-1])
             say(
-                f"  pair {rep + 1}: numeric {walls['numeric'][-1]:.1f} s, match+includes+f1 "
-                f"{walls['inspect'][-1]:.1f} s (ratio {ratios[-1]:.2f}), peak {peak:.0f} MB"
+                f"  pair {rep + 1}: numeric {walls['numeric'][-1]:.1f} s, "
+                "match+includes+f1 "
+                f"{walls['inspect'][-1]:.1f} s (ratio {ratios[-1]:.2f}), peak "
+                f"{peak:.0f} MB"
             )
         f1_us = _f1_cost(root, models)
         return [
@@ -154,11 +166,13 @@ def inspect_scorers(repeats: int) -> list[Result]:
                 "x",
                 MAX_INSPECT_RATIO,
                 samples=ratios,
-                detail=f"{median(walls['inspect']):.1f} s vs {median(walls['numeric']):.1f} s",
+                detail=f"{median(walls['inspect']):.1f} s vs "
+                f"{median(walls['numeric']):.1f} s",
             ),
             Result("inspect scorers x3, peak RSS", peak, "MB", MAX_INSPECT_PEAK_MB),
             Result(
-                "f1 per grade beyond numeric (10,000 solutions; loading inspect-ai included)",
+                "f1 per grade beyond numeric (10,000 solutions; loading "
+                "inspect-ai included)",
                 f1_us,
                 "us",
                 None,
@@ -184,13 +198,15 @@ def _f1_cost(root: Path, models: list[str]) -> float:
         )
         numeric = itemeval("grade", config, "--json", root=f1_root)
         say(
-            f"  f1 + numeric {both.wall_s:.1f} s, numeric alone {numeric.wall_s:.1f} s over {rows:,} solutions"
+            f"  f1 + numeric {both.wall_s:.1f} s, numeric alone "
+            f"{numeric.wall_s:.1f} s over {rows:,} solutions"
         )
         return max(0.0, both.wall_s - numeric.wall_s) / rows * 1e6
 
 
 def noop(repeats: int) -> list[Result]:
-    """A second `grade` on a fully graded 24,000-solution study (8 conditions × 1,000 items × 3 replications)."""
+    """A second `grade` on a fully graded 24,000-solution study (8 conditions × 1,000
+    items × 3 replications)."""
     with temp_dir("grade-noop") as root:
         config = write_grid_study(root)
         rows = write_solutions(config, root)
@@ -218,7 +234,8 @@ def noop(repeats: int) -> list[Result]:
 
 
 def judge_spec(config: Path, root: Path) -> dict:
-    """The plain-inspect spec of exactly the judge prompts itemeval builds for the study's solutions."""
+    """The plain-inspect spec of exactly the judge prompts itemeval builds for the
+    study's solutions."""
     from itemeval.grade import _judge_config, judge_prompt
     from itemeval.store import read_store
     from itemeval.study import load_study
@@ -248,7 +265,8 @@ def judge_spec(config: Path, root: Path) -> dict:
 
 
 def judge(repeats: int) -> list[Result]:
-    """Judge grading of 2,000 solutions vs a plain inspect eval of the same 2,000 judge prompts, in pairs."""
+    """Judge grading of 2,000 solutions vs a plain inspect eval of the same 2,000
+    judge prompts, in pairs."""
     with temp_dir("judge") as root:
         config = write_study(
             root,
@@ -285,7 +303,9 @@ def judge(repeats: int) -> list[Result]:
             assert_transcripts(plain_logs, rows, "plain inspect")
             pairs.append(runs)
             say(
-                f"  judge pair {rep + 1}: itemeval {runs['itemeval'].wall_s:.1f} s ({runs['itemeval'].cpu_s:.1f} s cpu), "
+                f"  judge pair {rep + 1}: itemeval "
+                f"{runs['itemeval'].wall_s:.1f} s "
+                f"({runs['itemeval'].cpu_s:.1f} s cpu), "
                 f"plain {runs['plain'].wall_s:.1f} s ({runs['plain'].cpu_s:.1f} s cpu)"
             )
         return overhead_results("judge", pairs, rows, MAX_JUDGE_RATIO)

@@ -1,17 +1,20 @@
-"""Generation under a long-tailed provider: itemeval's batches, one eval, two shards and plain inspect, against
-the latency floor.
+"""Generation under a long-tailed provider: itemeval's batches, one eval, two shards and
+plain inspect, against the latency floor.
 
-Run: `.venv/bin/python benchmarks/bench_longtail.py [--cells N] [--connections C]`. Reported only (no target):
-the figures issue 17 asks for. The provider is the local OpenAI-compatible test server on 127.0.0.1; each
-request waits a log-normal time (median 0.4 s, sigma 1.0: a mean of 0.66 s and a p99 of 4.1 s), the same
-for the same prompt in every run, so every run meets exactly the same latencies.
+Run: `.venv/bin/python benchmarks/bench_longtail.py [--cells N] [--connections C]`.
+Reported only (no target): the figures issue 17 asks for. The provider is the local
+OpenAI-compatible test server on 127.0.0.1; each request waits a log-normal time (median
+0.4 s, sigma 1.0: a mean of 0.66 s and a p99 of 4.1 s), the same for the same prompt in
+every run, so every run meets exactly the same latencies.
 
-The latency floor is the best any client could do with C connections: the larger of the slowest single call
-and the sum of all latencies / C. Runs:
-- itemeval generate, defaults: one eval of up to 3,000 cells fed as tasks, a task starting whenever one ends
-  (only the eval's end waits for its slowest call);
-- the same, cut into evals of 1,000 cells (ITEMEVAL_CELLS_PER_EVAL): a wait for the slowest call every 1,000;
-- the batches of earlier versions: evals of 600 cells (ITEMEVAL_CELLS_PER_EVAL=600), each waiting for its slowest;
+The latency floor is the best any client could do with C connections: the larger of the
+slowest single call and the sum of all latencies / C. Runs:
+- itemeval generate, defaults: one eval of up to 3,000 cells fed as tasks, a task
+  starting whenever one ends (only the eval's end waits for its slowest call);
+- the same, cut into evals of 1,000 cells (ITEMEVAL_CELLS_PER_EVAL): a wait for the
+  slowest call every 1,000;
+- the batches of earlier versions: evals of 600 cells (ITEMEVAL_CELLS_PER_EVAL=600),
+  each waiting for its slowest;
 - itemeval launch generate --shards 2 (each shard with half the connections);
 - plain inspect eval() of the same prompts with the same connections.
 """
@@ -49,7 +52,8 @@ MEDIAN_S, SIGMA = 0.4, 1.0
 
 
 def latency(prompt: str) -> float:
-    """A log-normal latency drawn from the prompt's hash: reproducible per cell, across runs and processes."""
+    """A log-normal latency drawn from the prompt's hash: reproducible per cell,
+    across runs and processes."""
     digest = hashlib.sha256(prompt.encode()).digest()
     u1 = (int.from_bytes(digest[:8], "big") + 1) / 2**64
     u2 = int.from_bytes(digest[8:16], "big") / 2**64
@@ -103,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         delays = [latency(server_prompt) for server_prompt in prompts]
         floor = max(max(delays), sum(delays) / args.connections)
         say(
-            f"{args.cells:,} cells, {args.connections} connections; latency mean {sum(delays) / len(delays):.2f} s, "
+            f"{args.cells:,} cells, {args.connections} connections; latency "
+            f"mean {sum(delays) / len(delays):.2f} s, "
             f"max {max(delays):.1f} s; floor {floor:.1f} s"
         )
         env = bench_env(root, **server.env())
@@ -131,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
             done.check(label)
             assert stage_rows(done.stdout) == args.cells, label
             say(
-                f"{label}: {done.wall_s:.1f} s = {done.wall_s / floor:.2f}x the floor, peak {done.peak_rss_mb:.0f} MB"
+                f"{label}: {done.wall_s:.1f} s = {done.wall_s / floor:.2f}x "
+                f"the floor, peak {done.peak_rss_mb:.0f} MB"
             )
             results.append(
                 Result(
@@ -149,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
             env=env,
         )
         say(
-            f"plain inspect: {plain.wall_s:.1f} s = {plain.wall_s / floor:.2f}x the floor"
+            f"plain inspect: {plain.wall_s:.1f} s = "
+            f"{plain.wall_s / floor:.2f}x the floor"
         )
         results.append(
             Result(

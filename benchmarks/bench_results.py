@@ -1,11 +1,12 @@
-"""`itemeval results` on 1,000,000 grades: 100 grid cells (20 generate × 5 grade conditions) × 2,000 items × 5
-replications, bootstrap CIs included.
+"""`itemeval results` on 1,000,000 grades: 100 grid cells (20 generate × 5 grade
+conditions) × 2,000 items × 5 replications, bootstrap CIs included.
 
-Run: `.venv/bin/python benchmarks/bench_results.py [--repeats N]`. Exit status 1 when a target is missed.
-Solutions and grades are written straight into the stores (random 0/1 scores), so only the command is timed,
-as a whole process with interpreter start-up.
+Run: `.venv/bin/python benchmarks/bench_results.py [--repeats N]`. Exit status 1 when a
+target is missed. Solutions and grades are written straight into the stores (random 0/1
+scores), so only the command is timed, as a whole process with interpreter start-up.
 
-Targets (issue 14): `results` <= 10 s wall and <= 1.5 GB peak RSS on 2 cores; `report` on the same <= 30 s.
+Targets (issue 14): `results` <= 10 s wall and <= 1.5 GB peak RSS on 2 cores; `report`
+on the same <= 30 s.
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ def results_bench(repeats: int) -> list[Result]:
         solutions = write_solutions(config, root)
         grades = write_grades(config, root)
         say(
-            f"results: {solutions:,} solutions, {grades:,} grades stored; timing {repeats}x"
+            f"results: {solutions:,} solutions, {grades:,} grades stored; "
+            f"timing {repeats}x"
         )
         walls, peak = [], 0.0
         for _ in range(repeats):
@@ -117,12 +119,14 @@ def results_bench(repeats: int) -> list[Result]:
             cells = json.loads(timed.stdout)["cells"]
             if len(cells) != 100 or sum(c["grades"] for c in cells) != grades:
                 raise RuntimeError(
-                    f"results saw {sum(c['grades'] for c in cells)} grades in {len(cells)} cells"
+                    f"results saw {sum(c['grades'] for c in cells)} grades in "
+                    f"{len(cells)} cells"
                 )
             walls.append(timed.wall_s)
             peak = max(peak, timed.peak_rss_mb)
             say(
-                f"  results {timed.wall_s:.2f} s wall, {timed.cpu_s:.2f} s cpu, peak {timed.peak_rss_mb:.0f} MB"
+                f"  results {timed.wall_s:.2f} s wall, {timed.cpu_s:.2f} s "
+                f"cpu, peak {timed.peak_rss_mb:.0f} MB"
             )
         reports = []
         for _ in range(max(1, repeats // 2)):

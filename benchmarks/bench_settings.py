@@ -1,13 +1,16 @@
-"""Which inspect `eval()` settings make `itemeval generate` faster or leaner without losing sample transcripts.
+"""Which inspect `eval()` settings make `itemeval generate` faster or leaner without
+losing sample transcripts.
 
-Run: `.venv/bin/python benchmarks/bench_settings.py [--rounds N] [--cells 2000]` (about 12 minutes for 2
-rounds; not part of `make bench`). It copies the `itemeval` package into a temp dir and patches the copy's
-`inspect_tasks.run_tasks` so the keyword arguments of its `eval()` call can be overridden from the
-environment (`ITEMEVAL_BENCH_EVAL_KWARGS`, JSON); the checkout is never touched. Each round runs the
-unchanged settings and then every candidate on a fresh 2,000-cell study (1 condition × 1,000 items × 2
-replications), so each candidate is compared with a baseline measured minutes apart. Every run's `.eval`
-log is checked to hold all the sample transcripts. Reported per candidate: median wall and CPU seconds,
-both relative to the baseline, and peak RSS.
+Run: `.venv/bin/python benchmarks/bench_settings.py [--rounds N] [--cells 2000]` (about
+12 minutes for 2 rounds; not part of `make bench`). It copies the `itemeval` package
+into a temp dir and patches the copy's `inspect_tasks.run_tasks` so the keyword
+arguments of its `eval()` call can be overridden from the environment
+(`ITEMEVAL_BENCH_EVAL_KWARGS`, JSON); the checkout is never touched. Each round runs the
+unchanged settings and then every candidate on a fresh 2,000-cell study (1 condition ×
+1,000 items × 2 replications), so each candidate is compared with a baseline measured
+minutes apart. Every run's `.eval` log is checked to hold all the sample transcripts.
+Reported per candidate: median wall and CPU seconds, both relative to the baseline, and
+peak RSS.
 """
 
 from __future__ import annotations
@@ -44,15 +47,22 @@ CANDIDATES: dict[str, dict] = {
     "max_connections=100": {"max_connections": 100},
     "max_samples=100": {"max_samples": 100},
 }
-_CALL = "            log_realtime=False,\n            log_buffer=500,\n            score=False,\n"
+_CALL = (
+    "            log_realtime=False,\n            log_buffer=500,\n            "
+    "score=False,\n"
+)
 _PATCHED = (
     '            **{"log_realtime": False, "log_buffer": 500, "score": False,\n'
-    '               **__import__("json").loads(__import__("os").environ.get("ITEMEVAL_BENCH_EVAL_KWARGS", "{}"))},\n'
+    "               "
+    '**__import__("json").loads(__import__("os").environ.get('
+    '"ITEMEVAL_BENCH_EVAL_KWARGS", '
+    '"{}"))},\n'
 )
 
 
 def patched_copy(dest: Path) -> Path:
-    """A copy of the itemeval package whose eval() kwargs come from ITEMEVAL_BENCH_EVAL_KWARGS; returns its parent."""
+    """A copy of the itemeval package whose eval() kwargs come from
+    ITEMEVAL_BENCH_EVAL_KWARGS; returns its parent."""
     shutil.copytree(
         REPO / "itemeval",
         dest / "itemeval",
@@ -62,7 +72,8 @@ def patched_copy(dest: Path) -> Path:
     source = module.read_text(encoding="utf-8")
     if _CALL not in source:
         raise SystemExit(
-            f"cannot patch {module}: run_tasks' eval() call changed; update bench_settings._CALL"
+            f"cannot patch {module}: run_tasks' eval() call changed; update "
+            "bench_settings._CALL"
         )
     module.write_text(source.replace(_CALL, _PATCHED), encoding="utf-8")
     return dest
@@ -105,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
                 assert_transcripts(study_dir(root) / "logs" / "generate", cells, name)
                 runs[name].append(run)
                 say(
-                    f"round {round_number + 1} {name:45} {run.wall_s:6.1f} s wall {run.cpu_s:6.1f} s cpu "
+                    f"round {round_number + 1} {name:45} {run.wall_s:6.1f} s "
+                    f"wall {run.cpu_s:6.1f} s cpu "
                     f"{run.peak_rss_mb:5.0f} MB"
                 )
     base = next(iter(chosen))
@@ -113,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     base_cpu = median([r.cpu_s for r in runs[base]])
     print(f"\n{cells:,} cells of itemeval/arith-good, median of {args.rounds} rounds")
     print(
-        f"{'setting':45} {'wall s':>8} {'vs now':>7} {'cpu s':>8} {'vs now':>7} {'cells/s':>8} {'peak MB':>8}"
+        f"{'setting':45} {'wall s':>8} {'vs now':>7} {'cpu s':>8} "
+        f"{'vs now':>7} {'cells/s':>8} {'peak MB':>8}"
     )
     for name, measured in runs.items():
         wall, cpu = (
@@ -122,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         peak = max(r.peak_rss_mb for r in measured)
         print(
-            f"{name:45} {wall:8.1f} {wall / base_wall - 1:+7.0%} {cpu:8.1f} {cpu / base_cpu - 1:+7.0%} "
+            f"{name:45} {wall:8.1f} {wall / base_wall - 1:+7.0%} {cpu:8.1f} "
+            f"{cpu / base_cpu - 1:+7.0%} "
             f"{cells / wall:8.0f} {peak:8.0f}"
         )
     return 0

@@ -1,11 +1,13 @@
-"""`itemeval launch generate --shards 2` against one `itemeval generate` process on the same offline study.
+"""`itemeval launch generate --shards 2` against one `itemeval generate` process on the
+same offline study.
 
-Run: `.venv/bin/python benchmarks/bench_shards.py [--cells N]`. Exit status 1 when a target is missed.
-One itemeval process is bound by inspect's per-sample CPU on one core, so on a 2-core machine two shards
-are the way to the machine's full speed.
+Run: `.venv/bin/python benchmarks/bench_shards.py [--cells N]`. Exit status 1 when a
+target is missed. One itemeval process is bound by inspect's per-sample CPU on one core,
+so on a 2-core machine two shards are the way to the machine's full speed.
 
-Targets (issue 17): on a 24,000-cell offline study, launch with 2 shards >= 1.6x the cells/s of one process
-(its wall time <= 0.625x), and no single process over 400 MB peak RSS.
+Targets (issue 17): on a 24,000-cell offline study, launch with 2 shards >= 1.6x the
+cells/s of one process (its wall time <= 0.625x), and no single process over 400 MB peak
+RSS.
 """
 
 from __future__ import annotations
@@ -56,8 +58,10 @@ def main(argv: list[str] | None = None) -> int:
             ).check(label)
             walls[label] = done
             say(
-                f"{label}: {done.wall_s:.1f} s, {stage_rows(done.stdout) / done.wall_s:.1f} cells/s, "
-                f"largest process {done.maxrss_mb:.0f} MB, tree peak {done.peak_rss_mb:.0f} MB"
+                f"{label}: {done.wall_s:.1f} s, "
+                f"{stage_rows(done.stdout) / done.wall_s:.1f} cells/s, "
+                f"largest process {done.maxrss_mb:.0f} MB, tree peak "
+                f"{done.peak_rss_mb:.0f} MB"
             )
     one, two = walls["one process"], walls["launch --shards 2"]
     return report(

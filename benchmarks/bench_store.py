@@ -1,8 +1,9 @@
-"""Measures store upserts and the planner's read at 10k and 1M solution rows, and checks the scale ratios.
+"""Measures store upserts and the planner's read at 10k and 1M solution rows, and checks
+the scale ratios.
 
-Run: `.venv/bin/python benchmarks/bench_store.py` (about a minute, ~1 GB of temp disk, removed at the end).
-Exit status 1 when a target is missed: upsert at 1M rows more than 3x slower than at 10k rows, or the
-planner's read of 1M rows slower than 2 s.
+Run: `.venv/bin/python benchmarks/bench_store.py` (about a minute, ~1 GB of temp disk,
+removed at the end). Exit status 1 when a target is missed: upsert at 1M rows more than
+3x slower than at 10k rows, or the planner's read of 1M rows slower than 2 s.
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ def condition_id(n: int) -> str:
 
 
 def texts(count: int) -> pa.Array:
-    """`count` distinct, word-like texts of ~1.5 KB, made in arrow so building 1M rows stays fast."""
+    """`count` distinct, word-like texts of ~1.5 KB, made in arrow so building 1M
+    rows stays fast."""
     words = pa.array(_RNG.integers(0, len(_VOCAB), count * WORDS_PER_SOLUTION))
     offsets = pa.array(
         np.arange(0, count * WORDS_PER_SOLUTION + 1, WORDS_PER_SOLUTION, dtype=np.int32)
@@ -87,7 +89,8 @@ def texts(count: int) -> pa.Array:
 
 
 def solution_rows(condition: int, items: range, epochs: range, run_id: str) -> pa.Table:
-    """Plausible solution rows for every (item, epoch) of one condition, every schema column filled."""
+    """Plausible solution rows for every (item, epoch) of one condition, every schema
+    column filled."""
     item_ids = np.repeat(
         np.array([f"arith:{i}" for i in items], dtype=object), len(epochs)
     )
@@ -167,7 +170,8 @@ def median_upserts(paths: StudyPaths, batches) -> float:
 
 
 def measure(paths: StudyPaths, conditions: int) -> dict[str, float]:
-    """Median seconds per 1,000-row upsert (new keys, overwritten keys) and for the planner's read."""
+    """Median seconds per 1,000-row upsert (new keys, overwritten keys) and for the
+    planner's read."""
     new_condition = [
         solution_rows(10_000 + n, range(200), range(1, 6), "new")
         for n in range(REPEATS)
@@ -216,14 +220,17 @@ def report(
     for name in small:
         ratio = big[name] / small[name]
         print(
-            f"{name:42} {small[name] * 1000:11.1f} ms {big[name] * 1000:11.1f} ms  {ratio:5.2f}x"
+            f"{name:42} {small[name] * 1000:11.1f} ms {big[name] * 1000:11.1f} "
+            f"ms  {ratio:5.2f}x"
         )
     upserts = [name for name in small if name.startswith("upsert")]
     worst = max(big[name] / small[name] for name in upserts)
     ok = worst <= MAX_RATIO and big["planner read (6 light columns)"] <= MAX_PLANNER_S
     print(
-        f"\nworst upsert ratio {worst:.2f}x (target <= {MAX_RATIO}x); planner read at {rows[1]:,} rows "
-        f"{big['planner read (6 light columns)']:.2f} s (target <= {MAX_PLANNER_S} s): {'OK' if ok else 'MISSED'}"
+        f"\nworst upsert ratio {worst:.2f}x (target <= {MAX_RATIO}x); planner "
+        f"read at {rows[1]:,} rows "
+        f"{big['planner read (6 light columns)']:.2f} s (target <= "
+        f"{MAX_PLANNER_S} s): {'OK' if ok else 'MISSED'}"
     )
     return ok
 
@@ -236,8 +243,10 @@ def main() -> int:
         big = build_store(root / "big", BIG_CONDITIONS)
         size = sum(path.stat().st_size for path in big.solutions.iterdir()) / 1e6
         print(
-            f"built stores of {SMALL_CONDITIONS * ITEMS * EPOCHS:,} and {BIG_CONDITIONS * ITEMS * EPOCHS:,} rows "
-            f"in {time.perf_counter() - started:.1f} s ({size:,.0f} MB on disk for the big one)"
+            f"built stores of {SMALL_CONDITIONS * ITEMS * EPOCHS:,} and "
+            f"{BIG_CONDITIONS * ITEMS * EPOCHS:,} rows "
+            f"in {time.perf_counter() - started:.1f} s ({size:,.0f} MB on disk "
+            "for the big one)"
         )
         rows = (
             read_store(small, "solutions", ["epoch"]).num_rows,

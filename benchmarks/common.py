@@ -1,7 +1,9 @@
-"""Shared pieces of the CLI benchmarks: temp studies, timed subprocess runs with peak memory, and results.
+"""Shared pieces of the CLI benchmarks: temp studies, timed subprocess runs with peak
+memory, and results.
 
-Every benchmark builds its own study in a temp dir, points inspect's data, cache and log dirs into
-it, runs the real CLI (`.venv/bin/itemeval ... --display none`) as a subprocess and removes the dir.
+Every benchmark builds its own study in a temp dir, points inspect's data, cache and log
+dirs into it, runs the real CLI (`.venv/bin/itemeval ... --display none`) as a
+subprocess and removes the dir.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ PYTHON = str(BIN / "python")
 BENCH_DIR = Path(__file__).resolve().parent
 
 
-# ---- results ------------------------------------------------------------------------------------------
+# ---- results
+# --------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -58,11 +61,15 @@ class Result:
             else ""
         )
         extra = f"  [{self.detail}]" if self.detail else ""
-        return f"{self.name:52} {self.value:10.3f} {self.unit:8} {target:16} {verdict:4}{runs}{extra}"
+        return (
+            f"{self.name:52} {self.value:10.3f} {self.unit:8} {target:16} "
+            f"{verdict:4}{runs}{extra}"
+        )
 
 
 def report(results: list[Result]) -> int:
-    """Print every figure with its target; 1 when any target is missed. Writes JSON for run.py if asked."""
+    """Print every figure with its target; 1 when any target is missed. Writes JSON
+    for run.py if asked."""
     for result in results:
         print(result.line(), flush=True)
     out = os.environ.get("ITEMEVAL_BENCH_RESULTS")
@@ -82,7 +89,8 @@ def median(values: list[float]) -> float:
 def overhead_results(
     what: str, pairs: list[dict[str, Run]], cells: int, limit: float
 ) -> list[Result]:
-    """itemeval's wall time over plain inspect's (median of the paired ratios), with throughputs and CPU for context."""
+    """itemeval's wall time over plain inspect's (median of the paired ratios), with
+    throughputs and CPU for context."""
     ours = [p["itemeval"].wall_s for p in pairs]
     plain = [p["plain"].wall_s for p in pairs]
     ratios = [p["itemeval"].wall_s / p["plain"].wall_s for p in pairs]
@@ -116,11 +124,13 @@ def overhead_results(
 
 
 def stage_rows(stdout: str) -> int:
-    """Rows a `generate --json` / `grade --json` run wrote, summed over its conditions."""
+    """Rows a `generate --json` / `grade --json` run wrote, summed over its
+    conditions."""
     return sum(condition["rows"] for condition in json.loads(stdout)["conditions"])
 
 
-# ---- a temp study ---------------------------------------------------------------------------------------
+# ---- a temp study
+# --------------------------------------------------------------------------------------
 
 
 @contextlib.contextmanager
@@ -133,7 +143,8 @@ def temp_dir(prefix: str) -> Iterator[Path]:
 
 
 def bench_env(root: Path, **extra: str) -> dict[str, str]:
-    """The environment of a CLI run: inspect's data, cache and log dirs inside `root`, no keys, no display."""
+    """The environment of a CLI run: inspect's data, cache and log dirs inside
+    `root`, no keys, no display."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -155,7 +166,8 @@ def bench_env(root: Path, **extra: str) -> dict[str, str]:
 
 
 def arith_items(count: int) -> list[dict[str, str]]:
-    """`count` distinct arithmetic questions with exact integer answers, the offline solvers' diet."""
+    """`count` distinct arithmetic questions with exact integer answers, the offline
+    solvers' diet."""
     rows = []
     for i in range(count):
         a, b, c = 11 + (i * 37) % 900, 3 + (i * 53) % 97, 2 + i % 9
@@ -199,7 +211,8 @@ def write_study(
     cache: bool = False,
     study: str = "bench",
 ) -> Path:
-    """A study config in `root` over a fresh dataset of `items` arithmetic questions; returns its path."""
+    """A study config in `root` over a fresh dataset of `items` arithmetic questions;
+    returns its path."""
     write_items(root / "data" / "arith.jsonl", items)
     configs = model_configs or [{"name": "default"}]
     lines = [
@@ -236,7 +249,8 @@ def write_study(
 
 
 def write_grid_study(root: Path, **options: Any) -> Path:
-    """The 24,000-cell study: 2 models × 2 prompts × 2 model configs × 1,000 items × 3 replications."""
+    """The 24,000-cell study: 2 models × 2 prompts × 2 model configs × 1,000 items ×
+    3 replications."""
     return write_study(
         root,
         items=1_000,
@@ -252,7 +266,8 @@ def study_dir(root: Path, study: str = "bench") -> Path:
     return root / "studies" / study
 
 
-# ---- running a command ---------------------------------------------------------------------------------
+# ---- running a command
+# ---------------------------------------------------------------------------------
 
 
 @dataclass
@@ -281,9 +296,10 @@ class Run:
 
 
 def _settled(process: psutil.Process) -> bool:
-    """A child counts once it has lived 0.2 s. inspect spawns helpers such as `git rev-parse` by vfork, and
-    until its exec such a child shares the parent's pages and reports the parent's whole RSS: once a
-    phantom 320 MB on a single-process generate's peak. Shards and Ray workers live for seconds."""
+    """A child counts once it has lived 0.2 s. inspect spawns helpers such as `git
+    rev-parse` by vfork, and until its exec such a child shares the parent's pages
+    and reports the parent's whole RSS: once a phantom 320 MB on a single-process
+    generate's peak. Shards and Ray workers live for seconds."""
     return time.time() - process.create_time() > 0.2
 
 
@@ -353,7 +369,8 @@ def itemeval(
     memory: bool = False,
     env: dict[str, str] | None = None,
 ) -> Run:
-    """`itemeval COMMAND CONFIG --display none ...` in `root`, with `--yes` so the spend gate never asks."""
+    """`itemeval COMMAND CONFIG --display none ...` in `root`, with `--yes` so the
+    spend gate never asks."""
     args = [ITEMEVAL, command, str(config), "--display", "none", "--yes", *extra]
     return run(args, env=env or bench_env(root), cwd=root, memory=memory).check(
         f"itemeval {command}"
@@ -380,7 +397,8 @@ def log_bytes(root: Path) -> int:
 
 
 def eval_sample_count(path: Path) -> int:
-    """How many sample transcripts one .eval log holds (its `samples/*.json` members)."""
+    """How many sample transcripts one .eval log holds (its `samples/*.json`
+    members)."""
     import zipfile
 
     with zipfile.ZipFile(path) as archive:
@@ -388,10 +406,12 @@ def eval_sample_count(path: Path) -> int:
 
 
 def assert_transcripts(logs: Path, expected: int, what: str) -> None:
-    """The .eval logs in `logs` together hold `expected` sample transcripts (itemeval writes one log per batch)."""
+    """The .eval logs in `logs` together hold `expected` sample transcripts (itemeval
+    writes one log per batch)."""
     logged = sum(eval_sample_count(log) for log in logs.glob("*.eval"))
     assert logged == expected, (
-        f"{what}: the .eval logs in {logs} hold {logged} of {expected} sample transcripts"
+        f"{what}: the .eval logs in {logs} hold {logged} of {expected} sample "
+        "transcripts"
     )
 
 
@@ -399,7 +419,8 @@ def say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-# ---- stored solutions written straight into a study's store --------------------------------------------
+# ---- stored solutions written straight into a study's store
+# --------------------------------------------
 
 _OPENERS = (
     "Let me work through this.",
@@ -410,12 +431,14 @@ _OPENERS = (
 
 
 def solution_text(question: str, target: str, key: int) -> str:
-    """A realistic solver reply: a few reasoning lines and a final `ANSWER:` line, right ~80% of the time."""
+    """A realistic solver reply: a few reasoning lines and a final `ANSWER:` line,
+    right ~80% of the time."""
     value = int(target) if key % 5 else int(target) + (1 if key % 2 else -10)
     expression = question.removeprefix("What is ").rstrip("?")
     lines = [
         _OPENERS[key % len(_OPENERS)],
-        f"The question asks for {expression}, so I evaluate it from left to right, multiplication first.",
+        f"The question asks for {expression}, so I evaluate it from left to "
+        "right, multiplication first.",
         f"Step 1: {expression} = {value}",
     ]
     if key % 3 == 0:
@@ -424,10 +447,12 @@ def solution_text(question: str, target: str, key: int) -> str:
 
 
 def write_solutions(config: Path, root: Path) -> int:
-    """Fill the study's items and solutions stores for every cell of its generate grid; returns the rows written.
+    """Fill the study's items and solutions stores for every cell of its generate grid;
+    returns the rows written.
 
-    The rows look like what `itemeval generate` writes (ids from `load_study`, one row per condition ×
-    item × replication), built as arrow tables so 100,000 rows take seconds rather than minutes.
+    The rows look like what `itemeval generate` writes (ids from `load_study`, one row
+    per condition × item × replication), built as arrow tables so 100,000 rows take
+    seconds rather than minutes.
     """
     from datetime import datetime, timezone
 
@@ -493,7 +518,8 @@ def write_solutions(config: Path, root: Path) -> int:
 
 
 def remove_store(study: Path, store: str) -> None:
-    """Delete a store (its link and version directories) so the next command starts it afresh."""
+    """Delete a store (its link and version directories) so the next command starts
+    it afresh."""
     (study / f"{store}.parquet").unlink(missing_ok=True)
     shutil.rmtree(study / f".{store}.versions", ignore_errors=True)
 

@@ -1,10 +1,12 @@
-"""The baseline: a plain inspect `eval()` of prompts written by a benchmark, with sample logging on.
+"""The baseline: a plain inspect `eval()` of prompts written by a benchmark, with sample
+logging on.
 
-Usage: `python benchmarks/plain_inspect.py SPEC.json LOG_DIR`. SPEC holds `model`, `prompts`
-(a list of `{id, prompt, metadata}`), `config` (GenerateConfig fields), `epochs` and `eval` (extra
-keyword arguments to `eval()`, e.g. `log_buffer`). One task, one model call per sample, no scorer,
-exactly what a user would write by hand around inspect. The benchmark times this whole script,
-interpreter start-up and `import inspect_ai` included, as it times the whole itemeval command.
+Usage: `python benchmarks/plain_inspect.py SPEC.json LOG_DIR`. SPEC holds `model`,
+`prompts` (a list of `{id, prompt, metadata}`), `config` (GenerateConfig fields),
+`epochs` and `eval` (extra keyword arguments to `eval()`, e.g. `log_buffer`). One task,
+one model call per sample, no scorer, exactly what a user would write by hand around
+inspect. The benchmark times this whole script, interpreter start-up and `import
+inspect_ai` included, as it times the whole itemeval command.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
-"""`make bench`: run every benchmark one after another and print each figure with its target and verdict.
+"""`make bench`: run every benchmark one after another and print each figure with its
+target and verdict.
 
-Run: `.venv/bin/python benchmarks/run.py [--repeats N] [--only store|generate|grade ...]`.
-Exit status 1 when any target is missed or a benchmark crashes. The benchmarks run sequentially, never
-side by side, because each one times real processes on the same cores. On a shared 2-core machine
-expect about 20 minutes; the 24,000-cell generates (one process, then two shards) are the long poles.
+Run: `.venv/bin/python benchmarks/run.py [--repeats N] [--only store|generate|grade
+...]`. Exit status 1 when any target is missed or a benchmark crashes. The benchmarks
+run sequentially, never side by side, because each one times real processes on the same
+cores. On a shared 2-core machine expect about 20 minutes; the 24,000-cell generates
+(one process, then two shards) are the long poles.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ BENCHMARKS = {
 # bench_store.py prints its verdict on one line; its two targets are read back from it.
 _STORE_LINE = re.compile(
     r"worst upsert ratio (?P<ratio>[\d.]+)x \(target <= (?P<max_ratio>[\d.]+)x\); "
-    r"planner read at (?P<rows>[\d,]+) rows (?P<read>[\d.]+) s \(target <= (?P<max_read>[\d.]+) s\)"
+    r"planner read at (?P<rows>[\d,]+) rows (?P<read>[\d.]+) s \(target <= "
+    r"(?P<max_read>[\d.]+) s\)"
 )
 
 
@@ -59,7 +62,8 @@ def store_results(output: str) -> list[Result]:
 
 
 def run_benchmark(name: str, repeats: int | None) -> tuple[int, list[Result], float]:
-    """Run one benchmark script, echoing its output; returns (exit code, its results, wall seconds)."""
+    """Run one benchmark script, echoing its output; returns (exit code, its results,
+    wall seconds)."""
     script = BENCH_DIR / BENCHMARKS[name]
     args = [PYTHON, str(script)] + (
         ["--repeats", str(repeats)] if repeats and name != "store" else []

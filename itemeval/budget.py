@@ -1,4 +1,5 @@
-"""The spend gate and the hard cap: confirm before spending, and start a call only while the cap still holds."""
+"""The spend gate and the hard cap: confirm before spending, and start a call only
+while the cap still holds."""
 
 from __future__ import annotations
 
@@ -20,12 +21,15 @@ def check_gate(
     ask: Callable[[str], bool] | None,
     projected: bool = False,
 ) -> None:
-    """Above `confirm_above` a run needs --yes or an answer on the terminal; nothing runs otherwise.
+    """Above `confirm_above` a run needs --yes or an answer on the terminal; nothing
+    runs otherwise.
 
-    The figure held against it is the ceiling, or with `projected` (after a pilot) the upper bound of the
-    projection from the replies observed, which is far closer to what a run spends.
+    The figure held against it is the ceiling, or with `projected` (after a pilot) the
+    upper bound of the projection from the replies observed, which is far closer to what
+    a run spends.
     """
-    # An unpriced model adds an unknown amount: the priced part alone can already need confirmation.
+    # An unpriced model adds an unknown amount: the priced part alone can already need
+    # confirmation.
     high = estimate.bound("usd_high") if projected else None
     ceiling = high if high is not None else _priced_total(estimate, "usd_ceiling")
     what = (
@@ -38,13 +42,15 @@ def check_gate(
     unpriced = estimate.unpriced_models()
     plus = f" plus an unknown amount for {', '.join(unpriced)}" if unpriced else ""
     question = (
-        f"This run may spend up to {format_usd(ceiling)}{plus} (expected {format_usd(_priced_total(estimate, 'usd_expected'))}), "
+        f"This run may spend up to {format_usd(ceiling)}{plus} (expected "
+        f"{format_usd(_priced_total(estimate, 'usd_expected'))}), "
         f"above budget.confirm_above_usd {format_usd(confirm_above)}. Continue?"
     )
     if ask is not None and ask(question):
         return
     raise ConfirmationRequired(
-        f"{what} {format_usd(ceiling)}{plus} is above budget.confirm_above_usd {format_usd(confirm_above)}; "
+        f"{what} {format_usd(ceiling)}{plus} is above budget.confirm_above_usd "
+        f"{format_usd(confirm_above)}; "
         "re-run with --yes to confirm (nothing was run)"
     )
 
@@ -60,14 +66,17 @@ def _priced_total(estimate: Estimate, attribute: str) -> float:
 
 
 def check_cap(estimate: Estimate, max_usd: float | None) -> list[str]:
-    """Refuse an unpriced model under a cap; say how far a run will likely get when the estimate exceeds it."""
+    """Refuse an unpriced model under a cap; say how far a run will likely get when
+    the estimate exceeds it."""
     if max_usd is None or estimate.calls == 0:
         return []
     unpriced = estimate.unpriced_models()
     if unpriced:
         raise BudgetError(
-            f"max_usd {format_usd(max_usd)} is set but {', '.join(unpriced)} has no price, so the cap could not hold; "
-            "add it to a pricing file (budget.pricing_path) or remove the cap (nothing was run)"
+            f"max_usd {format_usd(max_usd)} is set but {', '.join(unpriced)} "
+            "has no price, so the cap could not hold; "
+            "add it to a pricing file (budget.pricing_path) or remove the cap "
+            "(nothing was run)"
         )
     expected, ceiling = (
         estimate.total("usd_expected") or 0.0,
@@ -76,22 +85,27 @@ def check_cap(estimate: Estimate, max_usd: float | None) -> list[str]:
     if expected > max_usd:
         share = max_usd / expected if expected else 1.0
         return [
-            f"the expected spend {format_usd(expected)} exceeds max_usd {format_usd(max_usd)}: the run will likely stop "
-            f"after about {share:.0%} of its {estimate.calls} calls; a later run with a higher cap continues"
+            f"the expected spend {format_usd(expected)} exceeds max_usd "
+            f"{format_usd(max_usd)}: the run will likely stop "
+            f"after about {share:.0%} of its {estimate.calls} calls; a later "
+            "run with a higher cap continues"
         ]
     if ceiling > max_usd:
         return [
-            f"the worst case {format_usd(ceiling)} exceeds max_usd {format_usd(max_usd)}: the run may stop before the end"
+            f"the worst case {format_usd(ceiling)} exceeds max_usd "
+            f"{format_usd(max_usd)}: the run may stop before the end"
         ]
     return []
 
 
 DEFAULT_CONNECTIONS = 10
-"""inspect's own default `max_connections` for a provider: a capped run reserves no more calls per model."""
+"""inspect's own default `max_connections` for a provider: a capped run reserves no
+more calls per model."""
 
 
 class CallGate(Protocol):
-    """Decides, before every model call, whether it may start; told what the call used when it ends."""
+    """Decides, before every model call, whether it may start; told what the call
+    used when it ends."""
 
     async def acquire(self, key: str, prompt: str) -> bool: ...
 
@@ -101,23 +115,27 @@ class CallGate(Protocol):
 
 
 class Lease(Protocol):
-    """A share of a cap held across processes (`launch --engine ray`): budget is taken in chunks as it is needed."""
+    """A share of a cap held across processes (`launch --engine ray`): budget is
+    taken in chunks as it is needed."""
 
     def take(self, need: float) -> float:
-        """More budget: at least `need` while that much is left, less (0.0 when none) once the cap is leased out."""
+        """More budget: at least `need` while that much is left, less (0.0 when none)
+        once the cap is leased out."""
         ...
 
     def settle(self, spent: float) -> None:
-        """Report what this holder spent in all; what it leased beyond that goes back for other holders."""
+        """Report what this holder spent in all; what it leased beyond that goes back
+        for other holders."""
         ...
 
 
 @dataclass
 class SpendCap:
-    """Shared by every task of a run: spend so far plus the worst case of the calls in flight never exceed the cap.
+    """Shared by every task of a run: spend so far plus the worst case of the calls in
+    flight never exceed the cap.
 
-    With a `lease`, `cap` is what this process has leased so far, and it grows chunk by chunk until the lease
-    runs dry; from then on the cap holds as for a single process.
+    With a `lease`, `cap` is what this process has leased so far, and it grows chunk by
+    chunk until the lease runs dry; from then on the cap holds as for a single process.
     """
 
     cap: float
@@ -137,7 +155,8 @@ class SpendCap:
         return self._changed
 
     async def reserve(self, key: str, worst: float) -> bool:
-        """Wait while calls in flight might free room; False (and stop the run) when this call can never fit."""
+        """Wait while calls in flight might free room; False (and stop the run) when
+        this call can never fit."""
         changed = self._condition()
         async with changed:
             while not self.stopped:
@@ -158,8 +177,9 @@ class SpendCap:
             return False
 
     def slots(self, model: str, limit: int) -> asyncio.Semaphore:
-        """A model's call slots for this event loop (each eval runs its own loop): reservations wait for one, so
-        calls reserved but still queued for a connection never outnumber the connections."""
+        """A model's call slots for this event loop (each eval runs its own loop):
+        reservations wait for one, so calls reserved but still queued for a
+        connection never outnumber the connections."""
         key = (
             asyncio.get_running_loop(),
             model,
@@ -178,7 +198,8 @@ class SpendCap:
 
 @dataclass
 class PricedGate:
-    """The cap as seen by one condition's task: its model's price and its reply ceiling."""
+    """The cap as seen by one condition's task: its model's price and its reply
+    ceiling."""
 
     cap: SpendCap
     price: Price
@@ -211,13 +232,15 @@ class PricedGate:
             self.cap.slots(self.model, self.connections).release()
 
     def _key(self, sample_id: str) -> str:
-        # Sample ids repeat across conditions (every generate task has an `a1#1`); one gate serves one
-        # task, so its identity keeps two tasks' calls in flight apart in the shared cap.
+        # Sample ids repeat across conditions (every generate task has an `a1#1`); one
+        # gate serves one task, so its identity keeps two tasks' calls in flight apart
+        # in the shared cap.
         return f"{id(self)}:{sample_id}"
 
 
 def with_reply_ceiling(spec: TaskSpec) -> TaskSpec:
-    """The spec with a max_tokens set: the cap's worst case assumes a bounded reply, so a capped call must send one."""
+    """The spec with a max_tokens set: the cap's worst case assumes a bounded reply,
+    so a capped call must send one."""
     if "max_tokens" in spec.config:
         return spec
     return replace(spec, config={**spec.config, "max_tokens": DEFAULT_MAX_TOKENS})

@@ -1,4 +1,5 @@
-"""The itemeval command line: each command parses, loads the study, calls one library function and renders."""
+"""The itemeval command line: each command parses, loads the study, calls one library
+function and renders."""
 
 from __future__ import annotations
 
@@ -19,11 +20,13 @@ if TYPE_CHECKING:
 help_text.install()
 app = typer.Typer(
     name="itemeval",
-    help="Generate-then-grade, item-level LLM evaluation on inspect-ai. Run `itemeval init my-study` to start.",
+    help="Generate-then-grade, item-level LLM evaluation on inspect-ai. Run "
+    "`itemeval init my-study` to start.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # click's plain help: no `<bool>` after every flag, and it fits 80 columns
+    # click's plain help: no `<bool>` after every flag, and it fits 80 columns
+    rich_markup_mode=None,
 )
 
 ConfigArg = Annotated[
@@ -81,7 +84,8 @@ Graders = Annotated[
     Optional[list[str]],
     typer.Option(
         "--grader",
-        help="Only judge conditions of this grader (repeatable); may be one not in facets.grader.",
+        help="Only judge conditions of this grader (repeatable); may be one not in "
+        "facets.grader.",
     ),
 ]
 Rubrics = Annotated[
@@ -129,7 +133,8 @@ Yes = Annotated[
 
 
 def finite_option(value: float | None, name: str) -> float | None:
-    """An option's number, refused (exit 2) when it is `inf` or `nan`: a cap must be a number."""
+    """An option's number, refused (exit 2) when it is `inf` or `nan`: a cap must be
+    a number."""
     if value is not None and not math.isfinite(value):
         raise typer.BadParameter(f"{value} is not a finite number", param_hint=name)
     return value
@@ -148,8 +153,10 @@ Display = Annotated[
     Optional[str],
     typer.Option(
         "--display",
-        help="itemeval (one display for the whole run: cells, rate, ETA, spend, errors; the "
-        "default on a terminal), none (the default otherwise), or inspect's own: rich, plain, full, log.",
+        help="itemeval (one display for the whole run: cells, rate, ETA, spend, "
+        "errors; the "
+        "default on a terminal), none (the default otherwise), or inspect's "
+        "own: rich, plain, full, log.",
     ),
 ]
 Ids = Annotated[
@@ -179,12 +186,13 @@ def _root(
         ),
     ] = None,
 ) -> None:
-    """Generate-then-grade, item-level LLM evaluation on inspect-ai. Run `itemeval init my-study` to start."""
+    """Generate-then-grade, item-level LLM evaluation on inspect-ai. Run `itemeval
+    init my-study` to start."""
 
 
 def _study(config: Path, base_dir: Path | None, *, reads: str = "table") -> Study:
-    """The loaded study; `reads="snapshot"` for the read-only commands (a study on object storage is then read
-    through its published snapshot)."""
+    """The loaded study; `reads="snapshot"` for the read-only commands (a study on
+    object storage is then read through its published snapshot)."""
     from dataclasses import replace
 
     from . import console
@@ -239,7 +247,8 @@ def status(
     json_out: Json = False,
     ids: Ids = False,
 ) -> None:
-    """Show the condition grid (slugs; ids with --ids) and per-condition completion and spend; never writes.
+    """Show the condition grid (slugs; ids with --ids) and per-condition completion and
+    spend; never writes.
 
     \b
     Example: itemeval status configs/demo.yaml --json
@@ -321,7 +330,8 @@ def estimate(
     json_out: Json = False,
     ids: Ids = False,
 ) -> int:
-    """Project calls, tokens and USD (ceiling and expected) of what generate and grade would run; no model calls.
+    """Project calls, tokens and USD (ceiling and expected) of what generate and grade
+    would run; no model calls.
 
     \b
     Example: itemeval estimate configs/demo.yaml --stage generate --json
@@ -371,7 +381,8 @@ def estimate(
         if ran.exit_code:
             return _finish(ran, json_out)
         console.tell(
-            f"pilot: {sum(c.rows for c in ran.conditions)} cells ran (run {ran.run_id}); "
+            f"pilot: {sum(c.rows for c in ran.conditions)} cells ran (run "
+            f"{ran.run_id}); "
             "the estimate below projects the rest from their replies"
         )
     result = run_estimate(study, options)
@@ -403,13 +414,14 @@ def generate(
     json_out: Json = False,
     ids: Ids = False,
 ) -> int:
-    """Stage 1: run every missing (condition, item, replication) cell and store one row per cell.
+    """Stage 1: run every missing (condition, item, replication) cell and store one row
+    per cell.
 
     Resumable: re-running it runs only cells that are missing or errored.
 
     \b
     Example: itemeval generate configs/demo.yaml --condition arith-good_concise_default --limit 5
-    """
+    """  # noqa: E501 (an example line: click prints it as written)
     from . import console
     from .generate import GenerateOptions, run_generate
     from .plan import Shard
@@ -467,11 +479,13 @@ def grade(
     json_out: Json = False,
     ids: Ids = False,
 ) -> int:
-    """Stage 2: grade stored solutions with the verifiable scorers and LLM judges; never re-generates.
+    """Stage 2: grade stored solutions with the verifiable scorers and LLM judges; never
+    re-generates.
 
     Adding a judge later costs no generation: define it under graders: and run only it.
 
-    Re-draw a judge's parse failures: itemeval grade CONFIG --only parse-failures --fresh
+    Re-draw a judge's parse failures: itemeval grade CONFIG --only parse-failures
+    --fresh
 
     \b
     Example: itemeval grade configs/demo.yaml --grader offline_judge
@@ -559,13 +573,14 @@ def launch(
     max_usd: MaxUsd = None,
     json_out: Json = False,
 ) -> int:
-    """Run generate or grade as N shards: one estimate, spend gate and lock for all, max_usd held across them,
-    then one commit and one manifest. A second launcher exits 5; a failed shard runs again from its journal.
+    """Run generate or grade as N shards: one estimate, spend gate and lock for all,
+    max_usd held across them, then one commit and one manifest. A second launcher exits
+    5; a failed shard runs again from its journal.
 
     \b
     Example: itemeval launch generate configs/demo.yaml --shards 2
     Example: itemeval launch grade configs/demo.yaml --shards 4 --engine ray --address auto
-    """
+    """  # noqa: E501 (an example line: click prints it as written)
     from . import console
     from .generate import GenerateOptions
     from .grade import GradeOptions
@@ -612,11 +627,12 @@ def launch(
 
 @app.command()
 def commit(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) -> None:
-    """Merge the journal parts of finished shards (`generate|grade --shard K/N`) into the stores; safe to repeat.
+    """Merge the journal parts of finished shards (`generate|grade --shard K/N`) into
+    the stores; safe to repeat.
 
     \b
     Example: itemeval generate configs/demo.yaml --shard 0/2 & itemeval generate configs/demo.yaml --shard 1/2; wait; itemeval commit configs/demo.yaml
-    """
+    """  # noqa: E501 (an example line: click prints it as written)
     from . import console
     from .run import commit as commit_study
 
@@ -630,13 +646,15 @@ def commit(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
 
 @app.command()
 def export(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) -> None:
-    """Write export/grades_long.parquet and .csv: one row per grade joined to its solution and item.
+    """Write export/grades_long.parquet and .csv: one row per grade joined to its
+    solution and item.
 
-    Never aggregated: every grading event, with facet values, ready for IRT or mixed models.
+    Never aggregated: every grading event, with facet values, ready for IRT or mixed
+    models.
 
     \b
     Example: itemeval export configs/demo.yaml && python -c "import pandas; print(pandas.read_csv('studies/demo/export/grades_long.csv').groupby(['grade_condition_slug', 'model']).score.mean())"
-    """
+    """  # noqa: E501 (an example line: click prints it as written)
     from . import console
     from .export import run_export
 
@@ -709,12 +727,13 @@ def results(
         typer.Option("--csv", help="Also write the cells to this CSV file."),
     ] = None,
 ) -> None:
-    """Per cell of the grid: mean item score with SE and 95% CI; marginals, paired comparisons, grader
-    agreement and calibration. Computed from the stores; never writes them.
+    """Per cell of the grid: mean item score with SE and 95% CI; marginals, paired
+    comparisons, grader agreement and calibration. Computed from the stores; never
+    writes them.
 
     \b
     Example: itemeval results configs/demo.yaml --by model --compare arith-good arith-weak
-    """
+    """  # noqa: E501 (an example line: click prints it as written)
     from . import console
     from .results import ResultsOptions, study_results
 
@@ -759,8 +778,9 @@ def report(
         ),
     ] = None,
 ) -> None:
-    """Write one self-contained HTML report (no network needed): the grid and spend, results with CIs, a forest
-    plot, facet marginals, paired differences, grader agreement, calibration, item difficulty, errors, logs.
+    """Write one self-contained HTML report (no network needed): the grid and spend,
+    results with CIs, a forest plot, facet marginals, paired differences, grader
+    agreement, calibration, item difficulty, errors, logs.
 
     \b
     Example: itemeval report configs/demo.yaml --out demo.html
@@ -801,12 +821,13 @@ def show(
     ] = False,
     json_out: Json = False,
 ) -> None:
-    """One item up close: its input and target, its rendered prompt, every stored solution side by side and every
-    grade with the judge's reasoning; or, with --failures, the failed cells of some conditions. Never writes.
+    """One item up close: its input and target, its rendered prompt, every stored
+    solution side by side and every grade with the judge's reasoning; or, with
+    --failures, the failed cells of some conditions. Never writes.
 
     \b
     Example: itemeval show configs/demo.yaml arith-001 --condition arith-weak_concise_default
-    """
+    """  # noqa: E501 (an example line: click prints it as written)
     from . import console
     from .show import ShowOptions, show_study
     from .show_render import render_show
@@ -858,7 +879,8 @@ def view(
         typer.Option("--blind", help="Hide each answer's condition while labelling."),
     ] = False,
 ) -> None:
-    """Serve the study as a local web app (grid, items, one item, labelling queue) until interrupted.
+    """Serve the study as a local web app (grid, items, one item, labelling queue) until
+    interrupted.
 
     \b
     Example: itemeval view configs/demo.yaml --label --rater alice --sample 200 --blind
@@ -919,7 +941,8 @@ def import_logs(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI, turning itemeval's errors into their exit codes in this one place."""
+    """Run the CLI, turning itemeval's errors into their exit codes in this one
+    place."""
     from .manifest import set_command_line
 
     arguments = sys.argv[1:] if argv is None else argv
@@ -955,7 +978,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _failed(message: str, exit_code: int, kind: str, *, json_out: bool) -> int:
-    """The human message on stderr; under --json, also one JSON error document on stdout for scripts."""
+    """The human message on stderr; under --json, also one JSON error document on
+    stdout for scripts."""
     from . import console
 
     console.error(message)

@@ -1,4 +1,5 @@
-"""The study config: strict pydantic models of the YAML and `load_config`, which resolves its paths."""
+"""The study config: strict pydantic models of the YAML and `load_config`, which
+resolves its paths."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ ReasoningEffort = Literal[REASONING_EFFORTS]  # type: ignore[valid-type]
 
 
 class _Strict(BaseModel):
-    # allow_inf_nan: `.inf` is valid YAML, and neither a cap nor a timeout may be infinite
+    # allow_inf_nan: `.inf` is valid YAML, and neither a cap nor a timeout may be
+    # infinite
     model_config = ConfigDict(
         extra="forbid", frozen=True, use_attribute_docstrings=True, allow_inf_nan=False
     )
@@ -41,13 +43,15 @@ class _Strict(BaseModel):
 
 class DatasetSpec(_Strict):
     id: str = Field(min_length=1)
-    """local: a .jsonl/.json/.csv/.parquet path relative to the config dir; hf: `org/name` on the Hub."""
+    """local: a .jsonl/.json/.csv/.parquet path relative to the config dir; hf:
+    `org/name` on the Hub."""
     split: str | None = None
     """hf only: the split to load (default `test`)."""
     name: str | None = None
     """hf only: the dataset config name."""
     revision: str | None = None
-    """hf only: a branch, tag or commit; resolved to a commit and pinned in dataset_locks.json."""
+    """hf only: a branch, tag or commit; resolved to a commit and pinned in
+    dataset_locks.json."""
     limit: int | None = Field(default=None, ge=0)
     """Keep only the first N rows of this dataset."""
 
@@ -56,11 +60,14 @@ class Mapping(_Strict):
     input: str = Field(min_length=1)
     """Column holding the problem text (required, non-blank in every row)."""
     target: str | None = None
-    """Column holding the reference answer, or a list of acceptable answers; "" when not mapped."""
+    """Column holding the reference answer, or a list of acceptable answers; "" when
+    not mapped."""
     choices: str | None = None
-    """Column holding the item's options as a list of texts (a JSON list in CSV), for choice scorers."""
+    """Column holding the item's options as a list of texts (a JSON list in CSV), for
+    choice scorers."""
     id: str | None = None
-    """A column, or a template like `{dataset}:{row}` over columns, `{row}` and `{dataset}`; default `{row}`."""
+    """A column, or a template like `{dataset}:{row}` over columns, `{row}` and
+    `{dataset}`; default `{row}`."""
     grading_scheme: str | None = None
     """Column holding rubric/points text; non-strings are stored as canonical JSON."""
     metadata: list[str] = []
@@ -106,7 +113,8 @@ class Benchmark(_Strict):
     @model_validator(mode="before")
     @classmethod
     def _inspect_defaults(cls, data: Any) -> Any:
-        """An inspect task is the one dataset; its samples' fields the default mapping."""
+        """An inspect task is the one dataset; its samples' fields the default
+        mapping."""
         if isinstance(data, dict) and data.get("adapter") == "inspect":
             return _task_defaults(data)
         if isinstance(data, dict) and ("task" in data or "task_args" in data):
@@ -131,16 +139,19 @@ SamplingParams = create_model(
 
 class CallLimits(_Strict):
     max_retries: int = Field(default=3, ge=0)
-    """inspect's retries per call for 429/5xx/timeouts (inspect alone would retry forever)."""
+    """inspect's retries per call for 429/5xx/timeouts (inspect alone would retry
+    forever)."""
     timeout: float = Field(default=600.0, gt=0, le=MAX_TIMEOUT_S)
-    """Seconds a call may take in total, retries included, before it becomes an error row."""
+    """Seconds a call may take in total, retries included, before it becomes an error
+    row."""
     attempt_timeout: float = Field(default=180.0, gt=0, le=MAX_TIMEOUT_S)
     """Seconds one attempt may take before it is abandoned and retried."""
     max_connections: int | None = Field(default=None, ge=1)
     """Concurrent calls per model (inspect's default when unset)."""
 
     def inspect_limits(self) -> dict[str, Any]:
-        """These limits as GenerateConfig fields; inspect takes whole seconds, so timeouts round up."""
+        """These limits as GenerateConfig fields; inspect takes whole seconds, so
+        timeouts round up."""
         limits = {
             "max_retries": self.max_retries,
             "timeout": math.ceil(self.timeout),
@@ -152,9 +163,11 @@ class CallLimits(_Strict):
 
 class Solvers(SamplingParams, CallLimits):  # type: ignore[misc,valid-type]
     models: list[str] = Field(min_length=1)
-    """inspect model ids, e.g. `openai/gpt-4.1-mini` or the offline `itemeval/arith-good`."""
+    """inspect model ids, e.g. `openai/gpt-4.1-mini` or the offline
+    `itemeval/arith-good`."""
     on_empty: Literal["skip", "rerun", "grade"] = "skip"
-    """A blank completion without error: not graded (skip), re-generated next run (rerun), or graded."""
+    """A blank completion without error: not graded (skip), re-generated next run
+    (rerun), or graded."""
 
 
 class ModelConfigFacet(SamplingParams):  # type: ignore[misc,valid-type]
@@ -164,9 +177,10 @@ class ModelConfigFacet(SamplingParams):  # type: ignore[misc,valid-type]
 
 class ScorerEntry(_Strict):
     name: str
-    """A scorer: itemeval's (numeric, multiple_choice, exact_match, risk, numeric_risk), inspect-ai's by name
-    (match, includes, pattern, answer, choice, f1, exact, multi_scorer, model_graded_qa, model_graded_fact),
-    or a user's inspect @scorer as `module.path:function`."""
+    """A scorer: itemeval's (numeric, multiple_choice, exact_match, risk,
+    numeric_risk), inspect-ai's by name (match, includes, pattern, answer, choice,
+    f1, exact, multi_scorer, model_graded_qa, model_graded_fact), or a user's inspect
+    @scorer as `module.path:function`."""
     params: dict[str, Any] = {}
     """Scorer parameters, validated at load time against the scorer's own signature."""
     reference: str | None = None
@@ -176,7 +190,8 @@ class ScorerEntry(_Strict):
 
 class Facets(_Strict):
     prompt: list[str] = Field(min_length=1)
-    """Prompt templates: bare NAME = `<prompts_dir>/NAME.md`, `builtin:NAME` = packaged."""
+    """Prompt templates: bare NAME = `<prompts_dir>/NAME.md`, `builtin:NAME` =
+    packaged."""
     model_config_: list[ModelConfigFacet] = Field(
         default_factory=lambda: [ModelConfigFacet(name="default")],
         alias="model_config",
@@ -213,13 +228,17 @@ class Grader(CallLimits):
     reasoning_tokens: int | None = Field(default=None, ge=1)
     """Reasoning token budget for reasoning judges; part of the id."""
     kind: Literal["pointwise", "pairwise"] = "pointwise"
-    """`pairwise`: the judge says which of two stored answers is better (README "Pairwise judges")."""
+    """`pairwise`: the judge says which of two stored answers is better (README
+    "Pairwise judges")."""
     baseline: str | None = None
-    """pairwise: a generate condition (slug or id) every other one is compared with; default all pairs."""
+    """pairwise: a generate condition (slug or id) every other one is compared with;
+    default all pairs."""
     orders: Literal[1, 2] = 2
-    """pairwise: 2 asks each pair in both orders; 1 once, in an order fixed by the pair's key."""
+    """pairwise: 2 asks each pair in both orders; 1 once, in an order fixed by the
+    pair's key."""
     rubric: str | None = None
-    """pairwise: its rubric (default `builtin:pairwise`), with {answer_a} and {answer_b}."""
+    """pairwise: its rubric (default `builtin:pairwise`), with {answer_a} and
+    {answer_b}."""
 
     @model_validator(mode="after")
     def _pairwise_keys(self) -> Grader:
@@ -248,7 +267,8 @@ class Budget(_Strict):
 
 class StudyConfig(_Strict):
     study: str = Field(pattern=STUDY_NAME_PATTERN)
-    """The study's name; outputs go to `<output_dir>/<study>/`, output_dir relative to the config file."""
+    """The study's name; outputs go to `<output_dir>/<study>/`, output_dir relative
+    to the config file."""
     output_dir: str = "studies"
     """Relative to the working dir (or -C/--base-dir)."""
     prompts_dir: str = "prompts"
@@ -280,7 +300,8 @@ class LoadedConfig:
     text_hash: str
     base_dir: Path
     reads: str = "table"
-    """How a study on object storage is read (StudyPaths.reads): the read-only commands use "snapshot"."""
+    """How a study on object storage is read (StudyPaths.reads): the read-only
+    commands use "snapshot"."""
 
     @property
     def config_dir(self) -> Path:
@@ -301,7 +322,8 @@ class LoadedConfig:
 
 
 def load_config(path: str | Path, base_dir: str | Path | None = None) -> LoadedConfig:
-    """Read, parse and validate a study config; raise ConfigError naming the file and field on any problem."""
+    """Read, parse and validate a study config; raise ConfigError naming the file and
+    field on any problem."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
@@ -309,8 +331,8 @@ def load_config(path: str | Path, base_dir: str | Path | None = None) -> LoadedC
     raw = _parse_yaml(text, path)
     config = _validate(raw, path)
     _check_semantics(config, path)
-    # Relative to the config file, like prompts_dir, datasets and pricing_path: the same config run from any
-    # directory is the same study. -C/--base-dir overrides it.
+    # Relative to the config file, like prompts_dir, datasets and pricing_path: the same
+    # config run from any directory is the same study. -C/--base-dir overrides it.
     base = Path(base_dir) if base_dir is not None else path.resolve().parent
     return LoadedConfig(
         config=config,
@@ -331,13 +353,15 @@ def _parse_yaml(text: str, path: Path) -> dict[str, Any]:
         ) from None
     except yaml.MarkedYAMLError as exc:
         raise ConfigError(
-            f"{path}: malformed YAML at {_where(exc)}: {shorten(str(exc.problem or exc))}"
+            f"{path}: malformed YAML at {_where(exc)}: "
+            f"{shorten(str(exc.problem or exc))}"
         ) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: malformed YAML: {exc}") from None
     if not isinstance(raw, dict):
         raise ConfigError(
-            f"{path}: a study config must be a YAML mapping with at least `study:`, got {type(raw).__name__}"
+            f"{path}: a study config must be a YAML mapping with at least "
+            f"`study:`, got {type(raw).__name__}"
         )
     return raw
 
@@ -377,12 +401,17 @@ def _describe_error(err: dict[str, Any]) -> str:
     if err["type"] == "missing":
         return f"{dotted}: required field is missing"
     if err["type"] == "string_pattern_mismatch" and loc == ("study",):
-        return f"study: {cut(err['input'])} is not a valid study name (lower-case letters, digits, '_' and '-', starting with a letter or digit, at most 64 chars)"
+        return (
+            f"study: {cut(err['input'])} is not a valid study name (lower-case "
+            "letters, digits, '_' and '-', starting with a letter or digit, at "
+            "most 64 chars)"
+        )
     return f"{dotted}: {err['msg']} (got {cut(err.get('input'))})"
 
 
 def _closest_key(loc: tuple[str, ...]) -> str | None:
-    """The valid key nearest to an unknown one, found by walking the models along the error's path."""
+    """The valid key nearest to an unknown one, found by walking the models along the
+    error's path."""
     model: Any = StudyConfig
     for part in loc[:-1]:
         field = _field_named(model, part)
@@ -404,7 +433,8 @@ def _field_named(model: Any, name: str) -> Any:
 
 
 def _model_of(annotation: Any) -> Any:
-    """The BaseModel class inside an annotation like `list[X]`, `X | None` or `dict[str, X]`."""
+    """The BaseModel class inside an annotation like `list[X]`, `X | None` or
+    `dict[str, X]`."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in getattr(annotation, "__args__", ()):
@@ -418,7 +448,8 @@ def _check_semantics(config: StudyConfig, path: Path) -> None:
     facets = config.facets
     if not facets.grader and not facets.scorer:
         raise ConfigError(
-            f"{path}: facets: set at least one of facets.grader or facets.scorer, or nothing will be graded"
+            f"{path}: facets: set at least one of facets.grader or "
+            "facets.scorer, or nothing will be graded"
         )
     for name in facets.grader:
         if "/" not in name and name not in config.graders:
@@ -438,7 +469,8 @@ def _check_semantics(config: StudyConfig, path: Path) -> None:
         provider, _, name = model.partition("/")
         if not provider or not name:
             raise ConfigError(
-                f"{path}: {where}: {model!r} is not a model id; write <provider>/<model>, "
+                f"{path}: {where}: {model!r} is not a model id; write "
+                "<provider>/<model>, "
                 "e.g. openai/gpt-4.1-mini or itemeval/arith-good"
             )
     names = [m.name for m in facets.model_config_]

@@ -1,4 +1,5 @@
-"""What the CLI shows: stage results, estimates and status as rich tables for people or JSON for scripts."""
+"""What the CLI shows: stage results, estimates and status as rich tables for people
+or JSON for scripts."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from .pricing import format_usd as _usd
 from .pricing import total_usd
 from .tables import Column, Row, count, fits, fitted, money, tokens
 
-if TYPE_CHECKING:  # the status and cost modules pull in pandas, which `itemeval --help` must not wait for
+# the status and cost modules pull in pandas, which `itemeval --help` must not wait for
+if TYPE_CHECKING:
     from .cost import Estimate
     from .status import StatusReport
 
@@ -150,8 +152,10 @@ def render_status(report: StatusReport, console: Console, *, ids: bool = False) 
     if report.running:
         holder = report.running
         console.print(
-            f"running now: `{holder.get('command')}` (pid {holder.get('pid')} on {holder.get('host')}, "
-            f"since {holder.get('started_at')}); its finished rows reach the stores when it ends",
+            f"running now: `{holder.get('command')}` (pid {holder.get('pid')} "
+            f"on {holder.get('host')}, "
+            f"since {holder.get('started_at')}); its finished rows reach the "
+            "stores when it ends",
             markup=False,
             highlight=False,
             soft_wrap=True,
@@ -168,11 +172,13 @@ def render_status(report: StatusReport, console: Console, *, ids: bool = False) 
     _print_table(console, "grade conditions", _GRADE_STATUS, data["grade"], ids=ids)
     spend = data["spend_usd"]
     console.print(
-        f"spend so far: generate {_usd(spend['generate'])}, grade {_usd(spend['grade'])}"
+        f"spend so far: generate {_usd(spend['generate'])}, grade "
+        f"{_usd(spend['grade'])}"
     )
     if report.journal_rows:
         console.print(
-            f"{report.journal_rows} finished rows are in the journal of a running command"
+            f"{report.journal_rows} finished rows are in the journal of a "
+            "running command"
         )
 
 
@@ -214,7 +220,8 @@ def _print_table(
     *,
     ids: bool = False,
 ) -> None:
-    """A table of conditions by slug; with `ids`, by id when the whole ids fit, else with the ids listed below it."""
+    """A table of conditions by slug; with `ids`, by id when the whole ids fit, else
+    with the ids listed below it."""
     if ids:
         table = fitted(
             console,
@@ -282,10 +289,12 @@ def render_stage(result: StageResult, console: Console, *, ids: bool = False) ->
         if data["stage"] == "grade"
         else ""
     )
-    # A condition that failed as a whole makes the run exit 1: the summary must not say "completed".
+    # A condition that failed as a whole makes the run exit 1: the summary must not say
+    # "completed".
     outcome = "failed" if data["exit_code"] == 1 else data["outcome"]
     console.print(
-        f"{data['stage']} {outcome}: {totals['rows']} rows written, {totals['errors']} errors{failures}, "
+        f"{data['stage']} {outcome}: {totals['rows']} rows written, "
+        f"{totals['errors']} errors{failures}, "
         f"{totals['cache_hits']} cache hits, spend {_usd(totals['usd'])}"
         + (f" (manifest {data['manifest']})" if data["manifest"] else ""),
         markup=False,
@@ -294,14 +303,16 @@ def render_stage(result: StageResult, console: Console, *, ids: bool = False) ->
     if data["outcome"] == "budget_stopped":
         left = totals["planned"] - totals["rows"]
         console.print(
-            f"stopped by max_usd: {left} cells were not run and stay missing (not failed); "
+            f"stopped by max_usd: {left} cells were not run and stay missing "
+            "(not failed); "
             "run again with a higher --max-usd to continue",
             highlight=False,
         )
 
 
 def _print_stage_table(data: dict[str, Any], console: Console, *, ids: bool) -> None:
-    """The conditions that had work, with what ran; the planned count only where a run ended short of it."""
+    """The conditions that had work, with what ran; the planned count only where a
+    run ended short of it."""
     busy = [
         row
         for row in data["conditions"]
@@ -346,7 +357,8 @@ def _print_stage_table(data: dict[str, Any], console: Console, *, ids: bool) -> 
 def _print_frequent_errors(
     conditions: list[dict[str, Any]], console: Console, shown: int = 3
 ) -> None:
-    """The most frequent error messages of the run, with their counts (the full texts are in the stores)."""
+    """The most frequent error messages of the run, with their counts (the full texts
+    are in the stores)."""
     counts: dict[str, int] = {}
     for row in conditions:
         for message, times in row["error_messages"].items():
@@ -373,18 +385,21 @@ def render_estimate(
             _print_table(console, f"{title}: {stage}", _ESTIMATE, rows, ids=ids)
     for stage, totals in data["stages"].items():
         console.print(
-            f"{stage}: {totals['calls']:,} calls, expected {_usd(totals['usd_expected'])}, "
+            f"{stage}: {totals['calls']:,} calls, expected "
+            f"{_usd(totals['usd_expected'])}, "
             f"at most {_usd(totals['usd_ceiling'])}",
             highlight=False,
         )
     total = data["total"]
     interval = (
-        f" (95%: {_usd(total['usd_low'])} to {_usd(total['usd_high'])}, from the replies seen)"
+        f" (95%: {_usd(total['usd_low'])} to {_usd(total['usd_high'])}, from "
+        "the replies seen)"
         if total.get("usd_high") is not None
         else ""
     )
     console.print(
-        f"total: {total['calls']:,} calls, expected {_usd(total['usd_expected'])}{interval}, "
+        f"total: {total['calls']:,} calls, expected "
+        f"{_usd(total['usd_expected'])}{interval}, "
         f"at most {_usd(total['usd_ceiling'])} (tokens: {data['token_heuristic']})",
         highlight=False,
     )
@@ -403,7 +418,8 @@ _ESTIMATE = (
     Column("expected", lambda line: money(line["usd_expected"])),
     Column("at most", lambda line: money(line["usd_ceiling"])),
 )
-"""Expected output tokens and USD assume replies as long as those stored (basis), `at most` a full max_tokens reply."""
+"""Expected output tokens and USD assume replies as long as those stored (basis), `at
+most` a full max_tokens reply."""
 
 
 def render_export(result: Any, console: Console) -> None:
@@ -449,7 +465,8 @@ def render_import(result: Any, console: Console) -> None:
         ids = ", ".join(miss["sample_ids"][:10])
         more = len(miss["sample_ids"]) - 10
         console.print(
-            f"not imported: {len(miss['sample_ids'])} samples of {miss['log']} match no "
+            f"not imported: {len(miss['sample_ids'])} samples of {miss['log']} "
+            "match no "
             f"item id: {ids}" + (f" and {more} more" if more > 0 else ""),
             highlight=False,
             soft_wrap=True,
@@ -466,7 +483,8 @@ def render_init(written: list[Any], directory: Any, console: Console) -> None:
     for path in written:
         console.print(f"wrote {path}")
     console.print(
-        f"next: cd {directory} && itemeval estimate config.yaml && itemeval generate config.yaml"
+        f"next: cd {directory} && itemeval estimate config.yaml && itemeval "
+        "generate config.yaml"
     )
 
 
@@ -482,12 +500,14 @@ def _ci(row: dict[str, Any]) -> str:
 
 
 def _number(header: str, cell: Any, width: int) -> Column:
-    """A results number: a fixed minimum width, so columns line up from table to table."""
+    """A results number: a fixed minimum width, so columns line up from table to
+    table."""
     return Column(header, cell, min_width=width)
 
 
 def render_results(data: dict[str, Any], console: Console) -> None:
-    """The results as tables designed for 80 columns: slugs cut from the middle only when needed, ids in `--json`."""
+    """The results as tables designed for 80 columns: slugs cut from the middle only
+    when needed, ids in `--json`."""
     slugs = data["slugs"]
 
     def name(header: str, key: str, default: str = "") -> Column:
@@ -500,7 +520,10 @@ def render_results(data: dict[str, Any], console: Console) -> None:
         _number("mean", lambda row: _num(row["mean"]), 5),
         _number("95% CI", _ci, 11),
     )
-    title = f"{data['study']}: mean per item ({data['reducer']}), 95% CI ({data['ci_method']})"
+    title = (
+        f"{data['study']}: mean per item ({data['reducer']}), 95% CI "
+        f"({data['ci_method']})"
+    )
     console.print(
         fitted(
             console,

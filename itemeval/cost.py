@@ -1,4 +1,5 @@
-"""Estimate calls, tokens and dollars of the cells a run would execute, from their prompts and observed reply lengths."""
+"""Estimate calls, tokens and dollars of the cells a run would execute, from their
+prompts and observed reply lengths."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ def _cell_tokens(cell: Cell) -> int:
 
 
 def worst_case_input_tokens(text: str) -> int:
-    """An upper bound on the tokens of a prompt: no tokenizer makes a token of less than one byte."""
+    """An upper bound on the tokens of a prompt: no tokenizer makes a token of less
+    than one byte."""
     return len(text.encode("utf-8")) + MESSAGE_OVERHEAD_TOKENS
 
 
@@ -49,11 +51,12 @@ class EstimateLine:
     output_tokens_expected: int = 0
     usd_ceiling: float | None = 0.0
     usd_expected: float | None = 0.0
-    basis: str = "ceiling"  # where the expected output length came from: condition, model or ceiling
+    # where the expected output length came from: condition, model or ceiling
+    basis: str = "ceiling"
     priced: bool = True
     usd_low: float | None = None
-    """A 95% interval around usd_expected, when the condition's own replies were observed (a pilot run);
-    otherwise both bounds are None."""
+    """A 95% interval around usd_expected, when the condition's own replies were
+    observed (a pilot run); otherwise both bounds are None."""
     usd_high: float | None = None
 
 
@@ -70,8 +73,8 @@ class Estimate:
         )
 
     def bound(self, attribute: str) -> float | None:
-        """The total of an interval bound; a line without an interval contributes its expected figure.
-        None when no line has an interval."""
+        """The total of an interval bound; a line without an interval contributes its
+        expected figure. None when no line has an interval."""
         if all(getattr(line, attribute) is None for line in self.lines):
             return None
         return total_usd(
@@ -98,7 +101,8 @@ class Estimate:
             else ""
         )
         return (
-            f"estimate: {self.calls:,} calls, expected {format_usd(self.total('usd_expected'))}{interval}, "
+            f"estimate: {self.calls:,} calls, expected "
+            f"{format_usd(self.total('usd_expected'))}{interval}, "
             f"at most {format_usd(self.total('usd_ceiling'))}"
         )
 
@@ -108,7 +112,7 @@ class Estimate:
             "conditions": [asdict(line) for line in self.lines],
             "stages": {
                 s: {
-                    "calls": sum(l.calls for l in self.lines if l.stage == s),
+                    "calls": sum(line.calls for line in self.lines if line.stage == s),
                     "usd_ceiling": self.total("usd_ceiling", s),
                     "usd_expected": self.total("usd_expected", s),
                 }
@@ -121,15 +125,18 @@ class Estimate:
                 "usd_low": self.bound("usd_low"),
                 "usd_high": self.bound("usd_high"),
             },
-            "token_heuristic": f"ceil(characters / {CHARS_PER_TOKEN}) + {MESSAGE_OVERHEAD_TOKENS} per call",
+            "token_heuristic": f"ceil(characters / {CHARS_PER_TOKEN}) "
+            f"+ {MESSAGE_OVERHEAD_TOKENS} "
+            "per call",
             "notes": list(self.notes),
         }
 
 
 @dataclass(frozen=True)
 class ObservedLengths:
-    """Mean output tokens seen in the store, per condition and per model, for the expected figure; per condition
-    also the standard deviation and count, for the interval of a projection."""
+    """Mean output tokens seen in the store, per condition and per model, for the
+    expected figure; per condition also the standard deviation and count, for the
+    interval of a projection."""
 
     by_condition: dict[str, float]
     by_model: dict[str, float]
@@ -159,8 +166,9 @@ class ObservedLengths:
     def interval(
         self, condition_id: str, calls: int, ceiling: int
     ) -> tuple[float, float] | None:
-        """95% bounds on the output tokens of `calls` more calls: the mean's uncertainty (from the replies seen)
-        plus the calls' own spread around it. None without at least two of the condition's replies."""
+        """95% bounds on the output tokens of `calls` more calls: the mean's
+        uncertainty (from the replies seen) plus the calls' own spread around it.
+        None without at least two of the condition's replies."""
         if condition_id not in self.spread or self.spread[condition_id][1] < 2:
             return None
         sd, seen = self.spread[condition_id]
@@ -192,7 +200,8 @@ def line_for(
     observed: ObservedLengths,
     prices: PriceTable,
 ) -> EstimateLine:
-    """The estimate for `calls` calls of one condition sending `input_tokens` in total."""
+    """The estimate for `calls` calls of one condition sending `input_tokens` in
+    total."""
     ceiling = max_tokens or DEFAULT_MAX_TOKENS
     expected, basis = observed.expected(condition_id, model, ceiling)
     line = EstimateLine(
@@ -227,7 +236,8 @@ def line_for(
 
 
 def worst_case_usd(price: Price, prompt: str, max_tokens: int | None) -> float:
-    """The most one call can cost: every prompt byte a token, and a full-length reply."""
+    """The most one call can cost: every prompt byte a token, and a full-length
+    reply."""
     return price.cost(worst_case_input_tokens(prompt), max_tokens or DEFAULT_MAX_TOKENS)
 
 
@@ -239,7 +249,8 @@ def lines_for_specs(
     observed: ObservedLengths,
     prices: PriceTable,
 ) -> list[EstimateLine]:
-    """One line per task spec: its calls, the tokens of its rendered prompts and its reply ceiling."""
+    """One line per task spec: its calls, the tokens of its rendered prompts and its
+    reply ceiling."""
     return [
         line_for(
             stage,

@@ -1,4 +1,5 @@
-"""dataset_locks.json: the revision of every dataset, pinned the first time a study runs."""
+"""dataset_locks.json: the revision of every dataset, pinned the first time a study
+runs."""
 
 from __future__ import annotations
 
@@ -32,18 +33,22 @@ def read_locks(path: Path) -> DatasetLocks:
         return DatasetLocks.model_validate_json(path.read_text(encoding="utf-8"))
     except (ValidationError, ValueError) as exc:
         raise StoreError(
-            f"{path}: not a valid dataset lock file ({exc.__class__.__name__}); move it aside to re-pin"
+            f"{path}: not a valid dataset lock file "
+            f"({exc.__class__.__name__}); move it aside to re-pin"
         ) from None
 
 
 def check_revision(path: Path, locks: DatasetLocks, key: str, revision: str) -> None:
-    """A local dataset whose content changed since it was pinned is an error, so results never mix silently."""
+    """A local dataset whose content changed since it was pinned is an error, so
+    results never mix silently."""
     pinned = locks.datasets.get(key)
     if pinned is None or pinned.revision == revision:
         return
     raise ConfigError(
-        f"dataset {key} changed since it was pinned in {path} (pinned {pinned.revision}, now {revision}). "
-        f"If the change is intended, re-pin it: remove the {key!r} entry from {path} (or delete the file) "
+        f"dataset {key} changed since it was pinned in {path} (pinned "
+        f"{pinned.revision}, now {revision}). "
+        f"If the change is intended, re-pin it: remove the {key!r} entry from "
+        f"{path} (or delete the file) "
         "and run again; rows already stored keep their old dataset_revision."
     )
 
@@ -51,7 +56,8 @@ def check_revision(path: Path, locks: DatasetLocks, key: str, revision: str) -> 
 def pin(
     path: Path, locks: DatasetLocks, revisions: dict[str, tuple[str, str]]
 ) -> DatasetLocks:
-    """Record every not-yet-pinned dataset (key -> (adapter, revision)); write atomically when anything is new."""
+    """Record every not-yet-pinned dataset (key -> (adapter, revision)); write
+    atomically when anything is new."""
     new = {key: value for key, value in revisions.items() if key not in locks.datasets}
     if not new:
         return locks

@@ -1,4 +1,5 @@
-"""The one error family of itemeval, each kind carrying its documented exit code (README "A short tour")."""
+"""The one error family of itemeval, each kind carrying its documented exit code
+(README "A short tour")."""
 
 from __future__ import annotations
 
@@ -58,22 +59,27 @@ class StudyLocked(ItemevalError):
 
 
 def write_failure_message(path: object, error: OSError) -> str:
-    """One message for a write that failed (a full disk, a read-only mount): what, where, and what to do."""
+    """One message for a write that failed (a full disk, a read-only mount): what,
+    where, and what to do."""
     reason = error.strerror or str(error) or type(error).__name__
     return (
-        f"could not write {path}: {reason}; no further model call was started. Free space (or fix the disk), "
-        "then run the same command again: every finished row is kept and will not be paid for twice"
+        f"could not write {path}: {reason}; no further model call was started. "
+        "Free space (or fix the disk), "
+        "then run the same command again: every finished row is kept and will "
+        "not be paid for twice"
     )
 
 
 WRITE_ERRNOS = frozenset(
     {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG}
 )
-"""The errors of a disk that cannot take a write: full, over quota, read-only, failing, file too big."""
+"""The errors of a disk that cannot take a write: full, over quota, read-only,
+failing, file too big."""
 
 
 def is_write_failure(error: BaseException) -> bool:
-    """A disk that cannot take a write; pyarrow's OSErrors carry no errno, only the system's message."""
+    """A disk that cannot take a write; pyarrow's OSErrors carry no errno, only the
+    system's message."""
     if not isinstance(error, OSError):
         return False
     if error.errno is not None:
@@ -85,7 +91,8 @@ _WHERE = re.compile(r"^(?P<where>[^\s:'\"]+(?: line \d+)?): ")
 
 
 def error_document(message: str, *, exit_code: int, kind: str) -> dict[str, object]:
-    """What `--json` prints on stdout for a failed command; `where` is the file or field the message starts with."""
+    """What `--json` prints on stdout for a failed command; `where` is the file or
+    field the message starts with."""
     match = _WHERE.match(message)
     return {
         "error": {

@@ -1,4 +1,5 @@
-"""`itemeval estimate`: project the calls, tokens and dollars of exactly the cells a run would execute."""
+"""`itemeval estimate`: project the calls, tokens and dollars of exactly the cells a
+run would execute."""
 
 from __future__ import annotations
 
@@ -69,9 +70,11 @@ def estimate_grade_stored(
     prices: PriceTable,
     regenerated: frozenset[tuple[str, str, int]] = frozenset(),
 ) -> list[EstimateLine]:
-    """Grading of the solutions already stored: judges by their rendered prompts, scorers at no cost.
+    """Grading of the solutions already stored: judges by their rendered prompts,
+    scorers at no cost.
 
-    Cells the generate plan re-runs (`--force`) are left to `project_grading`, so none is counted twice.
+    Cells the generate plan re-runs (`--force`) are left to `project_grading`, so none
+    is counted twice.
     """
     todo = grade_stage.pending(study, generate, grade, items, force=force)
     if regenerated and not todo.empty:
@@ -113,7 +116,8 @@ def project_grading(
     grade: list[GradeCondition],
     prices: PriceTable,
 ) -> list[EstimateLine]:
-    """Grading of the solutions this plan will generate: the rubric over a solution of the expected length."""
+    """Grading of the solutions this plan will generate: the rubric over a solution
+    of the expected length."""
     expected = {
         line.condition_id: line.output_tokens_expected / line.calls
         for line in gen_lines
@@ -156,7 +160,8 @@ def project_grading(
 
 
 def _grading_prompt(condition: GradeCondition, item: Item) -> str:
-    """What a grader reads besides the solution: the rendered rubric, or a model-graded scorer's question and target."""
+    """What a grader reads besides the solution: the rendered rubric, or a
+    model-graded scorer's question and target."""
     if condition.kind == "model_graded":
         return (
             f"{item.input}\n{item.target}"
@@ -166,7 +171,8 @@ def _grading_prompt(condition: GradeCondition, item: Item) -> str:
 
 
 def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
-    """No model calls, no network, no keys: read the config and the stores, and price the plan."""
+    """No model calls, no network, no keys: read the config and the stores, and price
+    the plan."""
     recovered, pending = recover_if_idle(study)
     prices = load_prices(study.pricing_path)
     items = plan.choose_items(
@@ -219,7 +225,8 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
     ]
     if pending:
         notes.append(
-            f"{pending} rows of a running command are not in the stores yet; the estimate may count them"
+            f"{pending} rows of a running command are not in the stores yet; "
+            "the estimate may count them"
         )
     return Estimate(lines=merge_lines(lines), notes=notes + _notes(lines, prices))
 
@@ -227,11 +234,13 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
 def _notes(lines: list[EstimateLine], prices: PriceTable) -> list[str]:
     dated = f" dated {prices.date}" if prices.date else ""
     notes = [
-        f"prices: itemeval's packaged table{dated} plus budget.pricing_path; offline itemeval/* prices are demo prices"
+        f"prices: itemeval's packaged table{dated} plus budget.pricing_path; "
+        "offline itemeval/* prices are demo prices"
     ]
     unpriced = sorted({line.model for line in lines if not line.priced and line.calls})
     if unpriced:
         notes.append(
-            f"no price for {', '.join(unpriced)}: its cost is unknown (add it with budget.pricing_path)"
+            f"no price for {', '.join(unpriced)}: its cost is unknown (add it "
+            "with budget.pricing_path)"
         )
     return notes

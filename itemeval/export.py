@@ -1,4 +1,5 @@
-"""The long export: one row per grade, joined to its solution, its item and its conditions' facet values."""
+"""The long export: one row per grade, joined to its solution, its item and its
+conditions' facet values."""
 
 from __future__ import annotations
 
@@ -65,11 +66,13 @@ class ExportResult:
     shared: list[str] = field(default_factory=list)
     """A study on object storage: the copies written beside it (parquet, csv)."""
     pairwise_rows: int = 0
-    """Verdicts in export/pairwise_long.parquet and .csv (written when there are any)."""
+    """Verdicts in export/pairwise_long.parquet and .csv (written when there are
+    any)."""
 
 
 def long_table(study: Study) -> pd.DataFrame:
-    """Every stored grade with its solution, item and facet values; `epoch` is the replication, as in the stores."""
+    """Every stored grade with its solution, item and facet values; `epoch` is the
+    replication, as in the stores."""
     paths = study.paths
     grades = _frame(read_store(paths, "grades")).rename(
         columns={**_GRADE_RENAMES, "solution_hash": "graded_solution_hash"}
@@ -85,7 +88,8 @@ def long_table(study: Study) -> pd.DataFrame:
         "solution"
     ].fillna("").str.strip().ne("")
     table["stale"] = table["graded_solution_hash"] != table["current_solution_hash"]
-    # A judge defined under `graders:` but run only with `grade --grader NAME` belongs to the study too.
+    # A judge defined under `graders:` but run only with `grade --grader NAME` belongs
+    # to the study too.
     grade_ids = {
         c.id for c in study.grade + extra_judges(study, list(study.config.graders))
     }
@@ -99,7 +103,8 @@ def long_table(study: Study) -> pd.DataFrame:
 
 
 def _frame(table: pa.Table) -> pd.DataFrame:
-    """Token counts stay integers with nulls (pandas would turn a nullable int column into floats)."""
+    """Token counts stay integers with nulls (pandas would turn a nullable int column
+    into floats)."""
     return table.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)
 
 
@@ -117,7 +122,8 @@ def _items(study: Study) -> pd.DataFrame:
 
 
 def run_export(study: Study) -> ExportResult:
-    """Write the long table as parquet and CSV under the study's export/ dir, each file replaced atomically."""
+    """Write the long table as parquet and CSV under the study's export/ dir, each
+    file replaced atomically."""
     paths = study.paths
     with locked(study, "itemeval export") as recovered:
         table = long_table(study)

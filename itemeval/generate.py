@@ -1,4 +1,5 @@
-"""Stage 1: plan the missing cells of the generate grid, run them on inspect, and upsert one row per cell."""
+"""Stage 1: plan the missing cells of the generate grid, run them on inspect, and
+upsert one row per cell."""
 
 from __future__ import annotations
 
@@ -48,7 +49,8 @@ def shard_cells(
     cells: pd.DataFrame,
     shard: plan.Shard,
 ) -> pd.DataFrame:
-    """The shard's part of the planned cells, less those its own earlier journal parts already hold."""
+    """The shard's part of the planned cells, less those its own earlier journal
+    parts already hold."""
     cells = cells[
         plan.in_shard(cells, shard, "condition_id", {c.id: c.model for c in conditions})
     ]
@@ -97,9 +99,11 @@ def task_specs(
     *,
     cache_scope: Callable[[str], str] = str,
 ) -> list[TaskSpec]:
-    """One inspect task per condition with cells to run; each sample is one (item, replication).
+    """One inspect task per condition with cells to run; each sample is one (item,
+    replication).
 
-    `cache_scope` maps a condition id to its response-cache scope (a fresh run's differs).
+    `cache_scope` maps a condition id to its response-cache scope (a fresh run's
+    differs).
     """
     items = {item.id: item for item in study.items}
     runtime = study.config.solvers.inspect_limits()
@@ -129,7 +133,8 @@ def task_specs(
 
 
 def _history(item: Item) -> dict[str, Any]:
-    """An inspect task's chat turns before the input, sent before the rendered prompt."""
+    """An inspect task's chat turns before the input, sent before the rendered
+    prompt."""
     turns = item.metadata.get("inspect_messages")
     return {"history": turns} if turns else {}
 
@@ -217,10 +222,12 @@ def run_generate(
     ask: Ask | None = None,
     tell: Tell | None = None,
 ) -> StageResult:
-    """Run every missing cell of the selected generate conditions; safe to interrupt and re-run.
+    """Run every missing cell of the selected generate conditions; safe to interrupt and
+    re-run.
 
-    With `pilot`, first a random `pilot` items (the same for every condition) run as a run of their own;
-    the rest is then estimated from their replies and the spend gate holds that projection's upper bound.
+    With `pilot`, first a random `pilot` items (the same for every condition) run as a
+    run of their own; the rest is then estimated from their replies and the spend gate
+    holds that projection's upper bound.
     """
     items = options.items(study)
     if options.pilot is None:
@@ -231,8 +238,10 @@ def run_generate(
     result = _run_generate(study, options, items, ask=ask, tell=tell)
     result.notes.insert(
         0,
-        f"pilot: {sum(c.rows for c in pilot.conditions)} cells ran first (run {pilot.run_id}, "
-        f"spend {format_usd(total_usd(c.usd for c in pilot.conditions))}); the rest was "
+        f"pilot: {sum(c.rows for c in pilot.conditions)} cells ran first (run "
+        f"{pilot.run_id}, "
+        f"spend {format_usd(total_usd(c.usd for c in pilot.conditions))}); the "
+        "rest was "
         "estimated from their replies",
     )
     return result
@@ -246,7 +255,8 @@ def run_pilot(
     ask: Ask | None = None,
     tell: Tell | None = None,
 ) -> StageResult:
-    """Generate `options.pilot` random items of `items` (drawn with `options.seed`) for every selected condition."""
+    """Generate `options.pilot` random items of `items` (drawn with `options.seed`)
+    for every selected condition."""
     chosen = plan.choose_items(
         items, sample=options.pilot, seed=options.seed, stratify=options.stratify
     )
@@ -271,7 +281,8 @@ def _run_generate(
         or options.fresh
         or not plan_cells(study, conditions, items, force=False).empty
     ):
-        # Loading inspect-ai takes seconds: a run that has nothing to do (every cell stored) skips it.
+        # Loading inspect-ai takes seconds: a run that has nothing to do (every cell
+        # stored) skips it.
         check_providers([c.model for c in conditions])
     with open_run(study, "generate", result, options) as run:
         cells = plan_cells(

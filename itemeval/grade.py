@@ -1,4 +1,5 @@
-"""Stage 2: fan verifiable scorers and LLM judges out over stored solutions into grades.parquet."""
+"""Stage 2: fan verifiable scorers and LLM judges out over stored solutions into
+grades.parquet."""
 
 from __future__ import annotations
 
@@ -40,11 +41,13 @@ from .store.schemas import GRADES
 from .study import Study, extra_judges, extra_pairwise
 
 MODEL_GRADED_TEMPLATE_TOKENS = 250
-"""Tokens of inspect's model-graded template and instructions around the question, answer and criterion."""
+"""Tokens of inspect's model-graded template and instructions around the question,
+answer and criterion."""
 _VERIFIABLE_CHUNK = 50_000
 """Most stored solutions scored in one call."""
 _WRITE_ROWS = 20_000
-"""Grade rows gathered before a write (each write commits a store version): bigger batches cost memory."""
+"""Grade rows gathered before a write (each write commits a store version): bigger
+batches cost memory."""
 _NO_RESULT = ScoreResult(
     score=1.0, answer=None
 )  # a placeholder for the columns every row shares
@@ -52,21 +55,25 @@ _NO_RESULT = ScoreResult(
 
 @dataclass(frozen=True)
 class GradeOptions(StageOptions):
-    """What `itemeval grade` was asked to do; `graders`/`rubrics` select judge conditions only."""
+    """What `itemeval grade` was asked to do; `graders`/`rubrics` select judge
+    conditions only."""
 
     graders: tuple[str, ...] = ()
     rubrics: tuple[str, ...] = ()
     only: tuple[str, ...] = ()
-    """Only the grades in these states (`parse-failures`, `errors`), re-run whatever they are."""
+    """Only the grades in these states (`parse-failures`, `errors`), re-run whatever
+    they are."""
 
 
-# ---- plan: which grade conditions, over which solutions ---------------------------------------------------
+# ---- plan: which grade conditions, over which solutions
+# ---------------------------------------------------
 
 
 def select_conditions(
     study: Study, options: GradeOptions
 ) -> tuple[list[GenerateCondition], list[GradeCondition]]:
-    """(generate conditions, grade conditions) this run covers, after --condition, --grader and --rubric.
+    """(generate conditions, grade conditions) this run covers, after --condition,
+    --grader and --rubric.
 
     Pairwise conditions are left out: `select_pairwise` gives them."""
     generate, grade = _select(study, options)
@@ -74,7 +81,8 @@ def select_conditions(
 
 
 def select_pairwise(study: Study, options: GradeOptions) -> list[GradeCondition]:
-    """The pairwise conditions this run covers, after --condition, --grader and --rubric."""
+    """The pairwise conditions this run covers, after --condition, --grader and
+    --rubric."""
     return [c for c in _select(study, options)[1] if c.kind == "pairwise"]
 
 
@@ -106,7 +114,8 @@ def _select(
         ]
         if not grade:
             raise ConfigError(
-                f"no judge condition matches --grader {list(options.graders)} --rubric {list(options.rubrics)}"
+                f"no judge condition matches --grader {list(options.graders)} "
+                f"--rubric {list(options.rubrics)}"
             )
     gen_selectors, grade_selectors = _split_selectors(
         study.generate, grade, list(options.conditions)
@@ -115,7 +124,8 @@ def _select(
 
 
 def _graded_by(condition: GradeCondition, names: list[str] | tuple[str, ...]) -> bool:
-    """Whether `--grader` names this condition: a judge's grader name; a model-graded scorer's name or model."""
+    """Whether `--grader` names this condition: a judge's grader name; a model-graded
+    scorer's name or model."""
     if condition.kind in ("judge", "pairwise"):
         return condition.grader_name in names
     models = (condition.grader_model or "").split(",")
@@ -149,7 +159,8 @@ def pending(
     force: bool,
     only: tuple[str, ...] = (),
 ) -> pd.DataFrame:
-    """(grade condition × solution) pairs to grade now, with the solution's current hash."""
+    """(grade condition × solution) pairs to grade now, with the solution's current
+    hash."""
     if not grade:  # e.g. a run of pairwise judges only
         return pd.DataFrame(columns=[*GRADE_KEY, "solution_hash", "state"])
     merged = solution_state(
@@ -161,10 +172,11 @@ def pending(
 def shard_pending(
     study: Study, grade: list[GradeCondition], todo: pd.DataFrame, shard: plan.Shard
 ) -> pd.DataFrame:
-    """The shard's part of the pending grades, less those its own earlier journal parts already hold.
+    """The shard's part of the pending grades, less those its own earlier journal parts
+    already hold.
 
-    A grade belongs to the shard of (grade condition, item); with `--shard-by model`, of its grader model
-    (a verifiable scorer's cells go by scorer name).
+    A grade belongs to the shard of (grade condition, item); with `--shard-by model`, of
+    its grader model (a verifiable scorer's cells go by scorer name).
     """
     owners = {c.id: c.grader_model or c.scorer for c in grade}
     todo = todo[plan.in_shard(todo, shard, "grade_condition_id", owners)]
@@ -181,7 +193,8 @@ def shard_pending(
     return todo.reset_index(drop=True)
 
 
-# ---- verifiable scorers: pure Python, no inspect ----------------------------------------------------------
+# ---- verifiable scorers: pure Python, no inspect
+# ----------------------------------------------------------
 
 
 def verifiable_row(
@@ -193,7 +206,8 @@ def verifiable_row(
     run_id: str,
 ) -> dict[str, Any]:
     gen_condition_id, item_id, epoch = key
-    # itemeval's own scorers have always kept what they read in score_raw (and their explanation as reasoning).
+    # itemeval's own scorers have always kept what they read in score_raw (and their
+    # explanation as reasoning).
     own = result.raw is None
     return {
         **_grade_base(
@@ -258,8 +272,9 @@ def grade_verifiable(
     run_id: str,
     write: Callable[[pa.Table], Any],
 ) -> None:
-    """Score every pending solution of the verifiable conditions, one generate condition's solutions at a time,
-    each chunk of grade rows handed to `write` (Run.row_writer: the store, or a shard's journal part)."""
+    """Score every pending solution of the verifiable conditions, one generate
+    condition's solutions at a time, each chunk of grade rows handed to `write`
+    (Run.row_writer: the store, or a shard's journal part)."""
     by_id = {c.id: c for c in conditions}
     groups = _pending_groups(todo, by_id)
     if not groups:
@@ -304,9 +319,10 @@ def grade_verifiable(
 
 
 class _Batches:
-    """Grade rows written in batches of at least _WRITE_ROWS rows, whichever scorers they come from: each
-    write commits a store version, and one per scorer × generate condition made a grade with several scorers
-    pay that (links, fsyncs) several times over. A condition's counts grow once its rows are written."""
+    """Grade rows written in batches of at least _WRITE_ROWS rows, whichever scorers
+    they come from: each write commits a store version, and one per scorer × generate
+    condition made a grade with several scorers pay that (links, fsyncs) several
+    times over. A condition's counts grow once its rows are written."""
 
     def __init__(
         self, write: Callable[[pa.Table], Any], summaries: dict[str, ConditionRun]
@@ -336,9 +352,11 @@ class _Batches:
 def _pending_groups(
     todo: pd.DataFrame, conditions: Mapping[str, GradeCondition]
 ) -> dict[str, list[tuple[str, Any]]]:
-    """gen condition -> [(grade condition, row positions in `todo`)], for the given grade conditions only.
+    """gen condition -> [(grade condition, row positions in `todo`)], for the given
+    grade conditions only.
 
-    Positions, not filtered copies: a 300,000-row plan copied per condition held ~50 MB more for the whole grade.
+    Positions, not filtered copies: a 300,000-row plan copied per condition held ~50 MB
+    more for the whole grade.
     """
     if todo.empty:
         return {}
@@ -362,7 +380,8 @@ def _verifiable_table(
     run_id: str,
     cache: dict[str, Any],
 ) -> pa.Table:
-    """The grade rows of one scorer over one generate condition's solutions, built column by column for speed."""
+    """The grade rows of one scorer over one generate condition's solutions, built
+    column by column for speed."""
     item_ids = pairs["item_id"].tolist()
     epochs = [int(e) for e in pairs["epoch"]]
     rows = []
@@ -414,7 +433,8 @@ def _verifiable_table(
 def _stored_solutions(
     study: Study, gen_condition_id: str, *, logprobs: bool = False
 ) -> dict[tuple[str, int], tuple[str, Any]]:
-    """(item_id, epoch) -> (solution text, logprobs or None) of one generate condition."""
+    """(item_id, epoch) -> (solution text, logprobs or None) of one generate
+    condition."""
     columns = ["item_id", "epoch", "solution", *(["logprobs"] if logprobs else [])]
     table = read_store(
         study.paths, "solutions", columns, where={"condition_id": [gen_condition_id]}
@@ -433,7 +453,8 @@ def _solution_texts(study: Study, gen_condition_id: str) -> dict[tuple[str, int]
     }
 
 
-# ---- judges: one inspect task per judge condition -----------------------------------------------------------
+# ---- judges: one inspect task per judge condition
+# -----------------------------------------------------------
 
 
 def judge_prompt(condition: GradeCondition, item: Item, solution: str) -> str:
@@ -451,7 +472,8 @@ def judge_prompt(condition: GradeCondition, item: Item, solution: str) -> str:
 def judge_row(
     condition: GradeCondition, outcome: SampleResult, *, run_id: str, usd: float | None
 ) -> dict[str, Any]:
-    """One grades row from a judge call: the parsed score, or the parse failure, or the call's error."""
+    """One grades row from a judge call: the parsed score, or the parse failure, or
+    the call's error."""
     meta = outcome.metadata
     row = {
         **_grade_base(
@@ -486,7 +508,8 @@ def judge_row(
 def model_graded_row(
     condition: GradeCondition, outcome: SampleResult, *, run_id: str, usd: float | None
 ) -> dict[str, Any]:
-    """One grades row from a model-graded scorer's verdict on a replayed solution (or the error of its calls)."""
+    """One grades row from a model-graded scorer's verdict on a replayed solution (or
+    the error of its calls)."""
     meta = outcome.metadata
     key = (meta["gen_condition_id"], meta["item_id"], meta["replication"])
     verdict = (
@@ -538,7 +561,8 @@ def judge_specs(
     *,
     cache_scope: Callable[[str], str] = str,
 ) -> list[TaskSpec]:
-    """One inspect task per judge or model-graded condition with pending solutions (cached under `cache_scope`)."""
+    """One inspect task per judge or model-graded condition with pending solutions
+    (cached under `cache_scope`)."""
     items = {item.id: item for item in study.items}
     specs = []
     for condition in conditions:
@@ -589,7 +613,8 @@ def _grading_cell(
     solution_hash: str,
     solution: str,
 ) -> Cell:
-    """A judge sees the rendered rubric; a model-graded scorer sees the item's input and replays the solution."""
+    """A judge sees the rendered rubric; a model-graded scorer sees the item's input
+    and replays the solution."""
     metadata = {
         "grade_condition_id": condition.id,
         "gen_condition_id": gen_id,
@@ -625,7 +650,8 @@ def _judge_config(study: Study, condition: GradeCondition) -> dict[str, Any]:
             **CallLimits().inspect_limits(),
             **({"max_tokens": max_tokens} if max_tokens else {}),
         }
-    # A bare model id used as a grader gets the `graders:` defaults too: inspect alone retries forever.
+    # A bare model id used as a grader gets the `graders:` defaults too: inspect alone
+    # retries forever.
     grader = resolve_grader(condition.grader_name, study.config.graders)
     batch = study.config.budget.batch
     return {
@@ -670,7 +696,8 @@ def _judge_sink(conditions: list[GradeCondition], run: Run) -> RowSink:
     return to_row
 
 
-# ---- execute ------------------------------------------------------------------------------------------------------
+# ---- execute
+# --------------------------------------------------------------------------------------
 
 
 def estimate_lines(
@@ -680,8 +707,9 @@ def estimate_lines(
     specs: list[TaskSpec],
     prices: PriceTable,
 ) -> list[EstimateLine]:
-    """The estimate of exactly this plan: judges by their rendered prompts, scorers at no cost, and each model of a
-    model-graded scorer by the question, solution and target it is shown (plus its template)."""
+    """The estimate of exactly this plan: judges by their rendered prompts, scorers
+    at no cost, and each model of a model-graded scorer by the question, solution and
+    target it is shown (plus its template)."""
     observed = observed_lengths(study, "grade")
     lines = lines_for_specs(
         "grade",
@@ -730,7 +758,8 @@ def run_grade(
     ask: Ask | None = None,
     tell: Tell | None = None,
 ) -> StageResult:
-    """Grade every pending stored solution; never calls a solver model, never writes solutions."""
+    """Grade every pending stored solution; never calls a solver model, never writes
+    solutions."""
     with (
         heap.frozen()
     ):  # the modules and the study, out of the collector's full passes while it grades
@@ -789,7 +818,10 @@ def _run_grade(
         lines += pairwise_grade.estimate_lines(study, pair_specs, pairs, run.prices)
         lines = merge_lines(lines)
         hint = hints.replayed_parse_failures(
-            lines, only=options.only, fresh=options.fresh, cache=bool(study.config.cache)
+            lines,
+            only=options.only,
+            fresh=options.fresh,
+            cache=bool(study.config.cache),
         )
         if hint:
             result.notes.append(hint)

@@ -1,4 +1,5 @@
-"""Facets crossed into generate and grade conditions with content-hashed `slug--hash` ids (README "Concepts")."""
+"""Facets crossed into generate and grade conditions with content-hashed `slug--hash`
+ids (README "Concepts")."""
 
 from __future__ import annotations
 
@@ -18,12 +19,14 @@ _JUDGE_PARAMS = ("max_tokens", "reasoning_effort", "reasoning_tokens")
 
 
 def model_short_name(model: str) -> str:
-    """`openai/gpt-4.1-mini` -> `gpt-4.1-mini`; the provider and any service prefix are dropped."""
+    """`openai/gpt-4.1-mini` -> `gpt-4.1-mini`; the provider and any service prefix
+    are dropped."""
     return model.rstrip("/").rsplit("/", 1)[-1]
 
 
 def resolve_params(solvers: Solvers, model_config: ModelConfigFacet) -> dict[str, Any]:
-    """`solvers.*` overridden by the params the model config sets (an explicit null clears one)."""
+    """`solvers.*` overridden by the params the model config sets (an explicit null
+    clears one)."""
     params = {name: getattr(solvers, name) for name in SAMPLING_PARAM_NAMES}
     for name in SAMPLING_PARAM_NAMES:
         if name in model_config.model_fields_set:
@@ -37,7 +40,8 @@ def generate_condition(
     params = resolve_params(solvers, model_config)
     if params.get("top_logprobs") and not params.get("logprobs"):
         raise ConfigError(
-            f"model config {model_config.name!r}: top_logprobs needs logprobs: true (under solvers: "
+            f"model config {model_config.name!r}: top_logprobs needs logprobs: "
+            "true (under solvers: "
             "or the model_config)"
         )
     payload = {
@@ -63,7 +67,8 @@ def generate_condition(
 def generate_conditions(
     config: StudyConfig, prompts: dict[str, Template]
 ) -> list[GenerateCondition]:
-    """models × prompts × model configs, in config order; a repeated facet value is an error."""
+    """models × prompts × model configs, in config order; a repeated facet value is
+    an error."""
     conditions = [
         generate_condition(model, prompts[ref], model_config, config.solvers)
         for model in config.solvers.models
@@ -80,14 +85,16 @@ def generated(conditions: list[GenerateCondition]) -> list[GenerateCondition]:
 
 
 def resolve_grader(name: str, graders: dict[str, Grader]) -> Grader:
-    """A name under `graders:`, or a bare model id (containing '/') used as a judge with defaults."""
+    """A name under `graders:`, or a bare model id (containing '/') used as a judge
+    with defaults."""
     if name in graders:
         return graders[name]
     if "/" in name:
         return Grader(model=name)
     known = ", ".join(sorted(graders)) or "none defined"
     raise ConfigError(
-        f"grader {name!r} is not defined under `graders:` (defined: {known}) and is not a model id"
+        f"grader {name!r} is not defined under `graders:` (defined: {known}) "
+        "and is not a model id"
     )
 
 
@@ -142,8 +149,9 @@ def scorer_entries(scorer: None | str | list[str | ScorerEntry]) -> list[ScorerE
 def verifiable_conditions(
     config: StudyConfig, config_dir: Path | None = None
 ) -> list[GradeCondition]:
-    """One condition per `facets.scorer` entry; an entry whose params are not the scorer's defaults gets a slug
-    suffix from its own params, so no entry's id depends on its siblings."""
+    """One condition per `facets.scorer` entry; an entry whose params are not the
+    scorer's defaults gets a slug suffix from its own params, so no entry's id
+    depends on its siblings."""
     entries = scorer_entries(config.facets.scorer)
     conditions = []
     for index, entry in enumerate(entries):
@@ -157,7 +165,8 @@ def verifiable_conditions(
             raise ConfigError(f"facets.scorer[{index}]: {exc}") from None
         if "choices" in spec.needs and not config.benchmark.mapping.choices:
             raise ConfigError(
-                f"facets.scorer[{index}]: scorer {name!r} needs each item's options: set "
+                f"facets.scorer[{index}]: scorer {name!r} needs each item's "
+                "options: set "
                 "benchmark.mapping.choices to a column holding a list of option texts"
             )
         graded = spec.family == "model_graded"
@@ -214,7 +223,8 @@ def _filled(
 
 
 def _params_suffix(name: str, params: dict[str, Any], config_dir: Path | None) -> str:
-    """ "" for the scorer's default params, else a short hash of the entry's own params."""
+    """The empty string for the scorer's default params, else a short hash of the
+    entry's own params."""
     if (
         name == "task_scorer"
     ):  # its params are filled in; only another scorer index differs
@@ -231,13 +241,15 @@ def _check_distinct(conditions: list[Any], field: str) -> None:
     for condition in conditions:
         if condition.id in seen:
             raise ConfigError(
-                f"{field}: condition {condition.slug} appears twice; list each facet value once"
+                f"{field}: condition {condition.slug} appears twice; list each "
+                "facet value once"
             )
         seen.add(condition.id)
 
 
 def select(conditions: list[Any], selectors: list[str]) -> list[Any]:
-    """Conditions matching any selector: an exact id, an id prefix, or a slug. No selector keeps all."""
+    """Conditions matching any selector: an exact id, an id prefix, or a slug. No
+    selector keeps all."""
     if not selectors:
         return list(conditions)
     chosen = [c for c in conditions if any(matches(c, s) for s in selectors)]
@@ -245,13 +257,15 @@ def select(conditions: list[Any], selectors: list[str]) -> list[Any]:
     if unmatched:
         known = ", ".join(c.slug for c in conditions)
         raise ConfigError(
-            f"--condition: no condition matches {', '.join(map(repr, unmatched))} (conditions: {known})"
+            "--condition: no condition matches "
+            f"{', '.join(map(repr, unmatched))} (conditions: {known})"
         )
     return chosen
 
 
 def matches(condition: Any, selector: str) -> bool:
-    """Whether a --condition selector names the condition: its exact id, an id prefix or its slug."""
+    """Whether a --condition selector names the condition: its exact id, an id prefix
+    or its slug."""
     return (
         condition.id == selector
         or condition.slug == selector
@@ -262,15 +276,17 @@ def matches(condition: Any, selector: str) -> bool:
 def _inline_template(
     params: dict[str, Any], config_dir: Path | None, index: int
 ) -> dict[str, Any]:
-    """A model-graded `template` naming a file (relative to the config) is replaced by its text, so editing the
-    file changes the condition's id like editing a rubric does."""
+    """A model-graded `template` naming a file (relative to the config) is replaced
+    by its text, so editing the file changes the condition's id like editing a rubric
+    does."""
     template = params.get("template")
     if not template or "\n" in template or "{" in template:
         return params
     path = (config_dir or Path.cwd()) / template
     if not path.is_file():
         raise ConfigError(
-            f"facets.scorer[{index}]: template {template!r} is neither a template text (with "
+            f"facets.scorer[{index}]: template {template!r} is neither a "
+            "template text (with "
             f"{{question}}, {{answer}}, {{criterion}}) nor a file at {path}"
         )
     return {**params, "template": path.read_text(encoding="utf-8")}
@@ -296,6 +312,8 @@ def check_logprobs(
     ]
     if missing:
         raise ConfigError(
-            f"facets.scorer: {readers[0].scorer} reads the first token's top logprobs, but {', '.join(missing)} "
-            "do not request them: add `logprobs: true` and `top_logprobs: 20` under solvers: (or the model_config)"
+            f"facets.scorer: {readers[0].scorer} reads the first token's top "
+            f"logprobs, but {', '.join(missing)} "
+            "do not request them: add `logprobs: true` and `top_logprobs: 20` "
+            "under solvers: (or the model_config)"
         )

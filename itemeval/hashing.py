@@ -11,7 +11,8 @@ _NON_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 def canonical_json(value: Any) -> str:
-    """Sorted keys, no whitespace, UTF-8 kept as is: the same value gives the same text everywhere."""
+    """Sorted keys, no whitespace, UTF-8 kept as is: the same value gives the same
+    text everywhere."""
     return json.dumps(
         value,
         sort_keys=True,
@@ -26,7 +27,8 @@ def sha256_hex(text: str) -> str:
 
 
 def content_hash(text: str) -> str:
-    """Hash of a template or file's text, with CRLF normalised so checkouts on any OS agree."""
+    """Hash of a template or file's text, with CRLF normalised so checkouts on any OS
+    agree."""
     return sha256_hex(text.replace("\r\n", "\n"))
 
 
@@ -35,17 +37,20 @@ def bytes_hash(data: bytes) -> str:
 
 
 def slug_part(text: str) -> str:
-    """Lower-case, with every run of characters outside [a-z0-9] turned into a single '-'."""
+    """Lower-case, with every run of characters outside [a-z0-9] turned into a single
+    '-'."""
     return _NON_SLUG.sub("-", text.lower())
 
 
 def condition_id(slug: str, payload: dict[str, Any]) -> str:
-    """`<slug>--<first 12 hex of sha256(canonical_json(payload))>` (README "Concepts")."""
+    """`<slug>--<first 12 hex of sha256(canonical_json(payload))>` (README
+    "Concepts")."""
     return f"{slug}--{sha256_hex(canonical_json(payload))[:12]}"
 
 
 def text_hash(text: str | None) -> str | None:
-    """Short fingerprint of a stored solution, used to tell when a grade has gone stale."""
+    """Short fingerprint of a stored solution, used to tell when a grade has gone
+    stale."""
     if text is None:
         return None
     return sha256_hex(text)[:16]

@@ -1,4 +1,5 @@
-"""inspect-ai's model-graded scorers as graders: the scorer whose grader models carry a grade task's settings."""
+"""inspect-ai's model-graded scorers as graders: the scorer whose grader models carry
+a grade task's settings."""
 
 from __future__ import annotations
 
@@ -17,13 +18,15 @@ MODEL_GRADED = {
     "model_graded_fact": model_graded_fact,
 }
 GRADER_TEMPERATURE = 0.0
-"""Like itemeval's judges, model-graded scorers grade at temperature 0, so a re-grade repeats and caches."""
+"""Like itemeval's judges, model-graded scorers grade at temperature 0, so a re-grade
+repeats and caches."""
 
 
 class _ModelGradedParams(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     model: Union[str, list[str]]
-    """The grader's inspect model id, or several for a panel whose grades `reducer` combines."""
+    """The grader's inspect model id, or several for a panel whose grades `reducer`
+    combines."""
     template: str | None = None
     instructions: str | None = None
     grade_pattern: str | None = None
@@ -54,7 +57,8 @@ def build_model_graded(
     config: Mapping[str, Any],
     cache_scope: str | None,
 ) -> Any:
-    """inspect's model-graded scorer whose grader models carry the grade task's limits, cache and temperature."""
+    """inspect's model-graded scorer whose grader models carry the grade task's
+    limits, cache and temperature."""
     generate = {
         key: value
         for key, value in config.items()

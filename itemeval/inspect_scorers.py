@@ -1,4 +1,5 @@
-"""inspect-ai's own scorers over stored solutions: a TaskState rebuilt from each row, inspect's verdict kept whole."""
+"""inspect-ai's own scorers over stored solutions: a TaskState rebuilt from each row,
+inspect's verdict kept whole."""
 
 from __future__ import annotations
 
@@ -53,10 +54,12 @@ CATALOGUE: dict[str, Callable[..., Any]] = {
     "f1": f1,
     "exact": exact,
 }
-"""inspect-ai's scorers that read only the stored text, its targets and choices, by their inspect names."""
+"""inspect-ai's scorers that read only the stored text, its targets and choices, by
+their inspect names."""
 
 RULE_VERSION = f"inspect-ai=={metadata.version('inspect-ai')}"
-"""The rules of inspect's scorers are those of the installed inspect-ai: a new version is a new grade condition."""
+"""The rules of inspect's scorers are those of the installed inspect-ai: a new
+version is a new grade condition."""
 
 _MODEL = (
     "itemeval/stored"  # the model name on rebuilt states; the scorers never call it
@@ -68,9 +71,10 @@ _LETTERS = {letter: _TO_FLOAT(letter) for letter in ("C", "I", "P", "N")}
 def _memoise_normalisation() -> None:
     """Cache inspect's text normalisers (used by `f1` and `exact`) for the process.
 
-    Both are pure functions of their text: the per-token one (casefold, punctuation, number and article rules)
-    sees the same tokens again and again, and the whole-text one sees each target twice per grade. Cached,
-    `f1` costs ~8x less with the same verdicts. An inspect-ai without these private functions runs uncached.
+    Both are pure functions of their text: the per-token one (casefold, punctuation,
+    number and article rules) sees the same tokens again and again, and the whole-text
+    one sees each target twice per grade. Cached, `f1` costs ~8x less with the same
+    verdicts. An inspect-ai without these private functions runs uncached.
     """
     from inspect_ai.scorer import _classification
 
@@ -97,13 +101,15 @@ def _cached_text_normaliser(normalize: Callable[..., str]) -> Callable[..., str]
 _memoise_normalisation()
 
 
-# ---- params: validated against each scorer's own signature -------------------------------------------------
+# ---- params: validated against each scorer's own signature
+# -------------------------------------------------
 
 
 def params_model(
     name: str, factory: Callable[..., Any], *, extra: Mapping[str, tuple[Any, Any]] = {}
 ) -> type[BaseModel]:
-    """A strict pydantic model of the factory's params that YAML can express (callables and models are left out)."""
+    """A strict pydantic model of the factory's params that YAML can express
+    (callables and models are left out)."""
     try:
         hints = typing.get_type_hints(factory)
     except (
@@ -134,7 +140,8 @@ _PLAIN = (str, int, float, bool, type(None))
 
 
 def _yaml_part(annotation: Any) -> Any:
-    """The part of an annotation a YAML value can take, or None when it can take none (a callable, a Model)."""
+    """The part of an annotation a YAML value can take, or None when it can take none
+    (a callable, a Model)."""
     if annotation is Any or annotation in _PLAIN:
         return annotation
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
@@ -159,7 +166,8 @@ def _yaml_part(annotation: Any) -> Any:
     return None
 
 
-# ---- user scorers: `module.path:function` ------------------------------------------------------------------------
+# ---- user scorers: `module.path:function`
+# ------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -169,7 +177,8 @@ class UserScorer:
 
 
 def load_user_scorer(ref: str, config_dir: Path) -> UserScorer:
-    """Import `module.path:function` (the config's directory first on the path) and hash the module's source."""
+    """Import `module.path:function` (the config's directory first on the path) and
+    hash the module's source."""
     module_name, _, function = ref.partition(":")
     if not module_name or not function:
         raise ConfigError(
@@ -182,7 +191,8 @@ def load_user_scorer(ref: str, config_dir: Path) -> UserScorer:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise ConfigError(
-            f"scorer {ref!r}: cannot import module {module_name!r} ({exc}); put it beside the config "
+            f"scorer {ref!r}: cannot import module {module_name!r} ({exc}); "
+            "put it beside the config "
             "or install it"
         ) from None
     finally:
@@ -198,7 +208,8 @@ def load_user_scorer(ref: str, config_dir: Path) -> UserScorer:
             )
         )
         raise ConfigError(
-            f"scorer {ref!r}: {module_name} has no function {function!r} (it has: {found or 'none'})"
+            f"scorer {ref!r}: {module_name} has no function {function!r} (it "
+            f"has: {found or 'none'})"
         )
     source = (
         Path(module.__file__).read_text(encoding="utf-8")
@@ -208,7 +219,8 @@ def load_user_scorer(ref: str, config_dir: Path) -> UserScorer:
     return UserScorer(factory=factory, source_hash=content_hash(source)[:16])
 
 
-# ---- scoring --------------------------------------------------------------------------------------------------------
+# ---- scoring
+# --------------------------------------------------------------------------------------
 
 
 Row = tuple[str, ScoreContext, str, int]
@@ -216,8 +228,9 @@ Row = tuple[str, ScoreContext, str, int]
 
 
 class _StoredOutput:
-    """What the catalogue's scorers read of `state.output`: the stored text. Cheaper than a ModelOutput per row;
-    user scorers, which may read more, get a real ModelOutput."""
+    """What the catalogue's scorers read of `state.output`: the stored text. Cheaper
+    than a ModelOutput per row; user scorers, which may read more, get a real
+    ModelOutput."""
 
     __slots__ = ("completion",)
 
@@ -233,9 +246,10 @@ def score_rows(
     mark_choices: bool | None = None,
     states: SharedStates | None = None,
 ) -> list[ScoreResult]:
-    """inspect's verdict on every row, in order. `mark_choices`: replay the multiple_choice solver's answer
-    parsing first (needed by `choice`), with its `multiple_correct` setting. `states`: the rebuilt states to
-    reuse (light_output only), kept by the caller across calls of one grade."""
+    """inspect's verdict on every row, in order. `mark_choices`: replay the
+    multiple_choice solver's answer parsing first (needed by `choice`), with its
+    `multiple_correct` setting. `states`: the rebuilt states to reuse (light_output
+    only), kept by the caller across calls of one grade."""
     with _collector_paused():
         return asyncio.run(
             _score_rows(
@@ -250,8 +264,9 @@ def score_rows(
 
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Scoring allocates a few short-lived objects per row, none in cycles; each allocation burst would otherwise
-    trigger collections that walk the whole grade (its solutions, items and tables): ~20% of a 100,000-row grade."""
+    """Scoring allocates a few short-lived objects per row, none in cycles; each
+    allocation burst would otherwise trigger collections that walk the whole grade
+    (its solutions, items and tables): ~20% of a 100,000-row grade."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -320,11 +335,13 @@ _SHARED_LIMIT = 20_000
 def _new_shared_state(
     states: SharedStates, solution: str, context: ScoreContext, item_id: str, epoch: int
 ) -> TaskState:
-    """One state per item for the catalogue's scorers, which read the output, target and choices and change
-    nothing but the choices' marks: building a TaskState costs ten times more than scoring it, and an item's
-    state serves every replication, generate condition and scorer entry of the grade."""
+    """One state per item for the catalogue's scorers, which read the output, target
+    and choices and change nothing but the choices' marks: building a TaskState costs
+    ten times more than scoring it, and an item's state serves every replication,
+    generate condition and scorer entry of the grade."""
     if len(states) >= _SHARED_LIMIT:
-        states.clear()  # a study this large rebuilds states now and then; memory stays bounded
+        # a study this large rebuilds states now and then; memory stays bounded
+        states.clear()
     state = states[(item_id, context.input)] = _state(
         solution, context, item_id, epoch, light_output=True
     )
@@ -357,10 +374,12 @@ def _state(
 
 
 def to_result(score: Score | None, solution: str) -> ScoreResult:
-    """A ScoreResult keeping inspect's value (as `raw`), answer, explanation and metadata.
+    """A ScoreResult keeping inspect's value (as `raw`), answer, explanation and
+    metadata.
 
-    Letters and other scalars become floats as inspect's `value_to_float` maps them (C 1, P 0.5, I 0, N 0).
-    A scorer that declines (None, or inspect's unscored NaN) and a list or dict value are failures, not 0.
+    Letters and other scalars become floats as inspect's `value_to_float` maps them (C
+    1, P 0.5, I 0, N 0). A scorer that declines (None, or inspect's unscored NaN) and a
+    list or dict value are failures, not 0.
     """
     if score is None:
         return ScoreResult(
@@ -382,7 +401,8 @@ def to_result(score: Score | None, solution: str) -> ScoreResult:
                 value, repr(value), score.answer, score.explanation, solution
             )
     explanation = None if score.explanation == solution else score.explanation
-    # The grader's conversation (model-graded scorers) is in the .eval log already; the rest is stored as JSON.
+    # The grader's conversation (model-graded scorers) is in the .eval log already; the
+    # rest is stored as JSON.
     meta = {
         key: _plain(value)
         for key, value in (score.metadata or {}).items()
@@ -412,8 +432,9 @@ def to_result(score: Score | None, solution: str) -> ScoreResult:
 def _plain_result(
     number: float, raw: str, answer: str | None, explanation: str | None, solution: str
 ) -> ScoreResult:
-    """A plain verdict; the whole solution as answer or explanation is not repeated (it is in the solutions store).
-    Verdicts that say nothing but their value are shared: one object per value, not one per row."""
+    """A plain verdict; the whole solution as answer or explanation is not repeated
+    (it is in the solutions store). Verdicts that say nothing but their value are
+    shared: one object per value, not one per row."""
     answer = None if answer == solution else answer
     explanation = None if explanation == solution else explanation
     if answer is None and explanation is None:
@@ -429,12 +450,14 @@ def _plain_result(
 
 
 _SHARED_RESULTS: dict[str, ScoreResult] = {}
-"""raw value -> its plain ScoreResult (frozen): the letters, and f1's values in steps of 0.01."""
+"""raw value -> its plain ScoreResult (frozen): the letters, and f1's values in steps
+of 0.01."""
 _SHARED_RESULTS_LIMIT = 1024
 
 
 def _plain(value: Any) -> Any:
-    """A JSON-able copy of a metadata value (pydantic models dumped, other objects as text)."""
+    """A JSON-able copy of a metadata value (pydantic models dumped, other objects as
+    text)."""
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if isinstance(value, dict):
@@ -457,7 +480,8 @@ def _raw(value: Any) -> str | None:
 
 
 def _is_known(value: str) -> bool:
-    """Whether inspect's value_to_float reads the string (it would otherwise log a warning and return 0)."""
+    """Whether inspect's value_to_float reads the string (it would otherwise log a
+    warning and return 0)."""
     lowered = value.lower()
     if value in ("C", "I", "P", "N") or lowered in ("yes", "no", "true", "false"):
         return True
@@ -467,10 +491,12 @@ def _is_known(value: str) -> bool:
         return False
 
 
-# ---- the registry's entry points -----------------------------------------------------------------------------------
+# ---- the registry's entry points
+# -----------------------------------------------------------------------------------
 
 _CHOICE_EXTRA = {"multiple_correct": (bool, False)}
-"""`choice` scores what inspect's multiple_choice solver parsed from the reply; this is that solver's setting."""
+"""`choice` scores what inspect's multiple_choice solver parsed from the reply; this
+is that solver's setting."""
 
 
 class _MultiParams(BaseModel):
@@ -480,7 +506,8 @@ class _MultiParams(BaseModel):
 
 
 def spec(name: str, config_dir: Path) -> ScorerSpec:
-    """The registry spec of one of inspect's scorers, `multi_scorer`, or a user's `module:function` scorer."""
+    """The registry spec of one of inspect's scorers, `multi_scorer`, or a user's
+    `module:function` scorer."""
     if name in CATALOGUE:
         extra = _CHOICE_EXTRA if name == "choice" else {}
         return ScorerSpec(
@@ -513,7 +540,8 @@ def check_reducer(reducer: str) -> None:
         create_reducers(reducer)
     except Exception as exc:  # noqa: BLE001 - inspect raises several kinds for an unknown reducer
         raise ConfigError(
-            f"scorer 'multi_scorer': unknown reducer {reducer!r} ({exc}); e.g. mode, mean, max, median"
+            f"scorer 'multi_scorer': unknown reducer {reducer!r} ({exc}); e.g. "
+            "mode, mean, max, median"
         ) from None
 
 
@@ -537,7 +565,8 @@ def build(name: str, params: Mapping[str, Any], config_dir: Path) -> Any:
 
 
 def _choice_setting(name: str, params: Mapping[str, Any]) -> bool | None:
-    """`multiple_correct` when the entry (or one of multi_scorer's) is `choice`; None when none is."""
+    """`multiple_correct` when the entry (or one of multi_scorer's) is `choice`; None
+    when none is."""
     if name == "choice":
         return bool(params.get("multiple_correct", False))
     if name == "multi_scorer":
@@ -559,7 +588,8 @@ def score_entry(
     config_dir: Path,
     cache: dict[str, Any] | None = None,
 ) -> list[ScoreResult]:
-    """Score stored solutions with one inspect-family entry; `cache` keeps the rebuilt states between calls."""
+    """Score stored solutions with one inspect-family entry; `cache` keeps the
+    rebuilt states between calls."""
     scorer = build(name, params, config_dir)
     states = None if cache is None else cache.setdefault("inspect_states", {})
     return score_rows(

@@ -1,4 +1,5 @@
-"""The one place itemeval runs inspect-ai: build tasks, run them, and hand each finished sample on as a plain record."""
+"""The one place itemeval runs inspect-ai: build tasks, run them, and hand each
+finished sample on as a plain record."""
 
 from __future__ import annotations
 
@@ -47,20 +48,26 @@ from .outcomes import SampleResult
 from .records import TaskSpec
 from .redact import redact, redactor
 
-try:  # the log file name inspect will use, known when the task starts (private in 0.3.285)
+# the log file name inspect will use, known when the task starts (private in 0.3.285)
+try:
     from inspect_ai._util.log_layout import eval_log_name
 except (
     ImportError
 ):  # pragma: no cover - a later inspect moved it; rows then carry no log_file
     eval_log_name = None
 
-NO_CALL = "itemeval_no_call"  # refused by the spend cap or after a signal: the cell stays missing
-HANDED_ON = "itemeval_handed_on"  # the sample's result already went to the sink when its calls returned
-HTTP_LOG_LEVEL = 15  # inspect's HTTP level (between DEBUG and INFO), at which it logs every provider response
+# refused by the spend cap or after a signal: the cell stays missing
+NO_CALL = "itemeval_no_call"
+# the sample's result already went to the sink when its calls returned
+HANDED_ON = "itemeval_handed_on"
+# inspect's HTTP level (between DEBUG and INFO), at which it logs every provider
+# response
+HTTP_LOG_LEVEL = 15
 STOPPED_MESSAGE = "itemeval stopped: no call starts after an interrupt"
-VERDICT = "itemeval_verdict"  # where a replay task's solver leaves the model-graded scorer's ScoreResult
-# What setting up one condition's model can raise (unknown provider, missing key or package); such a
-# condition fails alone while the others run.
+# where a replay task's solver leaves the model-graded scorer's ScoreResult
+VERDICT = "itemeval_verdict"
+# What setting up one condition's model can raise (unknown provider, missing key or
+# package); such a condition fails alone while the others run.
 TASK_BUILD_ERRORS = (PrerequisiteError, ValueError, RuntimeError, ImportError)
 
 
@@ -77,7 +84,8 @@ class _Route:
     log_files: dict[str, str] = field(default_factory=dict)
     """The `.eval` log name of each running eval, by eval id."""
     errored: set[str] = field(default_factory=set)
-    """Evals with a failed sample: their logs may hold a provider's error text, to be scrubbed of credentials."""
+    """Evals with a failed sample: their logs may hold a provider's error text, to be
+    scrubbed of credentials."""
 
     def log_file(self, eval_id: str | None) -> str | None:
         name = self.log_files.get(eval_id) if eval_id is not None else None
@@ -106,15 +114,17 @@ class _Journaling(Hooks):
             _route.log_files[data.eval_id] = name + ".eval"
 
     async def on_before_model_generate(self, data: BeforeModelGenerate) -> None:
-        # The last point before a request leaves (retries included): after a signal, none may.
-        # inspect lets only a limit error through a hook; the sample then ends without a row.
+        # The last point before a request leaves (retries included): after a signal,
+        # none may. inspect lets only a limit error through a hook; the sample then ends
+        # without a row.
         if _route is not None and signals.stop_requested():
             raise LimitExceededError(
                 "operator", value=1, limit=1, message=STOPPED_MESSAGE
             )
 
     async def on_sample_end(self, data: SampleEnd) -> None:
-        # A sample whose row went out when its calls returned is done; this catches the rest (errors).
+        # A sample whose row went out when its calls returned is done; this catches the
+        # rest (errors).
         if _route is not None and not data.sample.metadata.get(HANDED_ON):
             result = read_sample(
                 data.sample,
@@ -131,13 +141,15 @@ class _Journaling(Hooks):
 def sample_sink(
     sink: SampleSink, *, log_prefix: Path, logprob_tokens: int = 8
 ) -> Iterator[None]:
-    """Every sample that made its calls inside this block is read into a SampleResult and passed to `sink`.
+    """Every sample that made its calls inside this block is read into a SampleResult
+    and passed to `sink`.
 
-    A sample's result goes out as soon as its model calls return, not when inspect ends the sample
-    (seconds later on a busy machine), so a kill in between loses no paid reply. Samples that never
-    made their call (refused by the spend cap, stopped by a signal) are not passed on: their cells
-    stay missing. `log_prefix` is prepended to each log file's name; the first `logprob_tokens`
-    generated tokens' logprobs are kept.
+    A sample's result goes out as soon as its model calls return, not when inspect ends
+    the sample (seconds later on a busy machine), so a kill in between loses no paid
+    reply. Samples that never made their call (refused by the spend cap, stopped by a
+    signal) are not passed on: their cells stay missing. `log_prefix` is prepended to
+    each log file's name; the first `logprob_tokens` generated tokens' logprobs are
+    kept.
     """
     global _route
     _route = _Route(sink, log_prefix, logprob_tokens)
@@ -169,7 +181,8 @@ def _hand_on(state: TaskState) -> None:
 
 @solver
 def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
-    """One model call per sample, cached per condition and replication, gated by the spend cap."""
+    """One model call per sample, cached per condition and replication, gated by the
+    spend cap."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         key = str(state.sample_id)
@@ -214,7 +227,8 @@ def _last_call_was_cached() -> bool:
 
 @solver
 def _replay_and_score(scorer: Any, gate: CallGate | None) -> Solver:
-    """The stored solution as the model's output, then inspect's model-graded scorer on it (its calls are the cost)."""
+    """The stored solution as the model's output, then inspect's model-graded scorer
+    on it (its calls are the cost)."""
     from .inspect_scorers import to_result
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -298,18 +312,21 @@ def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
 
 
 def quiet_banner() -> None:
-    """Load inspect's hooks now, without the banner its first model prints ("hooks enabled: 1").
+    """Load inspect's hooks now, without the banner its first model prints ("hooks
+    enabled: 1").
 
-    The banner names itemeval's own hook, which says nothing to a user, and printed in the middle
-    of a run it leaves a second copy of the live display on screen. Anything else it would say (a
-    telemetry or key-override hook the user installed) still reaches stderr, as plain text.
+    The banner names itemeval's own hook, which says nothing to a user, and printed in
+    the middle of a run it leaves a second copy of the live display on screen. Anything
+    else it would say (a telemetry or key-override hook the user installed) still
+    reaches stderr, as plain text.
     """
     from inspect_ai.hooks._startup import init_hooks
     from rich.text import Text
 
     banner = io.StringIO()
     with contextlib.redirect_stdout(banner):
-        init_hooks()  # loads the registry hooks once per process; later calls print nothing
+        # loads the registry hooks once per process; later calls print nothing
+        init_hooks()
     for line in Text.from_ansi(banner.getvalue()).plain.splitlines():
         if line.startswith("- ") and not line.startswith("- hooks enabled"):
             print(f"inspect-ai: {line[2:]}", file=sys.stderr)
@@ -326,9 +343,10 @@ def _history(metadata: dict[str, Any]) -> list[Any]:
 
 
 def _model(name: str) -> Any:
-    # The first get_model() of a process prints inspect's hooks banner on stdout, which belongs to `--json`.
-    # Not memoized: a memoized model keeps the endpoint and key it was built with, so a later run in the
-    # same process would ignore a changed <SERVICE>_BASE_URL / _API_KEY.
+    # The first get_model() of a process prints inspect's hooks banner on stdout, which
+    # belongs to `--json`. Not memoized: a memoized model keeps the endpoint and key it
+    # was built with, so a later run in the same process would ignore a changed
+    # <SERVICE>_BASE_URL / _API_KEY.
     quiet_banner()
     with contextlib.redirect_stdout(sys.stderr):
         return get_model(name, memoize=False)
@@ -342,17 +360,20 @@ def run_tasks(
     in_flight: int,
     keep_feeding: Callable[[], bool] = lambda: True,
 ) -> dict[str, str] | None:
-    """Run the tasks in one eval, `in_flight` at a time, each starting as soon as an earlier one ends.
+    """Run the tasks in one eval, `in_flight` at a time, each starting as soon as an
+    earlier one ends.
 
-    Returns {task name: failure} for tasks that failed as a whole; once a task of some name failed,
-    the later tasks of that name are skipped, as are all tasks once `keep_feeding()` is false.
-    None when the user interrupted the eval (inspect then returns no logs).
+    Returns {task name: failure} for tasks that failed as a whole; once a task of some
+    name failed, the later tasks of that name are skipped, as are all tasks once
+    `keep_feeding()` is false. None when the user interrupted the eval (inspect then
+    returns no logs).
     """
     quiet_banner()
     feed = _Feed(iter(tasks), keep_feeding)
     if not feed.start(in_flight):
         return {}
-    # inspect prints its hooks banner on stdout, which belongs to `--json`; send it to stderr.
+    # inspect prints its hooks banner on stdout, which belongs to `--json`; send it to
+    # stderr.
     with (
         contextlib.redirect_stdout(sys.stderr),
         heap.frozen(collect_first=True),
@@ -368,12 +389,14 @@ def run_tasks(
             max_tasks=max(
                 2, in_flight
             ),  # a TaskSource is fed live only with more than one task at a time
-            # The journal, not the .eval log, is the durable copy of each row, so inspect may write the
-            # log in big batches and skip its realtime event buffer (live view of running samples):
-            # together about 30% less CPU per sample; finished samples keep their full transcripts.
+            # The journal, not the .eval log, is the durable copy of each row, so
+            # inspect may write the log in big batches and skip its realtime event
+            # buffer (live view of running samples): together about 30% less CPU per
+            # sample; finished samples keep their full transcripts.
             log_realtime=False,
             log_buffer=500,
-            log_header_only=True,  # the rows are journaled already: do not read every sample back
+            # the rows are journaled already: do not read every sample back
+            log_header_only=True,
             score=False,
         )
     if _route is not None:
@@ -388,7 +411,8 @@ def run_tasks(
 
 
 class _Feed(TaskSource):
-    """Hands inspect the next task each time a running one ends, so no task waits for another's slowest call."""
+    """Hands inspect the next task each time a running one ends, so no task waits for
+    another's slowest call."""
 
     def __init__(self, tasks: Iterator[Task], keep_feeding: Callable[[], bool]) -> None:
         self.tasks = tasks
@@ -399,7 +423,8 @@ class _Feed(TaskSource):
         """Tasks handed out and not yet ended, by their first sample's id."""
 
     def start(self, count: int) -> list[Task]:
-        """Take the first `count` tasks (fewer when the tasks run out): those the eval starts with."""
+        """Take the first `count` tasks (fewer when the tasks run out): those the
+        eval starts with."""
         self.first = [
             task
             for task in (self.next_task() for _ in range(count))
@@ -416,8 +441,9 @@ class _Feed(TaskSource):
         ids = log.eval.dataset.sample_ids or []
         ended = self.running.pop(str(ids[0]), None) if ids else None
         if ended is not None and isinstance(ended.dataset, MemoryDataset):
-            # inspect keeps every task of a running eval, samples included, until the eval ends: its
-            # prompts would otherwise stay too (about 3 KB a cell, measured at 9,000 cells).
+            # inspect keeps every task of a running eval, samples included, until the
+            # eval ends: its prompts would otherwise stay too (about 3 KB a cell,
+            # measured at 9,000 cells).
             ended.dataset.samples.clear()
         task = self.next_task()
         return [task] if task is not None else None
@@ -432,9 +458,11 @@ class _Feed(TaskSource):
 
 
 def _scrub_logs(paths: list[Path]) -> None:
-    """Rewrite these `.eval` logs without credentials: a provider's error text can echo the request's key.
+    """Rewrite these `.eval` logs without credentials: a provider's error text can echo
+    the request's key.
 
-    Only logs with a failed sample are read, so a run without errors pays nothing for this.
+    Only logs with a failed sample are read, so a run without errors pays nothing for
+    this.
     """
     from inspect_ai.log import read_eval_log, write_eval_log
 
@@ -448,7 +476,9 @@ def _scrub_logs(paths: list[Path]) -> None:
             ]:
                 if (
                     error is not None
-                ):  # rich may wrap a key across styled lines; the plain traceback keeps it whole
+                    # rich may wrap a key across styled lines; the plain traceback keeps
+                    # it whole
+                ):
                     error.traceback_ansi = error.traceback
         text = log.model_dump_json()
         clean = redact(text)
@@ -457,7 +487,8 @@ def _scrub_logs(paths: list[Path]) -> None:
 
 
 class _RedactingFilter(logging.Filter):
-    """Scrubs credentials from a record (its message, its extra fields, its exception) before any handler writes it."""
+    """Scrubs credentials from a record (its message, its extra fields, its
+    exception) before any handler writes it."""
 
     _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None)))
 
@@ -497,7 +528,8 @@ _redacting: list[tuple[logging.Handler, _RedactingFilter]] = []
 
 
 def _redact_log_handlers() -> None:
-    """Put a redacting filter on every log handler now installed (inspect sets its own up as an eval starts)."""
+    """Put a redacting filter on every log handler now installed (inspect sets its
+    own up as an eval starts)."""
     loggers = [
         logging.getLogger(),
         *(
@@ -527,8 +559,8 @@ _OS_ERROR = re.compile(r"\b(?:OSError|IOError|PermissionError)\((\d+), '([^']*)'
 
 
 def write_error(failure: str) -> OSError | None:
-    """The OSError behind a task failure that inspect reported as text, when it was a write the disk refused
-    (inspect's own `.eval` log on a full disk)."""
+    """The OSError behind a task failure that inspect reported as text, when it was a
+    write the disk refused (inspect's own `.eval` log on a full disk)."""
     match = _OS_ERROR.search(failure)
     if match is None:
         return None
@@ -576,7 +608,8 @@ def read_sample(
 def read_state(
     state: TaskState, log_file: str | None = None, *, logprob_tokens: int = 8
 ) -> SampleResult:
-    """The same values from a running sample whose calls have just returned without error."""
+    """The same values from a running sample whose calls have just returned without
+    error."""
     events = [event for event in transcript().events if isinstance(event, ModelEvent)]
     return _result(
         state.metadata,
@@ -634,7 +667,8 @@ def _result(
 
 
 def _logprobs(output: ModelOutput, tokens: int) -> list[dict[str, Any]] | None:
-    """The first `tokens` generated tokens' logprobs with their top alternatives; None when the provider sent none."""
+    """The first `tokens` generated tokens' logprobs with their top alternatives;
+    None when the provider sent none."""
     logprobs = output.choices[0].logprobs
     if logprobs is None or not logprobs.content:
         return None
@@ -652,22 +686,26 @@ def _logprobs(output: ModelOutput, tokens: int) -> list[dict[str, Any]] | None:
 
 
 def _cancelled(sample: EvalSample) -> bool:
-    """Cut off by Ctrl-C mid-call: not a provider failure, so its cell stays missing rather than errored."""
+    """Cut off by Ctrl-C mid-call: not a provider failure, so its cell stays missing
+    rather than errored."""
     return sample.error is not None and sample.error.message.startswith(
         "CancelledError"
     )
 
 
 def _stopped(sample: EvalSample) -> bool:
-    """Refused its call because the command was told to stop (see _Journaling.on_before_model_generate)."""
+    """Refused its call because the command was told to stop (see
+    _Journaling.on_before_model_generate)."""
     return sample.limit is not None and sample.limit.type == "operator"
 
 
 def _error_message(sample: EvalSample, events: list[ModelEvent]) -> str | None:
-    """The provider's own message (the last model event's error), not inspect's opaque retry wrapper.
+    """The provider's own message (the last model event's error), not inspect's opaque
+    retry wrapper.
 
-    An attempt cut off by attempt_timeout while the SDK waited to retry a refusal says only
-    "AttemptTimeoutError"; the provider's last refusal (say "429 Too Many Requests") goes first then.
+    An attempt cut off by attempt_timeout while the SDK waited to retry a refusal says
+    only "AttemptTimeoutError"; the provider's last refusal (say "429 Too Many
+    Requests") goes first then.
     """
     refusal = _last_refusal.pop(sample.uuid, None) if sample.uuid else None
     if sample.error is None:
@@ -685,11 +723,13 @@ def _error_message(sample: EvalSample, events: list[ModelEvent]) -> str | None:
 _HTTP_LOGGER = "inspect_ai.model._providers.util.hooks"
 _HTTP_STATUS = re.compile(r'"HTTP/[\d.]+ (\d{3}) ?([^"]*)"')
 _last_refusal: dict[str, str] = {}
-"""Sample uuid -> the status line of its last refused HTTP request, while an eval runs."""
+"""Sample uuid -> the status line of its last refused HTTP request, while an eval
+runs."""
 
 
 class _RefusalRecorder(logging.Handler):
-    """Reads inspect's per-response HTTP log lines (status and reason) into _last_refusal."""
+    """Reads inspect's per-response HTTP log lines (status and reason) into
+    _last_refusal."""
 
     def emit(self, record: logging.LogRecord) -> None:
         active = sample_active()
@@ -750,9 +790,11 @@ def _latency(
 
 
 def check_providers(models: list[str]) -> None:
-    """A ConfigError naming every model whose provider inspect does not know, before anything is written.
+    """A ConfigError naming every model whose provider inspect does not know, before
+    anything is written.
 
-    Matched as inspect's `get_model` matches providers: by the registered provider's unqualified name.
+    Matched as inspect's `get_model` matches providers: by the registered provider's
+    unqualified name.
     """
     import inspect_ai.model  # noqa: F401 - registers inspect's own providers
     from inspect_ai._util.entrypoints import ensure_entry_points
@@ -769,7 +811,9 @@ def check_providers(models: list[str]) -> None:
     if unknown:
         providers = ", ".join(sorted({m.partition("/")[0] for m in unknown}))
         raise ConfigError(
-            f"unknown model provider in {', '.join(map(repr, unknown))}: inspect-ai knows no provider "
-            f"{providers!r}; check the spelling, or install the provider's package (see inspect-ai's "
+            f"unknown model provider in {', '.join(map(repr, unknown))}: "
+            "inspect-ai knows no provider "
+            f"{providers!r}; check the spelling, or install the provider's "
+            "package (see inspect-ai's "
             "list of model providers)"
         )

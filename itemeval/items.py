@@ -1,4 +1,5 @@
-"""Dataset sources (local files, the Hugging Face Hub) turned into Items through the config's mapping."""
+"""Dataset sources (local files, the Hugging Face Hub) turned into Items through the
+config's mapping."""
 
 from __future__ import annotations
 
@@ -31,23 +32,27 @@ class RawDataset:
     rows: list[dict[str, Any]]
 
 
-# ---- local files -------------------------------------------------------------------------------
+# ---- local files
+# -------------------------------------------------------------------------------
 
 
 def read_local_rows(path: Path) -> list[dict[str, Any]]:
-    """Rows of a local .jsonl/.json/.csv/.parquet file; a malformed file names the file and line."""
+    """Rows of a local .jsonl/.json/.csv/.parquet file; a malformed file names the
+    file and line."""
     if not path.is_file():
         raise ConfigError(f"benchmark.datasets: dataset file not found: {path}")
     suffix = path.suffix.lower()
     if suffix not in LOCAL_SUFFIXES:
         raise ConfigError(
-            f"benchmark.datasets: {path}: unsupported file type {suffix!r} (use {', '.join(LOCAL_SUFFIXES)})"
+            f"benchmark.datasets: {path}: unsupported file type {suffix!r} "
+            f"(use {', '.join(LOCAL_SUFFIXES)})"
         )
     return _READERS[suffix](path)
 
 
 def _dataset_text(path: Path) -> str:
-    # A UTF-8 byte order mark (Excel's "CSV UTF-8") is no part of the first column's name
+    # A UTF-8 byte order mark (Excel's "CSV UTF-8") is no part of the first column's
+    # name
     return read_utf8(path, "dataset").removeprefix("\ufeff")
 
 
@@ -66,7 +71,8 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
             ) from None
         if not isinstance(row, dict):
             raise ConfigError(
-                f"{path}: line {number}: expected a JSON object, got {type(row).__name__}"
+                f"{path}: line {number}: expected a JSON object, got "
+                f"{type(row).__name__}"
             )
         rows.append(row)
     return rows
@@ -83,7 +89,8 @@ def _read_json(path: Path) -> list[dict[str, Any]]:
         data = data.get("data", data.get("rows"))
     if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
         raise ConfigError(
-            f"{path}: expected a list of objects, or an object with a `data` or `rows` list of objects"
+            f"{path}: expected a list of objects, or an object with a `data` "
+            "or `rows` list of objects"
         )
     return data
 
@@ -130,7 +137,8 @@ def load_local(
     )
 
 
-# ---- the Hugging Face Hub (optional extra) ------------------------------------------------------
+# ---- the Hugging Face Hub (optional extra)
+# ------------------------------------------------------
 
 
 def _hf_modules() -> tuple[Any, Any]:
@@ -139,13 +147,15 @@ def _hf_modules() -> tuple[Any, Any]:
         import huggingface_hub
     except ImportError:
         raise ConfigError(
-            "benchmark.adapter 'hf' needs the optional Hugging Face extra: pip install 'itemeval[hf]'"
+            "benchmark.adapter 'hf' needs the optional Hugging Face extra: pip "
+            "install 'itemeval[hf]'"
         ) from None
     return datasets, huggingface_hub
 
 
 def resolve_hf_commit(repo_id: str, revision: str | None) -> str:
-    """The commit sha a branch, tag or commit of a Hub dataset points at now (the one network call)."""
+    """The commit sha a branch, tag or commit of a Hub dataset points at now (the one
+    network call)."""
     _, hub = _hf_modules()
     return hub.HfApi().dataset_info(repo_id, revision=revision).sha
 
@@ -184,7 +194,8 @@ def dataset_key(spec: DatasetSpec, adapter: str) -> str:
     return spec.id
 
 
-# ---- mapping rows to items ------------------------------------------------------------------------
+# ---- mapping rows to items
+# ------------------------------------------------------------------------
 
 
 def map_rows(raw: RawDataset, mapping: Mapping, limit: int | None) -> list[Item]:
@@ -215,7 +226,8 @@ def _require_column(
 ) -> None:
     if column not in row:
         raise ConfigError(
-            f"{field}: column {column!r} not in dataset {raw.key}; its columns are: {', '.join(map(str, row))}"
+            f"{field}: column {column!r} not in dataset {raw.key}; its columns "
+            f"are: {', '.join(map(str, row))}"
         )
 
 
@@ -228,7 +240,8 @@ def _id_columns(template: str | None) -> list[str]:
 
 
 def _row_name(mapping: Mapping, row: dict[str, Any], index: int) -> str:
-    """How messages name a dataset row: 1-based, as editors number lines, with its id column's value if any."""
+    """How messages name a dataset row: 1-based, as editors number lines, with its id
+    column's value if any."""
     plain_id = mapping.id if mapping.id and "{" not in mapping.id else None
     value = row.get(plain_id) if plain_id else None
     return f"row {index + 1}" + (f" (id {value!r})" if value not in (None, "") else "")
@@ -240,7 +253,8 @@ def _map_row(
     text = _as_text(row.get(mapping.input))
     if not text.strip():
         raise ConfigError(
-            f"benchmark.mapping.input: dataset {raw.key} {_row_name(mapping, row, index)} has a blank {mapping.input!r}; "
+            f"benchmark.mapping.input: dataset {raw.key} "
+            f"{_row_name(mapping, row, index)} has a blank {mapping.input!r}; "
             "every item needs a non-blank input (drop or fix the row)"
         )
     targets = _targets(row.get(mapping.target)) if mapping.target else ()
@@ -262,7 +276,8 @@ def _map_row(
 
 
 def _targets(value: Any) -> tuple[str, ...]:
-    """One target, or several acceptable ones when the column holds a list; a blank target is none."""
+    """One target, or several acceptable ones when the column holds a list; a blank
+    target is none."""
     value = _jsonable(value)
     if isinstance(value, list):
         return tuple(_as_text(v) for v in value if _as_text(v) != "")
@@ -271,7 +286,8 @@ def _targets(value: Any) -> tuple[str, ...]:
 
 
 def _target_text(targets: tuple[str, ...]) -> str:
-    """What `{target}` renders and the items store keeps: the target itself, or a JSON list of several."""
+    """What `{target}` renders and the items store keeps: the target itself, or a
+    JSON list of several."""
     if len(targets) == 1:
         return targets[0]
     return canonical_json(list(targets)) if targets else ""
@@ -288,8 +304,10 @@ def _choices(
             pass
     if not isinstance(value, list) or not value:
         raise ConfigError(
-            f"benchmark.mapping.choices: dataset {raw.key} row {index + 1} has {column!r} = {value!r}; "
-            'it must be a non-empty list of option texts (in CSV, a JSON list such as ["Paris", "Rome"])'
+            f"benchmark.mapping.choices: dataset {raw.key} row {index + 1} has "
+            f"{column!r} = {value!r}; "
+            "it must be a non-empty list of option texts (in CSV, a JSON list "
+            'such as ["Paris", "Rome"])'
         )
     return tuple(_as_text(v) for v in value)
 
@@ -314,12 +332,15 @@ def _item_id(
 
 
 def _id_text(raw: RawDataset, column: str, row: dict[str, Any], index: int) -> str:
-    """An id column's value as text; a missing or blank one is an error, never an id of ''."""
+    """An id column's value as text; a missing or blank one is an error, never an id
+    of ''."""
     text = _as_text(row.get(column))
     if not text.strip():
         raise ConfigError(
-            f"benchmark.mapping.id: dataset {raw.key} row {index + 1} has no value in id "
-            f"column {column!r} (null or blank); every item needs an id (fix or drop the row)"
+            f"benchmark.mapping.id: dataset {raw.key} row {index + 1} has no "
+            "value in id "
+            f"column {column!r} (null or blank); every item needs an id (fix "
+            "or drop the row)"
         )
     return text
 
@@ -337,7 +358,8 @@ def _as_text(value: Any) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    """Plain JSON types for values that came from parquet or the Hub (numpy scalars, arrays, dates)."""
+    """Plain JSON types for values that came from parquet or the Hub (numpy scalars,
+    arrays, dates)."""
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     if isinstance(value, dict):
@@ -356,9 +378,11 @@ def check_unique(items: Iterable[Item]) -> None:
         first = seen.get(item.id)
         if first is not None:
             where = (
-                f"datasets {first.dataset_id} (row {first.row + 1}) and {item.dataset_id} (row {item.row + 1})"
+                f"datasets {first.dataset_id} (row {first.row + 1}) and "
+                f"{item.dataset_id} (row {item.row + 1})"
                 if first.dataset_id != item.dataset_id
-                else f"dataset {item.dataset_id} (rows {first.row + 1} and {item.row + 1})"
+                else f"dataset {item.dataset_id} (rows {first.row + 1} and "
+                f"{item.row + 1})"
             )
             raise ConfigError(
                 f"benchmark.mapping.id: duplicate item id {item.id!r} in {where}; "

@@ -1,4 +1,5 @@
-"""The judge's reply contract: the format suffix appended to every rubric and the strict parse of its reply (README "Graders")."""
+"""The judge's reply contract: the format suffix appended to every rubric and the
+strict parse of its reply (README "Graders")."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ Give your assessment first. Then end your reply with a fenced JSON block, and wr
 
 - `score` is a bare JSON number on the scale the rubric defines: no quotes, units or fractions.
 - `reasoning` is a JSON string: escape double quotes and backslashes inside it.
-"""
+"""  # noqa: E501 (the judge's prompt, word for word: a rewrap would change every request)
 
 
 def with_format_suffix(rendered_rubric: str) -> str:
@@ -32,19 +33,23 @@ def with_format_suffix(rendered_rubric: str) -> str:
 
 @dataclass(frozen=True)
 class JudgeParse:
-    """What was read from one judge reply; `score is None` exactly when `parse_error` is set."""
+    """What was read from one judge reply; `score is None` exactly when `parse_error`
+    is set."""
 
     score: float | None
     score_raw: str | None
-    """The score value as JSON text, as the judge wrote it ("7", "\\"7\\"", "true", "NaN")."""
+    """The score value as JSON text, as the judge wrote it ("7", "\\"7\\"", "true",
+    "NaN")."""
     reasoning: str | None
     parse_error: str | None
-    """`no_json_object`, `invalid_json`, `no_score_in_json`, `score_not_numeric` or `score_not_finite`."""
+    """`no_json_object`, `invalid_json`, `no_score_in_json`, `score_not_numeric` or
+    `score_not_finite`."""
 
     def __post_init__(self) -> None:
         if (self.score is None) != (self.parse_error is not None):
             raise ValueError(
-                f"JudgeParse needs a score or a parse_error, not both or neither: {self}"
+                "JudgeParse needs a score or a parse_error, not both or "
+                f"neither: {self}"
             )
 
     @property
@@ -52,20 +57,23 @@ class JudgeParse:
         return self.parse_error is None
 
 
-# --- finding JSON objects ---------------------------------------------------------------------
+# --- finding JSON objects
+# ---------------------------------------------------------------------
 
-# Pairs of ``` fences, with or without a language tag; the tag never contains a brace, so the
-# object search below can look at the whole content between the fences.
+# Pairs of ``` fences, with or without a language tag; the tag never contains a brace,
+# so the object search below can look at the whole content between the fences.
 _JSON_ESCAPES = frozenset('"\\/bfnrtu')
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _TRAILING_COMMA_END = re.compile(r"\s*[}\]]")
 
 
 def _brace_ends(text: str, start: int, stop: int) -> dict[int, int | None]:
-    """For each `{` outside JSON strings scanned from `start`: the index after its `}`, or None.
+    """For each `{` outside JSON strings scanned from `start`: the index after its `}`,
+    or None.
 
-    The scan ends when the `{` at `start` closes, or at `stop`; braces still open there never close.
-    A brace's answer depends only on the text after it, so one scan settles every brace it passes.
+    The scan ends when the `{` at `start` closes, or at `stop`; braces still open there
+    never close. A brace's answer depends only on the text after it, so one scan settles
+    every brace it passes.
     """
     ends: dict[int, int | None] = {}
     open_braces: list[int] = []
@@ -96,8 +104,8 @@ def _object_spans(
 ) -> list[tuple[int, int]]:
     """Balanced, non-overlapping `{...}` spans in `text[start:stop]`, left to right.
 
-    A `{` that never closes (prose, a LaTeX `\\left\\{`, a reply cut off mid-object) is skipped, so a
-    complete object after it is still found.
+    A `{` that never closes (prose, a LaTeX `\\left\\{`, a reply cut off mid-object) is
+    skipped, so a complete object after it is still found.
     """
     stop = len(text) if stop is None else stop
     spans: list[tuple[int, int]] = []
@@ -116,12 +124,14 @@ def _object_spans(
 
 
 def _is_json_escape(text: str, index: int) -> bool:
-    """Whether the backslash at `index`, inside a JSON string, starts an escape JSON should read.
+    """Whether the backslash at `index`, inside a JSON string, starts an escape JSON
+    should read.
 
-    Yes for `\\"`, `\\\\`, `\\/`, `\\n`, `\\uXXXX`, and `\\b \\f \\r \\t` when no letter follows. No for
-    anything else, which is then kept as a literal backslash, so LaTeX such as `\\(`, `\\frac`,
-    `\\times`, `\\beta`, `\\right` and `\\underline` reaches the reasoning as written. A tab before a
-    word ("\\tName") is therefore read as a backslash and "tName": rare in judge prose, unlike LaTeX.
+    Yes for `\\"`, `\\\\`, `\\/`, `\\n`, `\\uXXXX`, and `\\b \\f \\r \\t` when no letter
+    follows. No for anything else, which is then kept as a literal backslash, so LaTeX
+    such as `\\(`, `\\frac`, `\\times`, `\\beta`, `\\right` and `\\underline` reaches
+    the reasoning as written. A tab before a word ("\\tName") is therefore read as a
+    backslash and "tName": rare in judge prose, unlike LaTeX.
     """
     nxt = text[index + 1 : index + 2]
     if nxt == "u":
@@ -132,7 +142,8 @@ def _is_json_escape(text: str, index: int) -> bool:
 
 
 def _tolerant_json(text: str) -> str:
-    """The text with LaTeX backslashes in strings made literal and trailing commas dropped."""
+    """The text with LaTeX backslashes in strings made literal and trailing commas
+    dropped."""
     out: list[str] = []
     index, in_string = 0, False
     while index < len(text):
@@ -154,14 +165,16 @@ def _tolerant_json(text: str) -> str:
 
 
 class _RawNumber(str):
-    """A JSON number kept as the text the judge wrote, so `score_raw` is exact ("7.0", "1e999")."""
+    """A JSON number kept as the text the judge wrote, so `score_raw` is exact
+    ("7.0", "1e999")."""
 
 
 def _load_object(span: str) -> dict[str, Any] | None:
     try:
         value = json.loads(
             _tolerant_json(span),
-            strict=False,  # literal newlines inside strings are common in judge reasoning
+            # literal newlines inside strings are common in judge reasoning
+            strict=False,
             parse_int=_RawNumber,
             parse_float=_RawNumber,
             parse_constant=_RawNumber,
@@ -175,7 +188,8 @@ def _load_object(span: str) -> dict[str, Any] | None:
 
 
 _CANDIDATE = re.compile(r"""\{\s*(?:["'}]|[A-Za-z_]\w*\s*:)""")
-"""How a JSON object (or a judge's failed attempt at one: single quotes, bare keys) opens; `{1, 2}` does not."""
+"""How a JSON object (or a judge's failed attempt at one: single quotes, bare keys)
+opens; `{1, 2}` does not."""
 _CODE_FENCE = re.compile(
     r"```[ \t]*(?!json\b|jsonc\b|JSON\b)[A-Za-z][\w+-]*[^\n]*\n.*?```", re.DOTALL
 )
@@ -260,7 +274,8 @@ def _as_floats(value: Any) -> Any:
     return value
 
 
-# --- reading the score --------------------------------------------------------------------------
+# --- reading the score
+# --------------------------------------------------------------------------
 
 _NUMERIC_STRING = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 _NON_FINITE_STRING = re.compile(r"[-+]?(?:nan|inf|infinity)", re.IGNORECASE)
@@ -292,9 +307,9 @@ def _json_text(value: Any) -> str:
 def _score_value(value: Any) -> tuple[float | None, str | None]:
     """(score, None) or (None, failure code).
 
-    Numbers and numeric strings ("7", " 8.5 ") are scores; booleans, null, lists, objects and
-    other strings ("7/10", "high") are `score_not_numeric`; NaN, Infinity, "inf" and numbers
-    too large for a float (1e999) are `score_not_finite`.
+    Numbers and numeric strings ("7", " 8.5 ") are scores; booleans, null, lists,
+    objects and other strings ("7/10", "high") are `score_not_numeric`; NaN, Infinity,
+    "inf" and numbers too large for a float (1e999) are `score_not_finite`.
     """
     if isinstance(value, _RawNumber):
         text = str(value)

@@ -1,10 +1,12 @@
-"""`itemeval launch generate|grade`: one estimate, one spend gate and one lock for N shard processes, then one commit.
+"""`itemeval launch generate|grade`: one estimate, one spend gate and one lock for N
+shard processes, then one commit.
 
 The shards are `itemeval generate|grade --shard K/N` processes, on a local process pool
-(`--engine local`) or as Ray tasks (`--engine ray`, itemeval/ray_engine.py). Locally each gets its share of
-`max_usd` (by its share of the estimate's ceiling, so the shares add up to the cap); on Ray they lease the
-cap from one budget actor in chunks. Every shard gets its share of each model's connections. The launcher
-holds the study lock for the whole run, which makes it the run's lease: a second launcher (or any writing
+(`--engine local`) or as Ray tasks (`--engine ray`, itemeval/ray_engine.py). Locally
+each gets its share of `max_usd` (by its share of the estimate's ceiling, so the shares
+add up to the cap); on Ray they lease the cap from one budget actor in chunks. Every
+shard gets its share of each model's connections. The launcher holds the study lock for
+the whole run, which makes it the run's lease: a second launcher (or any writing
 command) exits 5 naming it. Shards need no lock.
 """
 
@@ -43,8 +45,9 @@ from .study import Study
 ENGINES = ("local", "ray")
 STAGES = ("generate", "grade")
 ORPHAN_GRACE_S = 30.0
-"""Beyond the drain, how long a launcher waits for an earlier launch's shards to stop before it refuses (they
-exit at most signals.HARD_STOP_S after their eval is cancelled)."""
+"""Beyond the drain, how long a launcher waits for an earlier launch's shards to stop
+before it refuses (they exit at most signals.HARD_STOP_S after their eval is
+cancelled)."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,8 @@ class LaunchOptions:
     stage: str = "generate"
     engine: str = "local"
     address: str | None = None
-    """`--engine ray`: the cluster to join (`auto`, `ray://host:port`); None starts Ray on this machine."""
+    """`--engine ray`: the cluster to join (`auto`, `ray://host:port`); None starts
+    Ray on this machine."""
     gpus_per_shard: float = 0.0
     shard_by: str = "cell"
     generate: GenerateOptions = GenerateOptions()
@@ -68,11 +72,13 @@ class LaunchOptions:
 
 @dataclass
 class _Plan:
-    """What the launcher needs of a stage's plan: its cells, who owns them, and their estimate."""
+    """What the launcher needs of a stage's plan: its cells, who owns them, and their
+    estimate."""
 
     cells: pd.DataFrame
     column: str
-    """The cells' condition column: condition_id (generate) or grade_condition_id (grade)."""
+    """The cells' condition column: condition_id (generate) or grade_condition_id
+    (grade)."""
     owners: dict[str, str]
     """Condition id -> the model (or scorer) that `--shard-by model` keeps together."""
     lines: list[EstimateLine]
@@ -88,7 +94,8 @@ def run_launch(
     ask: Ask | None = None,
     tell: Tell | None = None,
 ) -> StageResult:
-    """Estimate and gate the whole plan once, run the shards, merge their journal parts, write one manifest."""
+    """Estimate and gate the whole plan once, run the shards, merge their journal
+    parts, write one manifest."""
     _check(options)
     result = StageResult(stage=options.stage, study=study.config.study)
     stage_plan = _generate_plan if options.stage == "generate" else _grade_plan
@@ -139,20 +146,23 @@ def run_launch(
 
 
 def _wait_for_orphans(study: Study, tell: Tell | None) -> None:
-    """Wait for the shards of a launcher that died to stop (they get SIGTERM with it and drain), so no cell is
-    run by two shards at once and their rows are in this launch's commit; refuse if they do not stop."""
+    """Wait for the shards of a launcher that died to stop (they get SIGTERM with it
+    and drain), so no cell is run by two shards at once and their rows are in this
+    launch's commit; refuse if they do not stop."""
     deadline = time.monotonic() + drain_seconds() + ORPHAN_GRACE_S
     pids = live_writers(study.paths, "shard-")
     if pids and tell is not None:
         tell(
-            f"waiting for the shards of an earlier launch to stop (pid {', '.join(map(str, pids))})"
+            "waiting for the shards of an earlier launch to stop (pid "
+            f"{', '.join(map(str, pids))})"
         )
     while pids and time.monotonic() < deadline:
         time.sleep(0.2)
         pids = live_writers(study.paths, "shard-")
     if pids:
         raise StudyLocked(
-            f"shards of an earlier launch are still running here (pid {', '.join(map(str, pids))}); "
+            "shards of an earlier launch are still running here (pid "
+            f"{', '.join(map(str, pids))}); "
             "stop them (kill -TERM), then launch again"
         )
 
@@ -162,8 +172,10 @@ def _check(options: LaunchOptions) -> None:
         raise ConfigError(f"launch {options.stage}: the stage is generate or grade")
     if options.engine not in ENGINES:
         raise ConfigError(
-            f"--engine {options.engine!r}: use local (a process pool on this machine) or ray "
-            "(install itemeval[ray]); for SLURM or Kubernetes, run `--shard K/N` as an array and then "
+            f"--engine {options.engine!r}: use local (a process pool on this "
+            "machine) or ray "
+            "(install itemeval[ray]); for SLURM or Kubernetes, run `--shard "
+            "K/N` as an array and then "
             "`itemeval commit`"
         )
     if options.shards < 1:
@@ -247,7 +259,8 @@ def _grade_plan(
 def _caps(
     max_usd: float | None, work: _Plan, shards: dict[int, plan.Shard]
 ) -> dict[int, float | None]:
-    """Each shard's part of the cap, in proportion to its cells' ceiling: the parts add up to max_usd."""
+    """Each shard's part of the cap, in proportion to its cells' ceiling: the parts
+    add up to max_usd."""
     if max_usd is None:
         return dict.fromkeys(shards)
     ceiling: dict[str, float] = {}
@@ -271,7 +284,8 @@ def _caps(
 
 
 def shard_args(options: LaunchOptions) -> list[str]:
-    """The arguments every shard shares, after `itemeval`; each adds `--shard K/N` and its cap."""
+    """The arguments every shard shares, after `itemeval`; each adds `--shard K/N`
+    and its cap."""
     opts = options.stage_options
     args = [
         options.stage,
@@ -320,11 +334,13 @@ def _command(options: LaunchOptions, index: int, cap: float | None) -> list[str]
 def _run_shards(
     options: LaunchOptions, caps: dict[int, float | None], logs: Path, tell: Tell | None
 ) -> tuple[dict[int, dict[str, Any]], bool]:
-    """Start every shard, wait for all, retry a failed one; (outcomes, whether the launcher was interrupted).
+    """Start every shard, wait for all, retry a failed one; (outcomes, whether the
+    launcher was interrupted).
 
-    Shards run in sessions of their own, so a terminal's Ctrl-C reaches only the launcher, which passes
-    one SIGINT on: each shard then stops the way a single generate does (no new call, calls in flight kept).
-    Each attempt's stdout and stderr stay in `logs` (`shard-K-of-N-attempt-A.out|err`).
+    Shards run in sessions of their own, so a terminal's Ctrl-C reaches only the
+    launcher, which passes one SIGINT on: each shard then stops the way a single
+    generate does (no new call, calls in flight kept). Each attempt's stdout and stderr
+    stay in `logs` (`shard-K-of-N-attempt-A.out|err`).
     """
     tries = dict.fromkeys(caps, 0)
 
@@ -346,7 +362,8 @@ def _run_shards(
                 tries[k] += 1
                 if tell is not None:
                     tell(
-                        f"shard {k}/{options.shards} failed ({outcome['message']}); running it again"
+                        f"shard {k}/{options.shards} failed "
+                        f"({outcome['message']}); running it again"
                     )
                 procs[k] = start(k)
                 continue
@@ -361,8 +378,9 @@ def _run_shards(
 
 
 def _combine(result: StageResult, outcomes: dict[int, dict[str, Any]]) -> None:
-    """The shards' notes, and the run's outcome: failed, interrupted or stopped by the cap (the counts come
-    from the rows committed, which include a retried shard's first attempt)."""
+    """The shards' notes, and the run's outcome: failed, interrupted or stopped by
+    the cap (the counts come from the rows committed, which include a retried shard's
+    first attempt)."""
     for outcome in outcomes.values():
         result.notes.extend(outcome["data"].get("notes", []))
     codes = {k: o["code"] for k, o in outcomes.items()}

@@ -1,4 +1,5 @@
-"""Run manifests: what a run was asked to do, under which versions, and how it ended (README "The study directory")."""
+"""Run manifests: what a run was asked to do, under which versions, and how it ended
+(README "The study directory")."""
 
 from __future__ import annotations
 
@@ -23,10 +24,11 @@ if TYPE_CHECKING:
     from .study import Study
 RESERVE_PREFIX = ".reserve-"
 RESERVE_MIN_BYTES = 256 * 1024
-"""Held on the disk from a run's start to its end (at least 4x the first manifest's size): the final manifest
-fits even when the run filled the disk."""
+"""Held on the disk from a run's start to its end (at least 4x the first manifest's
+size): the final manifest fits even when the run filled the disk."""
 _PACKAGES = ("itemeval", "inspect-ai", "pyarrow", "pandas", "pydantic", "openai")
-# A command line can carry a key (`--api-key sk-...`, `KEY=...`); mask anything that looks like one.
+# A command line can carry a key (`--api-key sk-...`, `KEY=...`); mask anything that
+# looks like one.
 _SECRET = re.compile(
     r"(sk-[A-Za-z0-9_\-]{8,}|(?i:(?:api[_-]?key|token|secret)[=:])\S+)"
 )
@@ -36,7 +38,8 @@ _command_line: list[str] | None = None
 
 
 def set_command_line(argv: list[str]) -> None:
-    """The CLI records what the user typed (sys.argv is someone else's when itemeval runs in-process)."""
+    """The CLI records what the user typed (sys.argv is someone else's when itemeval
+    runs in-process)."""
     global _command_line
     _command_line = list(argv)
 
@@ -48,7 +51,8 @@ def command_line() -> list[str]:
 
 
 def close_abandoned(manifests: Path) -> int:
-    """Mark manifests still `running` as `interrupted`: the caller holds the lock, so their run is dead."""
+    """Mark manifests still `running` as `interrupted`: the caller holds the lock, so
+    their run is dead."""
     closed = 0
     for reserve in manifests.glob(f"{RESERVE_PREFIX}*") if manifests.is_dir() else []:
         reserve.unlink(missing_ok=True)
@@ -67,7 +71,8 @@ def close_abandoned(manifests: Path) -> int:
 
 
 def _running(path: Path) -> dict[str, Any] | None:
-    """The manifest at `path` when it is still `running`; a damaged one is refused (exit 2)."""
+    """The manifest at `path` when it is still `running`; a damaged one is refused
+    (exit 2)."""
     raw = path.read_bytes()
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -149,11 +154,13 @@ class Manifest:
 
     @property
     def reserve(self) -> Path:
-        """Disk space held back for the final write, so a run that filled the disk can still say how it ended."""
+        """Disk space held back for the final write, so a run that filled the disk
+        can still say how it ended."""
         return self.path.with_name(f"{RESERVE_PREFIX}{self.path.stem}")
 
     def hold_reserve(self) -> None:
-        """Take the reserve; on a disk already too full this raises OSError before anything is spent."""
+        """Take the reserve; on a disk already too full this raises OSError before
+        anything is spent."""
         reserve_space(
             self.reserve, max(RESERVE_MIN_BYTES, 4 * self.path.stat().st_size)
         )

@@ -1,12 +1,14 @@
-"""Deterministic stand-ins for real providers, served to inspect as the `itemeval/*` models (README "Built-in offline models").
+"""Deterministic stand-ins for real providers, served to inspect as the `itemeval/*`
+models (README "Built-in offline models").
 
-Solvers (`arith-good`, `arith-fair`, `arith-weak`, any `arith-<name>`) compute the true answer of the
-arithmetic problem in the prompt and report it correctly with probability `correct_probability(...)`.
-Whether one call is right is a Gaussian-copula draw `Phi(a*z_item + b*z_cell + c*z_rep) < p`:
-`z_item` is shared by every model and prompt (items have a difficulty), `z_cell` is fixed per
-(model, prompt) and `z_rep` per (model, prompt, epoch, seed). The weight `c` grows with temperature
-and is 0 at temperature 0, so greedy replications repeat exactly. The epoch is read from inspect's
-active sample because inspect does not pass it to providers; outside a sample it is 1.
+Solvers (`arith-good`, `arith-fair`, `arith-weak`, any `arith-<name>`) compute the true
+answer of the arithmetic problem in the prompt and report it correctly with probability
+`correct_probability(...)`. Whether one call is right is a Gaussian-copula draw
+`Phi(a*z_item + b*z_cell + c*z_rep) < p`: `z_item` is shared by every model and prompt
+(items have a difficulty), `z_cell` is fixed per (model, prompt) and `z_rep` per (model,
+prompt, epoch, seed). The weight `c` grows with temperature and is 0 at temperature 0,
+so greedy replications repeat exactly. The epoch is read from inspect's active sample
+because inspect does not pass it to providers; outside a sample it is 1.
 """
 
 from __future__ import annotations
@@ -70,10 +72,11 @@ _PROCESS_SEED = secrets.token_hex(8)
 
 
 def _failure_draw(name: str, prompt: str, epoch: int) -> float:
-    """A fresh draw for every attempt, as a flaky provider fails: a retry or a re-run may succeed.
+    """A fresh draw for every attempt, as a flaky provider fails: a retry or a re-run
+    may succeed.
 
-    Reproducible when ITEMEVAL_OFFLINE_SEED is set (the n-th attempt at a cell draws the same), else
-    random per process.
+    Reproducible when ITEMEVAL_OFFLINE_SEED is set (the n-th attempt at a cell draws the
+    same), else random per process.
     """
     key = (name, prompt, epoch)
     _attempts[key] = attempt = _attempts.get(key, 0) + 1
@@ -94,7 +97,8 @@ def fmt(value: Fraction) -> str:
     return f"{float(value):.6f}".rstrip("0").rstrip(".")
 
 
-# --- reading the problem ---------------------------------------------------------------------
+# --- reading the problem
+# ---------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -193,7 +197,8 @@ def _chain_problem(text: str) -> Problem | None:
 
 
 def _expression_problem(text: str) -> Problem | None:
-    """The candidate expression with the most operations ('12 times 7 plus 5' reads as 12 * 7 + 5)."""
+    """The candidate expression with the most operations ('12 times 7 plus 5' reads
+    as 12 * 7 + 5)."""
     for pattern, symbol in _WORDS:
         text = re.sub(pattern, f" {symbol} ", text, flags=re.I)
     best: Problem | None = None
@@ -217,11 +222,13 @@ def find_problem(text: str) -> Problem | None:
     return _chain_problem(text) or _expression_problem(text)
 
 
-# --- deciding and writing a solver reply -----------------------------------------------------
+# --- deciding and writing a solver reply
+# -----------------------------------------------------
 
 
 def base_rate(model: str) -> float:
-    """The model's accuracy before item, prompt and temperature effects; `arith-80` means 0.80."""
+    """The model's accuracy before item, prompt and temperature effects; `arith-80`
+    means 0.80."""
     if model in BASE_RATES:
         return BASE_RATES[model]
     if digits := re.fullmatch(r"arith-(\d{1,2})", model):
@@ -232,7 +239,8 @@ def base_rate(model: str) -> float:
 def correct_probability(
     model: str, prompt: str, problem: Problem, temperature: float
 ) -> float:
-    """Chance that `model` answers `problem` correctly under this prompt and temperature."""
+    """Chance that `model` answers `problem` correctly under this prompt and
+    temperature."""
     rate = base_rate(model) + 0.06 - 0.04 * (problem.hardness - 1)
     rate += 0.03 if _REASONING_CUE.search(prompt) else 0.0
     rate += 0.04 * (unit("wording", prompt.replace(problem.span, "")) - 0.5)
@@ -249,7 +257,8 @@ def is_correct(
     epoch: int,
     seed: int | None,
 ) -> bool:
-    """One deterministic draw against `correct_probability` (see the module docstring)."""
+    """One deterministic draw against `correct_probability` (see the module
+    docstring)."""
     noise = 0.6 * min(max(temperature, 0.0), 1.0)
     z = math.sqrt((1 - noise) / 2) * _NORMAL.inv_cdf(unit("item", problem.steps))
     z += math.sqrt((1 - noise) / 2) * _NORMAL.inv_cdf(unit("cell", model, prompt))
@@ -268,7 +277,8 @@ def _slip(answer: Fraction, key: tuple[object, ...]) -> Fraction:
 
 
 _CLAIM = re.compile(
-    r"\bis\s+(?P<expr>[^?]+?)\s+(?P<op>greater than|more than|less than|equal to|at least|at most)"
+    r"\bis\s+(?P<expr>[^?]+?)\s+(?P<op>greater than|more than|less than|equal "
+    r"to|at least|at most)"
     r"\s+(?P<number>-?\d+(?:\.\d+)?)",
     re.I,
 )
@@ -284,7 +294,8 @@ _COMPARE = {
 
 
 def find_claim(text: str) -> tuple[Problem, bool] | None:
-    """A yes/no arithmetic claim asked for as 0 or 1 ("Is 17 * 23 greater than 400? Answer 1 or 0."), with its truth."""
+    """A yes/no arithmetic claim asked for as 0 or 1 ("Is 17 * 23 greater than 400?
+    Answer 1 or 0."), with its truth."""
     if not _BINARY_CUE.search(text):
         return None
     claim = _CLAIM.search(text)
@@ -306,7 +317,8 @@ def binary_reply(
     epoch: int,
     seed: int | None,
 ) -> tuple[str, float]:
-    """ "1" or "0" and the model's probability of that token: right answers tend to be the confident ones."""
+    """Reply "1" or "0" and the model's probability of that token: right answers
+    tend to be the confident ones."""
     key: tuple[object, ...] = (
         (model, prompt, epoch, seed) if temperature > 0 else (model, prompt)
     )
@@ -352,10 +364,12 @@ def token_logprobs(
     first_probability: float | None = None,
     tokens: int = 32,
 ) -> list[tuple[str, float, list[tuple[str, float]]]]:
-    """Deterministic, plausible logprobs of a reply's first tokens: (token, logprob, top alternatives).
+    """Deterministic, plausible logprobs of a reply's first tokens: (token, logprob, top
+    alternatives).
 
-    A binary answer ("0"/"1") puts the rest of its probability on the other label first, so a risk
-    scorer reads a real two-way split. `top` alternatives include the token itself, as OpenAI's do.
+    A binary answer ("0"/"1") puts the rest of its probability on the other label first,
+    so a risk scorer reads a real two-way split. `top` alternatives include the token
+    itself, as OpenAI's do.
     """
     found = []
     for index, token in enumerate(_TOKEN.findall(text)[:tokens]):
@@ -390,8 +404,10 @@ def solver_reply(
     seed: int | None = None,
     problem_text: str | None = None,
 ) -> str:
-    """Worked steps ending in `ANSWER: <n>`, right or plausibly wrong; the problem is read from `problem_text`."""
-    # Greedy decoding repeats itself, so at temperature 0 the text may not depend on the epoch.
+    """Worked steps ending in `ANSWER: <n>`, right or plausibly wrong; the problem is
+    read from `problem_text`."""
+    # Greedy decoding repeats itself, so at temperature 0 the text may not depend on the
+    # epoch.
     key: tuple[object, ...] = (
         (model, prompt, epoch, seed) if temperature > 0 else (model, prompt)
     )
@@ -413,12 +429,15 @@ def solver_reply(
     return "\n".join(lines + [f"ANSWER: {fmt(final)}"])
 
 
-# --- the judge -------------------------------------------------------------------------------
+# --- the judge
+# -------------------------------------------------------------------------------
 
 _FINAL = re.compile(r"ANSWER:[ \t]*([^\n]*)", re.I)
 _REFERENCE = re.compile(
-    r"(?:\b(?:reference(?:[ \t]+(?:answer|solution))?|target(?:[ \t]+answer)?|(?:expected|correct|gold)[ \t]+answer)"
-    r"|\[(?:criterion|expert)\])"  # inspect's model_graded_qa / model_graded_fact templates
+    r"(?:\b(?:reference(?:[ \t]+(?:answer|solution))?|target(?:[ "
+    r"\t]+answer)?|(?:expected|correct|gold)[ \t]+answer)"
+    # inspect's model_graded_qa / model_graded_fact templates
+    r"|\[(?:criterion|expert)\])"
     r"[ \t*_]*(?:[:=]|\n)\s*([^\n]+)",
     re.I,
 )
@@ -445,19 +464,22 @@ def _same(candidate: str, reference: str) -> bool:
 
 
 def judge_verdict(model: str, text: str) -> tuple[int, str]:
-    """1 when the last `ANSWER:` equals the reference line, else 0, with a one-line reason."""
+    """1 when the last `ANSWER:` equals the reference line, else 0, with a one-line
+    reason."""
     finals = [m[1].strip() for m in _FINAL.finditer(text) if m[1].strip()]
     numeric = [f for f in finals if _number(f) is not None]
     # A one-line submission in inspect's model-graded template is the answer itself.
     submitted = [m[1].strip() for m in _SUBMISSION.finditer(text)]
     candidate = (numeric or finals or submitted or [None])[-1]
-    # An empty `{target}` leaves the next heading where the reference should be: that is no reference.
+    # An empty `{target}` leaves the next heading where the reference should be: that is
+    # no reference.
     reference = next(
         (m for m in _REFERENCE.finditer(text) if not m[1].lstrip().startswith("#")),
         None,
     )
     if candidate is None or reference is None:
-        # Nothing to compare: still answer, but deterministically, like a judge guessing.
+        # Nothing to compare: still answer, but deterministically, like a judge
+        # guessing.
         return int(
             unit("guess", model, text) < 0.5
         ), "Could not find both a final answer and a reference."
@@ -468,9 +490,11 @@ def judge_verdict(model: str, text: str) -> tuple[int, str]:
 
 
 def judge_reply(model: str, text: str, *, malformed_rate: float, scale: int = 1) -> str:
-    """A short review ending in a fenced JSON verdict, malformed for a `malformed_rate` share of inputs.
+    """A short review ending in a fenced JSON verdict, malformed for a `malformed_rate`
+    share of inputs.
 
-    Asked in inspect's model-graded protocol (`GRADE: $LETTER`), it ends with `GRADE: C` or `GRADE: I` instead.
+    Asked in inspect's model-graded protocol (`GRADE: $LETTER`), it ends with `GRADE: C`
+    or `GRADE: I` instead.
     """
     score, reason = judge_verdict(model, text)
     lines = ["I compared the candidate's final answer with the reference.", reason]
@@ -506,8 +530,9 @@ _PAIRWISE_FORMAT = '{"winner": "A"'
 
 
 def pairwise_reply(model: str, text: str, *, malformed_rate: float) -> str:
-    """A pairwise verdict (builtin:pairwise's layout): the answer whose final answer matches the reference
-    wins, both or neither is a tie; decided by content alone, so the order shown never changes it."""
+    """A pairwise verdict (builtin:pairwise's layout): the answer whose final answer
+    matches the reference wins, both or neither is a tie; decided by content alone,
+    so the order shown never changes it."""
     answers = dict(_PAIRWISE_ANSWER.findall(text))
     head = text[: text.find("[The start of answer")]
     if set(answers) == {"A", "B"}:
@@ -527,7 +552,8 @@ def pairwise_reply(model: str, text: str, *, malformed_rate: float) -> str:
     return "\n".join([reason, "", "```json", payload, "```"])
 
 
-# --- the inspect provider --------------------------------------------------------------------
+# --- the inspect provider
+# --------------------------------------------------------------------
 
 
 def _tokens(text: str) -> int:
@@ -542,13 +568,15 @@ def _setting(
     *,
     share: bool = False,
 ) -> float:
-    """A model arg, else its environment variable, else the default; a share must lie in [0, 1]."""
+    """A model arg, else its environment variable, else the default; a share must lie
+    in [0, 1]."""
     raw = model_args.get(key, os.environ.get(env, default))
     try:
         value = float(str(raw))
     except ValueError:
         raise ValueError(
-            f"itemeval offline model arg {key} (or ${env}) must be a number, not {raw!r}"
+            f"itemeval offline model arg {key} (or ${env}) must be a number, "
+            f"not {raw!r}"
         ) from None
     if share and not 0.0 <= value <= 1.0:
         raise ValueError(
@@ -565,7 +593,8 @@ class _Settings(NamedTuple):
 
 
 def _current_epoch() -> int:
-    """The replication of the running sample: itemeval runs one sample per cell and says which in metadata."""
+    """The replication of the running sample: itemeval runs one sample per cell and
+    says which in metadata."""
     active = sample_active() if sample_active else None
     if active is None:
         return 1
@@ -575,7 +604,8 @@ def _current_epoch() -> int:
 
 @modelapi(name="itemeval")
 class OfflineModel(ModelAPI):
-    """`itemeval/<name>`: arith-*, judge, judge-*, echo (the last user message) and fail (always raises)."""
+    """`itemeval/<name>`: arith-*, judge, judge-*, echo (the last user message) and
+    fail (always raises)."""
 
     def __init__(
         self,
@@ -588,17 +618,20 @@ class OfflineModel(ModelAPI):
         super().__init__(model_name, base_url, api_key, [], config)
         if not re.fullmatch(r"arith-[\w.-]+|judge(?:-[\w.-]+)?|echo|fail", model_name):
             raise ValueError(
-                f"Unknown offline model itemeval/{model_name}: use arith-*, judge, judge-*, echo or fail"
+                f"Unknown offline model itemeval/{model_name}: use arith-*, "
+                "judge, judge-*, echo or fail"
             )
         if unknown := sorted(set(model_args) - MODEL_ARGS):
             raise ValueError(
-                f"Unknown model args for itemeval/{model_name}: {unknown} (known: {sorted(MODEL_ARGS)})"
+                f"Unknown model args for itemeval/{model_name}: {unknown} "
+                f"(known: {sorted(MODEL_ARGS)})"
             )
         self.model_args = model_args
         self._settings()  # refuse bad values now rather than on the first call
 
     def _settings(self) -> _Settings:
-        """Read on every call: inspect reuses model instances, so environment changes must still count."""
+        """Read on every call: inspect reuses model instances, so environment changes
+        must still count."""
         args = self.model_args
         return _Settings(
             latency=_setting(args, "latency", "ITEMEVAL_OFFLINE_LATENCY", 0.0),
@@ -623,7 +656,8 @@ class OfflineModel(ModelAPI):
     def _reply(
         self, prompt: str, last_user: str, config: GenerateConfig, epoch: int
     ) -> tuple[str, float | None]:
-        """The reply, and the probability of its first token when that token is a 0/1 answer."""
+        """The reply, and the probability of its first token when that token is a 0/1
+        answer."""
         name = self.model_name
         settings = self._settings()
         if name == "fail" or (

@@ -1,4 +1,5 @@
-"""What running a stage produces, as plain values: one sample's result, one condition's counts, one stage's outcome."""
+"""What running a stage produces, as plain values: one sample's result, one
+condition's counts, one stage's outcome."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ Outcome = Literal["running", "completed", "interrupted", "budget_stopped", "fail
 
 @dataclass(frozen=True)
 class SampleResult:
-    """What one finished inspect sample tells a stage: the call's outcome and the cell it belongs to."""
+    """What one finished inspect sample tells a stage: the call's outcome and the
+    cell it belongs to."""
 
     metadata: Mapping[str, Any]
-    """The cell's metadata, as the stage put it on the sample (ids linking it to its store row)."""
+    """The cell's metadata, as the stage put it on the sample (ids linking it to its
+    store row)."""
     completion: str | None
     stop_reason: str | None
     error: str | None
@@ -27,15 +30,19 @@ class SampleResult:
     """The generate config inspect actually sent with the call."""
     uuid: str | None
     log_file: str | None
-    """The `.eval` log holding the sample's transcript, relative to the study directory."""
+    """The `.eval` log holding the sample's transcript, relative to the study
+    directory."""
     skipped: bool = False
     """No row: the spend cap refused the call, or an interrupt cancelled it."""
     logprobs: list[dict[str, Any]] | None = None
-    """The first generated tokens as {token, logprob, top: [{token, logprob}]}, when the call asked for them."""
+    """The first generated tokens as {token, logprob, top: [{token, logprob}]}, when
+    the call asked for them."""
     calls: tuple[tuple[str, dict[str, int | None], bool], ...] = ()
-    """Every model call of the sample as (model, usage, served from the cache): a model-graded scorer may make several."""
+    """Every model call of the sample as (model, usage, served from the cache): a
+    model-graded scorer may make several."""
     score: Any = None
-    """A model-graded scorer's verdict on the replayed solution (a scorers.ScoreResult)."""
+    """A model-graded scorer's verdict on the replayed solution (a
+    scorers.ScoreResult)."""
 
 
 @dataclass
@@ -52,7 +59,8 @@ class ConditionRun:
     failure: str | None = None
     parse_failures: int = 0
     error_messages: dict[str, int] = field(default_factory=dict)
-    """Each distinct error's first line (cut to 120 characters) and how often it happened."""
+    """Each distinct error's first line (cut to 120 characters) and how often it
+    happened."""
     effective_configs: set[str] = field(
         default_factory=set
     )  # distinct configs inspect actually sent

@@ -1,4 +1,5 @@
-"""Where every artifact of a study lives: on disk, and for a study on object storage, at its URI too."""
+"""Where every artifact of a study lives: on disk, and for a study on object storage,
+at its URI too."""
 
 from __future__ import annotations
 
@@ -19,14 +20,16 @@ def uri_scheme(location: str | os.PathLike[str]) -> str | None:
 
 
 def is_remote(location: str | os.PathLike[str]) -> bool:
-    """Whether `location` is an object-store URI (s3://, gs://, az://, abfs://, memory://...), not a local path."""
+    """Whether `location` is an object-store URI (s3://, gs://, az://, abfs://,
+    memory://...), not a local path."""
     scheme = uri_scheme(location)
     return scheme is not None and scheme != "file"
 
 
 def work_dir(uri: str) -> Path:
-    """This machine's working dir for a study on object storage: its lock, journal, logs and manifests before
-    they are uploaded. `ITEMEVAL_WORK_DIR` sets where; by default under ~/.cache/itemeval/work."""
+    """This machine's working dir for a study on object storage: its lock, journal,
+    logs and manifests before they are uploaded. `ITEMEVAL_WORK_DIR` sets where; by
+    default under ~/.cache/itemeval/work."""
     base = Path(
         os.environ.get(WORK_DIR_ENV) or Path.home() / ".cache" / "itemeval" / "work"
     )
@@ -36,17 +39,20 @@ def work_dir(uri: str) -> Path:
 
 @dataclass(frozen=True)
 class StudyPaths:
-    """All paths of one study directory, `<output_dir>/<study>/` (README "The study directory").
+    """All paths of one study directory, `<output_dir>/<study>/` (README "The study
+    directory").
 
-    For a study on object storage (`remote`, its URI), `root` is this machine's working dir, and the
-    stores are Delta Lake tables at `<remote>/<store>` (README "Studies on object storage").
+    For a study on object storage (`remote`, its URI), `root` is this machine's working
+    dir, and the stores are Delta Lake tables at `<remote>/<store>` (README "Studies on
+    object storage").
     """
 
     root: Path
     remote: str | None = None
     reads: str = "table"
-    """For a remote study: "snapshot" reads the stores through the published plain-parquet snapshot
-    (the read-only commands), "table" the Delta tables themselves (planning, which must see every commit)."""
+    """For a remote study: "snapshot" reads the stores through the published
+    plain-parquet snapshot (the read-only commands), "table" the Delta tables
+    themselves (planning, which must see every commit)."""
 
     def remote_store(self, name: str) -> str:
         assert self.remote is not None

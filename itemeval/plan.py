@@ -1,4 +1,5 @@
-"""Which cells are done and which must run: pure functions over the key and state columns of the stores."""
+"""Which cells are done and which must run: pure functions over the key and state
+columns of the stores."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import pandas as pd
 
 from .errors import ConfigError
 from .records import TRUNCATING_STOP_REASONS, Item, TaskSpec
+
+_NO_METADATA = "no metadata (add columns under benchmark.mapping.metadata)"
 
 GENERATE_STATE_COLUMNS = [
     "condition_id",
@@ -38,7 +41,8 @@ CELL = ["condition_id", "item_id", "epoch"]
 
 @dataclass(frozen=True)
 class Shard:
-    """One of `count` disjoint parts of a run's cells (`--shard K/N`); `by` is "cell" or "model"."""
+    """One of `count` disjoint parts of a run's cells (`--shard K/N`); `by` is "cell"
+    or "model"."""
 
     index: int
     count: int
@@ -46,13 +50,15 @@ class Shard:
 
     @classmethod
     def parse(cls, text: str, by: str = "cell") -> Shard:
-        """ "K/N" with 0 <= K < N; anything else is a ConfigError saying what is expected."""
+        """Parse "K/N" with 0 <= K < N; anything else is a ConfigError saying what is
+        expected."""
         index, slash, count = text.partition("/")
         if not (
             slash and index.isdigit() and count.isdigit() and int(index) < int(count)
         ):
             raise ConfigError(
-                f"--shard {text!r}: expected K/N with 0 <= K < N, e.g. 0/4 (the first of four shards)"
+                f"--shard {text!r}: expected K/N with 0 <= K < N, e.g. 0/4 "
+                "(the first of four shards)"
             )
         if by not in ("cell", "model"):
             raise ConfigError(f"--shard-by {by!r}: use cell or model")
@@ -64,20 +70,23 @@ class Shard:
 
 
 def shard_of(condition_id: str, item_id: str, count: int) -> int:
-    """The shard of a cell: all replications of an item together, stable as the grid grows, whatever the order."""
+    """The shard of a cell: all replications of an item together, stable as the grid
+    grows, whatever the order."""
     digest = hashlib.sha256(f"{condition_id}\0{item_id}".encode()).hexdigest()
     return int(digest[:16], 16) % count
 
 
 def model_shard(model: str, count: int) -> int:
-    """`--shard-by model`: every cell of a model on one shard (one model load per node)."""
+    """`--shard-by model`: every cell of a model on one shard (one model load per
+    node)."""
     return int(hashlib.sha256(model.encode()).hexdigest()[:16], 16) % count
 
 
 def in_shard(
     frame: pd.DataFrame, shard: Shard, condition_column: str, models: dict[str, str]
 ) -> pd.Series:
-    """Which rows of a cells frame (`condition_column`, item_id) belong to the shard; `models` maps condition -> model."""
+    """Which rows of a cells frame (`condition_column`, item_id) belong to the shard;
+    `models` maps condition -> model."""
     if shard.by == "model":
         owner = frame[condition_column].map(
             lambda cid: model_shard(models[cid], shard.count)
@@ -111,15 +120,16 @@ def choose_items(
     """The items a run covers: `--items` first, then `--limit`, then a reproducible
     random `--sample` of what is left.
 
-    With `stratify` (an item metadata key) each stratum gets its share of the sample (largest
-    remainders round it), so a small sample keeps the mix of, say, difficulty levels. The chosen
-    items keep the dataset's order; the same items, sample, seed and stratify always choose the same.
+    With `stratify` (an item metadata key) each stratum gets its share of the sample
+    (largest remainders round it), so a small sample keeps the mix of, say, difficulty
+    levels. The chosen items keep the dataset's order; the same items, sample, seed and
+    stratify always choose the same.
     """
     if stratify is not None and not any(stratify in item.metadata for item in items):
         known = sorted({key for item in items for key in item.metadata})
         raise ConfigError(
             f"--stratify {stratify!r}: no item has that metadata key; the items have: "
-            f"{', '.join(known) or 'no metadata (add columns under benchmark.mapping.metadata)'}"
+            f"{', '.join(known) or _NO_METADATA}"
         )
     pool = first_items(by_id(items, ids), limit)
     if sample is None or sample >= len(pool):
@@ -157,7 +167,8 @@ def by_id(items: Sequence[Item], ids: Sequence[str]) -> list[Item]:
 
 
 def _shares(total: int, sizes: list[int]) -> list[int]:
-    """`total` split in proportion to `sizes` (largest remainder; ties to the earlier stratum)."""
+    """`total` split in proportion to `sizes` (largest remainder; ties to the earlier
+    stratum)."""
     whole = sum(sizes)
     exact = [total * size / whole for size in sizes]
     shares = [int(x) for x in exact]
@@ -170,7 +181,8 @@ def _shares(total: int, sizes: list[int]) -> list[int]:
 def grid_cells(
     condition_ids: Sequence[str], item_ids: Sequence[str], replications: int
 ) -> pd.DataFrame:
-    """Every (condition, item, epoch) of the grid, conditions outermost, then items, then epochs."""
+    """Every (condition, item, epoch) of the grid, conditions outermost, then items,
+    then epochs."""
     n_cond, n_items = len(condition_ids), len(item_ids)
     return pd.DataFrame(
         {
@@ -188,7 +200,8 @@ def grid_cells(
 
 
 def attach_solutions(cells: pd.DataFrame, solutions: pd.DataFrame) -> pd.DataFrame:
-    """The grid's cells with the state of their stored row (NaN where the cell has no row)."""
+    """The grid's cells with the state of their stored row (NaN where the cell has no
+    row)."""
     state = solutions.reindex(columns=GENERATE_STATE_COLUMNS).assign(stored=True)
     merged = cells.merge(state, on=CELL, how="left")
     merged["stored"] = merged["stored"].fillna(False).astype(bool)
@@ -196,7 +209,8 @@ def attach_solutions(cells: pd.DataFrame, solutions: pd.DataFrame) -> pd.DataFra
 
 
 def generate_done(merged: pd.DataFrame, on_empty: str) -> pd.Series:
-    """A cell is done when its row has no error (and, with on_empty=rerun, non-blank text)."""
+    """A cell is done when its row has no error (and, with on_empty=rerun, non-blank
+    text)."""
     done = merged["stored"] & merged["error"].isna()
     if on_empty == "rerun":
         done &= ~merged["blank"].fillna(False).astype(bool)
@@ -204,14 +218,16 @@ def generate_done(merged: pd.DataFrame, on_empty: str) -> pd.Series:
 
 
 def plan_generate(merged: pd.DataFrame, *, on_empty: str, force: bool) -> pd.DataFrame:
-    """The cells to run: all of them with force, otherwise the missing, errored (and blank to rerun) ones."""
+    """The cells to run: all of them with force, otherwise the missing, errored (and
+    blank to rerun) ones."""
     if force:
         return merged[CELL].reset_index(drop=True)
     return merged.loc[~generate_done(merged, on_empty), CELL].reset_index(drop=True)
 
 
 def _spend(usd: pd.Series, recorded: pd.Series) -> tuple[pd.Series, pd.Series]:
-    """(USD with nothing-recorded as 0, whether a recorded row is unpriced): a null usd is unknown, never $0."""
+    """(USD with nothing-recorded as 0, whether a recorded row is unpriced): a null
+    usd is unknown, never $0."""
     numeric = pd.to_numeric(usd, errors="coerce")
     return numeric.fillna(0.0), recorded & numeric.isna()
 
@@ -222,7 +238,8 @@ def _unknown_spend(counts: pd.DataFrame) -> pd.DataFrame:
 
 
 def generate_counts(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
-    """Per condition: cells, done, errors, empty, truncated, missing, usd (NaN when a stored row is unpriced)."""
+    """Per condition: cells, done, errors, empty, truncated, missing, usd (NaN when a
+    stored row is unpriced)."""
     usd, unpriced = _spend(merged["usd"], merged["stored"])
     frame = pd.DataFrame(
         {
@@ -245,7 +262,8 @@ def generate_counts(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
 
 
 def gradable(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
-    """Stored, error-free solutions of the grid that should be graded (blank ones only with on_empty=grade)."""
+    """Stored, error-free solutions of the grid that should be graded (blank ones
+    only with on_empty=grade)."""
     ok = merged["stored"] & merged["error"].isna()
     if on_empty != "grade":
         ok &= ~merged["blank"].fillna(False).astype(bool)
@@ -255,8 +273,10 @@ def gradable(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
 def grade_state(
     solutions: pd.DataFrame, grades: pd.DataFrame, grade_condition_ids: Sequence[str]
 ) -> pd.DataFrame:
-    """One row per (grade condition × gradable solution) with its `state`: done, parse_failed, stale, error or pending."""
-    # object dtype even when empty (a study of pairwise judges only), so the merge keys agree
+    """One row per (grade condition × gradable solution) with its `state`: done,
+    parse_failed, stale, error or pending."""
+    # object dtype even when empty (a study of pairwise judges only), so the merge keys
+    # agree
     targets = pd.DataFrame(
         {"grade_condition_id": pd.Series(list(grade_condition_ids), dtype=object)}
     )
@@ -291,9 +311,11 @@ ONLY_STATES = {"parse-failures": "parse_failed", "errors": "error"}
 def plan_grade(
     state: pd.DataFrame, *, force: bool, only: Sequence[str] = ()
 ) -> pd.DataFrame:
-    """Pending under a grade condition: no error-free grade for the current text (parse failures are final).
+    """Pending under a grade condition: no error-free grade for the current text (parse
+    failures are final).
 
-    `only` selects just the grades in those states (ONLY_STATES), to run again whatever they are.
+    `only` selects just the grades in those states (ONLY_STATES), to run again whatever
+    they are.
     """
     if only:
         return state[
@@ -305,7 +327,8 @@ def plan_grade(
 
 
 def grade_counts(state: pd.DataFrame) -> pd.DataFrame:
-    """Per grade condition: solutions, done, parse_failed, stale, errors, pending, usd (NaN when a grade is unpriced)."""
+    """Per grade condition: solutions, done, parse_failed, stale, errors, pending,
+    usd (NaN when a grade is unpriced)."""
     dummies = pd.get_dummies(state["state"]).reindex(
         columns=["done", "parse_failed", "stale", "error", "pending"], fill_value=False
     )
@@ -322,11 +345,13 @@ def grade_counts(state: pd.DataFrame) -> pd.DataFrame:
 
 
 def eval_batches(specs: Sequence[TaskSpec], max_cells: int) -> list[list[TaskSpec]]:
-    """Split task specs into batches of at most about `max_cells` cells, one inspect eval() each.
+    """Split task specs into batches of at most about `max_cells` cells, one inspect
+    eval() each.
 
-    inspect's memory and time per sample grow with a running eval, so a big run is cut into
-    batches. Every batch takes the next slice of every condition that still has cells, so the
-    conditions keep running side by side (max_tasks) and each condition's cells stay in order.
+    inspect's memory and time per sample grow with a running eval, so a big run is cut
+    into batches. Every batch takes the next slice of every condition that still has
+    cells, so the conditions keep running side by side (max_tasks) and each condition's
+    cells stay in order.
     """
     total = sum(len(spec.cells) for spec in specs)
     if total == 0:
@@ -344,10 +369,12 @@ def eval_batches(specs: Sequence[TaskSpec], max_cells: int) -> list[list[TaskSpe
 
 @dataclass(frozen=True)
 class EvalWindow:
-    """One inspect eval: its tasks in the order they start, at most `in_flight` of them running at once.
+    """One inspect eval: its tasks in the order they start, at most `in_flight` of them
+    running at once.
 
-    A task starts as soon as an earlier one ends, so the eval never waits for one task's slowest
-    call while others have cells left, and only `in_flight` tasks' samples are held in memory.
+    A task starts as soon as an earlier one ends, so the eval never waits for one task's
+    slowest call while others have cells left, and only `in_flight` tasks' samples are
+    held in memory.
     """
 
     tasks: list[TaskSpec]
@@ -360,8 +387,8 @@ MAX_TASKS_IN_FLIGHT = 32
 def eval_windows(
     specs: Sequence[TaskSpec], cells_per_eval: int, cells_in_flight: int
 ) -> list[EvalWindow]:
-    """Cut task specs into evals of about `cells_per_eval` cells, each fed as tasks of about
-    `cells_in_flight / in_flight` cells, every condition taking its turn."""
+    """Cut task specs into evals of about `cells_per_eval` cells, each fed as tasks
+    of about `cells_in_flight / in_flight` cells, every condition taking its turn."""
     windows = []
     for batch in eval_batches(specs, cells_per_eval):
         in_flight = min(

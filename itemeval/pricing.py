@@ -1,10 +1,12 @@
-"""The price table: packaged USD-per-million-token prices, merged with a study's override file (README "Cost").
+"""The price table: packaged USD-per-million-token prices, merged with a study's
+override file (README "Cost").
 
-Lookup is by exact inspect model id after `normalise_model_id` (surrounding whitespace dropped,
-lower-cased). Nothing else is folded together, on purpose:
-- `openai-api/<service>/<model>` is never mapped to `openai/<model>`: another host sets its own prices.
-- Dated snapshots are not mapped to their alias (`openai/gpt-4o-2024-05-13` costs twice `openai/gpt-4o`),
-  so the table lists the dated ids it prices.
+Lookup is by exact inspect model id after `normalise_model_id` (surrounding whitespace
+dropped, lower-cased). Nothing else is folded together, on purpose:
+- `openai-api/<service>/<model>` is never mapped to `openai/<model>`: another host sets
+  its own prices.
+- Dated snapshots are not mapped to their alias (`openai/gpt-4o-2024-05-13` costs twice
+  `openai/gpt-4o`), so the table lists the dated ids it prices.
 An unpriced model gives `None`, never a price of 0.
 """
 
@@ -32,11 +34,14 @@ class Price:
     input: float
     output: float
     cache_read: float | None = None
-    """Rate for tokens read from the provider's prompt cache; the input rate when unknown."""
+    """Rate for tokens read from the provider's prompt cache; the input rate when
+    unknown."""
     cache_write: float | None = None
-    """Rate for tokens written to the provider's prompt cache; the input rate when unknown."""
+    """Rate for tokens written to the provider's prompt cache; the input rate when
+    unknown."""
     demo: bool = False
-    """A made-up price for a built-in offline model, so the demo shows real arithmetic."""
+    """A made-up price for a built-in offline model, so the demo shows real
+    arithmetic."""
 
     def cost(
         self,
@@ -45,7 +50,8 @@ class Price:
         cache_read_tokens: int = 0,
         cache_write_tokens: int = 0,
     ) -> float:
-        """USD for one call. Inspect's `input_tokens` already excludes cached tokens, so nothing is counted twice."""
+        """USD for one call. Inspect's `input_tokens` already excludes cached tokens,
+        so nothing is counted twice."""
         cache_read = self.input if self.cache_read is None else self.cache_read
         cache_write = self.input if self.cache_write is None else self.cache_write
         total = (
@@ -60,7 +66,8 @@ class Price:
 def call_usd(
     price: Price | None, usage: Mapping[str, int | None] | None, *, cache_hit: bool
 ) -> float | None:
-    """USD of one finished call: 0 for a local cache hit or a call without usage, None when unpriced."""
+    """USD of one finished call: 0 for a local cache hit or a call without usage,
+    None when unpriced."""
     if cache_hit:
         return 0.0
     if price is None:
@@ -76,7 +83,8 @@ def call_usd(
 
 
 def panel_price(prices: list[Price | None]) -> Price | None:
-    """One price whose rates are the sum of several models' rates: what a call to each of them costs at most."""
+    """One price whose rates are the sum of several models' rates: what a call to
+    each of them costs at most."""
     if not prices or any(price is None for price in prices):
         return None
     known = [price for price in prices if price is not None]
@@ -103,7 +111,8 @@ def total_usd(values: Iterable[float | None]) -> float | None:
 
 
 def format_usd(value: float | None) -> str:
-    """Dollars as people read them: cents for big sums, more digits for the small sums of a pilot run."""
+    """Dollars as people read them: cents for big sums, more digits for the small
+    sums of a pilot run."""
     if value is None:
         return "unknown"
     return f"${value:,.2f}" if value >= 1 else f"${value:,.4f}"
@@ -154,14 +163,16 @@ def _parse(text: str, origin: str) -> _PriceFile:
         return _PriceFile.model_validate(json.loads(text))
     except json.JSONDecodeError as exc:
         raise ConfigError(
-            f"Pricing file {origin} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})."
+            f"Pricing file {origin} is not valid JSON (line {exc.lineno}, "
+            f"column {exc.colno}: {exc.msg})."
         ) from exc
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "(top level)"
         raise ConfigError(
             f"Pricing file {origin}: {where}: {first['msg']}. Expected "
-            '{"models": {"<provider>/<model>": {"input": <USD/1M>, "output": <USD/1M>, "cache_read": ..., "cache_write": ...}}}.'
+            '{"models": {"<provider>/<model>": {"input": <USD/1M>, "output": '
+            '<USD/1M>, "cache_read": ..., "cache_write": ...}}}.'
         ) from exc
 
 

@@ -1,7 +1,9 @@
-"""One live display for a whole generate or grade run: cells done across every batch, rate, ETA, spend, errors.
+"""One live display for a whole generate or grade run: cells done across every batch,
+rate, ETA, spend, errors.
 
-inspect's own display restarts with every batch of ~600 cells and shows its internals; this one spans
-the run and is fed by the journal (a row counts once it is safe). It draws on stderr, only on a terminal.
+inspect's own display restarts with every batch of ~600 cells and shows its internals;
+this one spans the run and is fed by the journal (a row counts once it is safe). It
+draws on stderr, only on a terminal.
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ from rich.progress import (
 from .pricing import format_usd
 
 MAX_CONDITION_LINES = 12
-"""Above this many conditions only the overall line is drawn (the summary at the end has them all)."""
+"""Above this many conditions only the overall line is drawn (the summary at the end
+has them all)."""
 
 
 def terminal_stderr() -> Console | None:
-    """stderr as a rich console when it is a terminal (a live display there); None for pipes, logs and CI."""
+    """stderr as a rich console when it is a terminal (a live display there); None
+    for pipes, logs and CI."""
     console = Console(stderr=True)
     return console if console.is_terminal else None
 
@@ -86,7 +90,8 @@ class RunProgress:
         self._progress.stop()
 
     def journaled(self, row: dict[str, Any]) -> None:
-        """One row is safe in the journal: count it, its error or parse failure, and its cost."""
+        """One row is safe in the journal: count it, its error or parse failure, and
+        its cost."""
         self.errors += row.get("error") is not None
         self.parse_failures += row.get("parse_ok") is False
         if row.get("usd") is None:

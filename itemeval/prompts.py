@@ -1,4 +1,5 @@
-"""Find, hash, check and render prompt and rubric templates, local or packaged (`builtin:`)."""
+"""Find, hash, check and render prompt and rubric templates, local or packaged
+(`builtin:`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from .textfiles import read_utf8
 
 BUILTIN_PREFIX = "builtin:"
 _TOKEN = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-# A `{name}` right after a LaTeX command, its earlier groups, `^` or `_` (`\frac{a}{b}`, `x^{n}`) is maths.
+# A `{name}` right after a LaTeX command, its earlier groups, `^` or `_` (`\frac{a}{b}`,
+# `x^{n}`) is maths.
 _MATH_BEFORE = re.compile(r"(\\[A-Za-z]+(\{[^{}]*\})*|[\^_])$")
 
 PROMPT_FIELDS = ("input", "id")
@@ -34,7 +36,8 @@ def local_names(folder: Path) -> list[str]:
 
 
 def load_template(ref: str, kind: Kind, local_dir: Path, *, field: str) -> Template:
-    """Resolve `NAME` to `<local_dir>/NAME.md` or `builtin:NAME` to a packaged file; never one for the other."""
+    """Resolve `NAME` to `<local_dir>/NAME.md` or `builtin:NAME` to a packaged file;
+    never one for the other."""
     if ref.startswith(BUILTIN_PREFIX):
         name = ref[len(BUILTIN_PREFIX) :]
         resource = resources.files("itemeval") / "_builtin" / f"{kind}s" / f"{name}.md"
@@ -51,7 +54,8 @@ def load_template(ref: str, kind: Kind, local_dir: Path, *, field: str) -> Templ
         path = local_dir / f"{ref}.md"
         if "/" in ref or "\\" in ref or not path.is_file():
             raise ConfigError(
-                f"{field}: {kind} {ref!r} not found at {path}; {_existing(kind, local_dir)}"
+                f"{field}: {kind} {ref!r} not found at {path}; "
+                f"{_existing(kind, local_dir)}"
             )
         text, source, where = read_utf8(path, kind), "local", str(path)
     if not text.strip():
@@ -73,7 +77,8 @@ def _existing(kind: Kind, local_dir: Path) -> str:
 
 
 def placeholders(text: str) -> list[str]:
-    """The `{name}` tokens in a template that are meant as placeholders (maths groups excluded)."""
+    """The `{name}` tokens in a template that are meant as placeholders (maths groups
+    excluded)."""
     found = []
     for match in _TOKEN.finditer(text):
         if not _MATH_BEFORE.search(text, 0, match.start()):
@@ -84,24 +89,28 @@ def placeholders(text: str) -> list[str]:
 def check_template(
     template: Template, known: tuple[str, ...], *, field: str
 ) -> list[str]:
-    """Raise when a required placeholder is missing; return warnings for unknown-looking ones."""
+    """Raise when a required placeholder is missing; return warnings for
+    unknown-looking ones."""
     present = set(placeholders(template.text))
     missing = [name for name in REQUIRED[template.kind] if name not in present]
     if missing:
         need = ", ".join("{" + m + "}" for m in missing)
         raise ConfigError(
-            f"{field}: {template.kind} {template.ref!r} ({template.path}) must contain {need}"
+            f"{field}: {template.kind} {template.ref!r} ({template.path}) must "
+            f"contain {need}"
         )
     unknown = sorted(present - set(known))
     return [
-        f"{template.kind} {template.ref!r}: {{{name}}} is not a known placeholder and will be left as is "
+        f"{template.kind} {template.ref!r}: {{{name}}} is not a known "
+        "placeholder and will be left as is "
         f"(known: {', '.join(known)})"
         for name in unknown
     ]
 
 
 def render(text: str, values: Mapping[str, object]) -> str:
-    """Replace only known `{name}` tokens; every other brace (LaTeX, JSON) survives untouched."""
+    """Replace only known `{name}` tokens; every other brace (LaTeX, JSON) survives
+    untouched."""
 
     def substitute(match: re.Match[str]) -> str:
         name = match.group(1)

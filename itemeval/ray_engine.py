@@ -1,14 +1,17 @@
-"""`launch --engine ray`: each shard a Ray task, and one budget actor that leases `max_usd` to the shards in chunks.
+"""`launch --engine ray`: each shard a Ray task, and one budget actor that leases
+`max_usd` to the shards in chunks.
 
-A shard task runs `itemeval generate|grade --shard K/N` as a child process, exactly as the local engine
-and a SLURM array do, so a shard behaves the same wherever it runs. Ray retries a task whose shard failed or
-whose node was lost (`max_retries`); the new attempt resumes from the shard's journal parts, which must be on
-storage every node sees (the study's output_dir).
+A shard task runs `itemeval generate|grade --shard K/N` as a child process, exactly as
+the local engine and a SLURM array do, so a shard behaves the same wherever it runs. Ray
+retries a task whose shard failed or whose node was lost (`max_retries`); the new
+attempt resumes from the shard's journal parts, which must be on storage every node sees
+(the study's output_dir).
 
-The budget: the launcher starts a `BudgetBook` actor holding the cap. A shard's spend cap starts at $0 and
-takes budget from the actor in chunks as its calls need it (`RayLease`), so no shard can spend what another
-holds and the shards together never pass the cap. A shard that ends settles: what it leased beyond what it
-spent goes back to the pool. A shard that dies keeps its lease, so its unknown spend still counts.
+The budget: the launcher starts a `BudgetBook` actor holding the cap. A shard's spend
+cap starts at $0 and takes budget from the actor in chunks as its calls need it
+(`RayLease`), so no shard can spend what another holds and the shards together never
+pass the cap. A shard that ends settles: what it leased beyond what it spent goes back
+to the pool. A shard that dies keeps its lease, so its unknown spend still counts.
 """
 
 from __future__ import annotations
@@ -32,11 +35,13 @@ from .shard_runs import (
 )
 
 CHUNKS_PER_SHARD = 4
-"""The cap is leased in chunks of cap / (shards × this): small enough that a finished shard leaves little unused."""
+"""The cap is leased in chunks of cap / (shards × this): small enough that a finished
+shard leaves little unused."""
 
 
 class ShardFailed(Exception):
-    """A shard's process exited with a code worth a retry (not the cap, not a signal)."""
+    """A shard's process exited with a code worth a retry (not the cap, not a
+    signal)."""
 
     def __init__(self, code: int, out: bytes, err: bytes) -> None:
         super().__init__(f"shard exited {code}")
@@ -51,7 +56,8 @@ class ShardFailed(Exception):
 
 
 def run_shard(args: list[str], env: dict[str, str]) -> tuple[int, bytes, bytes]:
-    """The body of a shard task: `itemeval <args>` as a child process; a Ray cancel reaches it as one SIGINT."""
+    """The body of a shard task: `itemeval <args>` as a child process; a Ray cancel
+    reaches it as one SIGINT."""
     with tempfile.TemporaryDirectory(prefix="itemeval-shard-") as logs:
         proc = ShardProcess.start(
             itemeval_command(args),
@@ -61,7 +67,8 @@ def run_shard(args: list[str], env: dict[str, str]) -> tuple[int, bytes, bytes]:
         )
         try:
             code, out, err = proc.wait()
-        except KeyboardInterrupt:  # ray.cancel: the shard stops as a single run does, keeping its calls in flight
+        # ray.cancel: the shard stops as a single run does, keeping its calls in flight
+        except KeyboardInterrupt:
             proc.proc.send_signal(signal.SIGINT)
             code, out, err = proc.wait()
     if shard_outcome(code, out, err)["retry"]:
@@ -77,9 +84,11 @@ def run_shards(
     address: str | None = None,
     gpus_per_shard: float = 0.0,
 ) -> tuple[dict[int, dict[str, Any]], bool]:
-    """Run `itemeval <args> --shard K/<shards>` as Ray tasks (joining `address`, else RAY_ADDRESS, else starting
-    Ray here) and wait for all; (outcomes, whether the launcher was interrupted)."""
-    # Ray reports a failed task attempt on the driver's stdout, which is the launcher's --json document.
+    """Run `itemeval <args> --shard K/<shards>` as Ray tasks (joining `address`, else
+    RAY_ADDRESS, else starting Ray here) and wait for all; (outcomes, whether the
+    launcher was interrupted)."""
+    # Ray reports a failed task attempt on the driver's stdout, which is the launcher's
+    # --json document.
     with contextlib.redirect_stdout(sys.stderr):
         return _run_on_ray(
             shards, args, max_usd, address=address, gpus_per_shard=gpus_per_shard
@@ -98,7 +107,8 @@ def _run_on_ray(
     started_here = not ray.is_initialized()
     if started_here:
         address = address or os.environ.get("RAY_ADDRESS")
-        # Without an address Ray starts on this machine; keep it on loopback, nothing else needs to reach it.
+        # Without an address Ray starts on this machine; keep it on loopback, nothing
+        # else needs to reach it.
         local = (
             {}
             if address

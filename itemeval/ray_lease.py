@@ -1,7 +1,8 @@
-"""The budget a Ray launch leases to its shards: the book an actor keeps, and a shard's side of it (budget.Lease).
+"""The budget a Ray launch leases to its shards: the book an actor keeps, and a shard's
+side of it (budget.Lease).
 
-Only the shards of `launch --engine ray` load Ray through here (run.shared_lease); the launcher's side is
-ray_engine.py.
+Only the shards of `launch --engine ray` load Ray through here (run.shared_lease); the
+launcher's side is ray_engine.py.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from typing import Any
 from .errors import ConfigError
 
 LEASE_ENV = "ITEMEVAL_BUDGET_LEASE"
-"""Set by `launch --engine ray` for its shards: where the budget actor is (`<namespace>/<actor name>`)."""
+"""Set by `launch --engine ray` for its shards: where the budget actor is
+(`<namespace>/<actor name>`)."""
 
 
 class BudgetBook:
-    """The cap and what each holder has leased of it (a Ray actor in a launch; plain Python here, for tests)."""
+    """The cap and what each holder has leased of it (a Ray actor in a launch; plain
+    Python here, for tests)."""
 
     def __init__(self, cap: float, chunk: float) -> None:
         self.cap = cap
@@ -53,7 +56,8 @@ class RayLease:
 
 
 def lease_from_env(holder: str) -> RayLease:
-    """Join the launcher's cluster (RAY_ADDRESS) and find its budget actor (named in ITEMEVAL_BUDGET_LEASE)."""
+    """Join the launcher's cluster (RAY_ADDRESS) and find its budget actor (named in
+    ITEMEVAL_BUDGET_LEASE)."""
     ray = require_ray()
     namespace, _, name = os.environ[LEASE_ENV].partition("/")
     if not ray.is_initialized():
@@ -72,6 +76,7 @@ def require_ray() -> Any:
         import ray
     except ImportError:
         raise ConfigError(
-            "--engine ray needs Ray: pip install 'itemeval[ray]' (or use --engine local)"
+            "--engine ray needs Ray: pip install 'itemeval[ray]' (or use "
+            "--engine local)"
         ) from None
     return ray

@@ -1,4 +1,5 @@
-"""The nouns of itemeval: items, conditions, the cells that run and the key columns of every store. Read this first."""
+"""The nouns of itemeval: items, conditions, the cells that run and the key columns
+of every store. Read this first."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ PAIRWISE_KEY = (
     "epoch",
     "order",
 )
-"""A pairwise verdict: condition_a < condition_b by id; order 1 shows A first, 2 shows B first."""
+"""A pairwise verdict: condition_a < condition_b by id; order 1 shows A first, 2
+shows B first."""
 ITEM_KEY = ("item_id",)
 
 TRUNCATING_STOP_REASONS = frozenset({"max_tokens", "model_length"})
@@ -24,12 +26,15 @@ REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 
 @dataclass(frozen=True)
 class SamplingParam:
-    """One sampling setting of a generate condition: part of its id, a config key and a solutions column."""
+    """One sampling setting of a generate condition: part of its id, a config key and
+    a solutions column."""
 
     name: str
-    """The key under `solvers:` / `facets.model_config`, and inspect's GenerateConfig field."""
+    """The key under `solvers:` / `facets.model_config`, and inspect's GenerateConfig
+    field."""
     column: str
-    """The solutions column holding the requested value (`effective_<column>`: what inspect sent)."""
+    """The solutions column holding the requested value (`effective_<column>`: what
+    inspect sent)."""
     type: Literal["float", "int", "str", "bool"]
     doc: str
     bounds: dict[str, float] = field(default_factory=dict)
@@ -70,7 +75,8 @@ SAMPLING_PARAMS: tuple[SamplingParam, ...] = (
         "Reasoning effort for reasoning models.",
         choices=REASONING_EFFORTS,
     ),
-    # The usage column `reasoning_tokens` counts tokens spent, so the requested budget needs its own name.
+    # The usage column `reasoning_tokens` counts tokens spent, so the requested budget
+    # needs its own name.
     SamplingParam(
         "reasoning_tokens",
         "reasoning_budget",
@@ -78,22 +84,26 @@ SAMPLING_PARAMS: tuple[SamplingParam, ...] = (
         "Reasoning token budget for reasoning models.",
         bounds={"ge": 1},
     ),
-    # The solutions column `logprobs` holds the logprobs themselves, so the request is `logprobs_requested`.
+    # The solutions column `logprobs` holds the logprobs themselves, so the request is
+    # `logprobs_requested`.
     SamplingParam(
         "logprobs",
         "logprobs_requested",
         "bool",
-        "Ask the provider for the generated tokens' logprobs (stored in the `logprobs` column).",
+        "Ask the provider for the generated tokens' logprobs (stored in the "
+        "`logprobs` column).",
     ),
     SamplingParam(
         "top_logprobs",
         "top_logprobs",
         "int",
-        "How many most likely alternatives to return per token (1-20); needs logprobs: true.",
+        "How many most likely alternatives to return per token (1-20); needs "
+        "logprobs: true.",
         bounds={"ge": 1, "le": 20},
     ),
 )
-"""Every sampling setting, declared once: the config, the condition ids, the store schema and the export read it."""
+"""Every sampling setting, declared once: the config, the condition ids, the store
+schema and the export read it."""
 
 SAMPLING_PARAM_NAMES = tuple(param.name for param in SAMPLING_PARAMS)
 
@@ -105,7 +115,8 @@ class Item:
     id: str
     input: str
     target: str
-    """The reference answer as templates render it: the one target, or a JSON list of several."""
+    """The reference answer as templates render it: the one target, or a JSON list of
+    several."""
     grading_scheme: str | None
     metadata: dict[str, Any]
     dataset_id: str
@@ -119,7 +130,8 @@ class Item:
 
 @dataclass(frozen=True)
 class Template:
-    """A prompt or rubric: its reference as written in the config, its text and content hash."""
+    """A prompt or rubric: its reference as written in the config, its text and
+    content hash."""
 
     ref: str  # "minimal" (local file) or "builtin:standard"
     kind: Literal["prompt", "rubric"]
@@ -141,12 +153,14 @@ class GenerateCondition:
     params: dict[str, Any]  # resolved, non-null sampling params
     payload: dict[str, Any]
     kind: Literal["generated", "imported"] = "generated"
-    """`imported`: answers read from inspect logs (`itemeval import`); never generated."""
+    """`imported`: answers read from inspect logs (`itemeval import`); never
+    generated."""
 
 
 @dataclass(frozen=True)
 class GradeCondition:
-    """A judge (grader × rubric), a verifiable scorer or a model-graded inspect scorer over stored solutions."""
+    """A judge (grader × rubric), a verifiable scorer or a model-graded inspect
+    scorer over stored solutions."""
 
     id: str
     slug: str
@@ -169,7 +183,8 @@ class GradeCondition:
 
 @dataclass(frozen=True)
 class Cell:
-    """One sample to run: its id, the rendered prompt, and metadata linking it back to its store row."""
+    """One sample to run: its id, the rendered prompt, and metadata linking it back
+    to its store row."""
 
     sample_id: str
     prompt: str
@@ -180,7 +195,8 @@ class Cell:
 
 @dataclass(frozen=True)
 class TaskSpec:
-    """One inspect task: a condition's model, sampling config and the cells it still has to run."""
+    """One inspect task: a condition's model, sampling config and the cells it still
+    has to run."""
 
     name: str
     model: str
@@ -191,5 +207,6 @@ class TaskSpec:
     )  # None: no response cache; else the scope that keeps conditions apart
     metadata: dict[str, Any]
     scorer: dict[str, Any] | None = None
-    """A model-graded scorer entry ({name, params}): the task replays each cell's stored solution (metadata
-    `solution`, `targets`) and inspect's scorer makes the model calls, instead of one generate() per cell."""
+    """A model-graded scorer entry ({name, params}): the task replays each cell's
+    stored solution (metadata `solution`, `targets`) and inspect's scorer makes the
+    model calls, instead of one generate() per cell."""

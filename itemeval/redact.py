@@ -1,4 +1,5 @@
-"""Keep credentials out of everything itemeval stores or prints: error texts can echo a request's headers."""
+"""Keep credentials out of everything itemeval stores or prints: error texts can echo
+a request's headers."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ _SHAPED = re.compile(
 
 
 def secret_values() -> list[str]:
-    """The values of the credential variables set in this process, longest first (so none is cut in part)."""
+    """The values of the credential variables set in this process, longest first (so
+    none is cut in part)."""
     values = {
         value
         for name, value in os.environ.items()
@@ -26,14 +28,16 @@ def secret_values() -> list[str]:
 
 
 def redact(text: str | None) -> str | None:
-    """The text with every credential value in use, and anything shaped like a key, replaced by [redacted]."""
+    """The text with every credential value in use, and anything shaped like a key,
+    replaced by [redacted]."""
     if not text:
         return text
     return redactor()(text)
 
 
 def redactor() -> Callable[[str], str]:
-    """redact() bound to the credentials set now, as one compiled pattern: for paths that redact many texts."""
+    """redact() bound to the credentials set now, as one compiled pattern: for paths
+    that redact many texts."""
     pattern = re.compile(
         "|".join([*(re.escape(value) for value in secret_values()), _SHAPED.pattern])
     )

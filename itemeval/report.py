@@ -1,7 +1,8 @@
 """`itemeval report`: one self-contained HTML file of a study's results.
 
-Plots are matplotlib SVG written inline (glyphs as paths), styles are inline, and there is no script:
-the file opens from disk in any browser with no network. Every number comes from `itemeval results`.
+Plots are matplotlib SVG written inline (glyphs as paths), styles are inline, and there
+is no script: the file opens from disk in any browser with no network. Every number
+comes from `itemeval results`.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px sol
 table{border-collapse:collapse;font-size:.85rem;margin:.6rem 0}th,td{padding:.25rem .6rem;border-bottom:1px solid #eee;
 text-align:right}th:first-child,td:first-child,th.l,td.l{text-align:left}code{background:#f4f4f4;padding:.1rem .3rem}
 .muted{color:#666}.plot svg{max-width:100%;height:auto}
-"""
+"""  # noqa: E501 (the report's stylesheet, byte for byte as before)
 
 
 _SCATTER_POINTS = 2_000
@@ -52,7 +53,8 @@ class ReportResult:
 
 
 def write_report(study: Study, out: Path | None = None) -> ReportResult:
-    """Render the report and write it; returns where it went and which sections it has."""
+    """Render the report and write it; returns where it went and which sections it
+    has."""
     import matplotlib
 
     matplotlib.use("svg")
@@ -87,10 +89,14 @@ def write_report(study: Study, out: Path | None = None) -> ReportResult:
         f'<section id="{key}">{content}</section>' for key, content in sections
     )
     document = (
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{_e(study.config.study)} — '
-        f"itemeval report</title><style>{_STYLE}</style></head><body><h1>{_e(study.config.study)}</h1>"
-        f'<p class="muted">itemeval report, {stamp:%Y-%m-%d %H:%M} UTC. Means are over items (replications '
-        f"reduced per item first); intervals are 95% t intervals.</p>{body}</body></html>"
+        '<!doctype html><html lang="en"><head><meta '
+        f'charset="utf-8"><title>{_e(study.config.study)} — '
+        "itemeval "
+        f"report</title><style>{_STYLE}</style></head><body><h1>{_e(study.config.study)}</h1>"
+        f'<p class="muted">itemeval report, {stamp:%Y-%m-%d %H:%M} UTC. Means '
+        "are over items (replications "
+        "reduced per item first); intervals are 95% t "
+        f"intervals.</p>{body}</body></html>"
     )
     path.write_text(document, encoding="utf-8")
     shared = mirror.beside_the_study(study.paths, [path] if out is None else [])
@@ -124,7 +130,8 @@ def _sections(
     return sections
 
 
-# ---- pieces ------------------------------------------------------------------------------------------------------
+# ---- pieces
+# --------------------------------------------------------------------------------------
 
 
 def _e(value: Any) -> str:
@@ -156,7 +163,8 @@ def _svg(figure: Any) -> str:
     import matplotlib.pyplot as plt
 
     buffer = io.StringIO()
-    # no metadata block: it only names matplotlib's web site and the date, and makes the file differ run to run
+    # no metadata block: it only names matplotlib's web site and the date, and makes the
+    # file differ run to run
     figure.savefig(
         buffer,
         format="svg",
@@ -331,7 +339,8 @@ def _heatmaps(results: dict[str, Any], slugs: dict[str, str]) -> str:
     import matplotlib.pyplot as plt
 
     parts = [
-        '<h2>Paired differences (row − column)</h2><p class="muted">On the items both conditions have; '
+        '<h2>Paired differences (row − column)</h2><p class="muted">On the '
+        "items both conditions have; "
         "p-values in the results JSON are Holm-adjusted.</p>"
     ]
     frame = pd.DataFrame(results["comparisons"])
@@ -509,7 +518,8 @@ def _difficulty(study: Study, metadata: list[str], frame: pd.DataFrame) -> str:
     )
     joined = meta.merge(items.rename("mean_score").reset_index(), on="item_id")
     parts = [
-        '<h2>Item difficulty</h2><p class="muted">Each item\'s mean score over every condition, against '
+        '<h2>Item difficulty</h2><p class="muted">Each item\'s mean score over '
+        "every condition, against "
         "its metadata.</p>"
     ]
     for column in metadata[:6]:

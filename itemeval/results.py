@@ -1,8 +1,9 @@
 """`itemeval results`: the numbers a researcher reports, computed from the stores.
 
-One frame holds every (grade condition × gradable solution) with its status and score; the cells,
-marginals, paired comparisons, grader agreement and calibration are all computed from it with
-`itemeval.stats`. Only grades of a solution's current text count; stale ones are pending.
+One frame holds every (grade condition × gradable solution) with its status and score;
+the cells, marginals, paired comparisons, grader agreement and calibration are all
+computed from it with `itemeval.stats`. Only grades of a solution's current text count;
+stale ones are pending.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ class ResultsOptions:
     """Two generate conditions (id, id prefix or slug), or ("all",)."""
     threshold: float | None = None
     sample: int | None = None
-    """Only a random subset of this many items (drawn with `seed`, stratified by `stratify`)."""
+    """Only a random subset of this many items (drawn with `seed`, stratified by
+    `stratify`)."""
     stratify: str | None = None
     ids: tuple[str, ...] = ()
     """Only the items with these ids (`--items`)."""
@@ -93,7 +95,8 @@ def check_options(options: ResultsOptions) -> None:
 
 
 def grade_conditions(study: Study) -> list[GradeCondition]:
-    """The grade conditions results covers: the study's, and the extra judges `grade --grader` has run."""
+    """The grade conditions results covers: the study's, and the extra judges `grade
+    --grader` has run."""
     from .labels import human_conditions
 
     return study.grade + graded_extra_judges(study) + human_conditions(study)
@@ -102,7 +105,8 @@ def grade_conditions(study: Study) -> list[GradeCondition]:
 def study_results(
     study: Study, options: ResultsOptions, frame: pd.DataFrame | None = None
 ) -> ResultsReport:
-    """Every figure of `itemeval results` for the study's grid, from its stores (or an already read `graded_frame`)."""
+    """Every figure of `itemeval results` for the study's grid, from its stores (or
+    an already read `graded_frame`)."""
     check_options(options)
     grade = grade_conditions(study)
     frame = graded_frame(study, grade) if frame is None else frame
@@ -142,15 +146,17 @@ def study_results(
     return report
 
 
-# ---- the frame: one row per (grade condition × gradable solution) -----------------------------------------------
+# ---- the frame: one row per (grade condition × gradable solution)
+# -----------------------------------------------
 
 _STATUS = {"done": "scored", "parse_failed": "parse_failure", "error": "error"}
-"""`status`'s grade states as results counts them: a stale grade (of an older text) is pending."""
+"""`status`'s grade states as results counts them: a stale grade (of an older text)
+is pending."""
 
 
 def graded_frame(study: Study, grade: list[GradeCondition]) -> pd.DataFrame:
-    """Columns: gen_condition_id, grade_condition_id, item_id, epoch, status (scored, parse_failure, error,
-    pending), score (of scored grades only), score_metadata."""
+    """Columns: gen_condition_id, grade_condition_id, item_id, epoch, status (scored,
+    parse_failure, error, pending), score (of scored grades only), score_metadata."""
     state = grade_state(study, grade, extra=("score", "score_metadata"))
     status = state["state"].map(_STATUS).fillna("pending")
     scored = (status == "scored") & state["score"].notna()
@@ -171,7 +177,8 @@ def graded_frame(study: Study, grade: list[GradeCondition]) -> pd.DataFrame:
 
 
 def item_scores(frame: pd.DataFrame, reducer: str) -> pd.DataFrame:
-    """One score per (generate condition, grade condition, item): its graded replications reduced."""
+    """One score per (generate condition, grade condition, item): its graded
+    replications reduced."""
     scored = frame[frame["status"] == "scored"]
     keys = ["gen_condition_id", "grade_condition_id", "item_id"]
     if scored.empty:
@@ -189,13 +196,15 @@ def _interval(values: np.ndarray, options: ResultsOptions) -> stats.Interval:
     method = options.ci
     finite = values[~np.isnan(values)]
     if method == "wilson" and not stats.is_binary(finite):
-        method = "t"  # Wilson is for 0/1 item scores only; the cell says which method it used
+        # Wilson is for 0/1 item scores only; the cell says which method it used
+        method = "t"
     if method == "bootstrap":
         return stats.bootstrap_interval(values, seed=options.seed)
     return stats.INTERVALS[method](values)
 
 
-# ---- cells -----------------------------------------------------------------------------------------------------
+# ---- cells
+# --------------------------------------------------------------------------------------
 
 
 def _cells(
@@ -250,7 +259,8 @@ def _cells(
     return rows
 
 
-# ---- marginals -------------------------------------------------------------------------------------------------
+# ---- marginals
+# --------------------------------------------------------------------------------------
 
 
 def _marginals(
@@ -260,7 +270,8 @@ def _marginals(
     grade: list[GradeCondition],
     options: ResultsOptions,
 ) -> list[dict[str, Any]]:
-    """Per level of `facet`: each item's score averaged over the other facets, then the interval over items."""
+    """Per level of `facet`: each item's score averaged over the other facets, then
+    the interval over items."""
     column, mapping, per_grade = _facet_levels(study, facet, grade)
     frame = items.assign(level=items[column].map(mapping)).dropna(subset=["level"])
     groups = ["grade_condition_id", "level"] if per_grade else ["level"]
@@ -288,7 +299,8 @@ def _marginals(
 def _facet_levels(
     study: Study, facet: str, grade: list[GradeCondition]
 ) -> tuple[str, dict[str, Any], bool]:
-    """(the column of the item scores a facet reads, {value: level}, whether levels are within each grade condition)."""
+    """(the column of the item scores a facet reads, {value: level}, whether levels
+    are within each grade condition)."""
     if facet in GEN_FACETS:
         return (
             "gen_condition_id",
@@ -339,7 +351,8 @@ def _scalar(value: Any) -> Any:
     )
 
 
-# ---- paired comparisons ----------------------------------------------------------------------------------------
+# ---- paired comparisons
+# --------------------------------------------------------------------------------------
 
 
 def _compared(
@@ -354,7 +367,8 @@ def _compared(
             known = ", ".join(c.slug for c in generate)
             what = "no" if not found else "more than one"
             raise ConfigError(
-                f"--compare: {what} generate condition matches {selector!r} (conditions: {known})"
+                f"--compare: {what} generate condition matches {selector!r} "
+                f"(conditions: {known})"
             )
         chosen.append(found[0].id)
     return [(chosen[0], chosen[1])]
@@ -363,7 +377,8 @@ def _compared(
 def _comparisons(
     items: pd.DataFrame, pairs: list[tuple[str, str]], grade: list[GradeCondition]
 ) -> list[dict]:
-    """A - B per grade condition on the items both have; Holm over all comparisons of the run."""
+    """A - B per grade condition on the items both have; Holm over all comparisons of
+    the run."""
     table = items.pivot_table(
         index=["grade_condition_id", "item_id"],
         columns="gen_condition_id",
@@ -389,7 +404,8 @@ def _comparisons(
     return rows
 
 
-# ---- agreement between grade conditions over the same solutions ------------------------------------------------
+# ---- agreement between grade conditions over the same solutions
+# ------------------------------------------------
 
 
 def _agreement(
@@ -429,14 +445,17 @@ def _midpoint(values: np.ndarray) -> float:
     return float((values.min() + values.max()) / 2)
 
 
-# ---- calibration of probability scorers ------------------------------------------------------------------------
+# ---- calibration of probability scorers
+# ------------------------------------------------------------------------
 
 
 def _calibration(frame: pd.DataFrame, grade: list[GradeCondition]) -> list[dict]:
-    """For `risk` / `numeric_risk` with two options: P(positive option) against whether the target is positive.
+    """For `risk` / `numeric_risk` with two options: P(positive option) against whether
+    the target is positive.
 
-    The target's class is not stored on a grade, but follows from it: the prediction is the positive option
-    when P >= 0.5, and the grade says whether the prediction was the target.
+    The target's class is not stored on a grade, but follows from it: the prediction is
+    the positive option when P >= 0.5, and the grade says whether the prediction was the
+    target.
     """
     probability_ids = {c.id for c in grade if c.scorer in PROBABILITY_SCORERS}
     rows = []

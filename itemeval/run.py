@@ -1,4 +1,5 @@
-"""One locked run of a stage: recover a dead run's rows, pin inputs, gate spend, execute, record the manifest."""
+"""One locked run of a stage: recover a dead run's rows, pin inputs, gate spend,
+execute, record the manifest."""
 
 from __future__ import annotations
 
@@ -64,7 +65,8 @@ Tell = Callable[[str], None]
 
 
 OWN_DISPLAY = "itemeval"
-"""The --display value of itemeval's own whole-run progress (the default on a terminal); others are inspect's."""
+"""The --display value of itemeval's own whole-run progress (the default on a
+terminal); others are inspect's."""
 
 
 @dataclass(frozen=True)
@@ -76,16 +78,20 @@ class StageOptions:
     ids: tuple[str, ...] = ()
     """Only the items with these ids (`--items`)."""
     sample: int | None = None
-    """A reproducible random subset of this many items (`--sample`), drawn with `seed`, stratified by `stratify`."""
+    """A reproducible random subset of this many items (`--sample`), drawn with
+    `seed`, stratified by `stratify`."""
     seed: int = 0
     stratify: str | None = None
     force: bool = False
     fresh: bool = False
-    """Re-run the selected cells with new draws: the response cache is not read (new cost)."""
+    """Re-run the selected cells with new draws: the response cache is not read (new
+    cost)."""
     pilot: int | None = None
-    """Run this many random items first; the rest is projected from their replies (`--pilot`)."""
+    """Run this many random items first; the rest is projected from their replies
+    (`--pilot`)."""
     shard: plan.Shard | None = None
-    """Only this shard's cells, without the study lock, into journal parts that `itemeval commit` merges."""
+    """Only this shard's cells, without the study lock, into journal parts that
+    `itemeval commit` merges."""
     yes: bool = False
     max_usd: float | None = None
     """A cap for this run; None keeps the study's `budget.max_usd`."""
@@ -102,7 +108,8 @@ class StageOptions:
         )
 
     def cache_scope(self, condition_id: str, run_id: str) -> str:
-        """A fresh run caches under its own scope, so nothing an earlier run cached is read back."""
+        """A fresh run caches under its own scope, so nothing an earlier run cached
+        is read back."""
         return f"{condition_id}@fresh-{run_id}" if self.fresh else condition_id
 
 
@@ -140,7 +147,8 @@ class Run:
     def approve(
         self, lines: list[EstimateLine], ask: Ask | None, tell: Tell | None = None
     ) -> None:
-        """Show the estimate of exactly these cells, apply the spend gate, and arm the hard cap."""
+        """Show the estimate of exactly these cells, apply the spend gate, and arm
+        the hard cap."""
         estimate = Estimate(lines=lines)
         self.result.estimate = estimate.as_dict()
         if tell is not None:
@@ -165,9 +173,11 @@ class Run:
     def begin(
         self, generate: list[GenerateCondition], grade: list[GradeCondition]
     ) -> None:
-        """Pin datasets, store items and write the manifest of a run that is about to spend or write.
+        """Pin datasets, store items and write the manifest of a run that is about to
+        spend or write.
 
-        A shard writes none of these (it holds no lock): `itemeval commit` or the launcher does.
+        A shard writes none of these (it holds no lock): `itemeval commit` or the
+        launcher does.
         """
         paths = self.study.paths
         self.result.run_id = self.run_id
@@ -192,7 +202,8 @@ class Run:
         self.manifest.hold_reserve()
 
     def execute(self, specs: Sequence[TaskSpec], sink: RowSink) -> None:
-        """Run the specs on inspect; a condition whose task fails does not stop the others."""
+        """Run the specs on inspect; a condition whose task fails does not stop the
+        others."""
         if self.cap is not None:
             specs = [with_reply_ceiling(spec) for spec in specs]
         if self.options.shard is not None:
@@ -242,15 +253,19 @@ class Run:
         if self.cap is not None and self.cap.spent > self.cap.cap:
             self.overrun_usd = self.cap.spent - self.cap.cap
             self.result.notes.append(
-                f"spend {format_usd(self.cap.spent)} went over max_usd {format_usd(self.cap.cap)} by "
-                f"{format_usd(self.overrun_usd)}: the provider returned more tokens than max_tokens allows, so calls "
-                "already in flight cost more than their worst case; no call started once the spend reached the cap"
+                f"spend {format_usd(self.cap.spent)} went over max_usd "
+                f"{format_usd(self.cap.cap)} by "
+                f"{format_usd(self.overrun_usd)}: the provider returned more "
+                "tokens than max_tokens allows, so calls "
+                "already in flight cost more than their worst case; no call "
+                "started once the spend reached the cap"
             )
 
     @contextlib.contextmanager
     def row_writer(self, store: str) -> Iterator[Callable[[pa.Table], None]]:
-        """Where rows made in this process (not by a model call) go: the store, or a shard's own journal part,
-        which `itemeval commit` merges (a shard holds no lock, so it never writes a store)."""
+        """Where rows made in this process (not by a model call) go: the store, or a
+        shard's own journal part, which `itemeval commit` merges (a shard holds no
+        lock, so it never writes a store)."""
         if self.options.shard is None:
             yield lambda table: upsert(self.study.paths, store, table)
             return
@@ -260,7 +275,8 @@ class Run:
             ]
 
     def _progress(self) -> contextlib.AbstractContextManager[RunProgress | None]:
-        """itemeval's own display of the whole run, on a terminal when no inspect display was asked for."""
+        """itemeval's own display of the whole run, on a terminal when no inspect
+        display was asked for."""
         from .progress import RunProgress, terminal_stderr
 
         stderr = terminal_stderr()
@@ -288,8 +304,9 @@ class Run:
         )
 
     def _price(self, spec: TaskSpec) -> Price | None:
-        """The task's model's price; a model-graded panel's models all grade each sample, so their rates add up
-        (a conservative bound that the cap holds to: actual usage is priced at the summed rates too)."""
+        """The task's model's price; a model-graded panel's models all grade each
+        sample, so their rates add up (a conservative bound that the cap holds to:
+        actual usage is priced at the summed rates too)."""
         if spec.scorer is None:
             return self.prices.lookup(spec.model)
         model = spec.scorer["params"]["model"]
@@ -324,7 +341,8 @@ class Run:
             }
             for c in conditions
         }
-        # Per condition, the distinct sampling configs inspect actually sent in this run.
+        # Per condition, the distinct sampling configs inspect actually sent in this
+        # run.
         effective = {
             c.condition_id: sorted(c.effective_configs)
             for c in conditions
@@ -349,7 +367,8 @@ class Run:
             )  # it stays `running` on disk; the next command closes it
 
     def write_failed(self, error: OSError, path: object = None) -> None:
-        """A write that failed ends the run as `failed`, with one message naming the path and what to do."""
+        """A write that failed ends the run as `failed`, with one message naming the
+        path and what to do."""
         message = write_failure_message(
             path or error.filename or self.study.paths.root, error
         )
@@ -360,7 +379,8 @@ class Run:
 
 
 def shared_lease(holder: str) -> Lease | None:
-    """The budget lease a launcher handed this shard in its environment (`launch --engine ray`), if any."""
+    """The budget lease a launcher handed this shard in its environment (`launch
+    --engine ray`), if any."""
     if not os.environ.get(LEASE_ENV):
         return None
     from .ray_lease import (
@@ -371,7 +391,8 @@ def shared_lease(holder: str) -> Lease | None:
 
 
 def share_connections(spec: TaskSpec, shards: int) -> TaskSpec:
-    """One of `shards` shards gets its share of the model's connections, so N shards do not send N times as many."""
+    """One of `shards` shards gets its share of the model's connections, so N shards
+    do not send N times as many."""
     connections = spec.config.get("max_connections") or DEFAULT_CONNECTIONS
     return replace(
         spec,
@@ -381,13 +402,15 @@ def share_connections(spec: TaskSpec, shards: int) -> TaskSpec:
 
 @contextlib.contextmanager
 def locked(study: Study, command: str) -> Iterator[dict[str, int]]:
-    """Hold the study lock, first bringing a dead run's journal into the stores; yields rows recovered per store."""
+    """Hold the study lock, first bringing a dead run's journal into the stores;
+    yields rows recovered per store."""
     paths = study.paths
     try:
         paths.root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StoreError(
-            f"cannot create the study dir {paths.root}: {exc.strerror}; check output_dir"
+            f"cannot create the study dir {paths.root}: {exc.strerror}; check "
+            "output_dir"
         ) from None
     with study_lock(paths, command):
         started = time.time()
@@ -411,10 +434,12 @@ def locked(study: Study, command: str) -> Iterator[dict[str, int]]:
 def commit_parts(
     paths: StudyPaths, seen: Callable[[str, dict[str, Any]], None] | None = None
 ) -> dict[str, int]:
-    """Merge every finished journal part into the stores (the caller holds the lock); rows merged per store.
+    """Merge every finished journal part into the stores (the caller holds the lock);
+    rows merged per store.
 
-    For a study on object storage, the parts shards uploaded are fetched first and deleted once merged.
-    `seen` is shown each record before it is merged (a launcher counts its shards' rows with it).
+    For a study on object storage, the parts shards uploaded are fetched first and
+    deleted once merged. `seen` is shown each record before it is merged (a launcher
+    counts its shards' rows with it).
     """
     uploaded: list[str] = []
     if paths.remote is not None:
@@ -433,19 +458,22 @@ def commit_parts(
 
 
 def _refuse_a_second_writer(paths: StudyPaths, shard: plan.Shard) -> None:
-    """A shard takes no lock, so it checks that the same shard is not running on this host already (both
-    would pay for the same cells)."""
+    """A shard takes no lock, so it checks that the same shard is not running on this
+    host already (both would pay for the same cells)."""
     pids = live_writers(paths, f"{shard.tag}-")
     if pids:
         raise StudyLocked(
-            f"shard {shard.index}/{shard.count} of {paths.root} is already running here (pid "
-            f"{', '.join(map(str, pids))}); wait for it to end, or stop it, then run this again"
+            f"shard {shard.index}/{shard.count} of {paths.root} is already "
+            "running here (pid "
+            f"{', '.join(map(str, pids))}); wait for it to end, or stop it, "
+            "then run this again"
         )
 
 
 def _shard_on_remote(paths: StudyPaths, shard: plan.Shard) -> PartUploader | None:
-    """A shard of a study on object storage: fetch the dataset locks and whatever an earlier attempt of this shard
-    uploaded (it resumes from there, on any node), then keep uploading its parts while it runs."""
+    """A shard of a study on object storage: fetch the dataset locks and whatever an
+    earlier attempt of this shard uploaded (it resumes from there, on any node), then
+    keep uploading its parts while it runs."""
     if paths.remote is None:
         return None
     from .store import mirror
@@ -456,7 +484,8 @@ def _shard_on_remote(paths: StudyPaths, shard: plan.Shard) -> PartUploader | Non
 
 
 def _publish_remote(paths: StudyPaths, *, since: float) -> None:
-    """After a write: publish the stores' snapshot, and upload the dataset locks and this run's manifests."""
+    """After a write: publish the stores' snapshot, and upload the dataset locks and
+    this run's manifests."""
     from .store import mirror
     from .store.snapshot import publish_snapshot
 
@@ -470,8 +499,8 @@ def _publish_remote(paths: StudyPaths, *, since: float) -> None:
 
 
 def check_providers(models: list[str]) -> None:
-    """Refuse, before the run writes anything, a model whose provider inspect does not know
-    or whose credentials are not set."""
+    """Refuse, before the run writes anything, a model whose provider inspect does
+    not know or whose credentials are not set."""
     if models:
         from . import (
             inspect_tasks,  # inspect-ai loads only for commands that will call a model
@@ -487,9 +516,11 @@ def check_providers(models: list[str]) -> None:
 def open_run(
     study: Study, stage: str, result: StageResult, options: StageOptions
 ) -> Iterator[Run]:
-    """Hold the study lock for the whole run and first recover what a killed run left behind.
+    """Hold the study lock for the whole run and first recover what a killed run left
+    behind.
 
-    A shard (`options.shard`) takes no lock and recovers nothing: it only adds its own journal parts.
+    A shard (`options.shard`) takes no lock and recovers nothing: it only adds its own
+    journal parts.
     """
     run = Run(study, stage, result, options)
     uploader = None
@@ -509,7 +540,8 @@ def open_run(
             yield run
         except KeyboardInterrupt:
             result.outcome = "interrupted"
-        except OSError as exc:  # a write outside the runner (items, manifest, verifiable grades) failed
+        # a write outside the runner (items, manifest, verifiable grades) failed
+        except OSError as exc:
             if not is_write_failure(exc):
                 raise
             run.write_failed(exc)
@@ -520,7 +552,8 @@ def open_run(
 
 
 def set_aside_notes(paths: StudyPaths) -> list[str]:
-    """What replay could not read, kept under journal/set-aside/ for a person to look at."""
+    """What replay could not read, kept under journal/set-aside/ for a person to look
+    at."""
     lines = set_aside_lines(paths)
     if not lines:
         return []
@@ -534,7 +567,8 @@ def set_aside_notes(paths: StudyPaths) -> list[str]:
 
 
 def commit(study: Study) -> dict[str, int]:
-    """Merge every finished shard's journal parts into the stores (idempotent), and pin and store the items."""
+    """Merge every finished shard's journal parts into the stores (idempotent), and
+    pin and store the items."""
     paths = study.paths
     with locked(study, " ".join(command_line())) as recovered:
         dataset_locks.pin(
@@ -549,7 +583,8 @@ def commit(study: Study) -> dict[str, int]:
 def recover_if_idle(study: Study) -> tuple[dict[str, int], int]:
     """For read-only commands: replay a dead run's journal when nobody holds the lock.
 
-    Returns (rows recovered per store, rows still pending in a running command's journal).
+    Returns (rows recovered per store, rows still pending in a running command's
+    journal).
     """
     pending = sum(pending_journal_rows(study.paths).values())
     if not pending:
@@ -578,7 +613,8 @@ def item_row(item: Item) -> dict[str, Any]:
 
 
 def store_items(study: Study) -> None:
-    """Upsert the items when any is new or changed, so a re-run of a complete study writes nothing."""
+    """Upsert the items when any is new or changed, so a re-run of a complete study
+    writes nothing."""
     columns = ["item_id", "dataset_revision", "input", "target", "targets", "choices"]
     stored = read_store(study.paths, "items", columns).to_pylist()
     known = {
@@ -605,5 +641,6 @@ def store_items(study: Study) -> None:
 
 
 def _item_key(*values: Any) -> tuple[Any, ...]:
-    # Rows stored before targets and choices were columns read them as null, so they are rewritten once.
+    # Rows stored before targets and choices were columns read them as null, so they are
+    # rewritten once.
     return tuple(tuple(v) if isinstance(v, list | tuple) else v for v in values)

@@ -1,4 +1,5 @@
-"""Run task specs as a sequence of inspect evals, journaling every finished sample as a store row."""
+"""Run task specs as a sequence of inspect evals, journaling every finished sample as
+a store row."""
 
 from __future__ import annotations
 
@@ -20,17 +21,20 @@ from .redact import redact
 from .store.journal import JournalWriter, replay_journals
 
 CELLS_PER_EVAL = 3000
-"""Cells per inspect eval() call; `ITEMEVAL_CELLS_PER_EVAL` overrides it. inspect keeps bookkeeping for
-every task and sample of a running eval until it ends, and each eval ends by waiting for its slowest
-call, so a big run is cut into evals of this size; the store is brought up to date between two evals.
-Measured on the offline models (24,000 cells, 8 conditions, whole-process peak): evals of 6,000 cells
-402 MB, against 358 MB for the evals of 600 cells that earlier versions ran one after another."""
+"""Cells per inspect eval() call; `ITEMEVAL_CELLS_PER_EVAL` overrides it. inspect
+keeps bookkeeping for every task and sample of a running eval until it ends, and each
+eval ends by waiting for its slowest call, so a big run is cut into evals of this
+size; the store is brought up to date between two evals. Measured on the offline
+models (24,000 cells, 8 conditions, whole-process peak): evals of 6,000 cells 402 MB,
+against 358 MB for the evals of 600 cells that earlier versions ran one after
+another."""
 
 CELLS_IN_FLIGHT = 600
-"""Cells of the tasks running at once inside one eval (each task holds its samples until it ends);
-`ITEMEVAL_CELLS_IN_FLIGHT` overrides it. Chosen when evals of this many cells ran one after another
-(offline models, 24,000 cells, 8 conditions, whole-process peak): 1,000 cells 400 MB, 800 391 MB,
-600 358 MB at 5-10% less throughput than 1,000."""
+"""Cells of the tasks running at once inside one eval (each task holds its samples
+until it ends); `ITEMEVAL_CELLS_IN_FLIGHT` overrides it. Chosen when evals of this
+many cells ran one after another (offline models, 24,000 cells, 8 conditions,
+whole-process peak): 1,000 cells 400 MB, 800 391 MB, 600 358 MB at 5-10% less
+throughput than 1,000."""
 
 RowSink = Callable[[SampleResult], "tuple[str, dict[str, Any]]"]
 """Turns one finished sample into (store name, row) for the journal."""
@@ -41,21 +45,25 @@ GateFor = Callable[[TaskSpec], "CallGate | None"]
 
 
 LOGPROB_TOKENS = 8
-"""Generated tokens whose logprobs a solution row keeps; `ITEMEVAL_LOGPROB_TOKENS` overrides it."""
+"""Generated tokens whose logprobs a solution row keeps; `ITEMEVAL_LOGPROB_TOKENS`
+overrides it."""
 
 
 def cells_per_eval() -> int:
-    """The eval size: ITEMEVAL_CELLS_PER_EVAL when set (a positive whole number), else CELLS_PER_EVAL."""
+    """The eval size: ITEMEVAL_CELLS_PER_EVAL when set (a positive whole number),
+    else CELLS_PER_EVAL."""
     return _positive_setting("ITEMEVAL_CELLS_PER_EVAL", CELLS_PER_EVAL)
 
 
 def cells_in_flight() -> int:
-    """The cells running at once: ITEMEVAL_CELLS_IN_FLIGHT when set (a positive whole number), else CELLS_IN_FLIGHT."""
+    """The cells running at once: ITEMEVAL_CELLS_IN_FLIGHT when set (a positive whole
+    number), else CELLS_IN_FLIGHT."""
     return _positive_setting("ITEMEVAL_CELLS_IN_FLIGHT", CELLS_IN_FLIGHT)
 
 
 def logprob_tokens() -> int:
-    """How many generated tokens' logprobs to keep: ITEMEVAL_LOGPROB_TOKENS when set, else LOGPROB_TOKENS."""
+    """How many generated tokens' logprobs to keep: ITEMEVAL_LOGPROB_TOKENS when set,
+    else LOGPROB_TOKENS."""
     return _positive_setting("ITEMEVAL_LOGPROB_TOKENS", LOGPROB_TOKENS)
 
 
@@ -77,12 +85,14 @@ def _positive_setting(name: str, default: int) -> int:
 
 @dataclass
 class Execution:
-    """How running the specs went: whether the user interrupted it, and the conditions whose task failed."""
+    """How running the specs went: whether the user interrupted it, and the
+    conditions whose task failed."""
 
     interrupted: bool = False
     failures: dict[str, str] = field(default_factory=dict)
     write_failure: str | None = None
-    """The first failed write (journal or store): the run stopped starting calls there."""
+    """The first failed write (journal or store): the run stopped starting calls
+    there."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +110,8 @@ class Runner:
     """True once the spend cap has stopped the run: no further task or eval starts."""
     logprob_tokens: int = LOGPROB_TOKENS
     replay: bool = True
-    """Bring the journal into the stores after each eval; a shard leaves that to `itemeval commit`."""
+    """Bring the journal into the stores after each eval; a shard leaves that to
+    `itemeval commit`."""
 
     def execute(
         self,
@@ -120,7 +131,8 @@ class Runner:
             KeyboardInterrupt
         ):  # a second Ctrl-C between two evals or during a replay
             execution.interrupted = True
-        finally:  # finish a replay that a Ctrl-C cut short, so every finished row is in the store
+        # finish a replay that a Ctrl-C cut short, so every finished row is in the store
+        finally:
             self._replay(execution)
         return execution
 
@@ -141,13 +153,15 @@ class Runner:
                 self._run_eval(window, sink, journaled, execution)
             self._replay(execution)
             _return_free_memory()
-            # A signal between evals, or one inspect absorbed while finishing its logs, stops the run here.
+            # A signal between evals, or one inspect absorbed while finishing its logs,
+            # stops the run here.
             execution.interrupted = execution.interrupted or signals.stop_requested()
             if execution.interrupted or execution.write_failure or self.stopped():
                 return
 
     def _replay(self, execution: Execution) -> None:
-        """Bring the journal into the stores; a failed store write stops the run (the journal keeps the rows)."""
+        """Bring the journal into the stores; a failed store write stops the run (the
+        journal keeps the rows)."""
         if not self.replay:
             return
         try:
@@ -164,7 +178,8 @@ class Runner:
         journaled: Journaled,
         execution: Execution,
     ) -> None:
-        """One inspect eval over a window of tasks, journaling every finished sample as a store row."""
+        """One inspect eval over a window of tasks, journaling every finished sample
+        as a store row."""
         try:
             self._run_journaled(window, sink, journaled, execution)
         except (
@@ -186,8 +201,8 @@ class Runner:
         with JournalWriter(self.paths, self.run_id) as journal:
 
             def on_sample(result: SampleResult) -> None:
-                # inspect swallows a hook's exception, so one here would silently lose a paid row: record it
-                # as the condition's failure (exit 1) instead.
+                # inspect swallows a hook's exception, so one here would silently lose a
+                # paid row: record it as the condition's failure (exit 1) instead.
                 try:
                     store, row = sink(result)
                     journal.append(store, row)
@@ -239,8 +254,8 @@ class Runner:
                 execution.write_failure = write_failure_message(self.log_dir, error)
 
     def _build(self, specs: list[TaskSpec], execution: Execution) -> Iterator[Any]:
-        """Each spec's inspect task, built as the eval reaches it; a condition whose model cannot be set up
-        (or whose earlier task failed) is skipped."""
+        """Each spec's inspect task, built as the eval reaches it; a condition whose
+        model cannot be set up (or whose earlier task failed) is skipped."""
         from . import inspect_tasks
 
         for spec in specs:
@@ -256,7 +271,8 @@ class Runner:
 
 
 def plain_text(message: str) -> str:
-    """inspect words some errors in rich markup (`[bold]OPENAI_API_KEY[/bold]`): as text."""
+    """inspect words some errors in rich markup (`[bold]OPENAI_API_KEY[/bold]`): as
+    text."""
     from rich.errors import MarkupError
     from rich.text import Text
 
@@ -267,10 +283,11 @@ def plain_text(message: str) -> str:
 
 
 def _return_free_memory() -> None:
-    """Hand memory freed by the last eval back to the OS, so a long run's peak does not creep up.
+    """Hand memory freed by the last eval back to the OS, so a long run's peak does not
+    creep up.
 
-    Arrow's allocator and glibc both keep freed blocks for reuse; between evals that only
-    fragments the heap. Measured on 24,000 cells: the peak fell from 397 to 387 MB.
+    Arrow's allocator and glibc both keep freed blocks for reuse; between evals that
+    only fragments the heap. Measured on 24,000 cells: the peak fell from 397 to 387 MB.
     """
     import pyarrow as pa
 

@@ -1,4 +1,5 @@
-"""`itemeval init`: copy the packaged starter study (config, prompt, rubric, dataset) into a directory."""
+"""`itemeval init`: copy the packaged starter study (config, prompt, rubric, dataset)
+into a directory."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def _files(root: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]
 
 
 def _study_name(directory: Path) -> str:
-    """The directory's name as a valid study slug, or `my-study` when it has nothing usable."""
+    """The directory's name as a valid study slug, or `my-study` when it has nothing
+    usable."""
     name = re.sub(r"[^a-z0-9_-]+", "-", directory.resolve().name.lower()).strip("-_")[
         :64
     ]

@@ -1,4 +1,5 @@
-"""What a launcher makes of its shard processes, whatever runs them: their exit, their cap argument, their retries."""
+"""What a launcher makes of its shard processes, whatever runs them: their exit,
+their cap argument, their retries."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from .errors import EXIT_BUDGET
 SIGNALLED = {128 + signal.SIGINT, 128 + signal.SIGTERM, 128 + signal.SIGHUP}
 """Exit codes of a shard stopped by a signal: it is not retried."""
 RETRIES = 1
-"""A shard that fails (not stopped by the cap or a signal) runs once more; it resumes from its journal parts."""
+"""A shard that fails (not stopped by the cap or a signal) runs once more; it resumes
+from its journal parts."""
 
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
@@ -32,11 +34,13 @@ _START = (
 
 
 def itemeval_command(args: list[str]) -> list[str]:
-    """`python -m itemeval ARGS` that runs this very package, whatever the working directory.
+    """`python -m itemeval ARGS` that runs this very package, whatever the working
+    directory.
 
     `-m` and `-c` put the working directory first on the import path, so a folder named
-    `itemeval` there (a clone, launched from its parent) would shadow the package (issue 26).
-    The child replaces that entry with the directory the launcher's own package came from.
+    `itemeval` there (a clone, launched from its parent) would shadow the package (issue
+    26). The child replaces that entry with the directory the launcher's own package
+    came from.
     """
     return [sys.executable, "-c", _START.format(root=_PACKAGE_ROOT), *args]
 
@@ -74,11 +78,13 @@ def _libc() -> ctypes.CDLL:
 
 
 def stop_with_parent(parent: int) -> Callable[[], None] | None:
-    """A `preexec_fn` that makes a shard process get SIGTERM when its launcher dies (Linux).
+    """A `preexec_fn` that makes a shard process get SIGTERM when its launcher dies
+    (Linux).
 
-    Shards run in sessions of their own (a terminal's Ctrl-C reaches only the launcher), so a launcher killed
-    with its process group, or by the OOM killer, would otherwise leave them running: still paying, with the
-    run lease gone. SIGTERM stops a shard the way Ctrl-C does: no new call, its calls in flight kept.
+    Shards run in sessions of their own (a terminal's Ctrl-C reaches only the launcher),
+    so a launcher killed with its process group, or by the OOM killer, would otherwise
+    leave them running: still paying, with the run lease gone. SIGTERM stops a shard the
+    way Ctrl-C does: no new call, its calls in flight kept.
     """
     if not sys.platform.startswith("linux"):
         return None
@@ -96,8 +102,9 @@ def stop_with_parent(parent: int) -> Callable[[], None] | None:
 
 @dataclass
 class ShardProcess:
-    """A shard's process, its stdout and stderr going to files rather than pipes: a shard whose launcher died
-    (it then gets SIGTERM) must be able to say so and stop, and a write into a pipe nobody reads would fail."""
+    """A shard's process, its stdout and stderr going to files rather than pipes: a
+    shard whose launcher died (it then gets SIGTERM) must be able to say so and stop,
+    and a write into a pipe nobody reads would fail."""
 
     proc: subprocess.Popen
     out: Path

@@ -1,4 +1,5 @@
-"""`itemeval show`: what the stores hold for one item, or the failed cells of some conditions, as plain values."""
+"""`itemeval show`: what the stores hold for one item, or the failed cells of some
+conditions, as plain values."""
 
 from __future__ import annotations
 
@@ -60,7 +61,8 @@ class ShowOptions:
 
     item_id: str | None = None
     conditions: tuple[str, ...] = ()
-    """--condition selectors (exact id, id prefix or slug) of generate or grade conditions."""
+    """--condition selectors (exact id, id prefix or slug) of generate or grade
+    conditions."""
     failures: bool = False
 
 
@@ -106,7 +108,8 @@ class SolutionView:
 
 @dataclass(frozen=True)
 class ConditionView:
-    """A generate condition as the item meets it: its rendered prompt and stored solutions."""
+    """A generate condition as the item meets it: its rendered prompt and stored
+    solutions."""
 
     condition_id: str
     slug: str
@@ -122,7 +125,8 @@ class ConditionView:
 
 @dataclass(frozen=True)
 class ItemView:
-    """`show CONFIG ITEM_ID`: the item, and per generate condition its prompt, solutions and grades."""
+    """`show CONFIG ITEM_ID`: the item, and per generate condition its prompt,
+    solutions and grades."""
 
     study: str
     replications: int
@@ -137,7 +141,8 @@ class ItemView:
 
 @dataclass(frozen=True)
 class Failure:
-    """A cell with an error or a parse failure; grade cells also name the solution's generate condition."""
+    """A cell with an error or a parse failure; grade cells also name the solution's
+    generate condition."""
 
     item_id: str
     epoch: int
@@ -159,7 +164,8 @@ class ConditionFailures:
 
 @dataclass(frozen=True)
 class FailuresView:
-    """`show CONFIG --condition X --failures`: the failed cells of each chosen condition."""
+    """`show CONFIG --condition X --failures`: the failed cells of each chosen
+    condition."""
 
     study: str
     item_id: str | None
@@ -182,7 +188,8 @@ def show_study(study: Study, options: ShowOptions) -> ShowView:
 
 
 def find_item(study: Study, item_id: str) -> Item:
-    """The study's item with this id; an unknown id is an error naming the closest ones."""
+    """The study's item with this id; an unknown id is an error naming the closest
+    ones."""
     for item in study.items:
         if item.id == item_id:
             return item
@@ -195,7 +202,8 @@ def find_item(study: Study, item_id: str) -> Item:
 
 
 def close_ids(wanted: str, ids: list[str], shown: int = 3) -> list[str]:
-    """Ids that start like `wanted`, then ids spelled like it (case aside), closest first."""
+    """Ids that start like `wanted`, then ids spelled like it (case aside), closest
+    first."""
     folded = {known.casefold(): known for known in ids}
     starting = [
         known for known in ids if known.casefold().startswith(wanted.casefold())
@@ -217,7 +225,8 @@ def _some(ids: list[str], shown: int = 5) -> str:
 def chosen_conditions(
     study: Study, selectors: tuple[str, ...]
 ) -> tuple[list[GenerateCondition], list[GradeCondition]]:
-    """The generate and grade conditions the selectors name (all of both without a selector)."""
+    """The generate and grade conditions the selectors name (all of both without a
+    selector)."""
     chosen = select([*study.generate, *grade_conditions(study)], list(selectors))
     return (
         [c for c in chosen if isinstance(c, GenerateCondition)],
@@ -225,11 +234,13 @@ def chosen_conditions(
     )
 
 
-# ---- one item -----------------------------------------------------------------------------------------------------
+# ---- one item
+# --------------------------------------------------------------------------------------
 
 
 def item_view(study: Study, item_id: str, selectors: tuple[str, ...] = ()) -> ItemView:
-    """Everything stored about one item; selectors of one side (generate or grade) narrow only that side."""
+    """Everything stored about one item; selectors of one side (generate or grade)
+    narrow only that side."""
     item = find_item(study, item_id)
     generate, grade = chosen_conditions(study, selectors)
     if selectors and not generate:
@@ -295,7 +306,8 @@ def condition_view(
     grades: list[dict[str, Any]],
     grade: list[GradeCondition],
 ) -> ConditionView:
-    """One generate condition's prompt for the item and its stored solutions, in replication order."""
+    """One generate condition's prompt for the item and its stored solutions, in
+    replication order."""
     rows = sorted(solutions, key=lambda row: row["epoch"])
     views = [
         solution_view(row, [g for g in grades if g["epoch"] == row["epoch"]], grade)
@@ -361,13 +373,15 @@ def grade_view(
     )
 
 
-# ---- failed cells -------------------------------------------------------------------------------------------------
+# ---- failed cells
+# --------------------------------------------------------------------------------------
 
 
 def failures_view(
     study: Study, selectors: tuple[str, ...], *, item_id: str | None = None
 ) -> FailuresView:
-    """Per chosen condition, its stored cells with an error (or, for grades, a parse failure)."""
+    """Per chosen condition, its stored cells with an error (or, for grades, a parse
+    failure)."""
     items = [find_item(study, item_id).id] if item_id is not None else None
     generate, grade = chosen_conditions(study, selectors)
     slugs = {c.id: c.slug for c in study.generate}
@@ -398,7 +412,8 @@ def failures_view(
 def _failed_rows(
     study: Study, store: str, columns: list[str], where: dict[str, Any], failed: Any
 ) -> list[dict]:
-    """The rows of a store that `failed` (a function of the table giving a boolean mask) keeps, as dicts."""
+    """The rows of a store that `failed` (a function of the table giving a boolean
+    mask) keeps, as dicts."""
     table = read_store(study.paths, store, columns, where=where)
     return table.filter(pc.fill_null(failed(table), False)).to_pylist()
 
@@ -428,7 +443,8 @@ def _grade_failures(
     items: list[str] | None,
     slugs: dict[str, str],
 ) -> list[Failure]:
-    """Errors and parse failures of a grade condition over the solutions of the study's generate conditions."""
+    """Errors and parse failures of a grade condition over the solutions of the
+    study's generate conditions."""
     where = {
         "grade_condition_id": [condition.id],
         "gen_condition_id": list(slugs),
@@ -461,7 +477,8 @@ def _grade_failed(table: pa.Table) -> pa.ChunkedArray:
 
 
 def _grid_order(study: Study) -> Callable[[Failure], tuple[int, int, str, int]]:
-    """Failures in grid order: by their solution's generate condition, then item, then replication."""
+    """Failures in grid order: by their solution's generate condition, then item,
+    then replication."""
     conditions = {c.id: index for index, c in enumerate(study.generate)}
     items = {item.id: index for index, item in enumerate(study.items)}
 

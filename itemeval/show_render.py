@@ -1,4 +1,5 @@
-"""How `itemeval show` reads in a terminal: a section per condition, replications side by side, texts wrapped whole."""
+"""How `itemeval show` reads in a terminal: a section per condition, replications
+side by side, texts wrapped whole."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from .show import (
 )
 
 COLUMN_WIDTH = 30
-"""The narrowest a replication's column gets: more replications than fit side by side go in a next table."""
+"""The narrowest a replication's column gets: more replications than fit side by side
+go in a next table."""
 
 
 def render_show(view: ShowView, console: Console) -> None:
@@ -33,11 +35,13 @@ def render_show(view: ShowView, console: Console) -> None:
         render_failures(view, console)
 
 
-# ---- one item -----------------------------------------------------------------------------------------------------
+# ---- one item
+# --------------------------------------------------------------------------------------
 
 
 def render_item(view: ItemView, console: Console) -> None:
-    """The item, then per generate condition its rendered prompt and its replications side by side with their grades."""
+    """The item, then per generate condition its rendered prompt and its replications
+    side by side with their grades."""
     console.print(
         Rule(
             Text(f"item {view.item['id']} — study {view.study}", style="bold"),
@@ -118,7 +122,8 @@ def _render_condition(condition: ConditionView, console: Console) -> None:
     params = ", ".join(f"{name} {value}" for name, value in condition.params.items())
     console.print(
         Text(
-            f"{condition.condition_id} · {condition.model} · prompt {condition.prompt_ref} · config "
+            f"{condition.condition_id} · {condition.model} · prompt "
+            f"{condition.prompt_ref} · config "
             f"{condition.model_config}" + (f" ({params})" if params else "")
         ),
         overflow="fold",
@@ -135,13 +140,15 @@ def _render_condition(condition: ConditionView, console: Console) -> None:
     if condition.missing:
         console.print(
             Text(
-                f"not generated yet: replication {', '.join(map(str, condition.missing))}"
+                "not generated yet: replication "
+                f"{', '.join(map(str, condition.missing))}"
             )
         )
 
 
 def _solutions_table(solutions: list[SolutionView]) -> Table:
-    """One column per replication: the solution, its call, then one row per grade condition."""
+    """One column per replication: the solution, its call, then one row per grade
+    condition."""
     table = Table(
         box=box.SIMPLE_HEAD,
         expand=True,
@@ -181,11 +188,13 @@ def _solution_text(solution: SolutionView) -> Text:
 
 
 def _call_line(solution: SolutionView) -> str:
-    """The call behind a solution: stop reason, tokens and spend, leaving out what the provider did not report."""
+    """The call behind a solution: stop reason, tokens and spend, leaving out what
+    the provider did not report."""
     parts = [solution.stop_reason] if solution.stop_reason else []
     if solution.input_tokens is not None or solution.output_tokens is not None:
         parts.append(
-            f"{_count(solution.input_tokens)} in / {_count(solution.output_tokens)} out tokens"
+            f"{_count(solution.input_tokens)} in / "
+            f"{_count(solution.output_tokens)} out tokens"
         )
     if solution.reasoning_tokens:
         parts.append(f"{solution.reasoning_tokens} reasoning tokens")
@@ -200,7 +209,8 @@ def _count(value: int | None) -> str:
 
 
 def _grade_text(grade: GradeView | None, slug: str) -> Text:
-    """The grade condition and score on the first line, then why: the judge's reasoning or the scorer's explanation."""
+    """The grade condition and score on the first line, then why: the judge's
+    reasoning or the scorer's explanation."""
     text = Text().append(f"{slug}: ", style="bold")
     if grade is None:
         return text.append("not graded", style="dim")
@@ -231,11 +241,13 @@ def _score(score: float | None) -> str:
     return "-" if score is None else f"{score:g}"
 
 
-# ---- failed cells -------------------------------------------------------------------------------------------------
+# ---- failed cells
+# --------------------------------------------------------------------------------------
 
 
 def render_failures(view: FailuresView, console: Console) -> None:
-    """A section per condition with failed cells: one row per cell, grade cells grouped by the solutions' condition."""
+    """A section per condition with failed cells: one row per cell, grade cells
+    grouped by the solutions' condition."""
     failed = [c for c in view.conditions if c.failures]
     for condition in failed:
         _render_condition_failures(condition, console)
@@ -246,7 +258,8 @@ def render_failures(view: FailuresView, console: Console) -> None:
     where = f" of item {view.item_id}" if view.item_id else ""
     console.print(
         Text(
-            f"{total} failed cells{where} in {len(failed)} of {len(view.conditions)} conditions"
+            f"{total} failed cells{where} in {len(failed)} of "
+            f"{len(view.conditions)} conditions"
         )
     )
 

@@ -1,9 +1,11 @@
-"""SIGTERM and SIGHUP (what SLURM, Kubernetes, `timeout` and a closed terminal send) stop a command the way
-Ctrl-C does: no new call starts, finished rows are kept, the manifest says `interrupted`. The exit code
-then says which signal it was: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
+"""SIGTERM and SIGHUP (what SLURM, Kubernetes, `timeout` and a closed terminal send)
+stop a command the way Ctrl-C does: no new call starts, finished rows are kept, the
+manifest says `interrupted`. The exit code then says which signal it was: 130 for
+SIGINT, 143 for SIGTERM, 129 for SIGHUP.
 
-The stop flag is set synchronously by the signal handler, before the event loop runs another step, so
-a sample that would otherwise slip a call in while inspect's cancellation spreads sees it first.
+The stop flag is set synchronously by the signal handler, before the event loop runs
+another step, so a sample that would otherwise slip a call in while inspect's
+cancellation spreads sees it first.
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ from typing import Any
 from .errors import EXIT_INTERRUPTED
 
 DRAIN_S = 10.0
-"""After a first signal, how long calls in flight may take to return before the eval is cancelled."""
+"""After a first signal, how long calls in flight may take to return before the eval
+is cancelled."""
 HARD_STOP_S = 15.0
-"""After the eval is cancelled, how long it may take to unwind before the process exits anyway (every row is
-in the journal already). Seen: a cancelled eval under heavy load waiting forever for a task with a call
-held by its provider."""
+"""After the eval is cancelled, how long it may take to unwind before the process
+exits anyway (every row is in the journal already). Seen: a cancelled eval under
+heavy load waiting forever for a task with a call held by its provider."""
 
 _received: list[int] = []
 _stop = threading.Event()
@@ -36,7 +39,8 @@ _hard_stop: threading.Timer | None = None
 
 
 def install() -> None:
-    """Turn SIGTERM and SIGHUP into the Ctrl-C path; only the main thread may set handlers."""
+    """Turn SIGTERM and SIGHUP into the Ctrl-C path; only the main thread may set
+    handlers."""
     global _drain, _in_flight, _cancel
     _stop.clear()
     _drain, _in_flight, _cancel = True, 0, None
@@ -48,19 +52,22 @@ def install() -> None:
 
 
 def stop_requested() -> bool:
-    """True once the command was told to stop (a signal, or a failed write): start no further call."""
+    """True once the command was told to stop (a signal, or a failed write): start no
+    further call."""
     return _stop.is_set()
 
 
 def request_stop(*, drain: bool = True) -> None:
-    """Stop the way Ctrl-C does: no call starts after this; calls in flight may finish first when `drain`."""
+    """Stop the way Ctrl-C does: no call starts after this; calls in flight may
+    finish first when `drain`."""
     global _drain
     _drain = _drain and drain
     signal.raise_signal(signal.SIGINT)
 
 
 def drain_seconds() -> float:
-    """How long a first signal lets calls in flight finish: ITEMEVAL_DRAIN_S, else DRAIN_S."""
+    """How long a first signal lets calls in flight finish: ITEMEVAL_DRAIN_S, else
+    DRAIN_S."""
     try:
         return max(0.0, float(os.environ.get("ITEMEVAL_DRAIN_S", DRAIN_S)))
     except ValueError:
@@ -69,7 +76,8 @@ def drain_seconds() -> float:
 
 @contextlib.contextmanager
 def call_in_flight() -> Iterator[None]:
-    """Around one sample's model call(s): a first signal waits for these to return before cancelling."""
+    """Around one sample's model call(s): a first signal waits for these to return
+    before cancelling."""
     global _in_flight
     _in_flight += 1
     try:
@@ -81,12 +89,14 @@ def call_in_flight() -> Iterator[None]:
 
 
 def watch_interrupts() -> None:
-    """Make the SIGINT handler in place (the running event loop's) stop calls first, and cancel only after a drain.
+    """Make the SIGINT handler in place (the running event loop's) stop calls first, and
+    cancel only after a drain.
 
-    The first signal sets the stop flag (no call starts after it) and gives the calls in flight up to
-    drain_seconds() to return, so replies already paid for are kept; then, or at a second signal, the
-    event loop's own handler cancels the eval. Called from inside the eval, once its loop has installed
-    that handler; the caller restores the handler it saved before the eval.
+    The first signal sets the stop flag (no call starts after it) and gives the calls in
+    flight up to drain_seconds() to return, so replies already paid for are kept; then,
+    or at a second signal, the event loop's own handler cancels the eval. Called from
+    inside the eval, once its loop has installed that handler; the caller restores the
+    handler it saved before the eval.
     """
     global _cancel
     if threading.current_thread() is not threading.main_thread():
@@ -112,7 +122,8 @@ def watch_interrupts() -> None:
         if first and wait > 0 and _in_flight > 0:
             loop.call_later(wait, cancel)
             _say(
-                f"stopping: no new calls; waiting up to {wait:g} s for {_in_flight} call(s) in flight to return "
+                f"stopping: no new calls; waiting up to {wait:g} s for "
+                f"{_in_flight} call(s) in flight to return "
                 "(interrupt again to stop now)"
             )
             return None
@@ -128,10 +139,11 @@ def watch_interrupts() -> None:
 
 @contextlib.contextmanager
 def interrupts_as_flag() -> Iterator[None]:
-    """Between evals, a first Ctrl-C only sets the stop flag (the run stops before its next batch).
+    """Between evals, a first Ctrl-C only sets the stop flag (the run stops before its
+    next batch).
 
-    Raising KeyboardInterrupt there is not safe: landing inside a finalizer, it is printed and lost.
-    A second Ctrl-C raises it all the same.
+    Raising KeyboardInterrupt there is not safe: landing inside a finalizer, it is
+    printed and lost. A second Ctrl-C raises it all the same.
     """
 
     def flag(number: int, frame: FrameType | None) -> None:
@@ -144,14 +156,16 @@ def interrupts_as_flag() -> Iterator[None]:
 
 
 def default_interrupts() -> contextlib.AbstractContextManager[None]:
-    """Python's own SIGINT handler inside the block, so the event loop of an eval installs its own (see
-    watch_interrupts); the handler before is put back afterwards."""
+    """Python's own SIGINT handler inside the block, so the event loop of an eval
+    installs its own (see watch_interrupts); the handler before is put back
+    afterwards."""
     return _sigint_handler(signal.default_int_handler)
 
 
 @contextlib.contextmanager
 def sigint_handler_kept() -> Iterator[None]:
-    """Put back, afterwards, the SIGINT handler in place before the block (an eval and watch_interrupts change it)."""
+    """Put back, afterwards, the SIGINT handler in place before the block (an eval
+    and watch_interrupts change it)."""
     try:
         with _sigint_handler(None):
             yield
@@ -163,7 +177,8 @@ def sigint_handler_kept() -> Iterator[None]:
 def _sigint_handler(
     handler: Callable[[int, FrameType | None], Any] | None,
 ) -> Iterator[None]:
-    """`handler` (when given) for SIGINT inside the block, the one before it afterwards; main thread only."""
+    """`handler` (when given) for SIGINT inside the block, the one before it
+    afterwards; main thread only."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -178,12 +193,14 @@ def _sigint_handler(
 
 
 def _hard_stop_later() -> None:
-    """Exit the process if the cancelled eval is still running HARD_STOP_S from now (disarmed when it ends)."""
+    """Exit the process if the cancelled eval is still running HARD_STOP_S from now
+    (disarmed when it ends)."""
     global _hard_stop
 
     def stop() -> None:
         _say(
-            f"the eval did not stop within {HARD_STOP_S:g} s of its cancellation: exiting; every finished row is "
+            f"the eval did not stop within {HARD_STOP_S:g} s of its "
+            "cancellation: exiting; every finished row is "
             "in the journal and the next command brings it into the store"
         )
         os._exit(interrupted_exit_code())
@@ -202,8 +219,9 @@ def _disarm_hard_stop() -> None:
 
 
 def _say(message: str) -> None:
-    """A line on stderr, unless stderr is gone: a shard whose launcher died writes into a closed pipe, and an
-    error raised inside a signal handler would be swallowed by the event loop along with the stop itself."""
+    """A line on stderr, unless stderr is gone: a shard whose launcher died writes
+    into a closed pipe, and an error raised inside a signal handler would be
+    swallowed by the event loop along with the stop itself."""
     try:
         print(message, file=sys.stderr, flush=True)
     except (OSError, ValueError):

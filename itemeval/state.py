@@ -1,4 +1,5 @@
-"""The stored state planners work from: the grid's cells and grade pairs joined with what the stores hold."""
+"""The stored state planners work from: the grid's cells and grade pairs joined with
+what the stores hold."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ def solution_state(
     condition_ids: list[str] | None = None,
     item_ids: list[str] | None = None,
 ) -> pd.DataFrame:
-    """The grid's cells (optionally only some conditions and items) merged with their stored solutions' state."""
+    """The grid's cells (optionally only some conditions and items) merged with their
+    stored solutions' state."""
     ids = condition_ids if condition_ids is not None else [c.id for c in study.generate]
     items = item_ids if item_ids is not None else [item.id for item in study.items]
     cells = plan.grid_cells(ids, items, study.replications)
@@ -36,8 +38,9 @@ def grade_state(
     *,
     extra: tuple[str, ...] = (),
 ) -> pd.DataFrame:
-    """Every (grade condition × gradable solution) with its state (done, parse_failed, stale, error, pending),
-    and the stored grade's `extra` columns (e.g. score) where there is one."""
+    """Every (grade condition × gradable solution) with its state (done,
+    parse_failed, stale, error, pending), and the stored grade's `extra` columns
+    (e.g. score) where there is one."""
     merged = solution_state(study) if merged is None else merged
     gradable = plan.gradable(merged, study.config.solvers.on_empty)
     where = {"grade_condition_id": [c.id for c in conditions]}
@@ -48,7 +51,8 @@ def grade_state(
 
 
 def graded_extra_judges(study: Study) -> list[GradeCondition]:
-    """Judges of `graders:` entries outside facets.grader that `grade --grader NAME` has already run."""
+    """Judges of `graders:` entries outside facets.grader that `grade --grader NAME`
+    has already run."""
     extra = extra_judges(study, list(study.config.graders))
     if not extra:
         return []
@@ -63,7 +67,8 @@ def graded_extra_judges(study: Study) -> list[GradeCondition]:
 
 
 def observed_lengths(study: Study, stage: str) -> ObservedLengths:
-    """Mean reply lengths already stored for a stage's calls, which the estimate's expected figure uses."""
+    """Mean reply lengths already stored for a stage's calls, which the estimate's
+    expected figure uses."""
     if stage == "generate":
         rows = read_store(
             study.paths,
@@ -82,7 +87,8 @@ def observed_lengths(study: Study, stage: str) -> ObservedLengths:
 
 
 def superseded_notes(study: Study, conditions: list[GenerateCondition]) -> list[str]:
-    """Say when a generate condition's id changed under its slug (an edited template or setting)."""
+    """Say when a generate condition's id changed under its slug (an edited template
+    or setting)."""
     return _superseded(
         study,
         "solutions",
@@ -96,7 +102,8 @@ def superseded_notes(study: Study, conditions: list[GenerateCondition]) -> list[
 
 
 def grade_superseded_notes(study: Study, conditions: list[GradeCondition]) -> list[str]:
-    """Say when a grade condition's id changed under its slug (an edited rubric, new scorer rules or params)."""
+    """Say when a grade condition's id changed under its slug (an edited rubric, new
+    scorer rules or params)."""
     current = {
         c.id for c in study.grade + extra_judges(study, list(study.config.graders))
     }
@@ -122,7 +129,8 @@ def _superseded(
     why: str,
     rows_word: str,
 ) -> list[str]:
-    """Old rows stay under the old id and never mix with the new one: each note says so and how many there are."""
+    """Old rows stay under the old id and never mix with the new one: each note says
+    so and how many there are."""
     if not conditions:
         return []
     slugs = [c.slug for c in conditions]
@@ -136,7 +144,8 @@ def _superseded(
         for (slug, old_id), count in counts.items():
             if slug == condition.slug:
                 notes.append(
-                    f"{condition.slug}: {why}, so its id is now {condition.id}; the {count} {rows_word} "
+                    f"{condition.slug}: {why}, so its id is now "
+                    f"{condition.id}; the {count} {rows_word} "
                     f"stored under the old id {old_id} stay there and never mix with it"
                 )
     return notes

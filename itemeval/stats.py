@@ -1,9 +1,11 @@
-"""The statistics behind `itemeval results`: intervals, reducers over replications, paired comparisons,
-agreement between graders and calibration. Pure functions over arrays, no I/O.
+"""The statistics behind `itemeval results`: intervals, reducers over replications,
+paired comparisons, agreement between graders and calibration. Pure functions over
+arrays, no I/O.
 
-NaN marks a missing score (a parse failure, an error, an ungraded cell); every function drops it where
-the quantity is defined on observed values only, and returns NaN where a quantity is undefined (one
-item has no standard error; one class has no AUC) rather than raising.
+NaN marks a missing score (a parse failure, an error, an ungraded cell); every function
+drops it where the quantity is defined on observed values only, and returns NaN where a
+quantity is undefined (one item has no standard error; one class has no AUC) rather than
+raising.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ NAN = float("nan")
 
 @dataclass(frozen=True)
 class Interval:
-    """A mean with its standard error and confidence interval, over `n` units (items)."""
+    """A mean with its standard error and confidence interval, over `n` units
+    (items)."""
 
     n: int
     mean: float
@@ -39,7 +42,8 @@ def observed(values: Sequence[float] | np.ndarray) -> np.ndarray:
     return array[~np.isnan(array)]
 
 
-# ---- intervals over items --------------------------------------------------------------------------------------
+# ---- intervals over items
+# --------------------------------------------------------------------------------------
 
 
 def t_interval(values: Sequence[float] | np.ndarray, level: float = LEVEL) -> Interval:
@@ -63,7 +67,8 @@ def is_binary(values: np.ndarray) -> bool:
 def wilson_interval(
     values: Sequence[float] | np.ndarray, level: float = LEVEL
 ) -> Interval:
-    """Wilson score interval for the share of 1s among 0/1 values; SE is the binomial sqrt(p(1-p)/n)."""
+    """Wilson score interval for the share of 1s among 0/1 values; SE is the binomial
+    sqrt(p(1-p)/n)."""
     x = observed(values)
     n = len(x)
     if n == 0:
@@ -89,11 +94,12 @@ def bootstrap_interval(
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = 0,
 ) -> Interval:
-    """Percentile bootstrap over items (resampled with replacement); SE is the sd of the resampled means.
+    """Percentile bootstrap over items (resampled with replacement); SE is the sd of the
+    resampled means.
 
-    The resamples of n items depend only on (n, resamples, seed), so cells of the same size share them (common
-    random numbers) and each set is drawn once per process: a grid of 100 cells costs one draw and 100
-    matrix-vector products.
+    The resamples of n items depend only on (n, resamples, seed), so cells of the same
+    size share them (common random numbers) and each set is drawn once per process: a
+    grid of 100 cells costs one draw and 100 matrix-vector products.
     """
     x = observed(values)
     n = len(x)
@@ -123,13 +129,15 @@ INTERVALS = {
 }
 
 
-# ---- reducing replications to one score per item ---------------------------------------------------------------
+# ---- reducing replications to one score per item
+# ---------------------------------------------------------------
 
 REDUCERS = ("mean", "median", "mode", "max", "min", "majority", "pass@K", "at_least:K")
 
 
 def parse_reducer(spec: str) -> tuple[str, int | None]:
-    """("mean", None), ("pass_at", 3) for "pass@3", ("at_least", 2) for "at_least:2"; ValueError otherwise."""
+    """("mean", None), ("pass_at", 3) for "pass@3", ("at_least", 2) for "at_least:2";
+    ValueError otherwise."""
     if spec in ("mean", "median", "mode", "max", "min", "majority"):
         return spec, None
     for prefix, name in (("pass@", "pass_at"), ("at_least:", "at_least")):
@@ -140,7 +148,8 @@ def parse_reducer(spec: str) -> tuple[str, int | None]:
         ):
             return name, int(spec[len(prefix) :])
     raise ValueError(
-        f"unknown reducer {spec!r}: use one of {', '.join(REDUCERS)} (K a whole number >= 1)"
+        f"unknown reducer {spec!r}: use one of {', '.join(REDUCERS)} (K a "
+        "whole number >= 1)"
     )
 
 
@@ -150,7 +159,8 @@ def correct(values: np.ndarray) -> np.ndarray:
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
-    """The unbiased pass@k, 1 - C(n-c, k)/C(n, k); NaN when fewer than k replications were graded."""
+    """The unbiased pass@k, 1 - C(n-c, k)/C(n, k); NaN when fewer than k replications
+    were graded."""
     if n < k:
         return NAN
     if n - c < k:
@@ -159,7 +169,8 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 
 def reduce_item(values: Sequence[float] | np.ndarray, reducer: str) -> float:
-    """One item's score from its graded replications (missing ones dropped); NaN when none was graded."""
+    """One item's score from its graded replications (missing ones dropped); NaN when
+    none was graded."""
     name, k = parse_reducer(reducer)
     x = observed(values)
     if len(x) == 0:
@@ -180,7 +191,8 @@ def reduce_item(values: Sequence[float] | np.ndarray, reducer: str) -> float:
     )
 
 
-# ---- paired comparisons ----------------------------------------------------------------------------------------
+# ---- paired comparisons
+# --------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -200,8 +212,9 @@ def paired(
     b: Sequence[float] | np.ndarray,
     level: float = LEVEL,
 ) -> Comparison:
-    """A - B on the items both have: mean difference, paired SE and t interval, Pearson correlation of item
-    scores, and a p-value: exact McNemar for 0/1 scores, the paired t-test otherwise."""
+    """A - B on the items both have: mean difference, paired SE and t interval,
+    Pearson correlation of item scores, and a p-value: exact McNemar for 0/1 scores,
+    the paired t-test otherwise."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     both = ~(np.isnan(a) | np.isnan(b))
     a, b = a[both], b[both]
@@ -234,7 +247,8 @@ def paired(
 
 
 def mcnemar_exact(a: np.ndarray, b: np.ndarray) -> float:
-    """Two-sided exact McNemar p-value from the discordant pairs (1.0 when there are none)."""
+    """Two-sided exact McNemar p-value from the discordant pairs (1.0 when there are
+    none)."""
     only_a = int(((a == 1) & (b == 0)).sum())
     only_b = int(((a == 0) & (b == 1)).sum())
     if only_a + only_b == 0:
@@ -249,7 +263,8 @@ def _pearson(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
-    """Holm step-down adjusted p-values, in the input order; missing p-values stay missing and do not count."""
+    """Holm step-down adjusted p-values, in the input order; missing p-values stay
+    missing and do not count."""
     p = np.asarray(pvalues, dtype=float)
     present = np.flatnonzero(~np.isnan(p))
     adjusted = np.full(len(p), NAN)
@@ -262,7 +277,8 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return adjusted.tolist()
 
 
-# ---- agreement between two graders of the same solutions -------------------------------------------------------
+# ---- agreement between two graders of the same solutions
+# -------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -299,7 +315,8 @@ def agreement(
 
 
 def quadratic_kappa(a: np.ndarray, b: np.ndarray) -> float:
-    """Cohen's kappa with quadratic weights over the sorted labels either grader used (as scikit-learn)."""
+    """Cohen's kappa with quadratic weights over the sorted labels either grader used
+    (as scikit-learn)."""
     labels = np.unique(np.concatenate([a, b]))
     k = len(labels)
     if k < 2:
@@ -318,7 +335,8 @@ def quadratic_kappa(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def krippendorff_alpha_interval(a: np.ndarray, b: np.ndarray) -> float:
-    """Krippendorff's alpha, interval metric, for two coders who both coded every unit."""
+    """Krippendorff's alpha, interval metric, for two coders who both coded every
+    unit."""
     values = np.concatenate([a, b])
     total = len(values)
     if total < 2:
@@ -351,7 +369,8 @@ def threshold_confusion(
     }
 
 
-# ---- calibration of probability scorers ------------------------------------------------------------------------
+# ---- calibration of probability scorers
+# ------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -362,7 +381,8 @@ class Calibration:
     brier: float
     auc: float
     reliability: list[dict[str, float]]
-    """Equal-width bins that hold predictions: mean predicted probability, observed rate, count."""
+    """Equal-width bins that hold predictions: mean predicted probability, observed
+    rate, count."""
 
 
 def calibration(
@@ -370,7 +390,8 @@ def calibration(
     outcomes: Sequence[float] | np.ndarray,
     bins: int = 10,
 ) -> Calibration:
-    """ECE (equal-width and equal-mass bins), Brier score, ROC AUC and reliability points of P(positive)."""
+    """ECE (equal-width and equal-mass bins), Brier score, ROC AUC and reliability
+    points of P(positive)."""
     p, y = np.asarray(probabilities, dtype=float), np.asarray(outcomes, dtype=float)
     both = ~(np.isnan(p) | np.isnan(y))
     p, y = p[both], y[both]
@@ -406,7 +427,8 @@ def _ece(p: np.ndarray, y: np.ndarray, groups: list[np.ndarray]) -> float:
 
 
 def roc_auc(scores: np.ndarray, outcomes: np.ndarray) -> float:
-    """Area under the ROC curve (the Mann-Whitney statistic, ties counted half); NaN with one class only."""
+    """Area under the ROC curve (the Mann-Whitney statistic, ties counted half); NaN
+    with one class only."""
     positives = outcomes == 1
     n_pos, n_neg = int(positives.sum()), int((~positives).sum())
     if n_pos == 0 or n_neg == 0:

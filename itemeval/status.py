@@ -1,4 +1,5 @@
-"""The study's grid with per-condition completion and spend, read from the stores without locking them."""
+"""The study's grid with per-condition completion and spend, read from the stores
+without locking them."""
 
 from __future__ import annotations
 
@@ -54,11 +55,13 @@ class StatusReport:
     journal_rows: int = 0
     notes: list[str] = field(default_factory=list)
     running: dict[str, Any] | None = None
-    """Who holds the study lock right now (pid, host, command, started_at), when a command is running."""
+    """Who holds the study lock right now (pid, host, command, started_at), when a
+    command is running."""
 
 
 def study_status(study: Study) -> StatusReport:
-    """The grid's completion and spend; first recovers a dead run's journal when the study is idle."""
+    """The grid's completion and spend; first recovers a dead run's journal when the
+    study is idle."""
     recovered, pending = recover_if_idle(study)
     notes = [
         f"recovered {n} {store} rows from the journal of an interrupted run"
@@ -71,7 +74,8 @@ def study_status(study: Study) -> StatusReport:
     notes += superseded_notes(study, study.generate) + grade_superseded_notes(
         study, grade
     )
-    # A pairwise judge's `solutions` are the verdicts it asks (pairs × items × epochs × orders).
+    # A pairwise judge's `solutions` are the verdicts it asks (pairs × items × epochs ×
+    # orders).
     pairs = pairwise_results.pairwise_conditions(study)
     if pairs:
         grade_counts = pd.concat(

@@ -1,4 +1,5 @@
-"""Load a whole study: the config, its templates, its items and the condition grid they cross into."""
+"""Load a whole study: the config, its templates, its items and the condition grid
+they cross into."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from .grid import (
 )
 from .imported import imported_conditions
 from .items import ADAPTERS, check_unique, dataset_key, map_rows
-from .paths import StudyPaths
 from .pairwise import is_pairwise
+from .paths import StudyPaths
 from .prompts import PROMPT_FIELDS, RUBRIC_FIELDS, check_template, load_template
 from .records import GenerateCondition, GradeCondition, Item, Template
 
@@ -44,7 +45,8 @@ class Study:
     grade: list[GradeCondition]
     warnings: list[str] = field(default_factory=list)
     pairwise: list[GradeCondition] = field(default_factory=list)
-    """Pairwise judges of `facets.grader`: they write pairwise.parquet, never grades.parquet."""
+    """Pairwise judges of `facets.grader`: they write pairwise.parquet, never
+    grades.parquet."""
 
     @property
     def config(self) -> StudyConfig:
@@ -60,7 +62,8 @@ class Study:
 
     @property
     def pricing_path(self) -> Path | None:
-        """The study's pricing override file (`budget.pricing_path`), resolved; None when it has none."""
+        """The study's pricing override file (`budget.pricing_path`), resolved; None
+        when it has none."""
         override = self.config.budget.pricing_path
         return self.loaded.input_path(override) if override else None
 
@@ -68,7 +71,8 @@ class Study:
 def load_study(
     path: str | Path, base_dir: str | Path | None = None, *, pin: bool = False
 ) -> Study:
-    """Validate everything a run depends on; with `pin`, record unpinned dataset revisions in dataset_locks.json."""
+    """Validate everything a run depends on; with `pin`, record unpinned dataset
+    revisions in dataset_locks.json."""
     loaded = load_config(path, base_dir)
     warnings: list[str] = []
     prompts = _templates(loaded, "prompt", loaded.config.facets.prompt, warnings)
@@ -164,7 +168,8 @@ def _loader(adapter: str) -> Any:
 
 
 def extra_judges(study: Study, grader_names: list[str]) -> list[GradeCondition]:
-    """Judge conditions for graders named on the command line that `facets.grader` does not list."""
+    """Judge conditions for graders named on the command line that `facets.grader`
+    does not list."""
     listed = set(study.config.facets.grader)
     wanted = [
         name
@@ -175,7 +180,8 @@ def extra_judges(study: Study, grader_names: list[str]) -> list[GradeCondition]:
 
 
 def extra_pairwise(study: Study, grader_names: list[str]) -> list[GradeCondition]:
-    """Pairwise conditions for pairwise graders named on the command line that `facets.grader` does not list."""
+    """Pairwise conditions for pairwise graders named on the command line that
+    `facets.grader` does not list."""
     listed = set(study.config.facets.grader)
     wanted = [
         name
@@ -191,7 +197,8 @@ def pairwise_conditions(
     names: list[str],
     warnings: list[str],
 ) -> list[GradeCondition]:
-    """One condition per pairwise grader, over its own rubric (default builtin:pairwise)."""
+    """One condition per pairwise grader, over its own rubric (default
+    builtin:pairwise)."""
     folder = loaded.input_path(loaded.config.rubrics_dir)
     conditions = []
     for name in names:

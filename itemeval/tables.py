@@ -1,7 +1,9 @@
-"""Tables designed for 80 columns: names cut in the middle to fit, compact numbers, extra columns where there is room.
+"""Tables designed for 80 columns: names cut in the middle to fit, compact numbers,
+extra columns where there is room.
 
-The console renders every table through `fitted`; rich lays the columns out, and a name cell (a condition slug, a
-facet level) shortens itself to whatever width rich gives its column, so a wider terminal shows more of it.
+The console renders every table through `fitted`; rich lays the columns out, and a name
+cell (a condition slug, a facet level) shortens itself to whatever width rich gives its
+column, so a wider terminal shows more of it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ Row = dict[str, Any]
 
 
 def money(value: float | None) -> str:
-    """Dollars in at most 8 characters, so no column cuts them: $0, <$0.0001, $0.0720, $1.23, $12.3, $1,234."""
+    """Dollars in at most 8 characters, so no column cuts them: $0, <$0.0001,
+    $0.0720, $1.23, $12.3, $1,234."""
     if value is None:
         return "unknown"
     if value == 0:
@@ -37,7 +40,8 @@ def money(value: float | None) -> str:
 
 
 def tokens(count: int) -> str:
-    """A token count in at most 5 characters (2,138, 24.6k, 260k, 1.2M): they are estimates, three digits are plenty."""
+    """A token count in at most 5 characters (2,138, 24.6k, 260k, 1.2M): they are
+    estimates, three digits are plenty."""
     if count < 10_000:
         return f"{count:,}"
     value = float(count)
@@ -49,7 +53,8 @@ def tokens(count: int) -> str:
 
 
 def cut(name: str, width: int, head: int | None = None) -> str:
-    """`name` in `width` characters: its first `head` (default: half), an ellipsis, and its end."""
+    """`name` in `width` characters: its first `head` (default: half), an ellipsis,
+    and its end."""
     if len(name) <= width:
         return name
     if width < 3:
@@ -59,8 +64,9 @@ def cut(name: str, width: int, head: int | None = None) -> str:
 
 
 def distinct_head(names: Iterable[str], width: int) -> int:
-    """Where to cut names that are too long for `width`: the middle, or the split nearest to it that keeps the most
-    names apart ("arith-good_concise_default" and "arith-good_builtin-standard_default" both end "…_default")."""
+    """Where to cut names that are too long for `width`: the middle, or the split
+    nearest to it that keeps the most names apart ("arith-good_concise_default" and
+    "arith-good_builtin-standard_default" both end "…_default")."""
     long = sorted({name for name in names if len(name) > width})
     middle = width // 2
     if len(long) < 2 or width < 4:
@@ -76,7 +82,8 @@ def distinct_head(names: Iterable[str], width: int) -> int:
 
 
 class Names:
-    """The name cells of one column: each is cut from the middle to the column's width, all at the same split."""
+    """The name cells of one column: each is cut from the middle to the column's
+    width, all at the same split."""
 
     def __init__(self) -> None:
         self.names: set[str] = set()
@@ -97,7 +104,8 @@ class Names:
 
 @dataclass(frozen=True)
 class NameCell:
-    """A rich renderable: wide as its name when there is room, cut from the middle when rich narrows its column."""
+    """A rich renderable: wide as its name when there is room, cut from the middle
+    when rich narrows its column."""
 
     name: str
     column: Names
@@ -122,9 +130,11 @@ class Column:
     header: str
     cell: Callable[[Row], str]
     kind: str = "number"
-    """number: right-aligned, never cut; name: cut from the middle when the table is too wide; text: left, never cut."""
+    """number: right-aligned, never cut; name: cut from the middle when the table is
+    too wide; text: left, never cut."""
     optional: int = 0
-    """0: always shown; otherwise shown only when the table fits the console with it, the highest dropped first."""
+    """0: always shown; otherwise shown only when the table fits the console with it,
+    the highest dropped first."""
     min_width: int | None = None
 
 
@@ -135,7 +145,8 @@ def count(key: str) -> Callable[[Row], str]:
 def fitted(
     console: Console, title: str, columns: Sequence[Column], rows: Sequence[Row]
 ) -> Table:
-    """The table with every optional column that lets it fit the console at full width; names are cut to fit."""
+    """The table with every optional column that lets it fit the console at full
+    width; names are cut to fit."""
     shown = list(columns)
     while True:
         table = build(title, shown, rows)
@@ -154,7 +165,8 @@ def fits(console: Console, table: Table) -> bool:
 
 
 def build(title: str, columns: Sequence[Column], rows: Sequence[Row]) -> Table:
-    """No vertical rules, no edges, two spaces between columns: every character goes to the cells."""
+    """No vertical rules, no edges, two spaces between columns: every character goes
+    to the cells."""
     table = Table(
         title=title,
         title_justify="left",
@@ -165,7 +177,8 @@ def build(title: str, columns: Sequence[Column], rows: Sequence[Row]) -> Table:
         pad_edge=False,
     )
     for column in columns:
-        # rich narrows only the columns that may wrap: the name columns, which cut themselves instead of wrapping
+        # rich narrows only the columns that may wrap: the name columns, which cut
+        # themselves instead of wrapping
         table.add_column(
             column.header,
             justify="right" if column.kind == "number" else "left",

@@ -1,5 +1,6 @@
-"""YAML read strictly: a duplicate key is refused, and so is a document whose aliases expand
-it past a size no study config reaches (an alias bomb), before anything walks the expansion."""
+"""YAML read strictly: a duplicate key is refused, and so is a document whose aliases
+expand it past a size no study config reaches (an alias bomb), before anything walks
+the expansion."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from typing import Any
 import yaml
 
 MAX_EXPANDED_NODES = 200_000
-"""Most YAML nodes a config may hold once its aliases are expanded (issue 26: a nine-level
-alias bomb of 10⁹ leaves made `status` grow past 2.6 GB). Without aliases nothing is refused."""
+"""Most YAML nodes a config may hold once its aliases are expanded (issue 26: a
+nine-level alias bomb of 10⁹ leaves made `status` grow past 2.6 GB). Without aliases
+nothing is refused."""
 
 
 class YamlRefused(yaml.MarkedYAMLError):
@@ -17,13 +19,15 @@ class YamlRefused(yaml.MarkedYAMLError):
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a key written twice in one mapping (last would win)."""
+    """PyYAML's safe loader, refusing a key written twice in one mapping (last would
+    win)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:
         seen: set[Any] = set()
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
-                continue  # `<<: *defaults` then overriding a key is the point of a merge
+                # `<<: *defaults` then overriding a key is the point of a merge
+                continue
             key = self.construct_object(key_node, deep=True)
             if isinstance(key, (list, dict)):
                 continue  # unhashable: the safe loader's own error says so
@@ -37,7 +41,8 @@ class _StrictLoader(yaml.SafeLoader):
 
 
 def load_yaml(text: str) -> Any:
-    """The document in `text`; raises yaml.YAMLError (YamlRefused for what itemeval refuses)."""
+    """The document in `text`; raises yaml.YAMLError (YamlRefused for what itemeval
+    refuses)."""
     loader = _StrictLoader(text)
     try:
         node = loader.get_single_node()
@@ -50,10 +55,11 @@ def load_yaml(text: str) -> Any:
 
 
 def _check_expansion(root: yaml.Node) -> None:
-    """Refuse a node graph whose aliases expand it past MAX_EXPANDED_NODES, or into a cycle.
+    """Refuse a node graph whose aliases expand it past MAX_EXPANDED_NODES, or into a
+    cycle.
 
-    An alias is the same node object reused, so sizes are memoised per node: the walk costs
-    the document's own size, never its expansion.
+    An alias is the same node object reused, so sizes are memoised per node: the walk
+    costs the document's own size, never its expansion.
     """
     sizes: dict[int, int] = {}
     open_nodes: set[int] = set()
@@ -64,7 +70,8 @@ def _check_expansion(root: yaml.Node) -> None:
             return sizes[key]
         if key in open_nodes:
             raise YamlRefused(
-                problem="an alias refers to a node that contains it (a recursive alias)",
+                problem="an alias refers to a node that contains it "
+                "(a recursive alias)",
                 problem_mark=node.start_mark,
             )
         open_nodes.add(key)
@@ -93,7 +100,8 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 
 
 def cut(value: Any, limit: int = 120) -> str:
-    """`repr(value)` shortened to about `limit` characters, saying how much was left out."""
+    """`repr(value)` shortened to about `limit` characters, saying how much was left
+    out."""
     return shorten(repr(value), limit)
 
 

@@ -1,4 +1,5 @@
-"""Isolates every test: temp working dir, inspect's data/cache/log dirs in temp, no display, no keys."""
+"""Isolates every test: temp working dir, inspect's data/cache/log dirs in temp, no
+display, no keys."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-# inspect-ai reads XDG dirs when it is first imported, so they must be set before any test imports it.
+# inspect-ai reads XDG dirs when it is first imported, so they must be set before any
+# test imports it.
 _SESSION_TMP = Path(tempfile.mkdtemp(prefix="itemeval-tests-"))
 os.environ["XDG_DATA_HOME"] = str(_SESSION_TMP / "xdg-data")
 os.environ["XDG_CACHE_HOME"] = str(_SESSION_TMP / "xdg-cache")
@@ -23,10 +25,12 @@ REPO = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path, monkeypatch):
-    """Each test runs in its own empty working dir with its own inspect cache and log dir."""
+    """Each test runs in its own empty working dir with its own inspect cache and log
+    dir."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / ".inspect-cache"))
     monkeypatch.setenv("INSPECT_LOG_DIR", str(tmp_path / ".inspect-logs"))
-    # Output to a pipe is 80 wide by default; tests read whole lines unless they set their own width.
+    # Output to a pipe is 80 wide by default; tests read whole lines unless they set
+    # their own width.
     monkeypatch.setenv("COLUMNS", "240")
     yield tmp_path

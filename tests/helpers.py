@@ -1,4 +1,5 @@
-"""Small builders shared by the tests: write a study config and its inputs into a directory."""
+"""Small builders shared by the tests: write a study config and its inputs into a
+directory."""
 
 from __future__ import annotations
 
@@ -57,7 +58,8 @@ def write_study(
     prompt: str = "Q: {input}\nEnd with ANSWER: <n>.",
     rubric: str | None = None,
 ) -> Path:
-    """Write config.yaml, prompts/p.md, rubrics/r.md and data/arith.jsonl under root; return the config path."""
+    """Write config.yaml, prompts/p.md, rubrics/r.md and data/arith.jsonl under root;
+    return the config path."""
     (root / "prompts").mkdir(parents=True, exist_ok=True)
     (root / "rubrics").mkdir(exist_ok=True)
     (root / "data").mkdir(exist_ok=True)

@@ -7,24 +7,28 @@ Usage::
         ...
         assert srv.count("What is 2 + 2?") == 1
 
-What a request gets is decided by its last user message, unless the server-level `script` still
-has entries (the n-th request takes the n-th entry):
+What a request gets is decided by its last user message, unless the server-level
+`script` still has entries (the n-th request takes the n-th entry):
 - `FAIL500` — always HTTP 500 "injected server error";
 - `RATE429` — HTTP 429 the first time a prompt is seen, a normal reply afterwards;
-- `BUSY429` — always HTTP 429 "injected rate limit: the model is busy", asking to retry after 3 s;
+- `BUSY429` — always HTTP 429 "injected rate limit: the model is busy", asking to retry
+  after 3 s;
 - `HANG` — no reply for `hang_seconds` (ends at once when the server stops);
 - `BAD400` — HTTP 400 "injected bad request";
-- `AUTH401` — HTTP 401 whose message echoes the request's Authorization header, as some providers do;
-- otherwise (or `OK` in a script) a normal reply: `ANSWER: <n>` for an arithmetic problem, else
-  `reply_text`, after `delay` seconds (or `delay(prompt)`: a latency per request), truncated with
-  finish_reason "length" past `max_tokens` (unless `overlong_reply` > 0: then that many more characters
-  are added and `max_tokens` is ignored).
-  A prompt with `WORDS<n>` gets a reply of n words (for long and short answers).
-  With `answer_limit`, only that many normal replies go out; later requests are held until `release()`.
-  `before_reply(n)` is called just before the n-th normal reply is written.
-  `responder(body)`, when given, writes the reply text of every normal reply (None: the above).
-Every chat request body is kept in `requests`, and those given a normal reply in `answered()`;
-`max_in_flight` is the peak of concurrent requests, `in_flight` the count now.
+- `AUTH401` — HTTP 401 whose message echoes the request's Authorization header, as some
+  providers do;
+- otherwise (or `OK` in a script) a normal reply: `ANSWER: <n>` for an arithmetic
+  problem, else `reply_text`, after `delay` seconds (or `delay(prompt)`: a latency per
+  request), truncated with finish_reason "length" past `max_tokens` (unless
+  `overlong_reply` > 0: then that many more characters are added and `max_tokens` is
+  ignored). A prompt with `WORDS<n>` gets a reply of n words (for long and short
+  answers). With `answer_limit`, only that many normal replies go out; later requests
+  are held until `release()`. `before_reply(n)` is called just before the n-th normal
+  reply is written. `responder(body)`, when given, writes the reply text of every normal
+  reply (None: the above).
+Every chat request body is kept in `requests`, and those given a normal reply in
+`answered()`; `max_in_flight` is the peak of concurrent requests, `in_flight` the count
+now.
 """
 
 from __future__ import annotations
@@ -68,7 +72,8 @@ def _error(status: int, message: str, kind: str) -> tuple[int, dict[str, Any]]:
 
 
 class OpenAIServer:
-    """A stdlib HTTP server on 127.0.0.1 with a random free port; use it as a context manager."""
+    """A stdlib HTTP server on 127.0.0.1 with a random free port; use it as a context
+    manager."""
 
     def __init__(
         self,
@@ -103,18 +108,21 @@ class OpenAIServer:
         self._statuses: list[int] = []
         self._answered: list[dict[str, Any]] = []
         self.calls: list[dict[str, Any]] = []
-        """Per request: its last user message, when it `arrived` and was `replied` to (monotonic s), its `status`."""
+        """Per request: its last user message, when it `arrived` and was `replied` to
+        (monotonic s), its `status`."""
         self._rate_limited: set[str] = set()
         self._in_flight = 0
         self.max_in_flight = 0
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
-    # --- lifecycle ---------------------------------------------------------------------------
+    # --- lifecycle
+    # ---------------------------------------------------------------------------
 
     def start(self) -> OpenAIServer:
         httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        # Handler threads are joined on close, so a test never leaks a thread past the server.
+        # Handler threads are joined on close, so a test never leaks a thread past the
+        # server.
         httpd.daemon_threads = False
         httpd.block_on_close = True
         httpd.owner = self  # type: ignore[attr-defined]
@@ -141,7 +149,8 @@ class OpenAIServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    # --- what tests read ---------------------------------------------------------------------
+    # --- what tests read
+    # ---------------------------------------------------------------------
 
     @property
     def base_url(self) -> str:
@@ -172,7 +181,8 @@ class OpenAIServer:
             return self._in_flight
 
     def answered(self, substr: str = "") -> int:
-        """How many normal (HTTP 200) replies went to requests with `substr` in any message: the calls paid for."""
+        """How many normal (HTTP 200) replies went to requests with `substr` in any
+        message: the calls paid for."""
         with self._lock:
             bodies = list(self._answered)
         return sum(
@@ -191,7 +201,8 @@ class OpenAIServer:
             for body in self.requests
         )
 
-    # --- request handling (called from handler threads) --------------------------------------
+    # --- request handling (called from handler threads)
+    # --------------------------------------
 
     def _enter(self, body: dict[str, Any]) -> str:
         """Records the request and returns the trigger that decides its reply."""
@@ -214,7 +225,8 @@ class OpenAIServer:
         return next((t for t in TRIGGERS if t in prompt), "OK")
 
     def _record(self, status: int, body: dict[str, Any]) -> None:
-        # Recorded before the reply is written, so a client that has its answer always sees it here.
+        # Recorded before the reply is written, so a client that has its answer always
+        # sees it here.
         with self._lock:
             self._statuses.append(status)
             call = next(c for c in reversed(self.calls) if c["body"] is body)
@@ -250,7 +262,8 @@ class OpenAIServer:
         if trigger == "AUTH401":
             return _error(
                 401,
-                f"invalid credentials in header Authorization: {body.get('_authorization', '')}",
+                "invalid credentials in header Authorization: "
+                f"{body.get('_authorization', '')}",
                 "invalid_request_error",
             )
         if trigger == "HANG":
@@ -277,7 +290,8 @@ class OpenAIServer:
         return 200, self._completion(body)
 
     def _admit(self) -> bool:
-        """Past `answer_limit` normal replies, wait for release(); False if the server stops first."""
+        """Past `answer_limit` normal replies, wait for release(); False if the
+        server stops first."""
         if self.answer_limit is None:
             return True
         with self._lock:
@@ -349,7 +363,8 @@ class OpenAIServer:
 def _wire_logprobs(
     content: str, prompt: str, top: int | None, claim: Any
 ) -> dict[str, Any]:
-    """Logprobs as OpenAI's chat completions send them: per token, its logprob, bytes and top alternatives."""
+    """Logprobs as OpenAI's chat completions send them: per token, its logprob, bytes
+    and top alternatives."""
     found = token_logprobs(
         content, ("server", prompt), top=top, first_probability=0.9 if claim else None
     )
@@ -370,7 +385,8 @@ def _wire_logprobs(
 
 
 class _Handler(BaseHTTPRequestHandler):
-    # HTTP/1.0 closes every connection after its response, so no idle keep-alive thread outlives a test.
+    # HTTP/1.0 closes every connection after its response, so no idle keep-alive thread
+    # outlives a test.
     protocol_version = "HTTP/1.0"
     timeout = (
         10  # a client that connects but never sends cannot block shutdown for long

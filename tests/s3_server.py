@@ -1,4 +1,5 @@
-"""A loopback S3 server (moto) for tests of studies on object storage; nothing leaves 127.0.0.1.
+"""A loopback S3 server (moto) for tests of studies on object storage; nothing leaves
+127.0.0.1.
 
 Usage::
 
@@ -8,8 +9,9 @@ Usage::
         uri = s3_server.uri("demo", "solutions")  # s3://studies/demo/solutions
         ...
 
-The fixture starts a server on a free port, creates the bucket, and points the AWS_* environment
-variables at it (so `storage_options_for` and boto3 find it); the server stops after the test.
+The fixture starts a server on a free port, creates the bucket, and points the AWS_*
+environment variables at it (so `storage_options_for` and boto3 find it); the server
+stops after the test.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ _ENV = {
     "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing",
     "AWS_DEFAULT_REGION": "us-east-1",
-    "AWS_EC2_METADATA_DISABLED": "true",  # never ask a cloud metadata endpoint for credentials
+    # never ask a cloud metadata endpoint for credentials
+    "AWS_EC2_METADATA_DISABLED": "true",
     "AWS_CONFIG_FILE": "/nonexistent/aws-config",  # nor the developer's own profiles
     "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-credentials",
 }
@@ -64,7 +67,8 @@ class S3Server:
 
 @pytest.fixture
 def s3_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[S3Server]:
-    """A moto S3 server on 127.0.0.1 with an empty bucket, and AWS_* variables pointing at it."""
+    """A moto S3 server on 127.0.0.1 with an empty bucket, and AWS_* variables
+    pointing at it."""
     from moto.server import ThreadedMotoServer
 
     logging.getLogger("werkzeug").setLevel(
@@ -75,7 +79,8 @@ def s3_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[S3Server]:
     try:
         host, port = server.get_host_and_port()
         endpoint = f"http://{host}:{port}"
-        # moto keeps its buckets in module globals that outlive a server: start every test from none.
+        # moto keeps its buckets in module globals that outlive a server: start every
+        # test from none.
         urllib.request.urlopen(
             urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST")
         ).read()

@@ -1,8 +1,10 @@
-"""The itemeval CLI with every inspect sample's end held back, as on a machine too busy to end samples promptly.
+"""The itemeval CLI with every inspect sample's end held back, as on a machine too busy
+to end samples promptly.
 
-Run as `python tests/stalled_sample_end.py generate <config> ...`. The hook is registered before
-itemeval's own, so whatever itemeval does at a sample's end waits behind it: STALL_S, or
-`TEST_STALL_S` seconds (inspect does not cancel a hook, so a Ctrl-C waits it out too).
+Run as `python tests/stalled_sample_end.py generate <config> ...`. The hook is
+registered before itemeval's own, so whatever itemeval does at a sample's end waits
+behind it: STALL_S, or `TEST_STALL_S` seconds (inspect does not cancel a hook, so a
+Ctrl-C waits it out too).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import sys
 import anyio
 from inspect_ai.hooks import Hooks, SampleEnd, hooks
 
-STALL_S = 300.0  # longer than any test waits for a row: a row must not depend on the sample ending
+# longer than any test waits for a row: a row must not depend on the sample ending
+STALL_S = 300.0
 
 
 @hooks(name="test_stalled_sample_end", description="holds every sample's end back")

@@ -1,4 +1,5 @@
-"""Input that must give a clear error, not a traceback: exit 2, the file and line named, nothing written."""
+"""Input that must give a clear error, not a traceback: exit 2, the file and line
+named, nothing written."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ BAD = b"caf\xe9 \xff"  # Latin-1 bytes, not UTF-8
 
 
 def _corrupt(root, target: str) -> str:
-    """Put non-UTF-8 bytes on line 2 of one of the study's files; returns that file's name."""
+    """Put non-UTF-8 bytes on line 2 of one of the study's files; returns that file's
+    name."""
     if target == "config":
         path = root / "config.yaml"
         path.write_bytes(path.read_bytes().replace(b"\n", b"\n# " + BAD + b"\n", 1))

@@ -1,4 +1,5 @@
-"""The spend gate and the hard cap: pure checks, the cap under concurrency, and whole runs on the local server."""
+"""The spend gate and the hard cap: pure checks, the cap under concurrency, and whole
+runs on the local server."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def line(
     )
 
 
-# ---- the gate --------------------------------------------------------------------------------------------
+# ---- the gate
+# --------------------------------------------------------------------------------------
 
 
 def test_gate_passes_below_the_threshold_or_with_yes():
@@ -79,7 +81,8 @@ def test_gate_counts_the_priced_part_when_a_model_has_no_price():
     )
 
 
-# ---- the cap, before a run ----------------------------------------------------------------------------------
+# ---- the cap, before a run
+# ----------------------------------------------------------------------------------
 
 
 def test_check_cap():
@@ -101,7 +104,8 @@ def test_check_cap():
     assert "worst case $4.00 exceeds max_usd $1.00" in maybe
 
 
-# ---- the cap, during a run --------------------------------------------------------------------------------
+# ---- the cap, during a run
+# --------------------------------------------------------------------------------
 
 
 class Ledger:
@@ -168,7 +172,8 @@ def test_a_call_waits_for_room_and_a_call_that_can_never_fit_stops_the_run():
 
 
 def test_two_tasks_with_the_same_sample_id_both_count_in_flight():
-    """Generate conditions share sample ids (`a1#1`): one task's reservation must not hide another's."""
+    """Generate conditions share sample ids (`a1#1`): one task's reservation must not
+    hide another's."""
 
     async def scenario() -> tuple[bool, bool, bool, float]:
         cap = SpendCap(cap=2.0)
@@ -219,7 +224,8 @@ def test_priced_gate_reserves_the_worst_case_and_settles_actual_usage():
     assert asyncio.run(scenario()) == [False, True, [7.0, 7.0, 7.0]]
 
 
-# ---- whole runs ------------------------------------------------------------------------------------------------
+# ---- whole runs
+# --------------------------------------------------------------------------------------
 
 ROWS = [
     {
@@ -235,7 +241,8 @@ PRICE_PER_OUTPUT_TOKEN = 0.001
 
 @pytest.fixture
 def server(monkeypatch):
-    """The local server as `openai-api/local/*` (inspect memoizes models by name, so forget them)."""
+    """The local server as `openai-api/local/*` (inspect memoizes models by name, so
+    forget them)."""
     from inspect_ai.model import _model
 
     with OpenAIServer(delay=0.2) as srv:
@@ -247,7 +254,8 @@ def server(monkeypatch):
 
 
 def capped_study(root: Path, *, priced: bool = True, **overrides: Any) -> Path:
-    """2 prompts × 10 items on `openai-api/local/m`; 5-token replies at $0.001 a token ($0.005 a call)."""
+    """2 prompts × 10 items on `openai-api/local/m`; 5-token replies at $0.001 a
+    token ($0.005 a call)."""
     config = base_config(
         **{
             "cache": False,
@@ -305,7 +313,10 @@ def test_the_hard_cap_stops_mid_run_and_a_higher_cap_continues(
     cap = 0.0751  # room for 15 of the 20 $0.005 calls
     code, result = run(capsys, "generate", str(config), "--max-usd", str(cap))
     solutions = pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")
-    seen = f"{result} requests={len(server.requests)} statuses={server.statuses} rows={len(solutions)}"
+    seen = (
+        f"{result} requests={len(server.requests)} statuses={server.statuses} "
+        f"rows={len(solutions)}"
+    )
     assert code == EXIT_BUDGET and result["outcome"] == "budget_stopped", seen
     assert any(
         "exceeds max_usd" in note for note in result["notes"]
@@ -380,9 +391,10 @@ def test_a_provider_ignoring_max_tokens_stops_the_run_and_the_overrun_is_reporte
     solutions = pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")
     spent = solutions["usd"].sum()
     assert code == EXIT_BUDGET and result["outcome"] == "budget_stopped"
-    # Reservations are bounded by the model's connections (8): the calls in flight when the first overlong reply
-    # came back still cost what they cost, and none started after it (the worst-case bound alone allowed 15).
-    # How many were in flight by then depends on the machine's speed; more than 8 never are.
+    # Reservations are bounded by the model's connections (8): the calls in flight when
+    # the first overlong reply came back still cost what they cost, and none started
+    # after it (the worst-case bound alone allowed 15). How many were in flight by then
+    # depends on the machine's speed; more than 8 never are.
     assert spent > 0.0751 and 1 <= len(srv.requests) == len(solutions) <= 8
     (note,) = [n for n in result["notes"] if "went over max_usd" in n]
     assert "max_tokens" in note

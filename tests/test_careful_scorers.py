@@ -1,4 +1,5 @@
-"""itemeval's own scorers against a careful human's verdicts on realistic replies (tests/careful_cases.py)."""
+"""itemeval's own scorers against a careful human's verdicts on realistic replies
+(tests/careful_cases.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ def verdict_of(result) -> float | str:
 
 
 def agreement(scorer: str, cases) -> tuple[float, int]:
-    """(share of cases where the scorer credits exactly when the human does, wrong credits)."""
+    """(share of cases where the scorer credits exactly when the human does, wrong
+    credits)."""
     agree = wrong = 0
     for reply, target, human, *choices in cases:
         context = ScoreContext.of(
@@ -78,7 +80,8 @@ WRITTEN_APART = [
     ids=[f"{t}-{s}" for t, s, _ in WRITTEN_APART],
 )
 def test_tables_written_apart_agreement_and_no_wrong_credit(table, scorer, cases):
-    """On the tables written without the code: at least 97 % agreement, no wrong credit, hedges never credited."""
+    """On the tables written without the code: at least 97 % agreement, no wrong
+    credit, hedges never credited."""
     share, wrong = agreement(scorer, cases)
     assert len(cases) >= 60 and share >= 0.97 and wrong == 0, (share, wrong)
     for reply, target, human, *choices in cases:

@@ -1,4 +1,5 @@
-"""The command line as a new user meets it: help, init, status, JSON output, exit codes."""
+"""The command line as a new user meets it: help, init, status, JSON output, exit
+codes."""
 
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ def test_help_is_instant_and_does_not_import_inspect():
     code = (
         "import sys; from itemeval.cli import main; "
         f"[main([c, '--help']) for c in {COMMANDS!r}]; main(['--help']); "
-        "print('HEAVY', sorted(m for m in ('inspect_ai', 'pandas', 'pyarrow') if m in sys.modules))"
+        "print('HEAVY', sorted(m for m in ('inspect_ai', 'pandas', 'pyarrow') "
+        "if m in sys.modules))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

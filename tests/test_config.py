@@ -1,4 +1,5 @@
-"""Bad input, one case at a time: each exits 2 with a message naming what is wrong and writes nothing."""
+"""Bad input, one case at a time: each exits 2 with a message naming what is wrong
+and writes nothing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Dataset revisions are pinned at first run; a changed local file is an error that says how to re-pin."""
+"""Dataset revisions are pinned at first run; a changed local file is an error that
+says how to re-pin."""
 
 from __future__ import annotations
 

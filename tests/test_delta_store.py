@@ -1,4 +1,5 @@
-"""Tests for the object-storage backend (store.delta, store.snapshot, store.remote) against a loopback moto S3."""
+"""Tests for the object-storage backend (store.delta, store.snapshot, store.remote)
+against a loopback moto S3."""
 
 from __future__ import annotations
 
@@ -133,7 +134,8 @@ def test_where_filters_rows_and_skips_other_partitions(s3_server):
     assert sorted(picked.column("item_id").to_pylist()) == ["i1", "i4"]
     assert read_delta(uri, "solutions", where={"condition_id": []}).num_rows == 0
 
-    # Spoil every file of partition c0: a read pinned to c1 must not open them, an unpinned one must.
+    # Spoil every file of partition c0: a read pinned to c1 must not open them, an
+    # unpinned one must.
     client = s3_server.client()
     spoiled = client.list_objects_v2(
         Bucket=s3_server.bucket, Prefix="demo/solutions/condition_id=c0/"
@@ -179,7 +181,8 @@ def test_the_same_app_transaction_commits_once(s3_server):
 
 
 def test_concurrent_writers_end_with_the_union_of_their_keys(s3_server):
-    """Four writers race to create the table, then merge overlapping keys (c0) and their own (c1..c4)."""
+    """Four writers race to create the table, then merge overlapping keys (c0) and
+    their own (c1..c4)."""
     uri, writers = s3_server.uri("demo", "solutions"), 4
     start, results, errors = threading.Barrier(writers), {}, []
 
@@ -289,7 +292,8 @@ def test_a_writer_beaten_at_every_attempt_gives_up_naming_the_table(
     monkeypatch.setattr(delta, "_backoff_s", lambda attempt: 0.0)
     with pytest.raises(
         StoreError,
-        match=f"gave up writing the solutions table at {uri} after {delta.COMMIT_ATTEMPTS}",
+        match=f"gave up writing the solutions table at {uri} after "
+        f"{delta.COMMIT_ATTEMPTS}",
     ):
         upsert_delta(uri, "solutions", [solution("c0", "i1")])
 
@@ -384,12 +388,14 @@ def test_merge_predicate_pins_partitions_to_literal_values():
         "solutions", [solution("b", "i1"), solution("it's", "i2"), solution("b", "i3")]
     )
     assert merge_predicate("solutions", solutions) == (
-        "t.condition_id IN ('b', 'it''s') AND t.condition_id = s.condition_id AND t.item_id = s.item_id "
+        "t.condition_id IN ('b', 'it''s') AND t.condition_id = s.condition_id "
+        "AND t.item_id = s.item_id "
         "AND t.epoch = s.epoch"
     )
     grades = coerce_rows("grades", [ROWS["grades"](i, "x") for i in range(2)])
     assert merge_predicate("grades", grades).startswith(
-        "t.grade_condition_id IN ('g0', 'g1') AND t.gen_condition_id IN ('c0', 'c1') AND "
+        "t.grade_condition_id IN ('g0', 'g1') AND t.gen_condition_id IN ('c0', "
+        "'c1') AND "
     )
     assert (
         merge_predicate("items", coerce_rows("items", [ROWS["items"](1, "x")]))

@@ -1,8 +1,9 @@
-"""A generate killed or interrupted mid-run loses no finished cell and never pays for one twice (README "What runs, and when").
+"""A generate killed or interrupted mid-run loses no finished cell and never pays for
+one twice (README "What runs, and when").
 
-These run `itemeval generate` as a real subprocess and signal it once its journal holds some
-records, so they are slow-ish (a few seconds each) but exercise exactly what a user's Ctrl-C or
-an OOM kill does.
+These run `itemeval generate` as a real subprocess and signal it once its journal holds
+some records, so they are slow-ish (a few seconds each) but exercise exactly what a
+user's Ctrl-C or an OOM kill does.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ N_ITEMS = 8
 
 
 def write_items_study(root: Path, **overrides) -> Path:
-    """N_ITEMS arithmetic items, one call at a time, each question tagged `[qN]` to count its requests by."""
+    """N_ITEMS arithmetic items, one call at a time, each question tagged `[qN]` to
+    count its requests by."""
     rows = [
         {
             "qid": f"q{i}",
@@ -71,7 +73,8 @@ def journal_records(study_dir: Path) -> list[dict]:
 def generate_until(
     path: Path, env: dict[str, str], *, records: int, extra: tuple[str, ...] = ()
 ) -> Iterator[subprocess.Popen]:
-    """Start `itemeval generate` and yield it once its journal holds `records` complete records; never leak it."""
+    """Start `itemeval generate` and yield it once its journal holds `records`
+    complete records; never leak it."""
     proc = subprocess.Popen(
         [*ITEMEVAL, "generate", str(path), "--display", "none", *extra],
         env=env,
@@ -86,8 +89,8 @@ def generate_until(
                 proc.kill()
                 _, err = proc.communicate(timeout=10)
                 pytest.fail(
-                    f"generate ended (rc {proc.returncode}) or stalled before journaling {records} rows:\n"
-                    + err.decode()
+                    f"generate ended (rc {proc.returncode}) or stalled before "
+                    f"journaling {records} rows:\n" + err.decode()
                 )
             time.sleep(0.02)
         yield proc
@@ -106,7 +109,8 @@ def manifest(study_dir: Path) -> dict:
 def test_sigkill_mid_run_keeps_every_journaled_cell_and_never_requests_it_again(
     tmp_path, capsys, monkeypatch, cache
 ):
-    # The local server, not an offline model, so "no request" is counted where requests arrive.
+    # The local server, not an offline model, so "no request" is counted where requests
+    # arrive.
     path = write_items_study(
         tmp_path, cache=cache, solvers__models=["openai-api/local/slow"]
     )
@@ -157,9 +161,9 @@ def test_sigkill_mid_run_keeps_every_journaled_cell_and_never_requests_it_again(
     ).all()  # never re-run, with or without cache
 
 
-# With evals of 3 cells each batch's journal is replayed and removed as it ends, so the signal is sent
-# at the first journaled record: it lands inside the first eval, or just after it while its rows are
-# being replayed, and the later evals must not start.
+# With evals of 3 cells each batch's journal is replayed and removed as it ends, so the
+# signal is sent at the first journaled record: it lands inside the first eval, or just
+# after it while its rows are being replayed, and the later evals must not start.
 @pytest.mark.parametrize(
     ("cells_per_eval", "records"),
     [(None, 2), ("3", 1)],
@@ -241,9 +245,10 @@ STALLED_CLI = [sys.executable, str(Path(__file__).with_name("stalled_sample_end.
 def test_a_paid_reply_is_journaled_when_its_call_returns_not_when_its_sample_ends(
     tmp_path, capsys, monkeypatch, signal_number, code
 ):
-    # Samples' ends are held back for minutes and the server answers 3 calls, then holds the next: the 3
-    # paid replies must reach the journal anyway, and after the signal and a re-run (cache off) no reply
-    # the server sent before the signal is paid for again.
+    # Samples' ends are held back for minutes and the server answers 3 calls, then holds
+    # the next: the 3 paid replies must reach the journal anyway, and after the signal
+    # and a re-run (cache off) no reply the server sent before the signal is paid for
+    # again.
     path = write_items_study(
         tmp_path,
         cache=False,
@@ -254,7 +259,8 @@ def test_a_paid_reply_is_journaled_when_its_call_returns_not_when_its_sample_end
     with OpenAIServer(answer_limit=3) as srv:
         for name, value in srv.env().items():
             monkeypatch.setenv(name, value)
-        # Held for good under SIGKILL; for a few seconds otherwise, since a stopping eval waits for its hooks.
+        # Held for good under SIGKILL; for a few seconds otherwise, since a stopping
+        # eval waits for its hooks.
         stall = {
             "TEST_STALL_S": "300" if signal_number == signal.SIGKILL else "4",
             "ITEMEVAL_DRAIN_S": "1",
@@ -270,8 +276,10 @@ def test_a_paid_reply_is_journaled_when_its_call_returns_not_when_its_sample_end
             while len(journal_records(study_dir)) < 3 or srv.in_flight < 1:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(
-                        f"3 answered calls were not journaled while their samples' ends were held "
-                        f"(journal {len(journal_records(study_dir))}, answered {srv.answered()})"
+                        "3 answered calls were not journaled while their "
+                        "samples' ends were held "
+                        f"(journal {len(journal_records(study_dir))}, answered "
+                        f"{srv.answered()})"
                     )
                 time.sleep(0.02)
             in_flight = srv.in_flight
@@ -283,7 +291,8 @@ def test_a_paid_reply_is_journaled_when_its_call_returns_not_when_its_sample_end
                 proc.kill()
                 proc.communicate(timeout=10)
         assert proc.returncode == code, err.decode()
-        srv.release()  # the held call's reply goes out now: paid for, whether or not anyone reads it
+        # the held call's reply goes out now: paid for, whether or not anyone reads it
+        srv.release()
 
         capsys.readouterr()
         assert main(["generate", str(path), "--json"]) == 0
@@ -299,8 +308,8 @@ def test_a_paid_reply_is_journaled_when_its_call_returns_not_when_its_sample_end
 
 
 def test_no_call_starts_after_ctrl_c(tmp_path, capsys, monkeypatch):
-    # Ctrl-C lands just before the 4th reply goes out, one call at a time: the sample waiting for the
-    # connection that reply frees must not make its call.
+    # Ctrl-C lands just before the 4th reply goes out, one call at a time: the sample
+    # waiting for the connection that reply frees must not make its call.
     path = write_items_study(
         tmp_path, cache=False, solvers__models=["openai-api/local/m"]
     )
@@ -315,7 +324,8 @@ def test_no_call_starts_after_ctrl_c(tmp_path, capsys, monkeypatch):
         assert main(["generate", str(path), "--json"]) == 130
         assert len(srv.requests) == 4
     rows = pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")
-    # The 4th call was in flight at the signal: it may return (and is kept), but nothing starts after it.
+    # The 4th call was in flight at the signal: it may return (and is kept), but nothing
+    # starts after it.
     assert len(rows) == 4 and rows["error"].isna().all()
 
 
@@ -328,8 +338,9 @@ def test_a_first_ctrl_c_lets_the_calls_in_flight_return_so_none_is_paid_twice(
         solvers__max_connections=4,
         solvers__models=["openai-api/local/m"],
     )
-    # The server holds every reply until the command has taken the signal: four calls are in flight then,
-    # however slow the machine, and they may only return into the drain.
+    # The server holds every reply until the command has taken the signal: four calls
+    # are in flight then, however slow the machine, and they may only return into the
+    # drain.
     srv = OpenAIServer(answer_limit=0)
 
     def interrupt_when_all_connections_are_busy() -> None:
@@ -358,8 +369,9 @@ def test_a_first_ctrl_c_lets_the_calls_in_flight_return_so_none_is_paid_twice(
 
 
 def test_the_hard_stop_after_a_cancel_is_disarmed_when_the_eval_ends(monkeypatch):
-    # A cancelled eval that never unwinds is ended by a timer; one that does unwind must not be: the timer
-    # would kill whatever the process does next (another command in the same process, a test worker).
+    # A cancelled eval that never unwinds is ended by a timer; one that does unwind must
+    # not be: the timer would kill whatever the process does next (another command in
+    # the same process, a test worker).
     from itemeval import signals
 
     exits: list[int] = []

@@ -1,4 +1,5 @@
-"""`itemeval estimate`: calls, tokens and USD of exactly the cells a run would execute, with no model call."""
+"""`itemeval estimate`: calls, tokens and USD of exactly the cells a run would
+execute, with no model call."""
 
 from __future__ import annotations
 
@@ -186,7 +187,8 @@ def test_selection_options_and_the_expected_basis(tmp_path, capsys):
         == {}
     )
 
-    # a judge not in facets.grader: same model -> the model's observed lengths; a new model -> the ceiling
+    # a judge not in facets.grader: same model -> the model's observed lengths; a new
+    # model -> the ceiling
     k = lines(estimate(capsys, config, "--grader", "k", "--stage", "grade"))
     assert (
         set(k) == {("grade", "k_r")}
@@ -294,7 +296,8 @@ def test_expected_generate_spend_is_within_15_percent_on_the_demo(tmp_path, caps
     )
     ratio = expected / actual
     print(
-        f"demo estimate accuracy: expected ${expected:.6f} / actual ${actual:.6f} = {ratio:.3f}"
+        f"demo estimate accuracy: expected ${expected:.6f} / actual "
+        f"${actual:.6f} = {ratio:.3f}"
     )
     assert 0.85 <= ratio <= 1.15
     assert actual <= projected["stages"]["generate"]["usd_ceiling"]

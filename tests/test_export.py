@@ -1,4 +1,5 @@
-"""The long export: one row per grade, joined to its solution, its item and its facet values, never aggregated."""
+"""The long export: one row per grade, joined to its solution, its item and its facet
+values, never aggregated."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ def well_formed_judges(monkeypatch):
 
 @pytest.fixture
 def exported(tmp_path, capsys):
-    """2 items × 2 replications × 2 model configs (one cut short by max_tokens), graded by a judge and a scorer."""
+    """2 items × 2 replications × 2 model configs (one cut short by max_tokens),
+    graded by a judge and a scorer."""
     rows = [{**row, "difficulty": f"level-{i}"} for i, row in enumerate(ARITH[:2])]
     config = base_config(
         cache=False,

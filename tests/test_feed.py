@@ -1,4 +1,5 @@
-"""The feed that hands inspect one task whenever a running one ends (inspect_tasks._Feed)."""
+"""The feed that hands inspect one task whenever a running one ends
+(inspect_tasks._Feed)."""
 
 from __future__ import annotations
 

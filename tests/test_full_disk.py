@@ -1,5 +1,6 @@
-"""A full disk: the first failed write stops new calls, the command exits 1 with one message naming the path,
-the manifest says `failed` with the reason, and nothing that reached the journal is lost."""
+"""A full disk: the first failed write stops new calls, the command exits 1 with one
+message naming the path, the manifest says `failed` with the reason, and nothing that
+reached the journal is lost."""
 
 from __future__ import annotations
 
@@ -107,7 +108,8 @@ def _refusing_upsert(paths, store, rows, **_):
 
 
 def _write_failure_note(code: int, result: dict) -> str:
-    """The one note of a run a full disk stopped (exit 1, outcome failed), checked to say what to do."""
+    """The one note of a run a full disk stopped (exit 1, outcome failed), checked to
+    say what to do."""
     assert code == 1 and result["outcome"] == "failed", result
     (note,) = [n for n in result["notes"] if "could not write" in n]
     assert "No space left on device" in note and "Free space" in note
@@ -122,8 +124,9 @@ def _write_failure_note(code: int, result: dict) -> str:
 def test_an_inspect_log_that_cannot_be_written_fails_the_run_but_keeps_every_row(
     tmp_path, capsys, monkeypatch, method, rows
 ):
-    # inspect writes its log's header before the first sample (a failure there: no call is made) and the
-    # samples at the end (a failure there: every row is already in the journal).
+    # inspect writes its log's header before the first sample (a failure there: no call
+    # is made) and the samples at the end (a failure there: every row is already in the
+    # journal).
     from inspect_ai.log._recorders.eval import EvalRecorder
 
     async def refuse(self, *args, **kwargs):
@@ -169,7 +172,8 @@ def test_a_store_write_that_fails_keeps_the_journal_for_the_next_run(
     code, result, _ = _run(["status", str(path)], capsys)
     assert (
         code == 0
-        and f"recovered {len(ROWS)} solutions rows from the journal of an interrupted run"
+        and f"recovered {len(ROWS)} solutions rows from the journal of an "
+        "interrupted run"
         in result["notes"]
     )
     assert len(pd.read_parquet(study / "solutions.parquet")) == len(ROWS)
@@ -230,7 +234,8 @@ def test_a_grades_write_that_fails_ends_grade_failed(tmp_path, capsys, monkeypat
 
 @contextlib.contextmanager
 def small_tmpfs(where: Path, size: str) -> Iterator[Path]:
-    """A real file system of `size` mounted at `where`; the test is skipped where mounting is not allowed."""
+    """A real file system of `size` mounted at `where`; the test is skipped where
+    mounting is not allowed."""
     where.mkdir()
     mounted = subprocess.run(
         ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
@@ -248,8 +253,9 @@ def small_tmpfs(where: Path, size: str) -> Iterator[Path]:
 def test_a_disk_that_fills_up_mid_run_stops_the_calls_and_loses_nothing_journaled(
     tmp_path, capsys, monkeypatch
 ):
-    # Needs root (to mount a 1 MB tmpfs); counted at the local server: after the disk fills no new call
-    # starts, the command says what to do, and after space is freed no journaled reply is paid again.
+    # Needs root (to mount a 1 MB tmpfs); counted at the local server: after the disk
+    # fills no new call starts, the command says what to do, and after space is freed no
+    # journaled reply is paid again.
     rows = [
         {
             "qid": f"q{i}",

@@ -1,14 +1,16 @@
-"""Stage 1 as a user drives it: `itemeval generate` on the offline models, read back with pandas.
+"""Stage 1 as a user drives it: `itemeval generate` on the offline models, read back
+with pandas.
 
 Every test runs the real CLI in-process (`itemeval.cli.main`) on real inspect and reads
-`studies/t/solutions.parquet`, the status JSON or the manifest, never itemeval's internals.
+`studies/t/solutions.parquet`, the status JSON or the manifest, never itemeval's
+internals.
 """
 
 from __future__ import annotations
 
 import gc
-import os
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -36,11 +38,13 @@ DEMO_PRICES = {
 }  # pricing.json, USD / 1M tokens
 
 
-# ---- helpers -------------------------------------------------------------------------------------------
+# ---- helpers
+# --------------------------------------------------------------------------------------
 
 
 def generate(capsys, path: Path, *args: str) -> tuple[int, dict]:
-    """`itemeval generate PATH ARGS --json`: the exit code and the one JSON document it printed."""
+    """`itemeval generate PATH ARGS --json`: the exit code and the one JSON document
+    it printed."""
     capsys.readouterr()
     code = main(["generate", str(path), "--json", *args])
     out = capsys.readouterr().out
@@ -62,7 +66,8 @@ def by_key(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def assert_same_rows(actual: pd.DataFrame, expected: pd.DataFrame) -> None:
-    """Same keys and values in every column (run_id, created_at, sample_uuid included); NaN-widened ints allowed."""
+    """Same keys and values in every column (run_id, created_at, sample_uuid
+    included); NaN-widened ints allowed."""
     pd.testing.assert_frame_equal(actual, expected, check_dtype=False)
 
 
@@ -86,7 +91,8 @@ def conditions(result: dict) -> dict[str, dict]:
     return {c["slug"]: c for c in result["conditions"]}
 
 
-# ---- rows ----------------------------------------------------------------------------------------------
+# ---- rows
+# --------------------------------------------------------------------------------------
 
 
 def test_one_row_per_cell_with_every_spec_column_filled(tmp_path, capsys):
@@ -150,7 +156,8 @@ def test_one_row_per_cell_with_every_spec_column_filled(tmp_path, capsys):
     ).all()
     assert not rows["cache_hit"].any()
     assert (rows["latency_s"] >= 0).all()
-    # provenance: one run id (the manifest's), a log file that exists, the sample that made the row
+    # provenance: one run id (the manifest's), a log file that exists, the sample that
+    # made the row
     (manifest,) = manifests(tmp_path)
     assert set(rows["run_id"]) == {result["run_id"]} == {manifest.stem}
     study_dir = tmp_path / "studies" / "t"
@@ -225,9 +232,10 @@ def test_a_run_cut_into_several_evals_writes_every_cell_once_with_its_own_log(
 def test_a_slow_call_holds_up_only_its_own_task_not_the_rest_of_the_eval(
     tmp_path, capsys, monkeypatch
 ):
-    # 8 cells, fed to inspect as tasks of one cell, two at a time. The first call to arrive is held at the
-    # server: the other seven must all be answered meanwhile (a batch of tasks would wait for the held one),
-    # and never more than two at once (the tasks in flight bound the memory).
+    # 8 cells, fed to inspect as tasks of one cell, two at a time. The first call to
+    # arrive is held at the server: the other seven must all be answered meanwhile (a
+    # batch of tasks would wait for the held one), and never more than two at once (the
+    # tasks in flight bound the memory).
     rows = [
         {"qid": f"q{i}", "question": f"[q{i}] What is {i} + 1?", "answer": str(i + 1)}
         for i in range(8)
@@ -343,7 +351,8 @@ def test_max_tokens_truncation_is_stored_and_counted_in_status(tmp_path, capsys)
     assert (counts["roomy"]["done"], counts["roomy"]["truncated"]) == (4, 0)
 
 
-# ---- resume --------------------------------------------------------------------------------------------
+# ---- resume
+# --------------------------------------------------------------------------------------
 
 
 def test_second_run_has_nothing_to_do_and_starts_no_run(tmp_path, capsys):
@@ -559,7 +568,8 @@ def test_editing_the_prompt_starts_a_new_empty_condition_and_keeps_old_rows(
     assert (new["prompt_hash"] == content_hash("Think step by step.\n" + PROMPT)).all()
 
 
-# ---- the local response cache --------------------------------------------------------------------------
+# ---- the local response cache
+# --------------------------------------------------------------------------
 
 
 def test_replications_miss_the_cache_apart_and_a_wiped_study_is_served_from_it(
@@ -601,7 +611,8 @@ def test_replications_miss_the_cache_apart_and_a_wiped_study_is_served_from_it(
 
 
 def test_two_conditions_never_share_a_cache_entry(tmp_path, capsys):
-    # Same model, prompt and sampling params: only the model config's name (so the id) differs.
+    # Same model, prompt and sampling params: only the model config's name (so the id)
+    # differs.
     path = write_study(
         tmp_path, base_config(facets__model_config=[{"name": "a"}, {"name": "b"}])
     )
@@ -628,7 +639,8 @@ def test_cache_off_never_hits(tmp_path, capsys):
     assert not rows["cache_hit"].any() and (rows["usd"] > 0).all()
 
 
-# ---- manifest, exit codes, output ----------------------------------------------------------------------
+# ---- manifest, exit codes, output
+# ----------------------------------------------------------------------
 
 
 def test_manifest_of_a_completed_run(tmp_path, capsys):
@@ -721,7 +733,8 @@ def test_locked_study_exits_5_and_runs_nothing(tmp_path, capsys):
 
 
 def test_json_is_the_only_stdout_and_a_failed_condition_exits_1(tmp_path):
-    """A subprocess, because inspect's banner and display go to the real process stdout."""
+    """A subprocess, because inspect's banner and display go to the real process
+    stdout."""
     config = base_config(solvers__models=["itemeval/arith-good", "mistral/x"])
     path = write_study(tmp_path, config)
 

@@ -1,4 +1,5 @@
-"""Stage 2 on real inspect runs: verifiable scorers and judges over stored solutions, resume, selection, adding a judge."""
+"""Stage 2 on real inspect runs: verifiable scorers and judges over stored solutions,
+resume, selection, adding a judge."""
 
 from __future__ import annotations
 
@@ -22,7 +23,10 @@ from itemeval.scorers import score_solution
 from tests.helpers import ARITH, base_config, write_study
 from tests.openai_server import OpenAIServer
 
-RUBRIC = "Problem: {input}\nReference answer: {target}\n\nCandidate solution:\n{solution}\n\nScore 1 if correct, else 0."
+RUBRIC = (
+    "Problem: {input}\nReference answer: {target}\n\nCandidate "
+    "solution:\n{solution}\n\nScore 1 if correct, else 0."
+)
 SPEC_GRADE_COLUMNS = [
     "grade_condition_id",
     "grade_condition_slug",
@@ -66,8 +70,9 @@ PARSE_CODES = {
 
 
 class StudyServer(OpenAIServer):
-    """The local server as solver and judge: judge prompts (they carry the format suffix) get a JSON verdict,
-    and solver replies end with `tag`, so a re-generation can change a stored text."""
+    """The local server as solver and judge: judge prompts (they carry the format
+    suffix) get a JSON verdict, and solver replies end with `tag`, so a re-generation
+    can change a stored text."""
 
     tag = ""
 
@@ -76,7 +81,8 @@ class StudyServer(OpenAIServer):
         message = reply["choices"][0]["message"]
         if "## How to reply" in self._last_user(body):
             message["content"] = (
-                'The answer matches.\n```json\n{"score": 1, "reasoning": "matches"}\n```'
+                'The answer matches.\n```json\n{"score": 1, "reasoning": '
+                '"matches"}\n```'
             )
         elif self.tag:
             message["content"] = f"{message['content']}\n{self.tag}"
@@ -90,7 +96,8 @@ def well_formed_judges(monkeypatch):
 
 @pytest.fixture
 def server(monkeypatch):
-    """A started StudyServer that `openai-api/local/*` models reach (inspect memoizes models, so forget them)."""
+    """A started StudyServer that `openai-api/local/*` models reach (inspect memoizes
+    models, so forget them)."""
     from inspect_ai.model import _model
 
     with StudyServer() as srv:
@@ -146,7 +153,8 @@ def solutions_table(root: Path) -> pd.DataFrame:
 
 
 def tree_digest(directory: Path) -> dict[str, str]:
-    """sha256 of every file under `directory`, following a store's symlink to its version dir."""
+    """sha256 of every file under `directory`, following a store's symlink to its
+    version dir."""
     directory = directory.resolve()
     return {
         str(p.relative_to(directory)): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -179,7 +187,8 @@ def study_digest(root: Path) -> dict[str, str]:
 
 
 def assert_invariant(frame: pd.DataFrame) -> None:
-    """The grades invariant (README "The study directory"): for rows without error, parse_ok false ⇔ parse_error set ⇔ score null."""
+    """The grades invariant (README "The study directory"): for rows without error,
+    parse_ok false ⇔ parse_error set ⇔ score null."""
     ok = frame[frame["error"].isna()]
     assert not ok.empty
     failed = ~ok["parse_ok"].astype(bool)
@@ -187,7 +196,8 @@ def assert_invariant(frame: pd.DataFrame) -> None:
     assert (failed == ok["score"].isna()).all()
 
 
-# ---- a generated study, graded -------------------------------------------------------------------------
+# ---- a generated study, graded
+# -------------------------------------------------------------------------
 
 
 def test_grade_writes_verifiable_and_judge_rows_then_rerun_writes_nothing(
@@ -294,7 +304,8 @@ def test_errored_solutions_are_never_graded_and_blank_ones_follow_on_empty(
         == 1
     )  # a1 fails now
     monkeypatch.delenv("ITEMEVAL_OFFLINE_FAIL_RATE")
-    # The offline solvers never reply blank: store one as a provider could have returned it.
+    # The offline solvers never reply blank: store one as a provider could have returned
+    # it.
     study = load_study(config)
     stored = {
         row["item_id"]: row for row in read_store(study.paths, "solutions").to_pylist()
@@ -365,7 +376,8 @@ def test_condition_grader_and_rubric_select_what_is_graded(tmp_path, capsys):
         gen["arith-good_p_default"]
     }
 
-    # a grade slug (or id prefix) narrows the grade conditions, every generate condition is covered
+    # a grade slug (or id prefix) narrows the grade conditions, every generate condition
+    # is covered
     code, result = cli(capsys, "grade", str(config), "--condition", "scorer_numeric")
     assert code == 0 and planned(result) == {"scorer_numeric": 6}
 
@@ -392,7 +404,8 @@ def test_condition_grader_and_rubric_select_what_is_graded(tmp_path, capsys):
     assert "nobody" in capsys.readouterr().err
 
 
-# ---- the reason the package exists: adding a judge later ------------------------------------------------
+# ---- the reason the package exists: adding a judge later
+# ------------------------------------------------
 
 
 def test_adding_a_judge_later_reuses_every_solution_and_calls_no_solver(
@@ -470,7 +483,8 @@ def test_adding_a_judge_later_reuses_every_solution_and_calls_no_solver(
     )
 
 
-# ---- judge replies that do not parse, solutions that changed -------------------------------------------------
+# ---- judge replies that do not parse, solutions that changed
+# -------------------------------------------------
 
 
 def test_malformed_judge_replies_are_final_parse_failures(
@@ -592,7 +606,8 @@ def test_a_model_id_used_as_grader_still_has_bounded_retries(tmp_path):
     )
 
 
-# ---- SIGKILL mid-grade -----------------------------------------------------------------------------------
+# ---- SIGKILL mid-grade
+# -----------------------------------------------------------------------------------
 
 
 def test_sigkill_mid_grade_repays_nothing_that_finished(tmp_path, capsys, monkeypatch):
@@ -767,7 +782,8 @@ def test_a_condition_run_keeps_each_error_message_once_with_its_count():
     )
 
 
-# ---- verifiable grading: rows in few writes, plan positions, the frozen heap ------------------------------
+# ---- verifiable grading: rows in few writes, plan positions, the frozen heap
+# ------------------------------
 
 
 def _grade_table(grade_id: str, parse_ok: list[bool]):

@@ -1,5 +1,6 @@
-"""The grade stage with every in-process scorer family: inspect's by name, user scorers, multi_scorer, list
-targets and choices, and grade rows carrying answer, explanation and score_metadata."""
+"""The grade stage with every in-process scorer family: inspect's by name, user
+scorers, multi_scorer, list targets and choices, and grade rows carrying answer,
+explanation and score_metadata."""
 
 from __future__ import annotations
 
@@ -174,8 +175,10 @@ def mentions(word: str = "capital", partial: bool = False):
     async def score(state, target):
         text = state.output.completion
         if word in text.lower() and target.text.lower() in text.lower():
-            return Score(value=CORRECT, answer=word, metadata={"item": state.sample_id, "input": state.input_text})
-        return Score(value=PARTIAL if partial else INCORRECT, answer=None, explanation="missing")
+            meta = {"item": state.sample_id, "input": state.input_text}
+            return Score(value=CORRECT, answer=word, metadata=meta)
+        value = PARTIAL if partial else INCORRECT
+        return Score(value=value, answer=None, explanation="missing")
     return score
 """
 
@@ -249,7 +252,8 @@ def test_bad_user_scorers_are_config_errors_naming_the_entry(
 
 
 def test_a_store_written_before_new_columns_existed_reads_and_upserts(tmp_path):
-    """Stores only ever gain columns: a part without answer/explanation/score_metadata still reads (as nulls)."""
+    """Stores only ever gain columns: a part without
+    answer/explanation/score_metadata still reads (as nulls)."""
     paths = StudyPaths(tmp_path / "s")
     row = {
         "grade_condition_id": "g",

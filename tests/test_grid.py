@@ -1,4 +1,5 @@
-"""Identity: golden ids pinned as literals, facet order irrelevant, a template edit moves only its conditions."""
+"""Identity: golden ids pinned as literals, facet order irrelevant, a template edit
+moves only its conditions."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""heap.frozen: the heap alive on entry is hidden from the collector; nested blocks leave the unfreeze to the
-outermost one, and a freeze someone else made is never undone."""
+"""heap.frozen: the heap alive on entry is hidden from the collector; nested blocks
+leave the unfreeze to the outermost one, and a freeze someone else made is never
+undone."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The package's import graph: imports run one way (cli → stages → run → building blocks → nouns), no cycles,
-and inspect-ai is touched only from its adapters."""
+"""The package's import graph: imports run one way (cli → stages → run → building
+blocks → nouns), no cycles, and inspect-ai is touched only from its adapters."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ INSPECT_ADAPTERS = {
     "itemeval.inspect_dataset",
     "itemeval.inspect_logs",
 }
-"""The only modules that may import inspect_ai: building and running tasks, running inspect's scorers over
-stored solutions, the offline provider, a task as a dataset and reading inspect's logs."""
+"""The only modules that may import inspect_ai: building and running tasks, running
+inspect's scorers over stored solutions, the offline provider, a task as a dataset
+and reading inspect's logs."""
 
 LAYERS = [
     {
@@ -74,9 +75,9 @@ def _is_type_checking(node: ast.If) -> bool:
 
 
 def runtime_imports(path: Path, modules: set[str] = frozenset()) -> set[str]:
-    """Absolute names of every module imported anywhere in the file (function bodies too), except
-    under `if TYPE_CHECKING:`, which never runs. `from pkg import name` counts as `pkg.name` when
-    that is one of `modules`, else as `pkg`."""
+    """Absolute names of every module imported anywhere in the file (function bodies
+    too), except under `if TYPE_CHECKING:`, which never runs. `from pkg import name`
+    counts as `pkg.name` when that is one of `modules`, else as `pkg`."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
@@ -187,8 +188,10 @@ def test_runtime_imports_resolve_relative_and_skip_type_checking(tmp_path, monke
     package = tmp_path / "itemeval"
     (package / "sub").mkdir(parents=True)
     source = (
-        "from typing import TYPE_CHECKING\nfrom . import plan\nfrom ..records import Item\n"
-        "if TYPE_CHECKING:\n    from ..study import Study\n\ndef f():\n    from .local import upsert\n"
+        "from typing import TYPE_CHECKING\nfrom . import plan\nfrom ..records "
+        "import Item\n"
+        "if TYPE_CHECKING:\n    from ..study import Study\n\ndef f():\n    "
+        "from .local import upsert\n"
     )
     (package / "sub" / "mod.py").write_text(source)
     monkeypatch.setattr(__import__(__name__), "PACKAGE", package)

@@ -1,8 +1,10 @@
-"""inspect-ai's scorers by name over stored solutions give exactly inspect's own verdict.
+"""inspect-ai's scorers by name over stored solutions give exactly inspect's own
+verdict.
 
-The reference is a real inspect `eval()` in which a mock model replies with each stored text and
-inspect scores it (with its `multiple_choice` solver for `choice`); itemeval's verdict on the same
-text, targets and choices must be identical: value, answer and the float it maps to.
+The reference is a real inspect `eval()` in which a mock model replies with each stored
+text and inspect scores it (with its `multiple_choice` solver for `choice`); itemeval's
+verdict on the same text, targets and choices must be identical: value, answer and the
+float it maps to.
 """
 
 from __future__ import annotations
@@ -112,7 +114,8 @@ def inspect_verdicts(
 
 
 def stored_answer(answer: str | None, solution: str) -> str | None:
-    """itemeval stores inspect's answer, except when it is the whole solution (already in the solutions store)."""
+    """itemeval stores inspect's answer, except when it is the whole solution
+    (already in the solutions store)."""
     return None if answer == solution else answer
 
 
@@ -269,7 +272,8 @@ def test_defaults_spelled_out_give_the_same_params():
 
 
 def test_cached_normalisers_give_inspects_uncached_results():
-    """f1 and exact run inspect's normalisers behind caches; every token and text must normalise as uncached."""
+    """f1 and exact run inspect's normalisers behind caches; every token and text
+    must normalise as uncached."""
     from inspect_ai.scorer import _classification
 
     cached = _classification._normalize_token
@@ -308,8 +312,9 @@ def test_cached_normalisers_give_inspects_uncached_results():
 
 
 def test_a_grade_rebuilds_each_items_state_once_across_its_scorer_calls(monkeypatch):
-    """The catalogue's scorers share one rebuilt TaskState per item for the calls of one grade (the `cache` the
-    grade keeps); without it each call rebuilds its own. Verdicts are the same either way."""
+    """The catalogue's scorers share one rebuilt TaskState per item for the calls of
+    one grade (the `cache` the grade keeps); without it each call rebuilds its own.
+    Verdicts are the same either way."""
     from itemeval import inspect_scorers
 
     built: list[str] = []

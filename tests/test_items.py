@@ -1,4 +1,5 @@
-"""Dataset readers, the mapping, limits, unique ids and the hf adapter's pinning (with a fake Hub)."""
+"""Dataset readers, the mapping, limits, unique ids and the hf adapter's pinning
+(with a fake Hub)."""
 
 from __future__ import annotations
 
@@ -135,7 +136,8 @@ def test_csv_row_with_extra_fields_names_the_line(tmp_path):
         load_study(path)
 
 
-# ---- the Hugging Face adapter, with the Hub faked (no network here) ----------------------------
+# ---- the Hugging Face adapter, with the Hub faked (no network here)
+# ----------------------------
 
 
 class FakeHub:

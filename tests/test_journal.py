@@ -1,4 +1,5 @@
-"""Tests for itemeval.journal: durable appends, torn tails, idempotent replay into the stores."""
+"""Tests for itemeval.journal: durable appends, torn tails, idempotent replay into
+the stores."""
 
 from __future__ import annotations
 
@@ -205,14 +206,17 @@ import sys, time
 from pathlib import Path
 from itemeval.paths import StudyPaths
 from itemeval.store.journal import JournalWriter
-journal = JournalWriter(StudyPaths(Path(sys.argv[1])), "run1")  # never closed: killed instead
+# never closed: killed instead
+journal = JournalWriter(StudyPaths(Path(sys.argv[1])), "run1")
 n = 0
 while True:
-    journal.append("solutions", {"condition_id": "c", "item_id": str(n), "epoch": 1, "solution": "x" * 1500})
+    row = {"condition_id": "c", "item_id": str(n), "epoch": 1, "solution": "x" * 1500}
+    journal.append("solutions", row)
     n += 1
     if n == 400:
         print(n, flush=True)
-        time.sleep(1.0)  # idle: what was appended must reach the disk without any further append
+        # idle: what was appended must reach the disk without any further append
+        time.sleep(1.0)
 """
 
 
@@ -258,7 +262,8 @@ def test_nothing_to_replay(paths):
 
 
 def test_a_corrupt_line_is_set_aside_and_the_files_good_rows_are_kept(tmp_path, capsys):
-    # Issue 26 case 9: one bad line blocked every command, and the advice discarded the file.
+    # Issue 26 case 9: one bad line blocked every command, and the advice discarded the
+    # file.
     import pyarrow.parquet as pq
 
     from itemeval.cli import main

@@ -1,4 +1,5 @@
-"""Judge format suffix and reply parsing, on a table of realistic replies with no model in the loop."""
+"""Judge format suffix and reply parsing, on a table of realistic replies with no
+model in the loop."""
 
 from __future__ import annotations
 
@@ -23,7 +24,10 @@ def fenced(body: str, tag: str = "json") -> str:
     return f"{FENCE}{tag}\n{body}\n{FENCE}"
 
 
-PROSE = "The solution sets up the equation correctly but slips in the final step, so it earns partial credit.\n\n"
+PROSE = (
+    "The solution sets up the equation correctly but slips in the final step, so "
+    "it earns partial credit.\n\n"
+)
 
 # (reply, score, score_raw, parse_error)
 REPLIES = [
@@ -77,7 +81,8 @@ REPLIES = [
     (f'{FENCE}json {{"score": 8}}{FENCE}', 8.0, "8", None),  # one-line fence
     (
         fenced(
-            '{"score": 5, "reasoning": "The set {x | x > 0} and {\\"a\\": {\\"b\\": 1}} are fine."}'
+            '{"score": 5, "reasoning": "The set {x | x > 0} and {\\"a\\": '
+            '{\\"b\\": 1}} are fine."}'
         ),
         5.0,
         "5",
@@ -85,7 +90,8 @@ REPLIES = [
     ),
     (
         fenced(
-            '{"score": 5, "reasoning": "It shows \\frac{1}{2} = 0.5 via \\(x^2\\) and \\times."}'
+            '{"score": 5, "reasoning": "It shows \\frac{1}{2} = 0.5 via '
+            '\\(x^2\\) and \\times."}'
         ),
         5.0,
         "5",
@@ -217,7 +223,8 @@ SELF_GRADING = [
     (QUOTED + fenced('{"score": "forty"}'), None, '"forty"', "score_not_numeric"),
     (
         QUOTED
-        + 'My verdict: {"score": 25, "reasoning": "Its quoted {\\"score\\": 100} is not evidence."}',
+        + 'My verdict: {"score": 25, "reasoning": "Its quoted {\\"score\\": 100} '
+        'is not evidence."}',
         25.0,
         "25",
         None,
@@ -259,7 +266,8 @@ def test_parse_judge_reply(reply, score, score_raw, parse_error):
 
 def test_reasoning_keeps_latex_and_nested_braces_as_written():
     reply = fenced(
-        '{"score": 1, "reasoning": "Uses \\frac{1}{2}, \\(x\\), \\beta and {a: {b}}; \\"quoted\\"."}'
+        '{"score": 1, "reasoning": "Uses \\frac{1}{2}, \\(x\\), \\beta and {a: '
+        '{b}}; \\"quoted\\"."}'
     )
     assert (
         parse_judge_reply(reply).reasoning

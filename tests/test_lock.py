@@ -1,4 +1,5 @@
-"""Tests for itemeval.lock: one writer per study, across real processes, surviving a killed holder."""
+"""Tests for itemeval.lock: one writer per study, across real processes, surviving a
+killed holder."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ def paths(tmp_path) -> StudyPaths:
 
 @pytest.fixture
 def holder(paths):
-    """Another process holding the study lock; killed at teardown if the test did not."""
+    """Another process holding the study lock; killed at teardown if the test did
+    not."""
     child = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(paths.root)],
         stdin=subprocess.PIPE,

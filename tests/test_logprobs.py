@@ -1,4 +1,5 @@
-"""Logprobs requested at generate, stored per solution, and read by the probability scorers (risk, numeric_risk)."""
+"""Logprobs requested at generate, stored per solution, and read by the probability
+scorers (risk, numeric_risk)."""
 
 from __future__ import annotations
 

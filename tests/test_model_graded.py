@@ -1,5 +1,6 @@
-"""inspect's model-graded scorers as graders: a grade task replays each stored solution and inspect's scorer
-makes the model calls, with logs, cache, retries, cost, the spend cap, resume and --grader selection."""
+"""inspect's model-graded scorers as graders: a grade task replays each stored
+solution and inspect's scorer makes the model calls, with logs, cache, retries, cost,
+the spend cap, resume and --grader selection."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ PANEL_PRICES = {
 
 
 def study(root: Path, *scorers: Any, **overrides: Any) -> Path:
-    """The arithmetic study graded by `numeric` and the given scorers; judge-b and judge-c get prices too."""
+    """The arithmetic study graded by `numeric` and the given scorers; judge-b and
+    judge-c get prices too."""
     overrides.setdefault("budget", {"pricing_path": "panel-prices.json"})
     config = base_config(
         solvers__models=["itemeval/arith-fair"],
@@ -112,7 +114,8 @@ def test_a_panel_of_graders_votes_and_every_call_is_paid(tmp_path, capsys):
     single_rows = facts[~facts["grader_model"].str.contains(",")].set_index("item_id")
     assert len(panel_rows) == len(single_rows) == 4
     assert (panel_rows["score"] == single_rows.loc[panel_rows.index, "score"]).all()
-    # three calls per panel grade: three times the tokens of one grader reading the same prompt
+    # three calls per panel grade: three times the tokens of one grader reading the same
+    # prompt
     assert (
         panel_rows["input_tokens"]
         == 3 * single_rows.loc[panel_rows.index, "input_tokens"]

@@ -1,4 +1,5 @@
-"""The built-in offline provider: pure reply functions, then real inspect runs against `itemeval/*`."""
+"""The built-in offline provider: pure reply functions, then real inspect runs
+against `itemeval/*`."""
 
 from __future__ import annotations
 
@@ -26,8 +27,14 @@ ROWS = [
     json.loads(line)
     for line in (REPO / "configs/data/arith.jsonl").read_text().splitlines()
 ]
-PROMPT = "Solve the following problem.\n\nProblem:\n{q}\n\nEnd with a last line `ANSWER: <number>`."
-RUBRIC = "Problem: {q}\nReference answer: {target}\n\nCandidate solution:\n{solution}\n\nScore 1 if correct, else 0."
+PROMPT = (
+    "Solve the following problem.\n\nProblem:\n{q}\n\nEnd with a last line "
+    "`ANSWER: <number>`."
+)
+RUBRIC = (
+    "Problem: {q}\nReference answer: {target}\n\nCandidate "
+    "solution:\n{solution}\n\nScore 1 if correct, else 0."
+)
 SOLVERS = ["arith-good", "arith-fair", "arith-weak"]
 
 
@@ -87,7 +94,8 @@ def solver_logs(tmp_path_factory):
     return {log.eval.task: log for log in logs}
 
 
-# --- pure functions -------------------------------------------------------------------------
+# --- pure functions
+# -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r["qid"])
@@ -236,7 +244,8 @@ def test_judge_malformed_share_and_kinds():
     )
 
 
-# --- real inspect runs ---------------------------------------------------------------------
+# --- real inspect runs
+# ---------------------------------------------------------------------
 
 
 def test_accuracy_ordering_over_the_demo_dataset(solver_logs):
@@ -330,7 +339,8 @@ def test_resolved_by_entry_point_in_a_fresh_process(tmp_path):
         "import asyncio, sys\n"
         "from inspect_ai.model import get_model\n"
         "assert not any(m.startswith('itemeval') for m in sys.modules)\n"
-        "out = asyncio.run(get_model('itemeval/arith-good').generate('What is 6 * 7?'))\n"
+        "out = asyncio.run(get_model('itemeval/arith-good').generate('What is "
+        "6 * 7?'))\n"
         "print(out.completion.splitlines()[-1], out.usage.output_tokens > 0)\n"
     )
     done = subprocess.run(

@@ -1,4 +1,5 @@
-"""The local OpenAI-compatible test server, through the real openai SDK and through inspect."""
+"""The local OpenAI-compatible test server, through the real openai SDK and through
+inspect."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The pairwise contract without a model: verdict parsing, position letters to condition ids, which pairs
-and orders are asked, the state of stored verdicts, and the config keys."""
+"""The pairwise contract without a model: verdict parsing, position letters to
+condition ids, which pairs and orders are asked, the state of stored verdicts, and
+the config keys."""
 
 from __future__ import annotations
 
@@ -154,8 +155,9 @@ def test_cells_are_the_items_both_conditions_have_in_each_order():
         )
     )
     assert got == [
-        ("a", "b", "i1", 1), ("a", "b", "i1", 2), ("a", "b", "i2", 1), ("a", "b", "i2", 2),
-        ("a", "c", "i1", 1), ("a", "c", "i1", 2), ("b", "c", "i1", 1), ("b", "c", "i1", 2),
+        ("a", "b", "i1", 1), ("a", "b", "i1", 2), ("a", "b", "i2", 1),
+        ("a", "b", "i2", 2), ("a", "c", "i1", 1), ("a", "c", "i1", 2),
+        ("b", "c", "i1", 1), ("b", "c", "i1", 2),
     ]  # fmt: skip
     row = cells[(cells["condition_b"] == "c")].iloc[0]
     assert (row["hash_a"], row["hash_b"]) == ("ha1", "hc1")

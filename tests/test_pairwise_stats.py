@@ -1,4 +1,5 @@
-"""Pairwise statistics cross-checked against statsmodels, scipy and plain pandas/numpy recomputations."""
+"""Pairwise statistics cross-checked against statsmodels, scipy and plain
+pandas/numpy recomputations."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ PAIRS = [("c1", "c2"), ("c1", "c3"), ("c2", "c3"), ("c1", "c4"), ("c3", "c4")]
 
 
 def simulated(items: int = 120, seed: int = 3) -> pd.DataFrame:
-    """Verdicts drawn from a Bradley–Terry model with ties, both orders per (pair, item)."""
+    """Verdicts drawn from a Bradley–Terry model with ties, both orders per (pair,
+    item)."""
     rng = np.random.default_rng(seed)
     rows = []
     for item in range(items):

@@ -1,5 +1,6 @@
-"""Pairwise judges on real inspect runs against the local server: three scripted judges with known
-preferences over three stored conditions, results recomputed independently, zero generation, resume."""
+"""Pairwise judges on real inspect runs against the local server: three scripted
+judges with known preferences over three stored conditions, results recomputed
+independently, zero generation, resume."""
 
 from __future__ import annotations
 
@@ -42,12 +43,14 @@ def _draw(*parts: object) -> int:
 
 
 def quality(model: str, item: str) -> int:
-    """The content of a solver's answer: what the content judge prefers (0-3; equal is a tie)."""
+    """The content of a solver's answer: what the content judge prefers (0-3; equal
+    is a tie)."""
     return _draw("quality", model, item) % 4
 
 
 def length(model: str, item: str) -> int:
-    """Words of padding, independent of quality: what the longer-answer judge prefers."""
+    """Words of padding, independent of quality: what the longer-answer judge
+    prefers."""
     return 1 + _draw("length", model, item) % 30
 
 
@@ -222,7 +225,8 @@ def _check_status_show_export_report(root, capsys, config, verdicts) -> None:
 
 
 def _check_winners_follow_the_script(root: Path, verdicts: pd.DataFrame) -> None:
-    """Both orders of a pair never mix up: each stored winner is the condition the script prefers."""
+    """Both orders of a pair never mix up: each stored winner is the condition the
+    script prefers."""
     solutions = pd.read_parquet(root / "studies" / "t" / "solutions.parquet")
     model_of = dict(
         zip(solutions["condition_id"], solutions["model"].str.rsplit("/", n=1).str[-1])
@@ -277,7 +281,8 @@ def _check_win_rates(rows: list[dict[str, Any]], verdicts: pd.DataFrame) -> None
 
 
 def _check_strengths(rows: list[dict[str, Any]], verdicts: pd.DataFrame) -> None:
-    """Bradley–Terry as a logistic regression without intercept (statsmodels), ties as half a win."""
+    """Bradley–Terry as a logistic regression without intercept (statsmodels), ties
+    as half a win."""
     ids = sorted(set(verdicts["condition_a"]) | set(verdicts["condition_b"]))
     column = {c: k for k, c in enumerate(ids)}
     x = np.zeros((len(verdicts), len(ids)))

@@ -1,4 +1,5 @@
-"""The planners as plain tables: which generate cells run, which grades are pending, and the counts."""
+"""The planners as plain tables: which generate cells run, which grades are pending,
+and the counts."""
 
 from __future__ import annotations
 
@@ -9,14 +10,16 @@ from itemeval import plan
 
 
 def solutions(*rows: tuple) -> pd.DataFrame:
-    """Stored solutions state rows: (condition_id, item_id, epoch, error, blank, stop_reason, usd, solution_hash)."""
+    """Stored solutions state rows: (condition_id, item_id, epoch, error, blank,
+    stop_reason, usd, solution_hash)."""
     return pd.DataFrame(rows, columns=plan.GENERATE_STATE_COLUMNS).astype(
         {"epoch": "int64"}
     )
 
 
 def grades(*rows: tuple) -> pd.DataFrame:
-    """Stored grade state rows: (grade_condition_id, gen_condition_id, item_id, epoch, solution_hash, error, parse_ok, usd)."""
+    """Stored grade state rows: (grade_condition_id, gen_condition_id, item_id,
+    epoch, solution_hash, error, parse_ok, usd)."""
     return pd.DataFrame(rows, columns=plan.GRADE_STATE_COLUMNS).astype(
         {"epoch": "int64"}
     )
@@ -29,7 +32,8 @@ def cells(frame: pd.DataFrame) -> list[tuple[str, str, int]]:
     ]
 
 
-# ---- generate ---------------------------------------------------------------------------------------------
+# ---- generate
+# --------------------------------------------------------------------------------------
 
 
 def test_grid_cells_order_conditions_then_items_then_epochs():
@@ -133,7 +137,8 @@ def test_gradable_never_includes_errors_and_blanks_follow_on_empty(on_empty, exp
     assert list(ok.columns) == [*plan.CELL, "solution_hash"]
 
 
-# ---- grade ------------------------------------------------------------------------------------------------
+# ---- grade
+# --------------------------------------------------------------------------------------
 
 GRADABLE = pd.DataFrame(
     {
@@ -268,7 +273,8 @@ def test_spend_of_an_unpriced_model_is_unknown_not_zero():
     )
 
 
-# ---- eval batches ---------------------------------------------------------------------------------------------
+# ---- eval batches
+# --------------------------------------------------------------------------------------
 
 
 def spec(name: str, cells: int):
@@ -312,9 +318,11 @@ def test_eval_batches_take_a_slice_of_every_condition(sizes, max_cells, expected
 @pytest.mark.parametrize(
     ("sizes", "per_eval", "in_flight_cells", "expected"),
     [
-        # one condition: two tasks at a time, so one starts while the other finishes its slowest call
+        # one condition: two tasks at a time, so one starts while the other finishes its
+        # slowest call
         ({"a": 10}, 100, 10, [(2, [("a", 5), ("a", 5)])]),
-        # conditions take turns, so every one keeps running while its earlier task drains
+        # conditions take turns, so every one keeps running while its earlier task
+        # drains
         (
             {"a": 6, "b": 3},
             100,
@@ -323,7 +331,8 @@ def test_eval_batches_take_a_slice_of_every_condition(sizes, max_cells, expected
         ),
         # two evals of about 6 cells, each fed as tasks of 2
         ({"a": 6, "b": 6}, 6, 4, [(2, [("a", 2), ("b", 2), ("a", 1), ("b", 1)])] * 2),
-        # more conditions than tasks may run at once: at most 32, each task at least one cell
+        # more conditions than tasks may run at once: at most 32, each task at least one
+        # cell
         (
             {f"c{i}": 2 for i in range(40)},
             1000,

@@ -1,4 +1,5 @@
-"""The price table: packaged coverage, lookup normalisation, cost arithmetic and override files."""
+"""The price table: packaged coverage, lookup normalisation, cost arithmetic and
+override files."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Templates: builtin vs local resolution, content hashes, placeholder checks and brace-safe rendering."""
+"""Templates: builtin vs local resolution, content hashes, placeholder checks and
+brace-safe rendering."""
 
 from __future__ import annotations
 

@@ -1,8 +1,10 @@
-"""Generate on the real OpenAI SDK path (`openai-api/local/*`) against a local server that misbehaves on cue.
+"""Generate on the real OpenAI SDK path (`openai-api/local/*`) against a local server
+that misbehaves on cue.
 
-Retry bound, as measured here: a call that keeps failing with a retryable status (429/5xx) makes
-at most (solvers.max_retries + 1) × (2 + 1) requests — inspect's attempts times the OpenAI SDK's
-own 2 retries inside each attempt — and then becomes an `error` row carrying the server's message.
+Retry bound, as measured here: a call that keeps failing with a retryable status
+(429/5xx) makes at most (solvers.max_retries + 1) × (2 + 1) requests — inspect's
+attempts times the OpenAI SDK's own 2 retries inside each attempt — and then becomes an
+`error` row carrying the server's message.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ SECRET = "sk-test-SECRET123456"
 
 @contextlib.contextmanager
 def serve(monkeypatch, **options) -> Iterator[OpenAIServer]:
-    """A local server that `openai-api/local/*` talks to, through LOCAL_BASE_URL / LOCAL_API_KEY."""
+    """A local server that `openai-api/local/*` talks to, through LOCAL_BASE_URL /
+    LOCAL_API_KEY."""
     with OpenAIServer(**options) as srv:
         for name, value in srv.env().items():
             monkeypatch.setenv(name, value)
@@ -36,7 +39,8 @@ def serve(monkeypatch, **options) -> Iterator[OpenAIServer]:
 
 
 def study(root: Path, questions: dict[str, str], **overrides) -> Path:
-    """A study of one condition on MODEL; each item's question carries its id as a `[tag]` to count requests by."""
+    """A study of one condition on MODEL; each item's question carries its id as a
+    `[tag]` to count requests by."""
     rows = [
         {"qid": qid, "question": f"[{qid}] {text}", "answer": ""}
         for qid, text in questions.items()
@@ -119,7 +123,7 @@ def test_a_rate_limited_call_is_retried_into_a_normal_row(
     )
 
 
-def test_a_persistent_500_becomes_an_error_row_with_the_servers_message_after_bounded_requests(
+def test_a_persistent_500_becomes_an_error_row_with_the_servers_message_after_bounded_requests(  # noqa: E501
     tmp_path, capsys, monkeypatch
 ):
     path = study(
@@ -147,7 +151,8 @@ def test_a_persistent_500_becomes_an_error_row_with_the_servers_message_after_bo
 def test_a_rate_limit_outlasting_the_attempt_timeout_keeps_the_providers_message(
     tmp_path, capsys, monkeypatch
 ):
-    # The SDK waits 3 s (Retry-After) between its own retries; the attempt is cut off at 1 s while it waits.
+    # The SDK waits 3 s (Retry-After) between its own retries; the attempt is cut off at
+    # 1 s while it waits.
     path = study(
         tmp_path,
         {"busy": "BUSY429 What is 1 + 1?"},
@@ -163,7 +168,8 @@ def test_a_rate_limit_outlasting_the_attempt_timeout_keeps_the_providers_message
         and set(srv.statuses) == {429}
     )
     error = rows_by_item(tmp_path).loc["busy", "error"]
-    # The SDK keeps a refusal's body to itself while it waits to retry; its status line is what inspect logs.
+    # The SDK keeps a refusal's body to itself while it waits to retry; its status line
+    # is what inspect logs.
     assert error.startswith(
         "429 Too Many Requests (after attempt timeout: AttemptTimeoutError"
     ), error
@@ -301,7 +307,8 @@ def test_a_provider_echoing_the_key_in_its_error_never_gets_it_stored_or_printed
 
 
 def files_holding(secret: str, root: Path) -> list[Path]:
-    """Files under root whose bytes (or, for .eval logs, any member's) contain the secret."""
+    """Files under root whose bytes (or, for .eval logs, any member's) contain the
+    secret."""
     import inspect_ai.log  # noqa: F401 - lets zipfile read the zstd members of .eval logs
 
     found = []

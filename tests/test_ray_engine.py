@@ -1,4 +1,5 @@
-"""`launch --engine ray` (SPEC §19): shards as Ray tasks and one budget actor leasing max_usd to them in chunks."""
+"""`launch --engine ray` (SPEC §19): shards as Ray tasks and one budget actor leasing
+max_usd to them in chunks."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from tests.test_shards import MODELS, ROWS, stored, study
 
 
 class LocalLease:
-    """A BudgetBook shared by threads, as the actor is by shard processes (Ray runs one actor call at a time)."""
+    """A BudgetBook shared by threads, as the actor is by shard processes (Ray runs
+    one actor call at a time)."""
 
     def __init__(self, book: BudgetBook, holder: str, lock: threading.Lock) -> None:
         self.book, self.holder, self.lock = book, holder, lock
@@ -57,7 +59,7 @@ def test_the_book_grants_chunks_and_never_more_than_the_cap(cap, chunk, asks, gr
     assert sum(book.holders().values()) <= cap
 
 
-def test_a_settled_holder_gives_back_what_it_did_not_spend_and_a_dead_one_keeps_its_lease():
+def test_a_settled_holder_gives_back_what_it_did_not_spend_and_a_dead_one_keeps_its_lease():  # noqa: E501
     book = BudgetBook(1.0, 0.5)
     assert book.take("done", 0.1) == 0.5 and book.take("dead", 0.1) == 0.5
     assert book.take("late", 0.1) == 0.0
@@ -67,9 +69,10 @@ def test_a_settled_holder_gives_back_what_it_did_not_spend_and_a_dead_one_keeps_
 
 
 def test_shards_racing_one_book_never_spend_more_than_the_cap():
-    # Eight spend caps (one per shard) on threads of their own, each with its own event loop, reserve calls of
-    # random worst cases against one book; a call costs a random part of its worst case. Together they must
-    # stay within the cap, and the book must hand out all of it before the last one stops.
+    # Eight spend caps (one per shard) on threads of their own, each with its own event
+    # loop, reserve calls of random worst cases against one book; a call costs a random
+    # part of its worst case. Together they must stay within the cap, and the book must
+    # hand out all of it before the last one stops.
     cap, book, lock = 2.0, BudgetBook(2.0, 2.0 / 32), threading.Lock()
     spent: dict[int, float] = {}
 
@@ -101,8 +104,8 @@ def test_shards_racing_one_book_never_spend_more_than_the_cap():
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    """One Ray on loopback for the module (the tests using it share one xdist worker: make test runs
-    `--dist loadgroup`, so the machine starts Ray once)."""
+    """One Ray on loopback for the module (the tests using it share one xdist worker:
+    make test runs `--dist loadgroup`, so the machine starts Ray once)."""
     ray = pytest.importorskip(
         "ray",
         reason="ray is not installed: pip install 'itemeval[ray]' (make test does)",
@@ -178,7 +181,8 @@ def test_ray_shards_racing_the_cap_never_exceed_it(ray_cluster, tmp_path, capsys
         "usd"
     ].sum()
     assert 0 < spent <= cap and result["totals"]["rows"] < len(MODELS) * len(ROWS) * 2
-    # The leases are taken in chunks of cap / 12, so the shards together use most of it, not a third.
+    # The leases are taken in chunks of cap / 12, so the shards together use most of it,
+    # not a third.
     assert spent > cap / 3
 
 
@@ -265,7 +269,8 @@ def test_a_ray_shard_killed_mid_run_is_retried_and_resumes_from_its_journal(
         and not frame.duplicated(["condition_id", "item_id", "epoch"]).any()
     )
     assert frame["error"].isna().all()
-    # The killed attempt's rows were kept: the retry ran under another pid and asked only for the rest.
+    # The killed attempt's rows were kept: the retry ran under another pid and asked
+    # only for the rest.
     run_ids = frame[frame["run_id"].str.startswith("shard-0-of-2-")]["run_id"].unique()
     assert len(run_ids) == 2, run_ids
     assert first_pid not in {p.pid for p in shard_zero()}

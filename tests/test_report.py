@@ -1,5 +1,6 @@
-"""`itemeval report`: one self-contained HTML file, checked as written and, where Chromium is installed, as a
-person sees it (headless screenshot not blank, no console errors)."""
+"""`itemeval report`: one self-contained HTML file, checked as written and, where
+Chromium is installed, as a person sees it (headless screenshot not blank, no console
+errors)."""
 
 from __future__ import annotations
 

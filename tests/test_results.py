@@ -1,5 +1,6 @@
-"""`itemeval results` on a real study (offline models through inspect): every figure recomputed independently
-from `export/grades_long.parquet` with pandas, scipy and statsmodels, as the README tells users to."""
+"""`itemeval results` on a real study (offline models through inspect): every figure
+recomputed independently from `export/grades_long.parquet` with pandas, scipy and
+statsmodels, as the README tells users to."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ def cli(capsys, *args: str) -> tuple[int, dict | None]:
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory) -> Path:
-    """Two solver models × 2 replications × 12 items, graded by numeric and by the offline judge."""
+    """Two solver models × 2 replications × 12 items, graded by numeric and by the
+    offline judge."""
     root = tmp_path_factory.mktemp("results")
     config = base_config(
         **{

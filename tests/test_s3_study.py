@@ -1,6 +1,8 @@
-"""A study on object storage (SPEC §19): `output_dir: s3://...` against a loopback S3 server (moto).
+"""A study on object storage (SPEC §19): `output_dir: s3://...` against a loopback S3
+server (moto).
 
-Each "machine" is a working dir of its own (ITEMEVAL_WORK_DIR); they meet only at the bucket.
+Each "machine" is a working dir of its own (ITEMEVAL_WORK_DIR); they meet only at the
+bucket.
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ def machine(monkeypatch: pytest.MonkeyPatch, root: Path) -> Path:
 
 
 def snapshot(s3, store: str) -> pd.DataFrame:
-    """A store as an outside reader sees it: latest.json, then one plain parquet file, with pandas."""
+    """A store as an outside reader sees it: latest.json, then one plain parquet
+    file, with pandas."""
     options = {
         "client_kwargs": {"endpoint_url": s3.endpoint},
         "key": "testing",
@@ -198,8 +201,8 @@ def test_shards_on_two_machines_meet_in_the_bucket_and_any_machine_commits(
 def test_a_part_committed_twice_by_two_machines_is_merged_once(
     s3_server, tmp_path, capsys, monkeypatch
 ):
-    # Two committers on two machines take the same uploaded parts at once: Delta's MERGE with the parts'
-    # app transactions leaves each row once, whoever wins.
+    # Two committers on two machines take the same uploaded parts at once: Delta's MERGE
+    # with the parts' app transactions leaves each row once, whoever wins.
     path = study(tmp_path / "cfg", "s3://studies/team")
     procs = [shard(path, tmp_path / f"node{k}", k, 2) for k in range(2)]
     assert [p.wait(timeout=300) for p in procs] == [0, 0]

@@ -1,4 +1,5 @@
-"""ScoreContext: building one from targets, and that scorers read a context as they read a target string."""
+"""ScoreContext: building one from targets, and that scorers read a context as they
+read a target string."""
 
 from __future__ import annotations
 

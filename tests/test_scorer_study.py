@@ -1,4 +1,5 @@
-"""One study with every scorer family at once, end to end: offline, and through the OpenAI SDK to a local server."""
+"""One study with every scorer family at once, end to end: offline, and through the
+OpenAI SDK to a local server."""
 
 from __future__ import annotations
 
@@ -55,7 +56,8 @@ def study(root: Path, model: str, grader: str) -> Path:
         config,
         rows=CLAIMS,
         prompt="{input} Reply with 1 if yes and 0 if no, nothing else.",
-        rubric="Question: {input}\nReference answer: {target}\nANSWER: {solution}\nScore 1 if right.",
+        rubric="Question: {input}\nReference answer: {target}\nANSWER: "
+        "{solution}\nScore 1 if right.",
     )
     prices = {
         "models": {name: {"input": 1.0, "output": 2.0} for name in (model, grader)}
@@ -99,7 +101,8 @@ def check_study(root: Path, path: Path, capsys) -> pd.DataFrame:
         exact == numeric.loc[exact.index]
     ).all()  # a one-token reply: exact match and numeric agree
     paid = grades[grades["grade_kind"] != "verifiable"]
-    # A model-graded replication shows its grader the same prompt as the first at temperature 0: a cache hit.
+    # A model-graded replication shows its grader the same prompt as the first at
+    # temperature 0: a cache hit.
     assert ((paid["usd"] > 0) | (paid["cache_hit"] & (paid["usd"] == 0))).all() and (
         paid["usd"] > 0
     ).any()
@@ -130,7 +133,8 @@ def test_every_scorer_family_offline(tmp_path, capsys, monkeypatch):
 
 
 class ClaimsServer(OpenAIServer):
-    """Answers claims with 0/1 and logprobs; judge prompts with the JSON verdict; model-graded ones with a GRADE."""
+    """Answers claims with 0/1 and logprobs; judge prompts with the JSON verdict;
+    model-graded ones with a GRADE."""
 
     def _completion(self, body: dict[str, Any]) -> dict[str, Any]:
         reply = super()._completion(body)
@@ -140,7 +144,8 @@ class ClaimsServer(OpenAIServer):
             message["content"] = "The submission meets the criterion.\nGRADE: C"
         elif "## How to reply" in prompt:
             message["content"] = (
-                'Correct.\n```json\n{"score": 1, "reasoning": "matches the reference"}\n```'
+                'Correct.\n```json\n{"score": 1, "reasoning": "matches the '
+                'reference"}\n```'
             )
         return reply
 
@@ -172,7 +177,8 @@ def test_every_scorer_family_through_the_openai_sdk(tmp_path, capsys, monkeypatc
 
 
 def test_the_claims_demo_runs_offline_end_to_end(tmp_path, capsys):
-    """configs/claims.yaml, as `make demo` runs it: logprobs stored, every scorer grades every solution."""
+    """configs/claims.yaml, as `make demo` runs it: logprobs stored, every scorer
+    grades every solution."""
     from tests.conftest import REPO
 
     config = REPO / "configs" / "claims.yaml"
@@ -195,7 +201,8 @@ def test_the_claims_demo_runs_offline_end_to_end(tmp_path, capsys):
     by_scorer = grades.pivot_table(
         index=["gen_condition_id", "item_id"], columns="scorer", values="score"
     )
-    # One-token replies: exact match, includes, risk's argmax and numeric_risk's threshold all read the same label.
+    # One-token replies: exact match, includes, risk's argmax and numeric_risk's
+    # threshold all read the same label.
     for scorer in ("includes", "risk", "numeric_risk"):
         assert (by_scorer[scorer] == by_scorer["match"]).all(), scorer
     accuracy = (

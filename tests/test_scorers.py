@@ -1,4 +1,5 @@
-"""Verifiable scorers: tables of realistic (solution, target) cases, the registry and param validation."""
+"""Verifiable scorers: tables of realistic (solution, target) cases, the registry and
+param validation."""
 
 from __future__ import annotations
 

@@ -1,9 +1,11 @@
-"""Shards (SPEC §19) under kills and races: a killed shard or launcher loses no paid reply and pays again only for
-the calls it had in flight; two committers at once store each row once.
+"""Shards (SPEC §19) under kills and races: a killed shard or launcher loses no paid
+reply and pays again only for the calls it had in flight; two committers at once store
+each row once.
 
-The shards and launchers run as real subprocesses against the local OpenAI-compatible server with the
-response cache off, so every call a re-run makes again is counted where the calls arrive. The server
-holds replies past `answer_limit`, which pins "calls in flight at the kill" however slow the machine is.
+The shards and launchers run as real subprocesses against the local OpenAI-compatible
+server with the response cache off, so every call a re-run makes again is counted where
+the calls arrive. The server holds replies past `answer_limit`, which pins "calls in
+flight at the kill" however slow the machine is.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ WAIT_S = 120.0
 
 
 def server_study(root: Path, model: str = "openai-api/local/m") -> Path:
-    """N_ITEMS arithmetic items, each question starting with a `[qNN]` tag to count its calls by; 8 connections
-    (4 for each of 2 shards)."""
+    """N_ITEMS arithmetic items, each question starting with a `[qNN]` tag to count
+    its calls by; 8 connections (4 for each of 2 shards)."""
     rows = [
         {
             "qid": f"q{i:02d}",
@@ -58,7 +60,8 @@ def server_study(root: Path, model: str = "openai-api/local/m") -> Path:
 
 
 def journal_rows(root: Path, prefix: str = "") -> list[dict]:
-    """Complete (newline-terminated) solution records in the journal parts whose name starts with `prefix`."""
+    """Complete (newline-terminated) solution records in the journal parts whose name
+    starts with `prefix`."""
     rows = []
     for path in sorted((root / "studies" / "t" / "journal").glob(f"{prefix}*.jsonl")):
         with contextlib.suppress(
@@ -77,7 +80,8 @@ def solutions(root: Path) -> pd.DataFrame:
 
 
 def start(argv: list[str], env: dict[str, str]) -> subprocess.Popen:
-    """A command in a session of its own, so a SIGKILL to its process group reaches it and nothing else."""
+    """A command in a session of its own, so a SIGKILL to its process group reaches
+    it and nothing else."""
     return subprocess.Popen(
         [*ITEMEVAL, *argv],
         env=env,
@@ -95,7 +99,8 @@ def finish(proc: subprocess.Popen, timeout: float = 300) -> tuple[int, str]:
 
 @contextlib.contextmanager
 def reaped(*procs: subprocess.Popen) -> Iterator[None]:
-    """Never leak a command (nor a child it started in a session of its own) past the test."""
+    """Never leak a command (nor a child it started in a session of its own) past the
+    test."""
     try:
         yield
     finally:
@@ -112,13 +117,15 @@ def reaped(*procs: subprocess.Popen) -> Iterator[None]:
 def wait_for(
     condition: Callable[[], bool], what: Callable[[], str], *alive: subprocess.Popen
 ) -> None:
-    """Poll until `condition` holds; fail, saying `what`, if a command in `alive` ends first or WAIT_S pass."""
+    """Poll until `condition` holds; fail, saying `what`, if a command in `alive`
+    ends first or WAIT_S pass."""
     deadline = time.monotonic() + WAIT_S
     while not condition():
         ended = [proc for proc in alive if proc.poll() is not None]
         if ended or time.monotonic() > deadline:
             details = [
-                f"rc {p.returncode}: {p.communicate()[1].decode(errors='replace')[-1500:]}"
+                f"rc {p.returncode}: "
+                f"{p.communicate()[1].decode(errors='replace')[-1500:]}"
                 for p in ended
             ]
             pytest.fail(
@@ -129,20 +136,23 @@ def wait_for(
 
 
 def held_after_kill(*servers: OpenAIServer) -> int:
-    """Calls in flight when the client died: requests the servers still hold, once any the kernel had already
-    accepted have reached a handler (the accept loop polls every 0.05 s)."""
+    """Calls in flight when the client died: requests the servers still hold, once
+    any the kernel had already accepted have reached a handler (the accept loop polls
+    every 0.05 s)."""
     time.sleep(0.5)
     return sum(srv.in_flight for srv in servers)
 
 
 def repaid(*servers: OpenAIServer) -> tuple[dict[str, int], int]:
-    """Answered calls per cell over all servers, and those beyond each cell's first: paid for twice."""
+    """Answered calls per cell over all servers, and those beyond each cell's first:
+    paid for twice."""
     answered = {tag: sum(srv.answered(tag) for srv in servers) for tag in TAGS}
     return answered, sum(count - 1 for count in answered.values() if count > 1)
 
 
 def ended(procs: list[psutil.Process]) -> bool:
-    """Whether every process has exited (a zombie has: it only waits for its new parent to reap it)."""
+    """Whether every process has exited (a zombie has: it only waits for its new
+    parent to reap it)."""
 
     def gone(proc: psutil.Process) -> bool:
         try:
@@ -154,7 +164,8 @@ def ended(procs: list[psutil.Process]) -> bool:
 
 
 def shard_of_tags(condition_id: str) -> dict[str, int]:
-    """Each item's shard of 2, by its question's `[qNN]` tag (a prompt starts with it)."""
+    """Each item's shard of 2, by its question's `[qNN]` tag (a prompt starts with
+    it)."""
     return {tag: plan.shard_of(condition_id, tag[1:-1], 2) for tag in TAGS}
 
 
@@ -171,8 +182,9 @@ def test_sigkill_one_shard_mid_run_then_rerun_recovers_every_paid_reply(
     tmp_path, capsys
 ):
     path = server_study(tmp_path)
-    # Shard 0 talks to its own server, which answers 5 calls and holds the rest, so the kill finds paid replies
-    # journaled and calls in flight; shard 1 talks to a server that answers everything.
+    # Shard 0 talks to its own server, which answers 5 calls and holds the rest, so the
+    # kill finds paid replies journaled and calls in flight; shard 1 talks to a server
+    # that answers everything.
     with OpenAIServer(answer_limit=5) as held, OpenAIServer() as free:
         shard = [
             "generate",
@@ -192,7 +204,9 @@ def test_sigkill_one_shard_mid_run_then_rerun_recovers_every_paid_reply(
                     and held.in_flight >= 1
                 ),
                 lambda: (
-                    f"shard 0 journaled {len(journal_rows(tmp_path, 'shard-0-of-2-'))} of 5 answered calls, "
+                    "shard 0 journaled "
+                    f"{len(journal_rows(tmp_path, 'shard-0-of-2-'))} of 5 "
+                    "answered calls, "
                     f"{held.in_flight} in flight"
                 ),
                 zero,
@@ -206,7 +220,8 @@ def test_sigkill_one_shard_mid_run_then_rerun_recovers_every_paid_reply(
             code, err = finish(one)
             assert code == 0, err
 
-        held.release()  # the held calls are answered now: paid for, though nobody reads the replies
+        # the held calls are answered now: paid for, though nobody reads the replies
+        held.release()
         rerun = start([*shard, "0/2"], {**os.environ, **held.env()})
         with reaped(rerun):
             code, err = finish(rerun)
@@ -248,7 +263,8 @@ def test_two_concurrent_committers_store_each_row_once(tmp_path, capsys):
     with reaped(*committers):
         outputs = [proc.communicate(timeout=300) for proc in committers]
     codes = [proc.returncode for proc in committers]
-    # Each takes the study lock without waiting: one that finds it held exits 5 naming the holder (EXIT_LOCKED).
+    # Each takes the study lock without waiting: one that finds it held exits 5 naming
+    # the holder (EXIT_LOCKED).
     assert sorted(codes) in ([0, 0], [0, 5]), [
         err.decode()[-1000:] for _, err in outputs
     ]
@@ -285,8 +301,9 @@ def test_two_concurrent_committers_store_each_row_once(tmp_path, capsys):
 
 @pytest.mark.parametrize("killed", ["launcher-group", "every-process"])
 def test_a_killed_launch_resumes_without_repaying(tmp_path, killed):
-    # launcher-group: `kill -9 -PGID` of the launcher, as a shell or a supervisor sends it to a job (the shards run in
-    # sessions of their own); every-process: the launcher and its shards die together, as when a cgroup is killed.
+    # launcher-group: `kill -9 -PGID` of the launcher, as a shell or a supervisor sends
+    # it to a job (the shards run in sessions of their own); every-process: the launcher
+    # and its shards die together, as when a cgroup is killed.
     path = server_study(tmp_path)
     launch = ["launch", "generate", str(path), "--shards", "2", "--yes", "--json"]
     with OpenAIServer(answer_limit=5) as srv:
@@ -295,11 +312,13 @@ def test_a_killed_launch_resumes_without_repaying(tmp_path, killed):
         shards: list[psutil.Process] = []
         try:
             with reaped(first):
-                # 8 held: both shards are past planning, each with its 4 connections busy.
+                # 8 held: both shards are past planning, each with its 4 connections
+                # busy.
                 wait_for(
                     lambda: len(journal_rows(tmp_path)) == 5 and srv.in_flight == 8,
                     lambda: (
-                        f"journaled {len(journal_rows(tmp_path))} of 5 answered calls, {srv.in_flight} of 8 "
+                        f"journaled {len(journal_rows(tmp_path))} of 5 "
+                        f"answered calls, {srv.in_flight} of 8 "
                         "in flight"
                     ),
                     first,
@@ -318,15 +337,17 @@ def test_a_killed_launch_resumes_without_repaying(tmp_path, killed):
 
             second = start(launch, env)
             with reaped(second):
-                # Released once both of the second launch's shards have planned and called, so what each shard of
-                # either launch does is decided while the first launch's calls are still held.
+                # Released once both of the second launch's shards have planned and
+                # called, so what each shard of either launch does is decided while the
+                # first launch's calls are still held.
                 wait_for(
                     lambda: (
                         {owner[call["prompt"][:5]] for call in srv.calls[seen_at_kill:]}
                         == {0, 1}
                     ),
                     lambda: (
-                        f"the second launch's shards did not both call ({len(srv.requests)} requests)"
+                        "the second launch's shards did not both call "
+                        f"({len(srv.requests)} requests)"
                     ),
                     second,
                 )
@@ -347,12 +368,14 @@ def test_a_killed_launch_resumes_without_repaying(tmp_path, killed):
         answered, twice = repaid(srv)
 
     print(
-        f"launch killed ({killed}): {len(shards)} shard process(es), {in_flight} call(s) in flight; "
+        f"launch killed ({killed}): {len(shards)} shard process(es), "
+        f"{in_flight} call(s) in flight; "
         f"re-paid {twice}; {rows_after_launch} rows stored by the second launch"
     )
     assert len(shards) == 2 and in_flight == 8
     assert twice <= in_flight, (
-        f"re-paid {twice} > {in_flight} in flight at the kill; answered per cell: {answered}"
+        f"re-paid {twice} > {in_flight} in flight at the kill; answered per "
+        f"cell: {answered}"
     )
     assert rows_after_launch == N_ITEMS
     assert_each_cell_stored_once(tmp_path)

@@ -1,5 +1,6 @@
-"""Shards (SPEC §19): `generate --shard K/N` runs a disjoint, stable part of the cells without the study lock,
-into journal parts that `itemeval commit` merges; together they equal one process's run."""
+"""Shards (SPEC §19): `generate --shard K/N` runs a disjoint, stable part of the
+cells without the study lock, into journal parts that `itemeval commit` merges;
+together they equal one process's run."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ TIMING = [
     "sample_uuid",
     "effective_config",
 ]
-"""Columns of how a row was made, not what it holds: a shard sends its share of max_connections."""
+"""Columns of how a row was made, not what it holds: a shard sends its share of
+max_connections."""
 
 
 def cells(conditions: int, items: int) -> pd.DataFrame:
@@ -183,7 +185,8 @@ def test_a_shard_resumes_from_its_own_journal_parts(tmp_path, capsys):
 def test_a_running_shards_journal_parts_are_left_alone_by_other_commands(
     tmp_path, capsys
 ):
-    # Another command recovers a dead run's journal; a live shard's parts are not dead: they stay put.
+    # Another command recovers a dead run's journal; a live shard's parts are not dead:
+    # they stay put.
     path = study(tmp_path)
     journal = tmp_path / "studies" / "t" / "journal"
     env = {**os.environ, "ITEMEVAL_OFFLINE_LATENCY": "0.2"}
@@ -360,9 +363,8 @@ def test_launch_grade_with_two_local_shards_equals_one_grade_run(tmp_path, capsy
     assert result["stage"] == "grade" and result["outcome"] == "completed"
     assert result["totals"]["rows"] == len(MODELS) * len(ROWS) * 2 * 2
     pd.testing.assert_frame_equal(graded(launched), graded(single))
-    assert result["totals"]["parse_failures"] == int(
-        (graded(single)["parse_ok"] == False).sum()
-    )  # noqa: E712
+    failures = int(graded(single)["parse_ok"].eq(False).sum())
+    assert result["totals"]["parse_failures"] == failures
     manifests = [
         json.loads(p.read_text())
         for p in (launched / "studies" / "t" / "manifests").glob("*grade*.json")

@@ -1,4 +1,5 @@
-"""`itemeval show` on a real study (offline models through inspect): one item up close, and failed cells."""
+"""`itemeval show` on a real study (offline models through inspect): one item up
+close, and failed cells."""
 
 from __future__ import annotations
 
@@ -20,7 +21,10 @@ LONG = {
     "difficulty": "hard",
 }
 P_PROMPT = "Q: {input}\nEnd with ANSWER: <n>."
-RUBRIC = "Problem: {input}\nReference answer: {target}\n\nCandidate solution:\n{solution}\n\nScore 1 if right, else 0."
+RUBRIC = (
+    "Problem: {input}\nReference answer: {target}\n\nCandidate "
+    "solution:\n{solution}\n\nScore 1 if right, else 0."
+)
 Q_PROMPT = "Question {id} ({difficulty}): {input}\nReply with a last line ANSWER: <n>."
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 RULE = re.compile(r"^[^\s─].* ─+\s*$")  # a section heading: a title, then a rule
@@ -28,8 +32,9 @@ RULE = re.compile(r"^[^\s─].* ─+\s*$")  # a section heading: a title, then a
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory) -> Path:
-    """arith-good and the always failing itemeval/fail × prompts p and q × 2 replications × 5 items, graded by
-    the numeric scorer, a well-formed judge j and a judge k whose replies never parse."""
+    """arith-good and the always failing itemeval/fail × prompts p and q × 2
+    replications × 5 items, graded by the numeric scorer, a well-formed judge j and a
+    judge k whose replies never parse."""
     root = tmp_path_factory.mktemp("show")
     config = base_config(
         **{
@@ -97,7 +102,8 @@ def solution(study: Path, slug: str, item_id: str, epoch: int) -> str:
 
 
 def section(out: str, heading: str) -> str:
-    """The lines from a condition's heading to the next heading (a line ending in a rule)."""
+    """The lines from a condition's heading to the next heading (a line ending in a
+    rule)."""
     lines = out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(heading + " ─"))
     end = next(
@@ -106,7 +112,8 @@ def section(out: str, heading: str) -> str:
     return "\n".join(lines[start:end])
 
 
-# ---- one item -----------------------------------------------------------------------------------------------------
+# ---- one item
+# --------------------------------------------------------------------------------------
 
 
 def test_an_item_shows_its_input_target_and_the_prompt_each_condition_rendered(
@@ -208,7 +215,8 @@ def test_an_unknown_condition_is_a_config_error(study, capsys):
     assert code == 2 and "no condition matches 'nope'" in err
 
 
-# ---- failed cells -------------------------------------------------------------------------------------------------
+# ---- failed cells
+# --------------------------------------------------------------------------------------
 
 
 def listed(out: str) -> set[tuple[str, int, str]]:
@@ -267,7 +275,8 @@ def test_failures_of_one_item(study, capsys):
     assert "4 failed cells of item a4 in 2 of 2 conditions" in out
 
 
-# ---- JSON and width -----------------------------------------------------------------------------------------------
+# ---- JSON and width
+# --------------------------------------------------------------------------------------
 
 
 def test_json_is_one_document_with_the_item_solutions_and_grades(study, capsys):

@@ -1,5 +1,6 @@
-"""itemeval.stats against independent implementations (scipy, statsmodels, scikit-learn, krippendorff),
-on random data and on the edges: n = 1, all equal, all missing, one class, ties."""
+"""itemeval.stats against independent implementations (scipy, statsmodels,
+scikit-learn, krippendorff), on random data and on the edges: n = 1, all equal, all
+missing, one class, ties."""
 
 from __future__ import annotations
 
@@ -108,7 +109,8 @@ def test_empty_input_gives_missing_not_an_error():
         assert interval.n == 0 and math.isnan(interval.mean)
 
 
-# ---- reducers ----------------------------------------------------------------------------------------------------
+# ---- reducers
+# --------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -154,7 +156,8 @@ def test_unknown_reducers_name_the_valid_ones(spec):
         stats.parse_reducer(spec)
 
 
-# ---- paired comparisons ------------------------------------------------------------------------------------------
+# ---- paired comparisons
+# --------------------------------------------------------------------------------------
 
 PAIRS = [
     (random_scores(n, kind), random_scores(n, kind))
@@ -210,7 +213,8 @@ def test_holm_is_statsmodels_and_keeps_missing_p_values_out():
     )
 
 
-# ---- agreement ---------------------------------------------------------------------------------------------------
+# ---- agreement
+# --------------------------------------------------------------------------------------
 
 RATINGS = [
     (random_scores(n, kind), random_scores(n, kind))
@@ -254,7 +258,8 @@ def test_agreement_edges():
     ) == {"both_pass": 1, "a_only": 1, "b_only": 1, "both_fail": 0}
 
 
-# ---- calibration -------------------------------------------------------------------------------------------------
+# ---- calibration
+# --------------------------------------------------------------------------------------
 
 CALIBRATION = [
     (RNG.random(n), RNG.integers(0, 2, n).astype(float)) for n in (10, 100, 1000)

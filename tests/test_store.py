@@ -1,4 +1,5 @@
-"""Tests for itemeval.store: keyed upserts, exact schemas, plain-parquet readability, atomicity under SIGKILL."""
+"""Tests for itemeval.store: keyed upserts, exact schemas, plain-parquet readability,
+atomicity under SIGKILL."""
 
 from __future__ import annotations
 
@@ -338,7 +339,8 @@ def test_parts_stay_bounded_and_old_versions_are_collected(paths, monkeypatch):
 def test_a_version_a_reader_resolved_stays_readable_through_later_commits(
     paths, monkeypatch
 ):
-    """A reader that resolved the link (pandas.read_parquet) finishes reading, however many commits follow."""
+    """A reader that resolved the link (pandas.read_parquet) finishes reading,
+    however many commits follow."""
     upsert(paths, "solutions", [solution("c", "i1")])
     resolved = paths.solutions.resolve()
     for n in range(2, 6):
@@ -386,7 +388,8 @@ def test_read_store_sees_whole_versions_while_a_writer_commits(paths):
     def write() -> None:
         try:
             for n in range(1, 60):
-                # progress by count, not speed: a read finishes after each commit before the next one starts
+                # progress by count, not speed: a read finishes after each commit before
+                # the next one starts
                 read_done.clear()
                 if not read_done.wait(timeout=120):
                     raise TimeoutError("the reader finished no read in 120 s")
@@ -431,11 +434,18 @@ import random, sys
 from pathlib import Path
 
 def batch(n):
-    """Batch n: ~30 deterministic keys, all marked b<n>; later batches overwrite some earlier keys."""
+    """Batch n: ~30 deterministic keys, all marked b<n>; later batches overwrite
+    some earlier keys."""
     rng = random.Random(n)
-    keys = {(f"c{rng.randrange(3)}", f"i{rng.randrange(60)}", rng.randrange(1, 3)) for _ in range(30)}
-    return [{"condition_id": c, "item_id": i, "epoch": e, "run_id": f"b{n:06d}", "solution": "s" * 2000}
-            for c, i, e in sorted(keys)]
+    keys = {
+        (f"c{rng.randrange(3)}", f"i{rng.randrange(60)}", rng.randrange(1, 3))
+        for _ in range(30)
+    }
+    return [
+        {"condition_id": c, "item_id": i, "epoch": e, "run_id": f"b{n:06d}",
+         "solution": "s" * 2000}
+        for c, i, e in sorted(keys)
+    ]
 
 if __name__ == "__main__":
     from itemeval.paths import StudyPaths
@@ -473,8 +483,9 @@ def test_sigkill_at_any_instant_leaves_each_upsert_all_or_nothing(paths):
             cwd=REPO,
         )
         assert child.stdout.readline() == b"ready\n"
-        # Progress by count, not speed: wait for 1-3 announced commits, then kill at a random instant
-        # of whatever the child is doing by then, most often in the middle of its next upsert.
+        # Progress by count, not speed: wait for 1-3 announced commits, then kill at a
+        # random instant of whatever the child is doing by then, most often in the
+        # middle of its next upsert.
         announced = rng.randint(1, 3)
         for _ in range(announced):
             assert child.stdout.readline() == b"committed\n"

@@ -1,5 +1,6 @@
-"""The tables of status, estimate, generate, grade and results on a study with long slugs: they fit 80 columns
-without cutting money, keep each slug recognisable, show ids on demand and whole slugs on a wider terminal."""
+"""The tables of status, estimate, generate, grade and results on a study with long
+slugs: they fit 80 columns without cutting money, keep each slug recognisable, show
+ids on demand and whole slugs on a wider terminal."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ MONEY = re.compile(r"<?\$\d[\d,]*(\.\d+)?")
 
 
 def long_study(root: Path) -> Path:
-    """8 generate conditions with slugs of up to 49 characters, a judge and a scorer; 4 items. Returns the config's
-    path relative to the working dir, as people type it (the grade summary's advice repeats it)."""
+    """8 generate conditions with slugs of up to 49 characters, a judge and a scorer;
+    4 items. Returns the config's path relative to the working dir, as people type it
+    (the grade summary's advice repeats it)."""
     config = base_config(
         **{
             "solvers__models": ["itemeval/arith-good", "itemeval/arith-weak"],
@@ -57,7 +59,8 @@ def conditions(capsys, path: Path) -> list[dict]:
 
 
 def table_blocks(text: str) -> list[tuple[str, str, list[str]]]:
-    """Each table as (header line, rule line, row lines): rows are the lines as wide as the rule under the header."""
+    """Each table as (header line, rule line, row lines): rows are the lines as wide
+    as the rule under the header."""
     lines = text.splitlines()
     blocks = []
     for index, line in enumerate(lines):
@@ -72,7 +75,8 @@ def table_blocks(text: str) -> list[tuple[str, str, list[str]]]:
 
 
 def assert_fits(text: str, slugs: list[str], width: int = 80) -> None:
-    """No line wider than the terminal, every dollar amount whole, no empty last column, every slug recognisable."""
+    """No line wider than the terminal, every dollar amount whole, no empty last
+    column, every slug recognisable."""
     assert max(len(line) for line in text.splitlines()) <= width, text
     for amount in re.findall(r"\S*\$\S*", text):
         assert MONEY.fullmatch(amount.strip("(),;:")), (amount, text)
@@ -94,7 +98,8 @@ def assert_fits(text: str, slugs: list[str], width: int = 80) -> None:
 
 
 def recognisable(shown: str, slug: str) -> bool:
-    """The slug whole, or cut in its middle keeping at least its first 6 characters and its end."""
+    """The slug whole, or cut in its middle keeping at least its first 6 characters
+    and its end."""
     if shown == slug:
         return True
     head, cut, tail = shown.partition("…")
@@ -225,7 +230,8 @@ def test_token_counts_fit_five_characters(count, shown):
             16,
             ["arith-go…default"],
         ),  # start and end, cut in the middle
-        # both end "…_default" when cut in the middle: the cut moves off-centre to keep them apart
+        # both end "…_default" when cut in the middle: the cut moves off-centre to keep
+        # them apart
         (
             ["arith-good_concise_default", "arith-good_builtin-standard_default"],
             17,

@@ -1,5 +1,5 @@
-"""What a person sees in a real terminal (a pty, 120×40): one display for the whole run, no per-sample noise,
-and after Ctrl-C one summary that says how to finish."""
+"""What a person sees in a real terminal (a pty, 120×40): one display for the whole
+run, no per-sample noise, and after Ctrl-C one summary that says how to finish."""
 
 from __future__ import annotations
 
@@ -46,9 +46,11 @@ def run_in_pty(
     interrupt_when: str | None = None,
     timeout: float = 240,
 ) -> tuple[int, str]:
-    """Run a command with a 120×40 pty as its terminal; returns (exit code, the screen text without escapes).
+    """Run a command with a 120×40 pty as its terminal; returns (exit code, the screen
+    text without escapes).
 
-    With `interrupt_when` (a regular expression), Ctrl-C is sent once the screen matches it.
+    With `interrupt_when` (a regular expression), Ctrl-C is sent once the screen matches
+    it.
     """
     pid, fd = pty.fork()
     if pid == 0:  # the child: its stdin, stdout and stderr are the pty
@@ -114,8 +116,9 @@ def test_one_display_spans_every_batch_without_per_sample_warnings(tmp_path):
 
 
 def test_after_ctrl_c_one_summary_says_how_to_finish(tmp_path):
-    # The local server answers 12 calls and holds the rest, so the run cannot end before the Ctrl-C lands,
-    # however slow the machine; the 1 s drain then cancels the held calls.
+    # The local server answers 12 calls and holds the rest, so the run cannot end before
+    # the Ctrl-C lands, however slow the machine; the 1 s drain then cancels the held
+    # calls.
     config = base_config(
         **{
             "cache": False,

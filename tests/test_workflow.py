@@ -1,4 +1,5 @@
-"""Re-drawing, sampling and scripting workflows (README "A short tour"): --fresh, grade --only, --sample/--seed/--stratify."""
+"""Re-drawing, sampling and scripting workflows (README "A short tour"): --fresh,
+grade --only, --sample/--seed/--stratify."""
 
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ def items(
     ]
 
 
-# ---- choosing items: pure ---------------------------------------------------------------------------------------
+# ---- choosing items: pure
+# --------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -121,7 +123,8 @@ def test_only_selects_grades_by_state():
     assert plan.plan_grade(state, force=False).index.size == 3  # pending, stale, error
 
 
-# ---- end to end --------------------------------------------------------------------------------------------------
+# ---- end to end
+# --------------------------------------------------------------------------------------
 
 
 def study(tmp_path, **overrides):
@@ -171,8 +174,9 @@ def test_generate_sample_runs_the_same_stratified_items_as_estimate_predicts(
 def test_fresh_draws_new_replies_where_force_replays_the_cache(
     tmp_path, capsys, monkeypatch
 ):
-    # The offline solver replies the same to the same prompt, so count calls at inspect's cache instead:
-    # --force is served from the cache (cache hits), --fresh is not.
+    # The offline solver replies the same to the same prompt, so count calls at
+    # inspect's cache instead: --force is served from the cache (cache hits), --fresh is
+    # not.
     path = study(tmp_path, cache=True)
     assert run(capsys, "generate", str(path), "--yes", "--limit", "4")[0] == 0
     code, forced = run(
@@ -234,8 +238,9 @@ def test_an_unknown_only_value_is_a_usage_error(tmp_path, capsys):
 def test_a_pilot_runs_first_and_the_spend_gate_then_holds_its_projection(
     tmp_path, capsys
 ):
-    # Above confirm_above by its ceiling (every reply max_tokens long), the study needs --yes; after a pilot
-    # the gate holds the projection from the replies seen, far below it, and the run goes ahead.
+    # Above confirm_above by its ceiling (every reply max_tokens long), the study needs
+    # --yes; after a pilot the gate holds the projection from the replies seen, far
+    # below it, and the run goes ahead.
     path = study(tmp_path, cache=False)
     code, estimate = run(capsys, "estimate", str(path), "--stage", "generate")
     ceiling = estimate["total"]["usd_ceiling"]
@@ -270,7 +275,8 @@ def test_estimate_with_a_pilot_shows_an_interval_for_the_rest(tmp_path, capsys):
     assert "pilot: 5 cells ran" in out.err
     text = " ".join(out.out.split())  # the line wraps at the terminal's width
     assert re.search(
-        r"total: 35 calls, expected \$[\d.]+ \(95%: \$[\d.]+ to \$[\d.]+, from the replies seen\)",
+        r"total: 35 calls, expected \$[\d.]+ \(95%: \$[\d.]+ to \$[\d.]+, from "
+        r"the replies seen\)",
         text,
     ), out.out
     assert len(pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")) == 5

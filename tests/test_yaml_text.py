@@ -1,5 +1,5 @@
-"""Hostile YAML (issue 26 case 4): alias bombs refused before they expand, duplicate keys refused
-naming the key, and config errors cut to a readable size."""
+"""Hostile YAML (issue 26 case 4): alias bombs refused before they expand, duplicate
+keys refused naming the key, and config errors cut to a readable size."""
 
 from __future__ import annotations
 

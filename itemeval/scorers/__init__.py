@@ -1,4 +1,5 @@
-"""Verifiable scorers: pure functions that grade a solution's text against what is known about its item."""
+"""Verifiable scorers: pure functions that grade a solution's text against what is
+known about its item."""
 
 from .answer import answer_region, find_answer
 from .base import ScoreContext, ScoreResult

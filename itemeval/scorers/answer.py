@@ -1,11 +1,12 @@
 """Where the final answer is in a reply, and the wrappers, asides and hedges around it.
 
-Shared by the careful scorers. The answer is, first that applies: the text after the last answer label
-(`ANSWER:`, `**Final answer:**`, `Answer：`, GSM8K's `####`, a line opening `Answer -`), with display
-math on the lines below a bare label; the last `<answer>…</answer>`; the last `\\boxed{}`; the sentence
-after the last "the answer is" (or "I'd go with", "I'll choose", …), or before "… is the answer";
-else the whole reply. Inside a labelled answer an "answer is" sentence narrows it further (Minerva's
-"Final Answer: The final answer is 17. I hope it is correct.").
+Shared by the careful scorers. The answer is, first that applies: the text after the
+last answer label (`ANSWER:`, `**Final answer:**`, `Answer：`, GSM8K's `####`, a line
+opening `Answer -`), with display math on the lines below a bare label; the last
+`<answer>…</answer>`; the last `\\boxed{}`; the sentence after the last "the answer is"
+(or "I'd go with", "I'll choose", …), or before "… is the answer"; else the whole reply.
+Inside a labelled answer an "answer is" sentence narrows it further (Minerva's "Final
+Answer: The final answer is 17. I hope it is correct.").
 """
 
 from __future__ import annotations
@@ -22,14 +23,16 @@ _LABELS = (
         re.IGNORECASE | re.MULTILINE,
     ),  # Answer - Paris
 )
-# GSM8K's "#### 72"; "#### Paris" only as the reply's last line, since "#### Step 2" is a markdown heading
+# GSM8K's "#### 72"; "#### Paris" only as the reply's last line, since "#### Step 2" is
+# a markdown heading
 _GSM8K = re.compile(
     r"^[ \t]*#{4}[ \t]*(?=[-−$\d])|^[ \t]*#{4}[ \t]+(?=[^\n#]+\s*\Z)", re.MULTILINE
 )
 _THINKING = re.compile(
     r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE
 )  # a reasoning model's draft
-# The reply's last line is one wrapped answer: "**True**", "*Saturn*", "`NaCl`", "$\text{Jupiter}$", "\(\text{…}\)"
+# The reply's last line is one wrapped answer: "**True**", "*Saturn*", "`NaCl`",
+# "$\text{Jupiter}$", "\(\text{…}\)"
 _WRAPPED_LINE = re.compile(
     r"(?:\*\*|\*|_|`|\$|\\\(|\\\[)[^\n]{1,60}?(?:\*\*|\*|_|`|\$|\\\)|\\\])[ .!]*"
 )
@@ -40,7 +43,8 @@ _INLINE_BOLD = re.compile(
     r"(?<!^)(?<!\n)\*\*([^*\n]{1,60})\*\*"
 )  # "The capital is **Nairobi**."
 _CHECK = re.compile(
-    r"[*_#\s]*\(?\s*(?:let(?:'s| me| us)\s+(?:verify|check|double[- ]check)|verif(?:y|ication)|check(?:ing)?\b|"
+    r"[*_#\s]*\(?\s*(?:let(?:'s| me| us)\s+(?:verify|check|double[- "
+    r"]check)|verif(?:y|ication)|check(?:ing)?\b|"
     r"double[- ]check|sanity check|note\b|for reference|proof\b)",
     re.IGNORECASE,
 )
@@ -68,9 +72,11 @@ _DISPLAY_OPEN = {"\\[": "\\]", "$$": "$$"}
 class Answer:
     text: str
     marked: bool
-    """True when the reply marked its answer (label, tag, box, phrase, bold last line); False for the whole reply."""
+    """True when the reply marked its answer (label, tag, box, phrase, bold last
+    line); False for the whole reply."""
     phrased: bool = False
-    """Found only by an "the answer is" sentence: a scorer that reads nothing there may read the whole reply."""
+    """Found only by an "the answer is" sentence: a scorer that reads nothing there
+    may read the whole reply."""
 
 
 def find_answer(reply: str) -> Answer:
@@ -105,7 +111,8 @@ def find_answer(reply: str) -> Answer:
 
 
 def without_checks(reply: str) -> str:
-    """The reply without trailing paragraphs that only verify it ("Let me verify: …", "Check: …", "(For reference …")."""
+    """The reply without trailing paragraphs that only verify it ("Let me verify: …",
+    "Check: …", "(For reference …")."""
     paragraphs = reply.rstrip().split("\n\n")
     while len(paragraphs) > 1 and _CHECK.match(paragraphs[-1].strip()):
         paragraphs.pop()
@@ -168,7 +175,8 @@ def _narrow_to_phrase(region: str) -> str:
 
 
 def _phrase_sentence(text: str) -> str | None:
-    """The sentence after the last answer phrase, or the subject of a trailing "X is the answer"."""
+    """The sentence after the last answer phrase, or the subject of a trailing "X is
+    the answer"."""
     phrases = [
         p
         for p in _PHRASE.finditer(text)
@@ -186,7 +194,8 @@ def _phrase_sentence(text: str) -> str | None:
 
 
 def last_boxed(text: str) -> str | None:
-    """The content of the last `\\boxed{...}`, nested braces included; None if there is none."""
+    """The content of the last `\\boxed{...}`, nested braces included; None if there
+    is none."""
     starts = list(_BOXED.finditer(text))
     if not starts:
         return None
@@ -203,7 +212,8 @@ def _unbox(text: str) -> str:
     return text if boxed is None else boxed.strip()
 
 
-# ---- hedges: two answers joined by "or", "and", a comma, a slash or a range dash --------------------------------
+# ---- hedges: two answers joined by "or", "and", a comma, a slash or a range dash
+# --------------------------------
 
 _HEDGE_WORDS = re.compile(
     r"\b(?:or|and|to|either|maybe|possibly|perhaps|probably|between)\b|[,/&?~]|(?<=\S)[-–—](?=\S)|\s[–—]\s",
@@ -229,7 +239,8 @@ _UNSURE = re.compile(
 
 
 def joined_by_hedge(between: str) -> bool:
-    """Whether the text between two different answers only joins them ("2 or 0.5", "B/D", "40-42", "A, C")."""
+    """Whether the text between two different answers only joins them ("2 or 0.5",
+    "B/D", "40-42", "A, C")."""
     between = _CONDITION.sub(" ", between)
     if _HEDGE_PHRASE.search(between):
         return True
@@ -240,7 +251,8 @@ def joined_by_hedge(between: str) -> bool:
 
 
 def sounds_unsure(text: str) -> bool:
-    """Whether the reply says it is not sure ("I'm not sure", "torn between", "can't decide")."""
+    """Whether the reply says it is not sure ("I'm not sure", "torn between", "can't
+    decide")."""
     return _UNSURE.search(text) is not None
 
 

@@ -1,4 +1,5 @@
-"""The `multiple_choice` scorer: the option letter read from the answer is the target letter."""
+"""The `multiple_choice` scorer: the option letter read from the answer is the target
+letter."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ _LONE_LETTER = re.compile(
 _LEADING_LOWER = re.compile(r"\s*(?:[(\[]([a-z])[)\]]|([a-z])[).:])(?=\s|$)")
 _OPTION_TOKEN = re.compile(
     r"[(\[](?P<bracketed>[A-Za-z])[)\]]"  # "(c)", "[B]"
-    r"|(?<![\w'’.])(?P<capital>[A-Z])(?![\w'’(]|\.\w)"  # a standalone capital, not "I'm", "U.S." or "O(n)"
+    # a standalone capital, not "I'm", "U.S." or "O(n)"
+    r"|(?<![\w'’.])(?P<capital>[A-Z])(?![\w'’(]|\.\w)"
 )
 _MARKUP = re.compile(r"[*`$]|\\text\{|\\textbf\{|\\mathrm\{|[{}]")
 _NEGATION = re.compile(
@@ -41,7 +43,8 @@ class _Letter:
 
 
 def _is_prose_capital(text: str, match: re.Match[str], *, marked: bool) -> bool:
-    """The pronoun "I"; an article "A" opening a phrase ("A quick check"); a unit after a number ("10 V").
+    """The pronoun "I"; an article "A" opening a phrase ("A quick check"); a unit after
+    a number ("10 V").
 
     A marked answer that opens with "A" names option A ("I would pick A over C").
     """
@@ -60,7 +63,8 @@ def _is_prose_capital(text: str, match: re.Match[str], *, marked: bool) -> bool:
 
 
 def _letters(text: str, options: str | None, *, marked: bool) -> list[_Letter]:
-    """Every option letter named in `text`, in order: not negated ("not D"), among the item's options."""
+    """Every option letter named in `text`, in order: not negated ("not D"), among
+    the item's options."""
     found = []
     for match in _OPTION_TOKEN.finditer(text):
         if not match["bracketed"] and _is_prose_capital(text, match, marked=marked):
@@ -84,16 +88,22 @@ class Ambiguous(Exception):
 def read_choice(
     text: str, *, marked: bool = True, options: str | None = None
 ) -> str | None:
-    """The chosen option letter (upper case) in an answer, or None; raises Ambiguous on a hedge.
+    """The chosen option letter (upper case) in an answer, or None; raises Ambiguous on
+    a hedge.
 
-    Rules (markdown, `$` and `\\text{}` ignored; only `options` count when given; "not D", "nor B" never count):
-    1. the whole answer is one letter, bracketed or not, any case: "B", "(b)", "**B**", "b.", "Option C";
+    Rules (markdown, `$` and `\\text{}` ignored; only `options` count when given; "not
+    D", "nor B" never count):
+    1. the whole answer is one letter, bracketed or not, any case: "B", "(b)", "**B**",
+       "b.", "Option C";
     2. it opens with a lower-case option label: "b) Paris", "(c) 12";
-    3. a marked answer (after a label, or "the answer is …") names its option first: "B because A is too
-       small" reads B; two different option labels ("B) … and D) …") are ambiguous;
-    4. in a whole reply the last option named wins: a bracketed letter or a standalone capital, except the
-       pronoun "I", an article "A" opening a phrase, and a unit after a number ("10 V");
-    5. the chosen letter joined to another by "or", "and", "/", or a comma ("B or D", "A, C") is ambiguous.
+    3. a marked answer (after a label, or "the answer is …") names its option first: "B
+       because A is too small" reads B; two different option labels ("B) … and D) …")
+       are ambiguous;
+    4. in a whole reply the last option named wins: a bracketed letter or a standalone
+       capital, except the pronoun "I", an article "A" opening a phrase, and a unit
+       after a number ("10 V");
+    5. the chosen letter joined to another by "or", "and", "/", or a comma ("B or D",
+       "A, C") is ambiguous.
     """
     plain = _MARKUP.sub("", text).strip()
     if (lone := _LONE_LETTER.fullmatch(plain)) and (
@@ -131,7 +141,8 @@ def read_choice(
 
 
 def _option_by_text(answer: str, choices: tuple[str, ...]) -> str | None:
-    """The letter of the one option whose text the answer is ("Paris" for "B) Paris")."""
+    """The letter of the one option whose text the answer is ("Paris" for "B)
+    Paris")."""
     said = normalise_text(answer)
     matching = [
         index
@@ -142,9 +153,11 @@ def _option_by_text(answer: str, choices: tuple[str, ...]) -> str | None:
 
 
 def multiple_choice(solution: str, context: ScoreContext) -> ScoreResult:
-    """1.0 when the chosen letter (see `read_choice`) is the target letter; the option's own text counts too.
+    """1.0 when the chosen letter (see `read_choice`) is the target letter; the option's
+    own text counts too.
 
-    The target must be a single letter, optionally bracketed, any case ("B", "(b)", "b.").
+    The target must be a single letter, optionally bracketed, any case ("B", "(b)",
+    "b.").
     """
     target = context.target
     lone = _TARGET_LETTER.fullmatch(re.sub(r"[*`]", "", target).strip())
@@ -158,7 +171,8 @@ def multiple_choice(solution: str, context: ScoreContext) -> ScoreResult:
         string.ascii_uppercase[: len(context.choices)] if context.choices else None
     )
     answer = find_answer(solution)
-    # A marked answer that is one option's text is that option: "**Answer: Vitamin D**" is C, not the letter D.
+    # A marked answer that is one option's text is that option: "**Answer: Vitamin D**"
+    # is C, not the letter D.
     choice = (
         _option_by_text(answer.text, context.choices)
         if answer.marked and context.choices

@@ -1,4 +1,5 @@
-"""The `numeric` scorer: the answer's final number equals the numeric target within tolerances."""
+"""The `numeric` scorer: the answer's final number equals the numeric target within
+tolerances."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import re
 from .answer import find_answer, is_hedge, joined_by_hedge, last_boxed
 from .base import ScoreContext, ScoreResult, failed
 
-# LaTeX spellings of things the number pattern reads in plain form: "1{,}234", "1\,234", "\$5", "3 \times 10^8".
+# LaTeX spellings of things the number pattern reads in plain form: "1{,}234", "1\,234",
+# "\$5", "3 \times 10^8".
 _MATH_SPELLINGS = (
     ("{,}", ","),
     ("\\,", ""),
@@ -45,7 +47,8 @@ _UNIT_POWER = re.compile(
 )  # cm^2, s^{2}: a unit's exponent
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 _NUMBER_PARTS = rf"""
-    (?<![\w.^])                      # not the tail of a word or of another number ("H2O", "v1.2"), not an exponent
+    # not the tail of a word or of another number ("H2O", "v1.2"), not an exponent
+    (?<![\w.^])
     \$?
     (?:
         \\[dt]?frac\{{(?P<fnum>[^{{}}]*)\}}\{{(?P<fden>[^{{}}]*)\}}
@@ -61,7 +64,8 @@ _NUMBER_PARTS = rf"""
         (?:\s*(?P<scale>thousand|million|billion|trillion)\b)?
     )
 """
-# "3 / 4" after an answer label is a fraction; at the end of a cut-off reply "180 / 2.5" is an unfinished sum.
+# "3 / 4" after an answer label is a fraction; at the end of a cut-off reply "180 / 2.5"
+# is an unfinished sum.
 _NUMBER_MARKED = re.compile(
     _NUMBER_PARTS.replace("SPACED", r"| \s+/\s+(?P<sden>\d+)(?![\d/.])"), re.VERBOSE
 )
@@ -76,7 +80,8 @@ _OPERATOR_ONLY = re.compile(r"\s*[-+*/×÷]\s*")
 _WORDS = {
     word: n
     for n, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "zero one two three four five six seven eight nine ten eleven twelve "
+        "thirteen fourteen fifteen sixteen "
         "seventeen eighteen nineteen".split()
     )
 }
@@ -98,7 +103,8 @@ class Unfinished(Exception):
 
 
 def normalise_math(text: str) -> str:
-    """Plain text for the number pattern: LaTeX spellings, `\\text{}`, superscripts and unit exponents."""
+    """Plain text for the number pattern: LaTeX spellings, `\\text{}`, superscripts
+    and unit exponents."""
     text = text.replace("\u2212", "-")
     if "\\" in text or "{" in text:  # most replies have no LaTeX: skip its rewrites
         for spelling, plain in _MATH_SPELLINGS:
@@ -122,7 +128,8 @@ def _plain_number(text: str | None) -> float | None:
 
 
 def _number_value(match: re.Match[str]) -> float | None:
-    """The value of one matched number (unsigned), or None when it is not a finite number (1/0, 1e999)."""
+    """The value of one matched number (unsigned), or None when it is not a finite
+    number (1/0, 1e999)."""
     groups = match.groupdict()
     if groups["fnum"] is not None:
         numerator, denominator = (
@@ -164,7 +171,8 @@ def _power(base: float, exponent: int) -> float | None:
 
 
 def _is_negative(text: str, start: int) -> bool:
-    """A minus right before the number that is a sign, not a subtraction or a range ("- 5", "to -5", "=-5")."""
+    """A minus right before the number that is a sign, not a subtraction or a range
+    ("- 5", "to -5", "=-5")."""
     before = text[:start].rstrip().removesuffix("$").rstrip()
     if not before.endswith("-"):
         return False
@@ -202,7 +210,8 @@ def _number_word(text: str) -> tuple[str, float] | None:
 
 
 def _focus(text: str) -> str:
-    """A marked answer without what cannot be it: asides in brackets, "not 48", the left side of an equation."""
+    """A marked answer without what cannot be it: asides in brackets, "not 48", the
+    left side of an equation."""
     for aside in _ASIDE.finditer(text):
         if is_hedge(aside[1]):
             raise Ambiguous(aside.group(0).strip())
@@ -222,7 +231,8 @@ _SAME_UNKNOWN = re.compile(r"\s*,?\s*(?:or|and)\s+([a-z])\s*=\s*")
 
 
 def _two_roots(text: str, previous_start: int, between: str) -> bool:
-    """ "x = 4 or x = -4": two values of one unknown (not "3x = 15 and x = 5", a derivation)."""
+    """Whether text is like "x = 4 or x = -4": two values of one unknown (not
+    "3x = 15 and x = 5", a derivation)."""
     joined = _SAME_UNKNOWN.fullmatch(between)
     return (
         joined is not None
@@ -231,10 +241,12 @@ def _two_roots(text: str, previous_start: int, between: str) -> bool:
 
 
 def read_answer_number(text: str, *, marked: bool) -> tuple[str, float] | None:
-    """The final number of an answer as (the text read, its value), or None when there is none.
+    """The final number of an answer as (the text read, its value), or None when there
+    is none.
 
-    Raises Ambiguous when the final number is joined to a different one by "or", "and", "to", a comma, a
-    slash or a range dash, and Unfinished when it is the last operand of an unevaluated expression.
+    Raises Ambiguous when the final number is joined to a different one by "or", "and",
+    "to", a comma, a slash or a range dash, and Unfinished when it is the last operand
+    of an unevaluated expression.
     """
     text = normalise_math(text)
     if marked:
@@ -271,7 +283,8 @@ def read_answer_number(text: str, *, marked: bool) -> tuple[str, float] | None:
 
 
 def read_final_number(text: str) -> tuple[str, float] | None:
-    """The final number of a reply's answer (see `read_answer_number`); the last `\\boxed{}` decides if any."""
+    """The final number of a reply's answer (see `read_answer_number`); the last
+    `\\boxed{}` decides if any."""
     answer = find_answer(text)
     return read_answer_number(answer.text, marked=answer.marked)
 
@@ -280,7 +293,8 @@ def read_final_number(text: str) -> tuple[str, float] | None:
     maxsize=4096
 )  # an item's target is read once per solution graded against it
 def read_target_number(target: str) -> float | None:
-    """The target as a number, when the whole target is one: "1,234", "$5", "-1/2", "50%", "\\frac{3}{4}"."""
+    """The target as a number, when the whole target is one: "1,234", "$5", "-1/2",
+    "50%", "\\frac{3}{4}"."""
     text = normalise_math(target).strip()
     boxed = last_boxed(text)
     if boxed is not None and text.startswith("\\"):
@@ -299,7 +313,8 @@ def numeric(
     rel_tol: float = 1e-6,
     abs_tol: float = 1e-9,
 ) -> ScoreResult:
-    """1.0 when the final number in the answer equals the numeric target within the tolerances."""
+    """1.0 when the final number in the answer equals the numeric target within the
+    tolerances."""
     expected = read_target_number(context.target)
     if expected is None:
         return failed(

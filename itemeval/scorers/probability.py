@@ -1,4 +1,5 @@
-"""The probability scorers: `risk` reads the first token's logprobs, `numeric_risk` a probability written as text."""
+"""The probability scorers: `risk` reads the first token's logprobs, `numeric_risk` a
+probability written as text."""
 
 from __future__ import annotations
 
@@ -17,10 +18,12 @@ _PROBABILITY = re.compile(
 def option_probs(
     first_token: dict, option_tokens: Sequence[str]
 ) -> dict[str, float] | None:
-    """P(option) renormalised over the option tokens, from one token's top alternatives; None if none is there.
+    """P(option) renormalised over the option tokens, from one token's top alternatives;
+    None if none is there.
 
-    A token counts for an option when it equals the option after stripping whitespace (" 1" is "1"),
-    and the probabilities of such variants add up. An option absent from the alternatives gets 0.
+    A token counts for an option when it equals the option after stripping whitespace ("
+    1" is "1"), and the probabilities of such variants add up. An option absent from the
+    alternatives gets 0.
     """
     candidates = list(first_token.get("top") or []) or [first_token]
     mass = dict.fromkeys(option_tokens, 0.0)
@@ -37,9 +40,11 @@ def option_probs(
 def risk(
     solution: str, context: ScoreContext, *, option_tokens: Sequence[str] = ("0", "1")
 ) -> ScoreResult:
-    """Correct when the most probable option token (first generated token) is the target.
+    """Correct when the most probable option token (first generated token) is the
+    target.
 
-    `risk_score` is P(last option) for two options, so with the default ("0", "1") it is P("1").
+    `risk_score` is P(last option) for two options, so with the default ("0", "1") it is
+    P("1").
     """
     tokens = context.logprobs
     if not tokens:
@@ -58,7 +63,8 @@ def risk(
         return failed(
             "option_token_missing",
             None,
-            f"none of the option tokens {list(option_tokens)} is among the first token's alternatives {seen}",
+            f"none of the option tokens {list(option_tokens)} is among the "
+            f"first token's alternatives {seen}",
         )
     predicted = max(
         probs, key=lambda token: probs[token]
@@ -75,7 +81,8 @@ def risk(
 
 
 def read_probability(text: str) -> float | None:
-    """The last number in the answer read as a probability: 0.73, .73 and 73% all read 0.73; None outside [0, 1]."""
+    """The last number in the answer read as a probability: 0.73, .73 and 73% all
+    read 0.73; None outside [0, 1]."""
     matches = list(_PROBABILITY.finditer(answer_region(text)))
     if not matches:
         return None
@@ -87,7 +94,8 @@ def read_probability(text: str) -> float | None:
 def numeric_risk(
     solution: str, context: ScoreContext, *, labels: Sequence[str] = ("0", "1")
 ) -> ScoreResult:
-    """A probability of the positive (last) label written as text, thresholded at 0.5 against the target."""
+    """A probability of the positive (last) label written as text, thresholded at 0.5
+    against the target."""
     value = read_probability(solution)
     if value is None:
         return failed(

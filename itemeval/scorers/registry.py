@@ -1,4 +1,5 @@
-"""The registry of scorers by name: each family's params, rule version and how a batch of solutions is scored."""
+"""The registry of scorers by name: each family's params, rule version and how a
+batch of solutions is scored."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ class NoParams(BaseModel):
 
 
 class NumericParams(BaseModel):
-    """Tolerances of `numeric`: equal when within `rel_tol` (relative) or `abs_tol` (absolute)."""
+    """Tolerances of `numeric`: equal when within `rel_tol` (relative) or `abs_tol`
+    (absolute)."""
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     rel_tol: float = Field(default=1e-6, ge=0)
@@ -33,7 +35,8 @@ class NumericParams(BaseModel):
 
 
 class RiskParams(BaseModel):
-    """The tokens whose first-token probabilities `risk` compares; the last is the positive class."""
+    """The tokens whose first-token probabilities `risk` compares; the last is the
+    positive class."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
     option_tokens: list[str] = Field(default=["0", "1"], min_length=2)
@@ -66,10 +69,12 @@ SCORERS: dict[str, ScorerSpec] = {
         family="probability",
     ),
 }
-"""itemeval's own scorers. inspect-ai's are resolved by name (INSPECT_NAMES), user scorers by `module:function`."""
+"""itemeval's own scorers. inspect-ai's are resolved by name (INSPECT_NAMES), user
+scorers by `module:function`."""
 
 ALIASES = {"risk_scorer": "risk", "numeric_risk_scorer": "numeric_risk"}
-"""cruijff_kit's names for the probability scorers; an alias is the same condition as the name."""
+"""cruijff_kit's names for the probability scorers; an alias is the same condition as
+the name."""
 
 INSPECT_NAMES = ("match", "includes", "pattern", "answer", "choice", "f1", "exact")
 MODEL_GRADED_NAMES = ("model_graded_qa", "model_graded_fact")
@@ -93,7 +98,8 @@ def known_names() -> str:
 
 
 def resolve(name: str, config_dir: Path | None = None) -> ScorerSpec:
-    """The spec of a scorer named in the config; inspect's scorers and user scorers import inspect-ai here."""
+    """The spec of a scorer named in the config; inspect's scorers and user scorers
+    import inspect-ai here."""
     name = canonical_name(name)
     if name in SCORERS:
         return SCORERS[name]
@@ -115,7 +121,8 @@ def resolve(name: str, config_dir: Path | None = None) -> ScorerSpec:
 
 
 def _describe_params_error(name: str, spec: ScorerSpec, exc: ValidationError) -> str:
-    """One message naming every bad param and the allowed ones, for the config's author."""
+    """One message naming every bad param and the allowed ones, for the config's
+    author."""
     allowed = ", ".join(spec.params_model.model_fields) or "none"
     problems = []
     for error in exc.errors():
@@ -136,7 +143,8 @@ def _describe_params_error(name: str, spec: ScorerSpec, exc: ValidationError) ->
 def validate_scorer_params(
     name: str, params: Mapping[str, Any] | None, config_dir: Path | None = None
 ) -> dict[str, Any]:
-    """The scorer's params with defaults filled in, so spelling a default out gives the same condition."""
+    """The scorer's params with defaults filled in, so spelling a default out gives
+    the same condition."""
     spec = resolve(name, config_dir)
     try:
         validated = spec.params_model.model_validate({} if params is None else params)
@@ -154,7 +162,8 @@ def validate_scorer_params(
 def _validate_entries(
     entries: list[Any], config_dir: Path | None
 ) -> list[dict[str, Any]]:
-    """multi_scorer's sub-entries, each validated like a top-level entry and carrying its rule version."""
+    """multi_scorer's sub-entries, each validated like a top-level entry and carrying
+    its rule version."""
     if not entries:
         raise ConfigError(f"scorer {MULTI!r}: params.scorers needs at least one entry")
     validated = []
@@ -168,12 +177,14 @@ def _validate_entries(
             not isinstance(entry, str) and set(entry) - {"name", "params"}
         ):
             raise ConfigError(
-                f"scorer {MULTI!r}: params.scorers[{index}] must be a name or {{name, params}}"
+                f"scorer {MULTI!r}: params.scorers[{index}] must be a name or "
+                "{name, params}"
             )
         sub = resolve(name, config_dir)
         if sub.family not in ("inspect", "user"):
             raise ConfigError(
-                f"scorer {MULTI!r}: params.scorers[{index}] is {name!r}; multi_scorer combines "
+                f"scorer {MULTI!r}: params.scorers[{index}] is {name!r}; "
+                "multi_scorer combines "
                 f"inspect scorers ({', '.join(INSPECT_NAMES)}) and user scorers only"
             )
         validated.append(
@@ -196,8 +207,9 @@ def score_many(
 ) -> list[ScoreResult]:
     """Score (solution, context, item_id, epoch) rows with one scorer entry, in order.
 
-    `cache`: one dict the caller keeps for the calls of a whole grade (and drops after it), where a scorer
-    family keeps what serves many calls (inspect's rebuilt per-item states).
+    `cache`: one dict the caller keeps for the calls of a whole grade (and drops after
+    it), where a scorer family keeps what serves many calls (inspect's rebuilt per-item
+    states).
     """
     spec = resolve(name, config_dir)
     if spec.fn is not None:
@@ -215,7 +227,8 @@ def score_many(
 def best_over_targets(
     spec: ScorerSpec, solution: str, context: ScoreContext, params: Mapping[str, Any]
 ) -> ScoreResult:
-    """A pure scorer against several acceptable targets: the first full credit, else the first target's result."""
+    """A pure scorer against several acceptable targets: the first full credit, else
+    the first target's result."""
     assert spec.fn is not None
     if len(context.targets) <= 1 or spec.all_targets:
         return spec.fn(solution, context, **params)
@@ -244,7 +257,8 @@ def score_solution(
     solution: str,
     target: str | ScoreContext,
 ) -> ScoreResult:
-    """Grade one solution with a registered scorer, against a target string or a full context."""
+    """Grade one solution with a registered scorer, against a target string or a full
+    context."""
     context = target if isinstance(target, ScoreContext) else ScoreContext.of(target)
     return score_many(
         name, validate_scorer_params(name, params), [(solution, context, "item", 1)]

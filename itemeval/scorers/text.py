@@ -1,4 +1,5 @@
-"""The `exact_match` scorer: the answer equals the target once both are stripped of how models wrap answers."""
+"""The `exact_match` scorer: the answer equals the target once both are stripped of
+how models wrap answers."""
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ _HEDGED = re.compile(
 
 
 def _unwrap(text: str) -> str:
-    """Strip wrappers and trailing punctuation until none is left: "`**Paris**`." → "Paris"."""
+    """Strip wrappers and trailing punctuation until none is left: "`**Paris**`." →
+    "Paris"."""
     previous = None
     while text != previous:
         previous = text
@@ -56,8 +58,9 @@ def _unwrap(text: str) -> str:
 
 
 def normalise_text(text: str) -> str:
-    """Compatibility forms folded (NFKC: "Ｐａｒｉｓ", "H₂O"), wrappers and end punctuation gone, whitespace runs
-    collapsed, case folded, a leading article dropped."""
+    """Compatibility forms folded (NFKC: "Ｐａｒｉｓ", "H₂O"), wrappers and end
+    punctuation gone, whitespace runs collapsed, case folded, a leading article
+    dropped."""
     folded = unicodedata.normalize("NFKC", text)
     collapsed = " ".join(_unwrap(" ".join(folded.split())).split()).casefold()
     return _unwrap(_LEADING_ARTICLE.sub("", collapsed))  # "the **Sahara**"
@@ -68,7 +71,8 @@ class Ambiguous(Exception):
 
 
 def read_text_answer(answer: str) -> str:
-    """The answer without a trailing ", not Sydney" or aside "(France)"; raises Ambiguous on a hedge."""
+    """The answer without a trailing ", not Sydney" or aside "(France)"; raises
+    Ambiguous on a hedge."""
     text = _unwrap(" ".join(unicodedata.normalize("NFKC", answer).split()))
     aside = _TRAILING_ASIDE.search(text)
     if aside is not None:
@@ -79,10 +83,12 @@ def read_text_answer(answer: str) -> str:
 
 
 def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
-    """1.0 when the answer equals the target after both are normalised (see `normalise_text`).
+    """1.0 when the answer equals the target after both are normalised (see
+    `normalise_text`).
 
-    Runs of whitespace compare equal to a single space ("New  York" = "New York" ≠ "NewYork"). A trailing
-    ", not X" or aside in brackets is dropped; an answer offering two ("Paris or Lyon") is `ambiguous_answer`.
+    Runs of whitespace compare equal to a single space ("New  York" = "New York" ≠
+    "NewYork"). A trailing ", not X" or aside in brackets is dropped; an answer offering
+    two ("Paris or Lyon") is `ambiguous_answer`.
     """
     found = find_answer(solution)
     answer = found.text
@@ -113,7 +119,8 @@ def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
 
 
 def _unmarked(reply: str, expected: str) -> ScoreResult:
-    """A reply that marks no answer: its last sentence may state it ("… is Tokyo."); an unsure one is ambiguous."""
+    """A reply that marks no answer: its last sentence may state it ("… is Tokyo.");
+    an unsure one is ambiguous."""
     if sounds_unsure(reply):
         return failed("ambiguous_answer", reply, "the reply is not sure of its answer")
     last_sentence = re.split(r"(?<=[.!?])\s+|\n", reply.strip())[-1]

@@ -1,4 +1,5 @@
-"""The study's parquet stores: keyed atomic upserts and column-selective reads (layout in README "Store layout")."""
+"""The study's parquet stores: keyed atomic upserts and column-selective reads
+(layout in README "Store layout")."""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ __all__ = [
     "verify_store",
 ]
 
-# Re-exported on first use (PEP 562), because importing `store.files` or `store.lock` runs this
-# file first, and they must not load pyarrow: `itemeval init --help` imports them and stays instant.
+# Re-exported on first use (PEP 562), because importing `store.files` or `store.lock`
+# runs this file first, and they must not load pyarrow: `itemeval init --help` imports
+# them and stays instant.
 _HOMES = {
     "read_store": "backend",
     "upsert": "backend",

@@ -1,4 +1,5 @@
-"""Which backend holds a study's stores: local parquet parts, or Delta Lake tables on object storage."""
+"""Which backend holds a study's stores: local parquet parts, or Delta Lake tables on
+object storage."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from ..paths import StudyPaths
 from . import local
 
 App = tuple[str, int]
-"""An app transaction (id, version) a Delta commit records, so the same journal chunk is never merged twice."""
+"""An app transaction (id, version) a Delta commit records, so the same journal chunk
+is never merged twice."""
 
 
 def upsert(
@@ -21,10 +23,11 @@ def upsert(
     *,
     app: App | None = None,
 ) -> int:
-    """Insert or replace `rows` by key in one atomic step; returns the number of distinct keys written.
+    """Insert or replace `rows` by key in one atomic step; returns the number of
+    distinct keys written.
 
-    On object storage it is a keyed MERGE; `app` makes a repeat of the same commit a no-op (a local store
-    needs no such mark: the study lock orders its writers)."""
+    On object storage it is a keyed MERGE; `app` makes a repeat of the same commit a
+    no-op (a local store needs no such mark: the study lock orders its writers)."""
     if paths.remote is None:
         return local.upsert(paths, store, rows)
     from .delta import upsert_delta
@@ -48,8 +51,9 @@ def read_store(
     *,
     where: Mapping[str, Collection[Any]] | None = None,
 ) -> pa.Table:
-    """The store's rows (see local.read_store); for a study on object storage, from its Delta table or, for the
-    read-only commands, from the snapshot `latest.json` names."""
+    """The store's rows (see local.read_store); for a study on object storage, from
+    its Delta table or, for the read-only commands, from the snapshot `latest.json`
+    names."""
     from . import memo
 
     if (

@@ -1,4 +1,5 @@
-"""The object-storage store backend: each store a Delta Lake table, written only by keyed MERGE."""
+"""The object-storage store backend: each store a Delta Lake table, written only by
+keyed MERGE."""
 
 from __future__ import annotations
 
@@ -27,16 +28,19 @@ try:
     from deltalake.exceptions import CommitFailedError, DeltaError, TableNotFoundError
 except ImportError as exc:  # an optional extra: only studies on object storage need it
     raise ConfigError(
-        "a study on object storage keeps its stores as Delta Lake tables, which needs the "
+        "a study on object storage keeps its stores as Delta Lake tables, "
+        "which needs the "
         "deltalake package: pip install 'itemeval[delta]'"
     ) from exc
 
 STORAGE_ERRORS: tuple[type[Exception], ...] = (OSError, DeltaError, pa.ArrowInvalid)
-"""What reading or writing a table raises when the object store, the network or a stored file is at fault."""
+"""What reading or writing a table raises when the object store, the network or a
+stored file is at fault."""
 
 COMMIT_ATTEMPTS = 8
-"""MERGEs tried before giving up. Each failed attempt means another writer committed to the same partitions,
-so N writers racing for one partition all succeed within N attempts; the rest is headroom."""
+"""MERGEs tried before giving up. Each failed attempt means another writer committed
+to the same partitions, so N writers racing for one partition all succeed within N
+attempts; the rest is headroom."""
 _BACKOFF_S = 0.2  # the first retry waits up to this, doubling per attempt...
 _BACKOFF_MAX_S = (
     10.0  # ...up to this; full jitter keeps racing writers from retrying in lockstep
@@ -52,11 +56,12 @@ def upsert_delta(
     app_id: str | None = None,
     app_version: int | None = None,
 ) -> int:
-    """Insert or replace `rows` by key in one Delta commit; returns the number of distinct keys written.
+    """Insert or replace `rows` by key in one Delta commit; returns the number of
+    distinct keys written.
 
-    With `app_id` and `app_version` the commit also records that version for that app, and a table
-    that already holds `app_version` (or later) for `app_id` is left alone and 0 returned: committing
-    the same journal part twice writes it once.
+    With `app_id` and `app_version` the commit also records that version for that app,
+    and a table that already holds `app_version` (or later) for `app_id` is left alone
+    and 0 returned: committing the same journal part twice writes it once.
     """
     _, key = STORES[store]
     table = last_per_key(coerce_rows(store, rows), key)
@@ -72,7 +77,8 @@ def upsert_delta(
         return _merge_with_retries(table_uri, store, table, options, transactions)
     except STORAGE_ERRORS as exc:
         raise StoreError(
-            f"cannot write the {store} table at {table_uri}: {exc}; check the URI, the credentials "
+            f"cannot write the {store} table at {table_uri}: {exc}; check the "
+            "URI, the credentials "
             "and that the object store is reachable, then re-run"
         ) from exc
 
@@ -85,10 +91,11 @@ def read_delta(
     where: Mapping[str, Collection[Any]] | None = None,
     storage_options: dict[str, str] | None = None,
 ) -> pa.Table:
-    """The table's rows, like `local.read_store`: the store schema's types, a missing table read as empty.
+    """The table's rows, like `local.read_store`: the store schema's types, a missing
+    table read as empty.
 
-    `where` pinning partition columns (e.g. `{"condition_id": ids}` for solutions) skips the other
-    partitions' files. Columns the table predates read as nulls.
+    `where` pinning partition columns (e.g. `{"condition_id": ids}` for solutions) skips
+    the other partitions' files. Columns the table predates read as nulls.
     """
     schema, _ = STORES[store]
     names = list(schema.names if columns is None else columns)
@@ -103,14 +110,17 @@ def read_delta(
         return scan_delta(table, store, names, where=where)
     except STORAGE_ERRORS as exc:
         raise StoreError(
-            f"cannot read the {store} table at {table_uri}: {exc}; check the URI, the credentials "
+            f"cannot read the {store} table at {table_uri}: {exc}; check the "
+            "URI, the credentials "
             "and that the object store is reachable"
         ) from exc
 
 
 def open_delta(table_uri: str, storage_options: dict[str, str]) -> DeltaTable | None:
-    """The Delta table at `table_uri` at its latest version; None when there is none yet."""
-    # Not DeltaTable.is_deltatable: on deltalake 1.6 against moto it hangs on a missing table.
+    """The Delta table at `table_uri` at its latest version; None when there is none
+    yet."""
+    # Not DeltaTable.is_deltatable: on deltalake 1.6 against moto it hangs on a missing
+    # table.
     try:
         return DeltaTable(table_uri, storage_options=storage_options)
     except TableNotFoundError:
@@ -124,7 +134,8 @@ def scan_delta(
     *,
     where: Mapping[str, Collection[Any]] | None = None,
 ) -> pa.Table:
-    """The rows of this loaded version of a store's table: the columns asked, filtered by `where`."""
+    """The rows of this loaded version of a store's table: the columns asked,
+    filtered by `where`."""
     schema, _ = STORES[store]
     names = list(schema.names if columns is None else columns)
     where = where or {}
@@ -138,7 +149,8 @@ def scan_delta(
         for column in partition_columns(store)
         if column in where
     ]
-    # Reading with the store's schema gives its exact types, and nulls for columns the table predates.
+    # Reading with the store's schema gives its exact types, and nulls for columns the
+    # table predates.
     dataset = table.to_pyarrow_dataset(
         schema=schema, file_pruning_predicate=pinned or None
     )
@@ -146,15 +158,18 @@ def scan_delta(
 
 
 def merge_predicate(store: str, table: pa.Table) -> str:
-    """The MERGE condition for `table`'s rows: target partitions pinned to literal values, and keys equal.
+    """The MERGE condition for `table`'s rows: target partitions pinned to literal
+    values, and keys equal.
 
-    The literal IN lists are what delta-rs reads, and checks for conflicts: a concurrent MERGE into
-    other partitions commits alongside this one, while one that wrote to these partitions makes this
-    commit fail (and be retried) instead of being overwritten.
+    The literal IN lists are what delta-rs reads, and checks for conflicts: a concurrent
+    MERGE into other partitions commits alongside this one, while one that wrote to
+    these partitions makes this commit fail (and be retried) instead of being
+    overwritten.
     """
     _, key = STORES[store]
     pinned = [
-        f"t.{column} IN ({', '.join(_sql_literal(v) for v in _distinct(table, column))})"
+        f"t.{column} IN "
+        f"({', '.join(_sql_literal(v) for v in _distinct(table, column))})"
         for column in partition_columns(store)
     ]
     return " AND ".join([*pinned, *(f"t.{column} = s.{column}" for column in key)])
@@ -182,11 +197,13 @@ def _create(
     options: dict[str, str],
     transactions: list[Transaction],
 ) -> bool:
-    """Create the table holding `table`'s rows; False when it exists, or another writer created it first."""
+    """Create the table holding `table`'s rows; False when it exists, or another
+    writer created it first."""
     if open_delta(table_uri, options) is not None:
         return False
-    # No commit retries: a creator that lost the race for version 0 would otherwise append its rows as
-    # version 1 without looking at keys, and two creators writing the same key would leave duplicates.
+    # No commit retries: a creator that lost the race for version 0 would otherwise
+    # append its rows as version 1 without looking at keys, and two creators writing the
+    # same key would leave duplicates.
     exclusive = CommitProperties(
         app_transactions=transactions or None, max_commit_retries=0
     )
@@ -225,7 +242,8 @@ def _merge_with_retries(
         current = open_delta(table_uri, options)
         if current is None:
             raise StoreError(
-                f"the {store} table at {table_uri} disappeared while being written; re-run"
+                f"the {store} table at {table_uri} disappeared while being "
+                "written; re-run"
             )
         _check_table_schema(current, store)
         if _already_committed(current, transactions):
@@ -246,10 +264,14 @@ def _merge_with_retries(
             )
             return table.num_rows
         except CommitFailedError:
-            continue  # another writer committed to our partitions first: merge again into its version
+            # another writer committed to our partitions first: merge again into its
+            # version
+            continue
     raise StoreError(
-        f"gave up writing the {store} table at {table_uri} after {COMMIT_ATTEMPTS} attempts, each "
-        "beaten by another writer's commit to the same partitions; re-run when fewer writers run at once"
+        f"gave up writing the {store} table at {table_uri} after "
+        f"{COMMIT_ATTEMPTS} attempts, each "
+        "beaten by another writer's commit to the same partitions; re-run when "
+        "fewer writers run at once"
     )
 
 
@@ -274,6 +296,7 @@ def _already_committed(table: DeltaTable, transactions: list[Transaction]) -> bo
 def _check_table_schema(table: DeltaTable, store: str) -> None:
     if not readable_schema(store, pa.schema(table.schema().to_arrow())):
         raise StoreError(
-            f"{table.table_uri} does not have the columns and types of an itemeval {store} table; "
+            f"{table.table_uri} does not have the columns and types of an "
+            f"itemeval {store} table; "
             "move it away or point the study elsewhere"
         )

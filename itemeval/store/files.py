@@ -1,4 +1,5 @@
-"""Durable file writes: flushed to the disk, then renamed into place so a reader never sees half a file."""
+"""Durable file writes: flushed to the disk, then renamed into place so a reader
+never sees half a file."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 
 
 def fsync_path(path: Path) -> None:
-    """Flush a file's or a directory's content to the disk (a directory's: its new entries)."""
+    """Flush a file's or a directory's content to the disk (a directory's: its new
+    entries)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -19,17 +21,21 @@ def fsync_path(path: Path) -> None:
 
 
 def write_file_atomic(path: Path, write: Callable[[Path], None]) -> None:
-    """Replace `path` with the file `write` makes at the temp path it is given, once that is on the disk.
+    """Replace `path` with the file `write` makes at the temp path it is given, once
+    that is on the disk.
 
-    The temp file sits beside `path` under a hidden name (`.name.tmp-<pid>`), so the final
-    `os.replace` is one rename on one file system: readers see the old file or the new one.
+    The temp file sits beside `path` under a hidden name (`.name.tmp-<pid>`), so the
+    final `os.replace` is one rename on one file system: readers see the old file or the
+    new one.
     """
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         write(tmp)
         fsync_path(tmp)
         os.replace(tmp, path)
-    except BaseException:  # a full disk or an interrupt: leave the old file, and no half-written temp beside it
+    # a full disk or an interrupt: leave the old file, and no half-written temp beside
+    # it
+    except BaseException:
         tmp.unlink(missing_ok=True)
         raise
 
@@ -41,7 +47,8 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
 
 
 def write_json_atomic(path: Path, data: object) -> None:
-    """Replace `path` with `data` as indented, key-sorted JSON (non-JSON values as their str)."""
+    """Replace `path` with `data` as indented, key-sorted JSON (non-JSON values as
+    their str)."""
     text = (
         json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, default=str)
         + "\n"
@@ -50,9 +57,11 @@ def write_json_atomic(path: Path, data: object) -> None:
 
 
 def reserve_space(path: Path, size: int) -> None:
-    """Hold `size` bytes of the disk in the file `path`; deleting it later frees room for a last small write.
+    """Hold `size` bytes of the disk in the file `path`; deleting it later frees room
+    for a last small write.
 
-    A disk that is already too full raises OSError (ENOSPC) here, before anything is spent.
+    A disk that is already too full raises OSError (ENOSPC) here, before anything is
+    spent.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     try:

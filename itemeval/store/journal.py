@@ -1,9 +1,11 @@
-"""The durable journal: each finished sample's row, safe from a killed process as soon as it is appended and
-fsynced within SYNC_INTERVAL_S, until it is replayed into the stores.
+"""The durable journal: each finished sample's row, safe from a killed process as soon
+as it is appended and fsynced within SYNC_INTERVAL_S, until it is replayed into the
+stores.
 
-A journal file is `journal/<run_id>-<pid>-<random>.jsonl`, one `{"store": ..., "row": {...}}` per
-line. A writer killed mid-line leaves a torn last line, which replay ignores; every earlier line
-is whole. Replay is a keyed upsert, so replaying the same lines twice changes nothing.
+A journal file is `journal/<run_id>-<pid>-<random>.jsonl`, one `{"store": ..., "row":
+{...}}` per line. A writer killed mid-line leaves a torn last line, which replay
+ignores; every earlier line is whole. Replay is a keyed upsert, so replaying the same
+lines twice changes nothing.
 """
 
 from __future__ import annotations
@@ -29,11 +31,12 @@ from .schemas import STORES
 from .table import coerce_rows
 
 SYNC_INTERVAL_S = 0.25
-"""How often the background thread fsyncs: a record survives a power cut within about this long (a killed
-process loses nothing appended, which the OS already holds)."""
+"""How often the background thread fsyncs: a record survives a power cut within about
+this long (a killed process loses nothing appended, which the OS already holds)."""
 
 REPLAY_CHUNK_ROWS = 2000
-"""Rows upserted at a time during replay, so memory stays bounded however long the journal is."""
+"""Rows upserted at a time during replay, so memory stays bounded however long the
+journal is."""
 
 _STORE_PREFIX = re.compile(rb'^\{"store":"([a-z]+)",')
 _OPEN: set[Path] = (
@@ -43,7 +46,8 @@ _OPEN_LOCK = threading.Lock()
 
 
 class JournalWriter:
-    """Appends rows to a fresh journal file, each handed to the OS at once; a background thread fsyncs every SYNC_INTERVAL_S."""
+    """Appends rows to a fresh journal file, each handed to the OS at once; a
+    background thread fsyncs every SYNC_INTERVAL_S."""
 
     def __init__(
         self, paths: StudyPaths, run_id: str, *, interval_s: float = SYNC_INTERVAL_S
@@ -70,7 +74,8 @@ class JournalWriter:
         self._thread.start()
 
     def append(self, store: str, row: dict[str, Any]) -> None:
-        """Queue one row for `store`; it costs a JSON encoding and a buffered write, never an fsync."""
+        """Queue one row for `store`; it costs a JSON encoding and a buffered write,
+        never an fsync."""
         line = _encode(store, row)
         with self._lock:
             if self._closed:
@@ -79,16 +84,19 @@ class JournalWriter:
                 self._raise_error()
             try:
                 self._file.write(line)
-                # Handed to the OS at once, so a killed process loses nothing appended; only the fsync
-                # (survival of a power cut) waits for the background thread.
+                # Handed to the OS at once, so a killed process loses nothing appended;
+                # only the fsync (survival of a power cut) waits for the background
+                # thread.
                 self._file.flush()
-            except OSError as exc:  # nothing more goes in after a failed write: a torn line stays the last
+            # nothing more goes in after a failed write: a torn line stays the last
+            except OSError as exc:
                 self._error = exc
                 raise
             self._dirty = True
 
     def close(self) -> None:
-        """Make everything appended durable and close the file (it stays until replayed)."""
+        """Make everything appended durable and close the file (it stays until
+        replayed)."""
         if self._closed:
             return
         self._stop.set()
@@ -107,7 +115,8 @@ class JournalWriter:
             self._raise_error()
 
     def _raise_error(self) -> None:
-        """The first failed write, again, as an OSError naming this file (a full disk is the caller's to report)."""
+        """The first failed write, again, as an OSError naming this file (a full disk
+        is the caller's to report)."""
         error = self._error
         assert error is not None
         raise OSError(
@@ -151,18 +160,21 @@ def replay_journals(
     chunk_rows: int = REPLAY_CHUNK_ROWS,
     seen: Callable[[str, dict[str, Any]], None] | None = None,
 ) -> dict[str, int]:
-    """Upsert every complete journal record into its store, oldest file first, then delete the files.
+    """Upsert every complete journal record into its store, oldest file first, then
+    delete the files.
 
-    Returns the records replayed per store; `seen` is shown each record as it goes (a launcher counts its
-    shards' rows with it). The caller holds the study lock. A crash anywhere in here is harmless: files
-    are deleted only after all their records are in the stores.
+    Returns the records replayed per store; `seen` is shown each record as it goes (a
+    launcher counts its shards' rows with it). The caller holds the study lock. A crash
+    anywhere in here is harmless: files are deleted only after all their records are in
+    the stores.
     """
     keys: dict[str, set[tuple[Any, ...]]] = {}
     for path in _journal_files(paths):
         chunk_no: dict[str, int] = {}
         for store, numbered in _chunks(paths, path, chunk_rows):
-            # On object storage each chunk's commit is marked with the part's name and the chunk's number, so
-            # a replay that crashed midway, or a part committed twice, never merges an old row over a newer one.
+            # On object storage each chunk's commit is marked with the part's name and
+            # the chunk's number, so a replay that crashed midway, or a part committed
+            # twice, never merges an old row over a newer one.
             chunk_no[store] = chunk_no.get(store, 0) + 1
             table = _checked_table(paths, path, store, numbered)
             rows = table.to_pylist() if seen is not None else ()
@@ -175,7 +187,8 @@ def replay_journals(
                 app=(f"journal/{path.name}/{store}", chunk_no[store]),
             )
             key = STORES[store][1]
-            # a row journaled twice (a resumed shard, a replay cut short) is one row recovered
+            # a row journaled twice (a resumed shard, a replay cut short) is one row
+            # recovered
             keys.setdefault(store, set()).update(
                 zip(*(table.column(name).to_pylist() for name in key))
             )
@@ -192,7 +205,8 @@ def _checked_table(
     try:
         return coerce_rows(store, [row for _, row in numbered])
     except (StoreError, pa.ArrowException, TypeError, ValueError, OverflowError):
-        pass  # find the offending rows one by one: rare, so the common path stays one call
+        # find the offending rows one by one: rare, so the common path stays one call
+        pass
     good = []
     for number, row in numbered:
         try:
@@ -217,7 +231,8 @@ def _checked_table(
 
 
 SET_ASIDE = "set-aside"
-"""Journal lines that could not be read, kept under journal/set-aside/ (never deleted)."""
+"""Journal lines that could not be read, kept under journal/set-aside/ (never
+deleted)."""
 
 
 def _set_aside(paths: StudyPaths, path: Path, number: int, line: str, why: str) -> None:
@@ -245,7 +260,8 @@ def set_aside_lines(paths: StudyPaths) -> list[str]:
 
 
 def pending_journal_rows(paths: StudyPaths) -> dict[str, int]:
-    """Complete records per store waiting in journals; read-only, safe while another command writes them."""
+    """Complete records per store waiting in journals; read-only, safe while another
+    command writes them."""
     counts: dict[str, int] = {}
     for path in _journal_files(paths, include_open=True):
         with open(path, "rb") as handle:
@@ -265,7 +281,8 @@ def _encode(store: str, row: dict[str, Any]) -> str:
         raise StoreError(
             f"unknown column(s) {', '.join(unknown)} for the {store} store"
         )
-    # compact separators keep `{"store":"<name>",` a fixed prefix that pending_journal_rows can match
+    # compact separators keep `{"store":"<name>",` a fixed prefix that
+    # pending_journal_rows can match
     record = json.dumps(
         {"store": store, "row": row},
         separators=(",", ":"),
@@ -284,8 +301,9 @@ def _json_value(value: Any) -> Any:
 
 
 def _journal_files(paths: StudyPaths, *, include_open: bool = False) -> list[Path]:
-    """Journal files oldest first; without `include_open`, not those a live process on this host still writes
-    (a shard runs without the study lock, so a replay must leave its parts alone until it ends)."""
+    """Journal files oldest first; without `include_open`, not those a live process
+    on this host still writes (a shard runs without the study lock, so a replay must
+    leave its parts alone until it ends)."""
     if not paths.journal.is_dir():
         return []
     with _OPEN_LOCK:
@@ -316,8 +334,9 @@ def _writer_alive(path: Path) -> bool:
 
 
 def _zombie(pid: int) -> bool:
-    """Whether the process has exited and waits to be reaped: an orphaned shard whose new parent (PID 1 in a
-    container, often) never reaps it stays a zombie, and it writes nothing more."""
+    """Whether the process has exited and waits to be reaped: an orphaned shard whose
+    new parent (PID 1 in a container, often) never reaps it stays a zombie, and it
+    writes nothing more."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
@@ -329,7 +348,8 @@ def _zombie(pid: int) -> bool:
 
 
 def live_writers(paths: StudyPaths, prefix: str) -> list[int]:
-    """Pids of other processes on this host still writing journal parts whose name starts with `prefix`."""
+    """Pids of other processes on this host still writing journal parts whose name
+    starts with `prefix`."""
     if not paths.journal.is_dir():
         return []
     pids = {
@@ -343,8 +363,8 @@ def live_writers(paths: StudyPaths, prefix: str) -> list[int]:
 def journaled_keys(
     paths: StudyPaths, prefix: str, store: str, key: Sequence[str]
 ) -> set[tuple[Any, ...]]:
-    """Keys of the error-free rows for `store` in journal files whose name starts with `prefix` (a shard's own
-    parts, to resume from)."""
+    """Keys of the error-free rows for `store` in journal files whose name starts
+    with `prefix` (a shard's own parts, to resume from)."""
     keys = set()
     for path in (
         sorted(paths.journal.glob(f"{prefix}*.jsonl")) if paths.journal.is_dir() else []
@@ -358,10 +378,11 @@ def journaled_keys(
 def _chunks(
     paths: StudyPaths, path: Path, size: int
 ) -> Iterator[tuple[str, list[tuple[int, dict]]]]:
-    """(store, [(line number, row)]) batches in file order; at most `size` rows held at once.
+    """(store, [(line number, row)]) batches in file order; at most `size` rows held
+    at once.
 
-    A line that cannot be read is set aside (journal/set-aside/), never blocking the file's
-    other rows; a torn last line is a killed writer's and skipped silently."""
+    A line that cannot be read is set aside (journal/set-aside/), never blocking the
+    file's other rows; a torn last line is a killed writer's and skipped silently."""
     pending: dict[str, list[tuple[int, dict]]] = {}
     held = 0
     for number, record in _numbered(path):
@@ -379,7 +400,8 @@ def _chunks(
 
 
 def _records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The file's readable records (for resuming a shard: unreadable ones are skipped)."""
+    """The file's readable records (for resuming a shard: unreadable ones are
+    skipped)."""
     for _, record in _numbered(path):
         if not isinstance(record, bytes):
             yield record

@@ -1,4 +1,5 @@
-"""The local store backend: each store a symlink to an immutable version directory of parquet parts (README "Store layout")."""
+"""The local store backend: each store a symlink to an immutable version directory of
+parquet parts (README "Store layout")."""
 
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ _READ_ATTEMPTS = 3
 def upsert(
     paths: StudyPaths, store: str, rows: pa.Table | Iterable[Mapping[str, Any]]
 ) -> int:
-    """Insert or replace `rows` by key in one atomic step; returns the number of distinct keys written."""
+    """Insert or replace `rows` by key in one atomic step; returns the number of
+    distinct keys written."""
     _, key = STORES[store]
     table = last_per_key(coerce_rows(store, rows), key)
     if table.num_rows == 0:
@@ -71,11 +73,12 @@ def read_store(
     *,
     where: Mapping[str, Collection[Any]] | None = None,
 ) -> pa.Table:
-    """The store's rows (all columns when `columns` is None), optionally only rows whose columns take the given values.
+    """The store's rows (all columns when `columns` is None), optionally only rows whose
+    columns take the given values.
 
-    Only the part files and columns needed are read: filtering on every partition column (e.g.
-    `where={"condition_id": ids}` for solutions) skips the other partitions' files entirely.
-    A missing store reads as an empty table with the store's schema.
+    Only the part files and columns needed are read: filtering on every partition column
+    (e.g. `where={"condition_id": ids}` for solutions) skips the other partitions' files
+    entirely. A missing store reads as an empty table with the store's schema.
     """
     schema, _ = STORES[store]
     names = list(schema.names if columns is None else columns)
@@ -84,14 +87,17 @@ def read_store(
         try:
             return _read_snapshot(paths, store, names, where or {})
         except FileNotFoundError:
-            continue  # a writer garbage-collected the version we resolved: resolve the link again
+            # a writer garbage-collected the version we resolved: resolve the link again
+            continue
     raise StoreError(
-        f"{paths.store(store)} kept changing while being read; retry when the running command ends"
+        f"{paths.store(store)} kept changing while being read; retry when the "
+        "running command ends"
     )
 
 
 def verify_store(paths: StudyPaths, store: str) -> int:
-    """Check every part of a store parses with the right schema and no key repeats; returns its row count."""
+    """Check every part of a store parses with the right schema and no key repeats;
+    returns its row count."""
     schema, key = STORES[store]
     layout = _open_layout(paths, store)
     keys = [
@@ -112,11 +118,13 @@ def verify_store(paths: StudyPaths, store: str) -> int:
 
 @dataclass(frozen=True)
 class _Layout:
-    """`solutions.parquet` is a symlink to `.solutions.versions/vNNNNNN/`, a directory of immutable parts.
+    """`solutions.parquet` is a symlink to `.solutions.versions/vNNNNNN/`, a directory
+    of immutable parts.
 
-    An upsert builds the next version directory (hard links for untouched parts, new parts written
-    and fsynced) and commits by swapping the symlink with `os.replace`: readers see one whole
-    version, and a writer killed at any instant leaves the previous one in place.
+    An upsert builds the next version directory (hard links for untouched parts, new
+    parts written and fsynced) and commits by swapping the symlink with `os.replace`:
+    readers see one whole version, and a writer killed at any instant leaves the
+    previous one in place.
     """
 
     store: str
@@ -136,7 +144,8 @@ def _open_layout(paths: StudyPaths, store: str) -> _Layout:
     if not path.is_symlink():
         if path.exists():
             raise StoreError(
-                f"{path} is not an itemeval store (expected a link into {versions.name}/); "
+                f"{path} is not an itemeval store (expected a link into "
+                f"{versions.name}/); "
                 "itemeval will not overwrite it: move it aside and re-run"
             )
         return _Layout(store, path, versions, 0, {})
@@ -144,16 +153,20 @@ def _open_layout(paths: StudyPaths, store: str) -> _Layout:
     match = _VERSION.match(Path(target).name)
     if Path(target).parent != Path(versions.name) or not match:
         raise StoreError(
-            f"{path} links to {target}, not into {versions.name}/; move it aside and re-run"
+            f"{path} links to {target}, not into {versions.name}/; move it "
+            "aside and re-run"
         )
     layout = _Layout(store, path, versions, int(match.group(1)), {})
     try:
         names = sorted(os.listdir(layout.current))
     except FileNotFoundError as exc:
         if os.readlink(path) != target:
-            raise  # a writer committed and collected this version meanwhile: the reader retries
+            # a writer committed and collected this version meanwhile: the reader
+            # retries
+            raise
         raise StoreError(
-            f"{path} links to missing {target}: the store is damaged; move it aside and re-run"
+            f"{path} links to missing {target}: the store is damaged; move it "
+            "aside and re-run"
         ) from exc
     for name in names:
         if name.startswith((".", "_")):
@@ -170,14 +183,16 @@ def _open_layout(paths: StudyPaths, store: str) -> _Layout:
 def _read_part(
     layout: _Layout, name: str, columns: Sequence[str] | None = None
 ) -> pa.Table:
-    """One part file's columns (all of today's schema for None), after checking it is an itemeval part."""
+    """One part file's columns (all of today's schema for None), after checking it is
+    an itemeval part."""
     schema, _ = STORES[layout.store]
     try:
         part = pq.ParquetFile(layout.current / name)
         physical = part.schema_arrow
         if not readable_schema(layout.store, physical):
             raise StoreError(
-                f"{layout.path / name} does not have the columns and types of an itemeval store; move it away"
+                f"{layout.path / name} does not have the columns and types of "
+                "an itemeval store; move it away"
             )
         wanted = list(schema.names if columns is None else columns)
         table = part.read(columns=[name for name in wanted if name in physical.names])
@@ -237,7 +252,8 @@ def _write_part(table: pa.Table, path: Path) -> None:
 
 
 def _swap_link(path: Path, target: Path) -> None:
-    """Point the store path at `target` in one rename, so readers see the old version or the new one."""
+    """Point the store path at `target` in one rename, so readers see the old version
+    or the new one."""
     temp = path.parent / f".{path.name}.tmp-{os.getpid()}"
     temp.unlink(missing_ok=True)
     os.symlink(os.path.relpath(target, path.parent), temp)
@@ -246,14 +262,16 @@ def _swap_link(path: Path, target: Path) -> None:
 
 
 READER_GRACE_S = 300.0
-"""How long a superseded version stays readable: a reader that resolved the store's link just before a
-commit (pandas.read_parquet, DuckDB, a results command) must be able to finish reading that version."""
+"""How long a superseded version stays readable: a reader that resolved the store's
+link just before a commit (pandas.read_parquet, DuckDB, a results command) must be
+able to finish reading that version."""
 
 
 def _sweep(layout: _Layout, keep: set[int]) -> None:
-    """Remove superseded versions once they have been superseded for READER_GRACE_S (current and previous are
-    always kept), and stray temp links. Parts are hard links shared between versions, so the grace costs only
-    the rewritten parts' old copies."""
+    """Remove superseded versions once they have been superseded for READER_GRACE_S
+    (current and previous are always kept), and stray temp links. Parts are hard
+    links shared between versions, so the grace costs only the rewritten parts' old
+    copies."""
     for temp in layout.path.parent.glob(f".{layout.path.name}.tmp-*"):
         temp.unlink(missing_ok=True)
     if not layout.versions.is_dir():
@@ -332,5 +350,6 @@ def _check_fragment(fragment: ds.ParquetFileFragment, layout: _Layout) -> None:
         ) from exc
     if not readable_schema(layout.store, physical):
         raise StoreError(
-            f"{shown} does not have the columns and types of an itemeval store; move it away"
+            f"{shown} does not have the columns and types of an itemeval "
+            "store; move it away"
         )

@@ -1,4 +1,5 @@
-"""The study lock: one writing command per study at a time, held with flock for the command's whole run."""
+"""The study lock: one writing command per study at a time, held with flock for the
+command's whole run."""
 
 from __future__ import annotations
 
@@ -18,10 +19,12 @@ from ..paths import StudyPaths
 
 @contextmanager
 def study_lock(paths: StudyPaths, command: str) -> Iterator[dict[str, Any]]:
-    """Hold the study's exclusive lock while the block runs, or raise StudyLocked naming the holder at once.
+    """Hold the study's exclusive lock while the block runs, or raise StudyLocked naming
+    the holder at once.
 
-    The OS drops a flock when its holder dies, however it dies, so a killed command's lock is taken
-    over by the next one; the JSON in the file is only there to tell users who holds it.
+    The OS drops a flock when its holder dies, however it dies, so a killed command's
+    lock is taken over by the next one; the JSON in the file is only there to tell users
+    who holds it.
     """
     paths.root.mkdir(parents=True, exist_ok=True)
     fd = _open_locked(paths, fcntl.LOCK_EX)
@@ -53,8 +56,9 @@ def study_lock(paths: StudyPaths, command: str) -> Iterator[dict[str, Any]]:
 def _open_locked(paths: StudyPaths, how: int) -> int | None:
     """An fd of `.lock` holding the flock `how`, or None when someone holds it already.
 
-    The file may be removed by the holder of an empty study (`_remove_if_empty`) while we
-    wait, so after locking we check that the path is still our file, else open it again.
+    The file may be removed by the holder of an empty study (`_remove_if_empty`) while
+    we wait, so after locking we check that the path is still our file, else open it
+    again.
     """
     while True:
         fd = _open_lock_file(paths)
@@ -73,19 +77,22 @@ def _open_locked(paths: StudyPaths, how: int) -> int | None:
 
 
 def _open_lock_file(paths: StudyPaths) -> int:
-    # O_CREAT without O_TRUNC: the holder's details must survive until we know we hold the lock.
+    # O_CREAT without O_TRUNC: the holder's details must survive until we know we hold
+    # the lock.
     try:
         return os.open(paths.lock, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:  # a directory named .lock; a study dir that is /proc
         raise ConfigError(
             f"{paths.lock} cannot be itemeval's lock file ({exc.strerror}); check that "
-            f"{paths.root} is a study directory (remove a stray .lock that is not a file)"
+            f"{paths.root} is a study directory (remove a stray .lock that is "
+            "not a file)"
         ) from None
 
 
 def _remove_if_empty(paths: StudyPaths) -> None:
-    """A command that created the study and wrote nothing (`--limit 0`, a refused cap) leaves
-    no study directory behind; it still holds the lock, so nobody else is inside."""
+    """A command that created the study and wrote nothing (`--limit 0`, a refused
+    cap) leaves no study directory behind; it still holds the lock, so nobody else is
+    inside."""
     with contextlib.suppress(OSError):
         if os.listdir(paths.root) == [paths.lock.name]:
             paths.lock.unlink()
@@ -95,8 +102,8 @@ def _remove_if_empty(paths: StudyPaths) -> None:
 def lock_holder(paths: StudyPaths) -> dict[str, Any] | None:
     """Who holds the study lock, for read-only commands; None when nobody seems to.
 
-    It never takes the lock itself (that could make a starting writer fail), so it trusts the
-    file's JSON unless its process is gone on this host.
+    It never takes the lock itself (that could make a starting writer fail), so it
+    trusts the file's JSON unless its process is gone on this host.
     """
     try:
         with open(paths.lock, "rb") as handle:
@@ -113,15 +120,21 @@ def lock_holder(paths: StudyPaths) -> dict[str, Any] | None:
 def _locked_message(paths: StudyPaths, holder: dict[str, Any]) -> str:
     study = paths.root.name
     if not holder:
-        return f"study '{study}' is locked by another itemeval command ({paths.lock}); wait for it to finish or stop it"
+        return (
+            f"study '{study}' is locked by another itemeval command "
+            f"({paths.lock}); wait for it to finish or stop it"
+        )
     return (
-        f"study '{study}' is locked by pid {holder.get('pid')} on host {holder.get('host')} running "
-        f"`{holder.get('command')}` since {holder.get('started_at')}; wait for it to finish or stop it"
+        f"study '{study}' is locked by pid {holder.get('pid')} on host "
+        f"{holder.get('host')} running "
+        f"`{holder.get('command')}` since {holder.get('started_at')}; wait for "
+        "it to finish or stop it"
     )
 
 
 def _write_holder(fd: int, holder: dict[str, Any]) -> None:
-    # Write then truncate: a reader racing us sees the new object first and ignores any old tail.
+    # Write then truncate: a reader racing us sees the new object first and ignores any
+    # old tail.
     data = (json.dumps(holder) + "\n").encode()
     os.pwrite(fd, data, 0)
     os.ftruncate(fd, len(data))

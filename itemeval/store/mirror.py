@@ -1,10 +1,12 @@
-"""The files of a study on object storage that live beside its Delta tables: manifests, dataset locks and the
-journal parts of shards, copied between this machine's working dir and the study's URI.
+"""The files of a study on object storage that live beside its Delta tables: manifests,
+dataset locks and the journal parts of shards, copied between this machine's working dir
+and the study's URI.
 
-A machine works in its own dir (paths.root) and the URI is where every machine meets. While a shard runs,
-its parts are uploaded every UPLOAD_INTERVAL_S as `<part>.partial`, which no committer takes: a shard that
-dies is retried (on any node) from what was uploaded. When it ends, they are uploaded whole as `<part>`, and
-a committer on any machine fetches the finished parts it does not have, replays them (each chunk's MERGE
+A machine works in its own dir (paths.root) and the URI is where every machine meets.
+While a shard runs, its parts are uploaded every UPLOAD_INTERVAL_S as `<part>.partial`,
+which no committer takes: a shard that dies is retried (on any node) from what was
+uploaded. When it ends, they are uploaded whole as `<part>`, and a committer on any
+machine fetches the finished parts it does not have, replays them (each chunk's MERGE
 marked, so a part merged twice changes nothing) and then deletes the uploaded copies.
 """
 
@@ -22,7 +24,8 @@ from .remote import filesystem_for, join_uri, storage_options_for
 JOURNAL = "journal"
 PARTIAL = ".partial"
 UPLOAD_INTERVAL_S = 10.0
-"""How often a running shard's parts are uploaded (ITEMEVAL_UPLOAD_S): what a retry on another node loses at most."""
+"""How often a running shard's parts are uploaded (ITEMEVAL_UPLOAD_S): what a retry
+on another node loses at most."""
 
 
 def _fs(paths: StudyPaths) -> tuple[Any, str]:
@@ -31,7 +34,8 @@ def _fs(paths: StudyPaths) -> tuple[Any, str]:
 
 
 def upload(paths: StudyPaths, files: Iterable[Path]) -> None:
-    """Copy files of the working dir to the same place under the study's URI (one PUT each: readers see all or none)."""
+    """Copy files of the working dir to the same place under the study's URI (one PUT
+    each: readers see all or none)."""
     fs, root = _fs(paths)
     for path in files:
         if path.is_file():
@@ -41,9 +45,9 @@ def upload(paths: StudyPaths, files: Iterable[Path]) -> None:
 
 
 def beside_the_study(paths: StudyPaths, files: Iterable[Path]) -> list[str]:
-    """For a study on object storage: copy what `export` or `report` wrote in this machine's
-    working dir to the same place under the study's URI, where the team looks; their URIs.
-    A local study's files are beside it already: []."""
+    """For a study on object storage: copy what `export` or `report` wrote in this
+    machine's working dir to the same place under the study's URI, where the team
+    looks; their URIs. A local study's files are beside it already: []."""
     if paths.remote is None:
         return []
     files = list(files)
@@ -52,8 +56,8 @@ def beside_the_study(paths: StudyPaths, files: Iterable[Path]) -> list[str]:
 
 
 def upload_parts(paths: StudyPaths, prefix: str) -> list[str]:
-    """Upload the finished journal parts whose names start with `prefix` for a committer to take, and delete
-    their `.partial` copies; their names."""
+    """Upload the finished journal parts whose names start with `prefix` for a
+    committer to take, and delete their `.partial` copies; their names."""
     parts = (
         sorted(paths.journal.glob(f"{prefix}*.jsonl")) if paths.journal.is_dir() else []
     )
@@ -67,8 +71,8 @@ def upload_parts(paths: StudyPaths, prefix: str) -> list[str]:
 
 
 def fetch_own_parts(paths: StudyPaths, prefix: str) -> list[str]:
-    """Download a shard's parts that an earlier attempt (on any node) uploaded, finished or `.partial`, so the
-    shard resumes from them; the names fetched."""
+    """Download a shard's parts that an earlier attempt (on any node) uploaded,
+    finished or `.partial`, so the shard resumes from them; the names fetched."""
     fs, root = _fs(paths)
     folder = join_uri(root, JOURNAL)
     names = (
@@ -80,7 +84,8 @@ def fetch_own_parts(paths: StudyPaths, prefix: str) -> list[str]:
 
 
 class PartUploader:
-    """Uploads a running shard's journal parts (names starting with `prefix`) as `.partial` every interval."""
+    """Uploads a running shard's journal parts (names starting with `prefix`) as
+    `.partial` every interval."""
 
     def __init__(
         self, paths: StudyPaths, prefix: str, interval_s: float | None = None
@@ -102,7 +107,9 @@ class PartUploader:
         while not self._stop.wait(self.interval_s):
             try:
                 self.upload_changed()
-            except OSError:  # the object store is unreachable for now: the next round, or the final upload, tries
+            # the object store is unreachable for now: the next round, or the final
+            # upload, tries
+            except OSError:
                 continue
 
     def upload_changed(self) -> None:
@@ -134,8 +141,8 @@ def remote_parts(paths: StudyPaths) -> list[str]:
 
 
 def fetch_parts(paths: StudyPaths, names: Iterable[str]) -> list[str]:
-    """Download the named uploaded parts this machine does not hold (a `.partial` one under its finished name);
-    the local names fetched."""
+    """Download the named uploaded parts this machine does not hold (a `.partial` one
+    under its finished name); the local names fetched."""
     fs, root = _fs(paths)
     paths.journal.mkdir(parents=True, exist_ok=True)
     fetched = []
@@ -159,7 +166,8 @@ def drop_parts(paths: StudyPaths, names: Iterable[str]) -> None:
 
 
 def fetch_file(paths: StudyPaths, path: Path) -> None:
-    """Download one file of the study (the dataset locks) when this machine has none yet."""
+    """Download one file of the study (the dataset locks) when this machine has none
+    yet."""
     fs, root = _fs(paths)
     source = join_uri(root, path.relative_to(paths.root).as_posix())
     if not path.exists() and fs.exists(source):

@@ -1,4 +1,5 @@
-"""How itemeval reaches a study on object storage: which locations are remote, and the settings to reach them."""
+"""How itemeval reaches a study on object storage: which locations are remote, and
+the settings to reach them."""
 
 from __future__ import annotations
 
@@ -36,9 +37,11 @@ def join_uri(base: str, *parts: str) -> str:
 def storage_options_for(
     uri: str, env: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    """delta-rs storage options for `uri`, taken from the environment (os.environ unless `env` is given).
+    """delta-rs storage options for `uri`, taken from the environment (os.environ unless
+    `env` is given).
 
-    Only S3 needs help: the other clouds' settings are read from the environment by delta-rs itself.
+    Only S3 needs help: the other clouds' settings are read from the environment by
+    delta-rs itself.
     """
     env = os.environ if env is None else env
     if uri_scheme(uri) not in _S3_SCHEMES:
@@ -54,12 +57,14 @@ def storage_options_for(
         options["AWS_ENDPOINT_URL"] = endpoint
         if endpoint.lower().startswith("http://"):
             options["AWS_ALLOW_HTTP"] = (
-                "true"  # object_store refuses plain http (a local MinIO, moto) unless told
+                # object_store refuses plain http (a local MinIO, moto) unless told
+                "true"
             )
-    # Concurrent writers are safe without DynamoDB only because each commit file is created with an
-    # S3 conditional put (If-None-Match: *), so a writer that lost the race for a version gets an error
-    # instead of overwriting the winner's commit. delta-rs 1.x already does this by default; it is
-    # spelled out so a change of default (or an AWS_* variable turning it off) cannot silently drop it.
+    # Concurrent writers are safe without DynamoDB only because each commit file is
+    # created with an S3 conditional put (If-None-Match: *), so a writer that lost the
+    # race for a version gets an error instead of overwriting the winner's commit.
+    # delta-rs 1.x already does this by default; it is spelled out so a change of
+    # default (or an AWS_* variable turning it off) cannot silently drop it.
     # https://github.com/delta-io/delta-rs/pull/3091
     options["conditional_put"] = "etag"
     return options
@@ -68,11 +73,12 @@ def storage_options_for(
 def filesystem_for(
     uri: str, storage_options: Mapping[str, str]
 ) -> tuple[AbstractFileSystem, str]:
-    """An fsspec filesystem and the path inside it for plain files beside the Delta tables (snapshots).
+    """An fsspec filesystem and the path inside it for plain files beside the Delta
+    tables (snapshots).
 
-    fsspec rather than pyarrow.fs because it knows every scheme delta-rs does (and memory://), and
-    s3fs comes with inspect-ai already. It is given the same endpoint and keys as delta-rs, so both
-    always talk to the same store.
+    fsspec rather than pyarrow.fs because it knows every scheme delta-rs does (and
+    memory://), and s3fs comes with inspect-ai already. It is given the same endpoint
+    and keys as delta-rs, so both always talk to the same store.
     """
     from fsspec.core import url_to_fs
 
@@ -94,7 +100,8 @@ def _s3fs_options(options: Mapping[str, str]) -> dict[str, object]:
         "token": "AWS_SESSION_TOKEN",
         "profile": "AWS_PROFILE",
     }
-    # Listings are not cached: a snapshot reader must see the file a publisher wrote a moment ago.
+    # Listings are not cached: a snapshot reader must see the file a publisher wrote a
+    # moment ago.
     return {
         "client_kwargs": client,
         "use_listings_cache": False,

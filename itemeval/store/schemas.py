@@ -1,4 +1,5 @@
-"""The arrow schema of every study store: one constant each, so column types never drift between writes."""
+"""The arrow schema of every study store: one constant each, so column types never
+drift between writes."""
 
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ LOGPROBS = pa.list_(
         ]
     )
 )
-"""The first generated tokens, each with its logprob and its top alternatives (null: none requested or returned)."""
+"""The first generated tokens, each with its logprob and its top alternatives (null:
+none requested or returned)."""
 _PARAMS = [(param.column, _ARROW_TYPES[param.type]) for param in SAMPLING_PARAMS]
 
 SOLUTIONS = pa.schema(
@@ -181,4 +183,5 @@ STORES: dict[str, tuple[pa.Schema, tuple[str, ...]]] = {
 PARTITIONS: dict[str, tuple[str, ...]] = {
     "pairwise": ("grade_condition_id", "condition_a", "condition_b"),
 }
-"""Stores whose part files are not picked by all key columns but the trailing (item_id, epoch)."""
+"""Stores whose part files are not picked by all key columns but the trailing
+(item_id, epoch)."""

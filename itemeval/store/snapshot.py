@@ -1,4 +1,5 @@
-"""Plain-parquet snapshots of a study's Delta tables, named in `latest.json`, for readers that know no Delta."""
+"""Plain-parquet snapshots of a study's Delta tables, named in `latest.json`, for
+readers that know no Delta."""
 
 from __future__ import annotations
 
@@ -21,12 +22,14 @@ from .table import check_columns, last_per_key, where_filter
 LATEST = "latest.json"
 SNAPSHOTS = "snapshots"
 ROW_GROUP_ROWS = 100_000
-"""Rows per parquet row group: small enough that a reader filtering on condition ids skips most of the file."""
+"""Rows per parquet row group: small enough that a reader filtering on condition ids
+skips most of the file."""
 _READ_ATTEMPTS = 3
 
 
 class SnapshotEntry(BaseModel):
-    """One store's snapshot: the Delta version it shows, its file relative to the study, its row count."""
+    """One store's snapshot: the Delta version it shows, its file relative to the
+    study, its row count."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -51,11 +54,13 @@ def publish_snapshot(
     *,
     storage_options: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Write each existing store's current Delta version as one parquet file, then name them in `latest.json`.
+    """Write each existing store's current Delta version as one parquet file, then name
+    them in `latest.json`.
 
-    `latest.json` is replaced by a single PUT, so a reader sees the previous snapshots or the new ones,
-    never a mix. Each store keeps its current and previous files (a reader that has just read the old
-    `latest.json` still finds its file); older ones are deleted. Returns the new `latest.json` document.
+    `latest.json` is replaced by a single PUT, so a reader sees the previous snapshots
+    or the new ones, never a mix. Each store keeps its current and previous files (a
+    reader that has just read the old `latest.json` still finds its file); older ones
+    are deleted. Returns the new `latest.json` document.
     """
     options = (
         storage_options_for(study_uri) if storage_options is None else storage_options
@@ -64,7 +69,8 @@ def publish_snapshot(
         return _publish(study_uri, stores, options).model_dump()
     except STORAGE_ERRORS as exc:
         raise StoreError(
-            f"cannot publish the snapshots of {study_uri}: {exc}; check the URI, the credentials "
+            f"cannot publish the snapshots of {study_uri}: {exc}; check the "
+            "URI, the credentials "
             "and that the object store is reachable, then re-run"
         ) from exc
 
@@ -77,7 +83,8 @@ def read_snapshot(
     where: Mapping[str, Collection[Any]] | None = None,
     storage_options: dict[str, str] | None = None,
 ) -> pa.Table:
-    """A store's rows as of the snapshot `latest.json` names, with `read_delta`'s contract; empty when none."""
+    """A store's rows as of the snapshot `latest.json` names, with `read_delta`'s
+    contract; empty when none."""
     schema, _ = STORES[store]
     names = list(schema.names if columns is None else columns)
     check_columns(store, names)
@@ -93,7 +100,8 @@ def read_snapshot(
             if entry is None:
                 return schema.empty_table().select(names)
             try:
-                # The store's schema gives its exact types, and nulls for columns the snapshot predates.
+                # The store's schema gives its exact types, and nulls for columns the
+                # snapshot predates.
                 dataset = ds.dataset(
                     f"{root}/{entry.path}",
                     schema=schema,
@@ -104,14 +112,18 @@ def read_snapshot(
                     columns=names, filter=where_filter(schema, where or {})
                 )
             except FileNotFoundError:
-                continue  # two newer snapshots were published since we read latest.json: read it again
+                # two newer snapshots were published since we read latest.json: read it
+                # again
+                continue
     except STORAGE_ERRORS as exc:
         raise StoreError(
-            f"cannot read the {store} snapshot of {study_uri}: {exc}; check the URI, the credentials "
+            f"cannot read the {store} snapshot of {study_uri}: {exc}; check "
+            "the URI, the credentials "
             "and that the object store is reachable"
         ) from exc
     raise StoreError(
-        f"the snapshots of {study_uri} kept changing while being read; retry when the commits end"
+        f"the snapshots of {study_uri} kept changing while being read; retry "
+        "when the commits end"
     )
 
 
@@ -134,7 +146,8 @@ def _publish(study_uri: str, stores: Sequence[str], options: dict[str, str]) -> 
         older = entries.get(store)
         if entry is not None and (older is None or entry.version >= older.version):
             entries[store] = (
-                entry  # never step back behind a snapshot a concurrent publisher made newer
+                # never step back behind a snapshot a concurrent publisher made newer
+                entry
             )
     latest = Latest(
         published_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -168,7 +181,8 @@ def snapshot_path(store: str, version: int) -> str:
 def _publish_store(
     fs: Any, root: str, study_uri: str, store: str, options: dict[str, str]
 ) -> SnapshotEntry | None:
-    """This store's snapshot of its current version, written unless it already was; None for no table."""
+    """This store's snapshot of its current version, written unless it already was;
+    None for no table."""
     table = open_delta(join_uri(study_uri, store), options)
     if table is None:
         return None
@@ -187,8 +201,10 @@ def _publish_store(
     _, key = STORES[store]
     if last_per_key(rows, key).num_rows != rows.num_rows:
         raise StoreError(
-            f"the {store} table of {study_uri} holds duplicate keys at version {version}, so it was "
-            "written by something other than itemeval's MERGE; no snapshot was published"
+            f"the {store} table of {study_uri} holds duplicate keys at version "
+            f"{version}, so it was "
+            "written by something other than itemeval's MERGE; no snapshot was "
+            "published"
         )
     pq.write_table(
         rows, target, filesystem=fs, compression="zstd", row_group_size=ROW_GROUP_ROWS

@@ -1,4 +1,5 @@
-"""What a keyed store write means, in pure arrow: which rows, in which partitions, merged into which parts."""
+"""What a keyed store write means, in pure arrow: which rows, in which partitions,
+merged into which parts."""
 
 from __future__ import annotations
 
@@ -15,14 +16,16 @@ from ..hashing import canonical_json, sha256_hex
 from .schemas import PARTITIONS, STORES
 
 PART_LIMIT = 8
-"""A partition holding more parts than this after an upsert gets its smallest parts merged."""
+"""A partition holding more parts than this after an upsert gets its smallest parts
+merged."""
 
 ReadPart = Callable[[str, Sequence[str] | None], pa.Table]
 """Reads one named part of a partition: the given columns, or all of them for None."""
 
 
 def partition_columns(store: str) -> tuple[str, ...]:
-    """Key columns that pick a row's part files: all but the trailing (item_id, epoch) ones."""
+    """Key columns that pick a row's part files: all but the trailing (item_id,
+    epoch) ones."""
     if store in PARTITIONS:
         return PARTITIONS[store]
     _, key = STORES[store]
@@ -30,10 +33,12 @@ def partition_columns(store: str) -> tuple[str, ...]:
 
 
 def readable_schema(store: str, physical: pa.Schema) -> bool:
-    """Whether a part written with `physical` belongs to this store: its schema, or an earlier one.
+    """Whether a part written with `physical` belongs to this store: its schema, or an
+    earlier one.
 
-    Columns are only ever added to a store, so a part written by an earlier itemeval has a subset of
-    today's columns with today's types, and reads with nulls in the columns it lacks.
+    Columns are only ever added to a store, so a part written by an earlier itemeval has
+    a subset of today's columns with today's types, and reads with nulls in the columns
+    it lacks.
     """
     schema, key = STORES[store]
     if not set(key) <= set(physical.names):
@@ -49,7 +54,8 @@ def readable_schema(store: str, physical: pa.Schema) -> bool:
 
 
 def coerce_rows(store: str, rows: pa.Table | Iterable[Mapping[str, Any]]) -> pa.Table:
-    """Rows as a table of exactly the store's schema: missing columns null, unknown columns an error."""
+    """Rows as a table of exactly the store's schema: missing columns null, unknown
+    columns an error."""
     schema, key = STORES[store]
     if not isinstance(rows, pa.Table):
         rows = list(rows)
@@ -61,7 +67,8 @@ def coerce_rows(store: str, rows: pa.Table | Iterable[Mapping[str, Any]]) -> pa.
     unknown = sorted(set(given) - set(schema.names))
     if unknown:
         raise StoreError(
-            f"unknown column(s) {', '.join(unknown)} for the {store} store; known: {', '.join(schema.names)}"
+            f"unknown column(s) {', '.join(unknown)} for the {store} store; "
+            f"known: {', '.join(schema.names)}"
         )
     arrays = [_coerce_column(rows, field) for field in schema]
     table = pa.Table.from_arrays(arrays, schema=schema)
@@ -96,7 +103,8 @@ def _coerce_column(
 
 
 def _plain_value(value: Any, typ: pa.DataType) -> Any:
-    """JSON-shaped values to what arrow takes without guessing: ISO strings to UTC datetimes, 3.0 to 3."""
+    """JSON-shaped values to what arrow takes without guessing: ISO strings to UTC
+    datetimes, 3.0 to 3."""
     if value is None:
         return None
     if pa.types.is_timestamp(typ):
@@ -110,7 +118,8 @@ def _plain_value(value: Any, typ: pa.DataType) -> Any:
 
 
 def last_per_key(table: pa.Table, key: Sequence[str]) -> pa.Table:
-    """The table without repeated keys, keeping each key's last row and the rows' order."""
+    """The table without repeated keys, keeping each key's last row and the rows'
+    order."""
     indexed = table.append_column("_row", pa.array(range(table.num_rows), pa.int64()))
     last = indexed.group_by(list(key), use_threads=False).aggregate([("_row", "max")])[
         "_row_max"
@@ -124,7 +133,8 @@ def last_per_key(table: pa.Table, key: Sequence[str]) -> pa.Table:
 
 
 def split_partitions(table: pa.Table, columns: Sequence[str]) -> dict[str, pa.Table]:
-    """The table's rows grouped by their values of `columns`, keyed by partition hash."""
+    """The table's rows grouped by their values of `columns`, keyed by partition
+    hash."""
     if not columns:
         return {partition_hash(()): table}
     indexed = table.append_column("_row", pa.array(range(table.num_rows), pa.int64()))
@@ -140,14 +150,16 @@ def split_partitions(table: pa.Table, columns: Sequence[str]) -> dict[str, pa.Ta
 
 
 def partition_hash(values: tuple[Any, ...]) -> str:
-    """The 16-hex name of the partition holding rows with these partition-column values."""
+    """The 16-hex name of the partition holding rows with these partition-column
+    values."""
     return sha256_hex(canonical_json(list(values)))[:16]
 
 
 def wanted_partitions(
     store: str, present: Collection[str], where: Mapping[str, Collection[Any]]
 ) -> list[str]:
-    """Partition hashes among `present` worth reading: all, unless `where` pins every partition column."""
+    """Partition hashes among `present` worth reading: all, unless `where` pins every
+    partition column."""
     columns = partition_columns(store)
     if not columns or not all(column in where for column in columns):
         return list(present)
@@ -174,7 +186,8 @@ def check_columns(store: str, names: Sequence[str]) -> None:
 def where_filter(
     schema: pa.Schema, where: Mapping[str, Collection[Any]]
 ) -> pc.Expression | None:
-    """A dataset filter keeping rows whose every `where` column takes one of its values; None for no filter."""
+    """A dataset filter keeping rows whose every `where` column takes one of its
+    values; None for no filter."""
     expression = None
     for column, values in where.items():
         test = pc.field(column).isin(pa.array(list(values), schema.field(column).type))
@@ -198,7 +211,8 @@ class PartitionPlan:
 def merge_partition(
     names: list[str], new: pa.Table, *, key: Sequence[str], read_part: ReadPart
 ) -> PartitionPlan:
-    """Carry over the parts no new key touches; rewrite the others without those keys; compact."""
+    """Carry over the parts no new key touches; rewrite the others without those
+    keys; compact."""
     new_keys = new.select(list(key))
     sizes: dict[str, int] = {}
     rewritten: list[pa.Table] = []
@@ -228,10 +242,11 @@ def hit_mask(keys: pa.Table, new_keys: pa.Table) -> pa.Array:
 
 
 def compaction_group(sizes: dict[str, int], fresh_rows: int) -> list[str]:
-    """Names of the smallest parts to merge ("" = the fresh part) so at most PART_LIMIT remain.
+    """Names of the smallest parts to merge ("" = the fresh part) so at most PART_LIMIT
+    remain.
 
-    The group grows while its merged size would reach the next part's, so parts form size tiers
-    and each row is rewritten O(log n) times rather than at every compaction.
+    The group grows while its merged size would reach the next part's, so parts form
+    size tiers and each row is rewritten O(log n) times rather than at every compaction.
     """
     entries = sorted(
         [(rows, name) for name, rows in sizes.items()] + [(fresh_rows, "")]

@@ -45,7 +45,8 @@ def serve(
         ) from None
     shown = f"[{host}]" if ":" in host else host
     print(
-        f"itemeval view: http://{shown}:{sock.getsockname()[1]}/?token={settings.token}",
+        "itemeval view: "
+        f"http://{shown}:{sock.getsockname()[1]}/?token={settings.token}",
         flush=True,
     )
     app = create_app(study, settings)
