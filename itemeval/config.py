@@ -275,8 +275,9 @@ class StudyConfig(_Strict):
     """Relative to the config file's dir."""
     rubrics_dir: str = "rubrics"
     """Relative to the config file's dir."""
-    cache: bool = True
-    """inspect's local response cache, both stages."""
+    cache: Union[bool, Literal["study"]] = True
+    """inspect's local response cache, both stages: true (shared by every study on the
+    machine), study (entries of this study's own) or false."""
     benchmark: Benchmark
     """The datasets and how their rows become items."""
     solvers: Solvers

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from . import chat, plan
+from . import chat, plan, response_cache
 from .cost import lines_for_specs
 from .grid import generated, select
 from .hashing import canonical_json, text_hash
@@ -125,7 +125,7 @@ def task_specs(
                 model=condition.model,
                 config=config,
                 cells=task_cells,
-                cache_scope=cache_scope(condition.id) if study.config.cache else None,
+                cache_scope=response_cache.scope(study, cache_scope(condition.id)),
                 metadata={"itemeval_stage": "generate", "condition_id": condition.id},
             )
         )
@@ -307,6 +307,11 @@ def _run_generate(
             observed=observed_lengths(study, "generate"),
             prices=run.prices,
         )
+        if not options.fresh:  # a fresh run reads nothing from the cache
+            note = response_cache.shared_note(study, [s.model for s in specs])
+            result.notes.extend([note] if note else [])
+            if note and tell is not None:
+                tell(note)
         run.approve(lines, ask, tell)
         run.begin(conditions, [])
         run.execute(specs, _sink(study, conditions, run))

@@ -11,7 +11,7 @@ from typing import Any, Callable
 import pandas as pd
 import pyarrow as pa
 
-from . import heap, hints, pairwise_grade, plan
+from . import heap, hints, pairwise_grade, plan, response_cache
 from .config import CallLimits
 from .cost import (
     EstimateLine,
@@ -592,7 +592,7 @@ def judge_specs(
                 model=(condition.grader_model or "").split(",")[0],
                 config=_judge_config(study, condition),
                 cells=cells,
-                cache_scope=cache_scope(condition.id) if study.config.cache else None,
+                cache_scope=response_cache.scope(study, cache_scope(condition.id)),
                 metadata={
                     "itemeval_stage": "grade",
                     "grade_condition_id": condition.id,

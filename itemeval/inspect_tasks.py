@@ -342,6 +342,13 @@ def _history(metadata: dict[str, Any]) -> list[Any]:
     ]
 
 
+def response_cache_root() -> Path:
+    """Where inspect keeps cached replies (one folder per model), not created."""
+    from inspect_ai.model._cache import _cache_root
+
+    return _cache_root()
+
+
 def _model(name: str) -> Any:
     # The first get_model() of a process prints inspect's hooks banner on stdout, which
     # belongs to `--json`. Not memoized: a memoized model keeps the endpoint and key it

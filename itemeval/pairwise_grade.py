@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from . import pairwise, pairwise_plan, plan
+from . import pairwise, pairwise_plan, plan, response_cache
 from .cost import EstimateLine, ObservedLengths, lines_for_specs
 from .outcomes import SampleResult
 from .pricing import PriceTable
@@ -131,7 +131,7 @@ def task_specs(
                 model=condition.grader_model or "",
                 config=config_for(condition),
                 cells=cells,
-                cache_scope=cache_scope(condition.id) if study.config.cache else None,
+                cache_scope=response_cache.scope(study, cache_scope(condition.id)),
                 metadata={
                     "itemeval_stage": "grade",
                     "grade_condition_id": condition.id,

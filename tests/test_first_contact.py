@@ -4,6 +4,7 @@ checked before any work, the hint for re-drawing parse failures, plain help."""
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import struct
@@ -156,3 +157,23 @@ def test_no_user_facing_text_cites_the_internal_spec(capsys):
         assert main([*([command] if command else []), "--help"]) == 0
         helps.append(capsys.readouterr().out)
     assert [text for text in (readme, *helps) if "SPEC §" in text] == []
+
+
+def test_the_shared_cache_is_announced_and_cache_study_draws_anew(tmp_path, capsys):
+    first = write_study(tmp_path / "one", base_config(**{"cache": True}))
+    assert main(["generate", str(first), "--yes"]) == 0
+    capsys.readouterr()
+    clone = write_study(tmp_path / "two", base_config(**{"cache": True}))
+    assert main(["generate", str(clone), "--yes", "--json"]) == 0
+    out = capsys.readouterr()
+    result = json.loads(out.out)
+    assert result["totals"]["cache_hits"] == 4  # the clone's answers are the first's
+    assert "earlier replies of itemeval/arith-good are in" in out.err
+    assert "cache: study" in out.err
+    own = write_study(tmp_path / "three", base_config(**{"cache": "study"}))
+    assert main(["generate", str(own), "--yes", "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["totals"]["cache_hits"] == 0
+    assert "earlier replies" not in out.err
+    assert main(["generate", str(own), "--yes", "--json", "--force"]) == 0
+    assert json.loads(capsys.readouterr().out)["totals"]["cache_hits"] == 4  # its own
