@@ -12,6 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from itemeval.label_queue import QueueOptions
+from itemeval.store import upsert
 from itemeval.view import LabelSettings, ViewSettings, create_app
 from itemeval.view.data import ItemQuery, item_table, query_items
 from tests import view_study
@@ -221,6 +222,21 @@ def test_the_pages_show_the_results_and_the_item(graded):
     assert item.count('class="text answer"') == 2
     assert "ANSWER: 4" in item and "ANSWER: 3" in item
     assert "because ANSWER: 4" in item  # the judge's reasoning
+    a, b = sorted(c.id for c in graded.generate)
+    verdict = {
+        "grade_condition_id": "pw--0123456789ab",
+        "condition_a": a,
+        "condition_b": b,
+        "item_id": "q00002",
+        "epoch": 1,
+        "order": 1,
+        "winner": a,
+        "parse_ok": True,
+        "reasoning": "<b>A</b> is right",
+    }
+    upsert(graded.paths, "pairwise", [verdict])
+    item = client.get("/item", params={"id": "q00002"}).text
+    assert 'id="pairwise"' in item and "&lt;b&gt;A&lt;/b&gt; is right" in item
 
 
 def test_a_rubric_with_criteria_gets_one_score_per_criterion(tmp_path):
