@@ -8,7 +8,12 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from itemeval import stats
-from itemeval.agreement_ci import agreement_interval, closed_form_kappa
+from itemeval.agreement_ci import (
+    MAX_DISTINCT,
+    agreement_interval,
+    closed_form_kappa,
+    weighted_figures,
+)
 from itemeval.ppi import ppi_mean
 
 DRAWS = 1000
@@ -79,3 +84,34 @@ def test_agreement_interval_brackets_the_bias_and_kappa():
     assert interval == agreement_interval(judge, human, seed=3)  # seeded
     nothing = agreement_interval(np.array([np.nan]), np.array([1.0]))
     assert np.isnan(nothing.bias)
+
+
+def test_every_figure_of_one_unweighted_draw_is_the_point_estimate():
+    rng = np.random.default_rng(5)
+    a = rng.integers(1, 6, 300).astype(float)
+    b = np.clip(a + rng.integers(-1, 2, 300), 1, 5)
+    figures = weighted_figures(a, b, np.ones((1, 300)))
+    point = stats.agreement(a, b)
+    assert figures["exact"][0] == pytest.approx(point.exact, abs=1e-12)
+    assert figures["kappa"][0] == pytest.approx(point.kappa_quadratic, abs=1e-12)
+    assert figures["alpha"][0] == pytest.approx(point.alpha_interval, abs=1e-12)
+    assert figures["spearman"][0] == pytest.approx(point.spearman, abs=1e-12)
+    assert figures["bias"][0] == pytest.approx((a - b).mean(), abs=1e-12)
+    interval = agreement_interval(a, b, seed=2)
+    for low, value, high in [
+        (interval.exact_ci_low, point.exact, interval.exact_ci_high),
+        (interval.alpha_ci_low, point.alpha_interval, interval.alpha_ci_high),
+        (interval.spearman_ci_low, point.spearman, interval.spearman_ci_high),
+    ]:
+        assert low < value < high
+
+
+def test_continuous_scores_are_resampled_answer_by_answer():
+    rng = np.random.default_rng(6)
+    a = rng.random(MAX_DISTINCT + 500)
+    b = a + rng.normal(0, 0.1, len(a))
+    interval = agreement_interval(a, b, seed=1, resamples=100)
+    point = stats.agreement(a, b)
+    assert interval.spearman_ci_low < point.spearman < interval.spearman_ci_high
+    assert interval.alpha_ci_low < point.alpha_interval < interval.alpha_ci_high
+    assert interval.bias_ci_low < interval.bias < interval.bias_ci_high
