@@ -15,15 +15,24 @@ from .labels import HUMAN
 from .ppi import ppi_mean
 from .records import GradeCondition
 
-SOLUTION = ["gen_condition_id", "item_id", "epoch"]
-
 
 def scored_wide(frame: pd.DataFrame) -> pd.DataFrame:
-    """Scores of current grades: a row per solution, a column per grade condition."""
+    """Scores of current grades: a row per solution, a column per grade condition, the
+    index the solution's generate condition. Built from integer codes (a pivot of a
+    million string-keyed rows takes seconds)."""
     scored = frame[frame["status"] == "scored"]
-    return scored.pivot_table(
-        index=SOLUTION, columns="grade_condition_id", values="score"
-    )
+    gen, gens = pd.factorize(scored["gen_condition_id"])
+    item, _ = pd.factorize(scored["item_id"])
+    epoch = scored["epoch"].to_numpy(dtype=np.int64)
+    key = (gen * (item.max(initial=0) + 1) + item) * (epoch.max(initial=0) + 1) + epoch
+    solutions, row = np.unique(key, return_inverse=True)
+    grade, grades = pd.factorize(scored["grade_condition_id"])
+    table = np.full((len(solutions), len(grades)), np.nan)
+    table[row, grade] = scored["score"].to_numpy(dtype=float)
+    first = np.zeros(len(solutions), dtype=np.int64)
+    first[row] = gen
+    index = pd.Index(np.asarray(gens)[first], name="gen_condition_id")
+    return pd.DataFrame(table, index=index, columns=list(grades))
 
 
 def extend_agreement(
