@@ -193,3 +193,27 @@ def test_results_measure_the_judge_against_the_human(study, capsys):
     assert main(["report", str(config), "--out", str(out)]) == 0
     html = out.read_text(encoding="utf-8")
     assert "Judge means corrected by human labels" in html and "human-alice" in html
+
+
+def test_two_raters_are_measured_against_each_other(study, capsys):
+    writer = LabelWriter(study)
+    queue = label_queue(study, QueueOptions(sample=12, seed=2)).to_dict("records")
+    for number, entry in enumerate(queue):
+        _label(study, writer, entry, number % 2, "alice")
+        _label(study, writer, entry, int(number % 3 == 0), "bob")
+    capsys.readouterr()
+    assert main(["results", str(study.loaded.path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    slugs = report["slugs"]
+    row = next(
+        r
+        for r in report["agreement"]
+        if {slugs[r["a"]], slugs[r["b"]]} == {"human-alice", "human-bob"}
+    )
+    assert (row["kind_a"], row["kind_b"]) == ("human", "human")
+    alice = np.array([n % 2 for n in range(12)], float)
+    bob = np.array([int(n % 3 == 0) for n in range(12)], float)
+    assert row["n"] == 12
+    assert row["exact"] == pytest.approx((alice == bob).mean())
+    sign = 1 if slugs[row["a"]] == "human-alice" else -1
+    assert row["bias"] == pytest.approx(sign * (alice - bob).mean())
