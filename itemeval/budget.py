@@ -4,6 +4,7 @@ while the cap still holds."""
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import dataclass, field, replace
 from typing import Callable, Protocol
 
@@ -144,6 +145,9 @@ class SpendCap:
     lease: Lease | None = None
     _dry: bool = False
     _in_flight: dict[str, float] = field(default_factory=dict)
+    replies: dict[str, ReplySizes] = field(default_factory=dict)
+    """What each model's replies showed about honouring max_tokens (the slow start)."""
+    _model_of: dict[str, str] = field(default_factory=dict)
     _changed: asyncio.Condition | None = None
     _slots: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Semaphore] = field(
         default_factory=dict
@@ -154,16 +158,37 @@ class SpendCap:
             self._changed = asyncio.Condition()
         return self._changed
 
-    async def reserve(self, key: str, worst: float) -> bool:
+    async def reserve(
+        self,
+        key: str,
+        worst: float | Callable[[], float],
+        model: str = "",
+        connections: int = 1,
+    ) -> bool:
         """Wait while calls in flight might free room; False (and stop the run) when
-        this call can never fit."""
+        this call can never fit.
+
+        While the cap is within reach of `connections` worst cases and no reply of
+        `model` has yet shown that the provider honours max_tokens, only as many of its
+        calls may be in flight as its replies have confirmed, plus one
+        (ReplySizes.window).
+        """
         changed = self._condition()
         async with changed:
             while not self.stopped:
-                need = self.spent + sum(self._in_flight.values()) + worst - self.cap
-                if need <= 0:
-                    self._in_flight[key] = worst
+                # a callable worst case is asked again after each wait: a reply may have
+                # shown that the provider writes past max_tokens
+                this = worst() if callable(worst) else worst
+                need = self.spent + sum(self._in_flight.values()) + this - self.cap
+                if need <= 0 and self._within_window(model, this, connections):
+                    self._in_flight[key] = this
+                    self._model_of[key] = model
                     return True
+                if need <= 0:
+                    await (
+                        changed.wait()
+                    )  # a reply will confirm the provider, or end a call
+                    continue
                 if self.lease is not None and not self._dry:
                     granted = await asyncio.to_thread(self.lease.take, need)
                     self.cap += granted
@@ -188,12 +213,51 @@ class SpendCap:
             self._slots[key] = asyncio.Semaphore(limit)
         return self._slots[key]
 
+    def _within_window(self, model: str, worst: float, connections: int) -> bool:
+        sizes = self.replies.setdefault(model, ReplySizes())
+        if self.cap - self.spent >= connections * worst:
+            return True  # a whole wave of worst cases fits: nothing to bet
+        flying = sum(1 for m in self._model_of.values() if m == model)
+        return flying < sizes.window()
+
     async def settle(self, key: str, actual: float) -> None:
         changed = self._condition()
         async with changed:
             self._in_flight.pop(key, None)
+            self._model_of.pop(key, None)
             self.spent += actual
             changed.notify_all()
+
+
+@dataclass
+class ReplySizes:
+    """One model's replies against the max_tokens its calls asked for (issue 26: a
+    provider ignoring max_tokens made a 20-connection run spend 13× its cap at once)."""
+
+    confirmed: int = 0
+    """Replies that stayed within max_tokens."""
+    largest: int = 0
+    """The most output tokens of a reply beyond max_tokens; 0 while none went beyond."""
+
+    def window(self) -> float:
+        """Calls that may be in flight while the cap is within reach of a wave: one more
+        than the replies that confirmed max_tokens (TCP's slow start); once a reply went
+        beyond, reservations use `largest`, so the cap itself bounds the calls."""
+        return math.inf if self.largest else self.confirmed + 1
+
+    def seen(self, output_tokens: int | None, max_tokens: int | None) -> None:
+        if output_tokens is None or max_tokens is None:
+            return
+        if output_tokens > max_tokens:
+            self.largest = max(self.largest, output_tokens)
+        else:
+            self.confirmed += 1
+
+    def ceiling(self, max_tokens: int | None) -> int | None:
+        """The reply length to reserve: max_tokens, or the largest reply seen beyond."""
+        if max_tokens is None:
+            return None
+        return max(max_tokens, self.largest)
 
 
 @dataclass
@@ -214,9 +278,12 @@ class PricedGate:
     async def acquire(self, key: str, prompt: str) -> bool:
         slots = self.cap.slots(self.model, self.connections)
         await slots.acquire()
-        if await self.cap.reserve(
-            self._key(key), worst_case_usd(self.price, prompt, self.max_tokens)
-        ):
+        sizes = self.cap.replies.setdefault(self.model, ReplySizes())
+
+        def worst() -> float:
+            return worst_case_usd(self.price, prompt, sizes.ceiling(self.max_tokens))
+
+        if await self.cap.reserve(self._key(key), worst, self.model, self.connections):
             return True
         slots.release()
         return False
@@ -224,6 +291,9 @@ class PricedGate:
     async def release(
         self, key: str, usage: dict[str, int | None] | None, cache_hit: bool
     ) -> None:
+        if usage is not None and not cache_hit:
+            sizes = self.cap.replies.setdefault(self.model, ReplySizes())
+            sizes.seen(usage.get("output_tokens"), self.max_tokens)
         try:
             await self.cap.settle(
                 self._key(key), call_usd(self.price, usage, cache_hit=cache_hit) or 0.0

@@ -116,7 +116,8 @@ Pilot = Annotated[
         "--pilot",
         min=1,
         help="First run N random items per generate "
-        "condition (kept), then project the rest's cost from their replies.",
+        "condition (kept), then project the rest's cost from their replies. "
+        "Paid calls, behind the spend gate (--yes) and cap (--max-usd).",
     ),
 ]
 Stratify = Annotated[
@@ -327,11 +328,16 @@ def estimate(
     stage: Annotated[
         str, typer.Option("--stage", help="all, generate or grade.")
     ] = "all",
+    yes: Yes = False,
+    max_usd: MaxUsd = None,
     json_out: Json = False,
     ids: Ids = False,
 ) -> int:
     """Project calls, tokens and USD (ceiling and expected) of what generate and grade
-    would run; no model calls.
+    would run.
+
+    No model calls, except with --pilot: the pilot's calls are paid, behind the same
+    spend gate (--yes) and cap (--max-usd, budget.max_usd) as generate.
 
     \b
     Example: itemeval estimate configs/demo.yaml --stage generate --json
@@ -369,6 +375,8 @@ def estimate(
                 seed=seed,
                 stratify=stratify,
                 pilot=pilot,
+                yes=yes,
+                max_usd=max_usd,
             )
         )
         ran = run_pilot(

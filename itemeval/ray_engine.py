@@ -33,6 +33,7 @@ from .shard_runs import (
     shard_outcome,
     usd_arg,
 )
+from .store.lock import LAUNCHER_ENV, own_token
 
 CHUNKS_PER_SHARD = 4
 """The cap is leased in chunks of cap / (shards × this): small enough that a finished
@@ -122,7 +123,10 @@ def _run_on_ray(
             **local,
         )
     try:
-        env = {"RAY_ADDRESS": ray.get_runtime_context().gcs_address}
+        env = {
+            "RAY_ADDRESS": ray.get_runtime_context().gcs_address,
+            LAUNCHER_ENV: own_token(),  # shards run under this launcher's study lock
+        }
         book = None
         if max_usd is not None:
             namespace = ray.get_runtime_context().namespace

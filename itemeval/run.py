@@ -50,7 +50,7 @@ from .store.journal import (
     replay_journals,
     set_aside_lines,
 )
-from .store.lock import study_lock
+from .store.lock import shard_lock, study_lock
 from .store.remote import storage_options_for
 from .study import Study
 
@@ -528,7 +528,7 @@ def open_run(
         _refuse_a_second_writer(study.paths, options.shard)
         uploader = _shard_on_remote(study.paths, options.shard)
     with (
-        contextlib.nullcontext({})
+        _as_shard(study.paths)
         if options.shard is not None
         else locked(study, " ".join(command_line())) as recovered
     ):
@@ -549,6 +549,13 @@ def open_run(
             run.finish()
             if uploader is not None:
                 uploader.close()  # where a committer on any machine finds them
+
+
+@contextlib.contextmanager
+def _as_shard(paths: StudyPaths) -> Iterator[dict[str, int]]:
+    """A shard recovers nothing; it runs beside other shards, never another writer."""
+    with shard_lock(paths):
+        yield {}
 
 
 def set_aside_notes(paths: StudyPaths) -> list[str]:

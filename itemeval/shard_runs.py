@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import EXIT_BUDGET
+from .store.lock import LAUNCHER_ENV, own_token
 
 SIGNALLED = {128 + signal.SIGINT, 128 + signal.SIGTERM, 128 + signal.SIGHUP}
 """Exit codes of a shard stopped by a signal: it is not retried."""
@@ -116,6 +117,9 @@ class ShardProcess:
     ) -> ShardProcess:
         logs.mkdir(parents=True, exist_ok=True)
         out, err = logs / f"{name}.out", logs / f"{name}.err"
+        # the shard runs under its launcher's study lock (store/lock.py shard_lock)
+        env = dict(os.environ if env is None else env)
+        env.setdefault(LAUNCHER_ENV, own_token())
         with open(out, "wb") as stdout, open(err, "wb") as stderr:
             proc = subprocess.Popen(
                 argv,

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from itemeval.budget import PricedGate, SpendCap, check_cap, check_gate
+from itemeval.budget import PricedGate, ReplySizes, SpendCap, check_cap, check_gate
 from itemeval.cli import main
 from itemeval.cost import Estimate, EstimateLine
 from itemeval.errors import EXIT_BUDGET, EXIT_CONFIRM, BudgetError, ConfirmationRequired
@@ -177,6 +177,7 @@ def test_two_tasks_with_the_same_sample_id_both_count_in_flight():
 
     async def scenario() -> tuple[bool, bool, bool, float]:
         cap = SpendCap(cap=2.0)
+        cap.replies[""] = ReplySizes(confirmed=5)  # max_tokens honoured: no slow start
         price = Price(
             input=0.0, output=1_000_000.0
         )  # $1 per output token: each call's worst case is $1
@@ -400,3 +401,76 @@ def test_a_provider_ignoring_max_tokens_stops_the_run_and_the_overrun_is_reporte
     assert "max_tokens" in note
     manifest = json.loads(Path(result["manifest"]).read_text())
     assert manifest["overrun_usd"] == pytest.approx(spent - 0.0751)
+
+
+def _spend_against(tmp_path, capsys, monkeypatch, *, overlong, connections, cap):
+    """(exit code, spend, requests, peak calls in flight) of one capped generate."""
+    from inspect_ai.model import _model
+
+    with OpenAIServer(delay=0.3, overlong_reply=overlong) as srv:
+        for key, value in srv.env().items():
+            monkeypatch.setenv(key, value)
+        _model._models.clear()
+        config = capped_study(
+            tmp_path,
+            solvers__max_tokens=16,
+            solvers__max_connections=connections,
+            facets__prompt=["p", "builtin:minimal", "builtin:standard"],
+        )
+        code, result = run(capsys, "generate", str(config), "--max-usd", str(cap))
+    _model._models.clear()
+    solutions = pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")
+    return code, float(solutions["usd"].sum()), len(srv.requests), srv.max_in_flight
+
+
+@pytest.mark.parametrize(("connections", "cap"), [(20, 0.2), (40, 0.6)])
+def test_a_provider_ignoring_max_tokens_overshoots_by_two_calls_at_most(
+    tmp_path, capsys, monkeypatch, connections, cap
+):
+    # Issue 26 case 2 at this test's prices ($0.001 a token): max_tokens 16 ($0.016 a
+    # reply) but ~250-token replies ($0.25): before, the whole first wave was paid.
+    code, spent, requests, _ = _spend_against(
+        tmp_path, capsys, monkeypatch, overlong=1000, connections=connections, cap=cap
+    )
+    call = spent / requests
+    assert code == EXIT_BUDGET
+    assert spent <= cap + 2 * call, (spent, requests)
+
+
+def test_an_honest_provider_is_not_slowed_by_the_slow_start(
+    tmp_path, capsys, monkeypatch
+):
+    # 30 cells at $0.016 + input: a cap of $0.6 is within reach of 20 connections' worst
+    # cases ($0.4 + input), yet the first wave is not held back
+    code, spent, requests, peak = _spend_against(
+        tmp_path, capsys, monkeypatch, overlong=0, connections=20, cap=0.6
+    )
+    assert code == 0 and requests == 30 and spent <= 0.6
+    assert peak >= 15  # every connection busy at once (calls last 0.3 s)
+
+
+def test_the_slow_start_widens_as_replies_confirm_max_tokens_and_reserves_the_largest():
+    """Issue 26 case 2, at the gate: a cap within reach of a wave of worst cases."""
+
+    async def scenario() -> tuple[list[bool], list[bool], float]:
+        cap = SpendCap(cap=5.0)
+        gate = PricedGate(cap=cap, price=Price(input=0.0, output=1e6), max_tokens=1)
+        assert await gate.acquire("a", "")  # the first call always goes
+        second = asyncio.create_task(gate.acquire("b", ""))
+        await asyncio.sleep(0.01)
+        held = [not second.done()]  # unconfirmed: one call at a time
+        await gate.release("a", {"output_tokens": 1}, False)  # honoured max_tokens
+        held.append(await second)
+        third = asyncio.create_task(gate.acquire("c", ""))
+        await asyncio.sleep(0.01)
+        held.append(third.done())  # one confirmation: two in flight
+        await gate.release("b", {"output_tokens": 3}, False)  # $3: went beyond
+        assert await third
+        fourth = asyncio.create_task(gate.acquire("d", ""))
+        await asyncio.sleep(0.01)
+        # $4 spent + $1 in flight: a call now reserves the largest reply ($3): no fit
+        await gate.release("c", {"output_tokens": 1}, False)
+        return held, [await fourth], cap.spent
+
+    held, last, spent = asyncio.run(scenario())
+    assert held == [True, True, True] and last == [False] and spent == 5.0

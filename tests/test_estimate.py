@@ -301,3 +301,35 @@ def test_expected_generate_spend_is_within_15_percent_on_the_demo(tmp_path, caps
     )
     assert 0.85 <= ratio <= 1.15
     assert actual <= projected["stages"]["generate"]["usd_ceiling"]
+
+
+def test_a_pilot_is_paid_so_it_has_generates_gate_and_cap(
+    tmp_path, capsys, monkeypatch
+):
+    # Issue 26 case 11: `estimate --pilot` made paid calls with no --yes or --max-usd.
+    from inspect_ai.model import _model
+
+    from tests.openai_server import OpenAIServer
+    from tests.test_budget import capped_study
+
+    with OpenAIServer() as srv:
+        for key, value in srv.env().items():
+            monkeypatch.setenv(key, value)
+        _model._models.clear()
+        path = capped_study(tmp_path, budget__confirm_above_usd=0.0001)
+        assert main(["estimate", str(path), "--pilot", "2"]) == 3  # the gate
+        assert "--yes" in capsys.readouterr().err
+        assert srv.requests == []
+        # $0.005 a call: the cap lets two calls start, never a third
+        code = main(
+            ["estimate", str(path), "--pilot", "3", "--yes", "--max-usd", "0.012"]
+        )
+        assert code == 4, capsys.readouterr().err
+        assert 1 <= len(srv.requests) <= 2
+        capsys.readouterr()
+        before = len(srv.requests)
+        assert main(["estimate", str(path), "--pilot", "2", "--yes", "--json"]) == 0
+        assert 0 < len(srv.requests) - before <= 4  # two items × two prompts at most
+        bodies = [json.dumps(body, sort_keys=True) for body in srv.requests]
+        assert len(bodies) == len(set(bodies))  # nothing paid twice
+    _model._models.clear()

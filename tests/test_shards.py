@@ -137,10 +137,8 @@ def test_two_concurrent_shards_then_commit_equal_one_process_row_for_row(
         )
         for k in range(2)
     ]
-    with study_lock(
-        StudyPaths(sharded / "studies" / "t"), "a long-running command"
-    ):  # shards never need it
-        outputs = [proc.communicate(timeout=300) for proc in procs]
+    # the two shards run side by side (a whole-study writer may not: issue 26 case 1)
+    outputs = [proc.communicate(timeout=300) for proc in procs]
     results = [json.loads(out) for out, _ in outputs]
     assert [p.returncode for p in procs] == [0, 0], [
         err.decode()[-500:] for _, err in outputs
@@ -410,3 +408,92 @@ def test_launch_works_beside_a_folder_named_itemeval_in_the_working_directory(
     ), capsys.readouterr().err
     result = json.loads(capsys.readouterr().out)
     assert result["totals"]["rows"] == len(MODELS) * len(ROWS) * 2
+
+
+def _held_study(root: Path) -> Path:
+    config = base_config(
+        **{
+            "cache": False,
+            "solvers__models": ["openai-api/local/m"],
+            "solvers__max_retries": 0,
+            "benchmark__mapping": {
+                "input": "question",
+                "target": "answer",
+                "id": "qid",
+            },
+        }
+    )
+    return write_study(root, config, rows=ROWS[:8])
+
+
+def _wait_for(check, what: str, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("first", ["whole", "shard"])
+def test_a_shard_and_a_whole_study_writer_never_run_side_by_side(
+    tmp_path, capsys, monkeypatch, first
+):
+    # Issue 26 case 1: a shard beside a plain run paid 273 of 560 cells twice.
+    from inspect_ai.model import _model
+
+    from tests.openai_server import OpenAIServer
+
+    with OpenAIServer(answer_limit=0) as srv:  # every reply held until release()
+        for key, value in srv.env().items():
+            monkeypatch.setenv(key, value)
+        _model._models.clear()
+        path = _held_study(tmp_path)
+        args = ["generate", str(path), "--yes", "--json"]
+        if first == "shard":
+            args += ["--shard", "0/2"]
+        running = subprocess.Popen(
+            [sys.executable, "-m", "itemeval", *args],
+            cwd=tmp_path,
+            env={**os.environ, **srv.env()},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            _wait_for(lambda: srv.in_flight >= 1, "the first run's calls")
+            second = (
+                [["generate", str(path), "--yes"]]
+                + [["launch", "generate", str(path), "--shards", "2", "--yes"]]
+                if first == "shard"
+                else [["generate", str(path), "--yes", "--shard", "1/2"]]
+            )
+            for command in second:
+                # a process of its own, bounded: on a build without the lock it would
+                # wait on the held replies instead of exiting
+                done = subprocess.run(
+                    [sys.executable, "-m", "itemeval", *command],
+                    cwd=tmp_path,
+                    env={**os.environ, **srv.env()},
+                    capture_output=True,
+                    text=True,
+                    timeout=90,
+                )
+                assert done.returncode == 5, (command, done.stderr[-2000:])
+                assert f"pid {running.pid}" in done.stderr, command
+        finally:
+            srv.release()
+            out, err = running.communicate(timeout=300)
+    _model._models.clear()
+    assert running.returncode == 0, err.decode()[-2000:]
+    prompts = [json.dumps(body) for body in srv.requests]
+    assert len(prompts) == len(set(prompts))  # nothing paid twice
+
+
+def test_shards_run_side_by_side_by_hand_and_under_a_launch(tmp_path, capsys):
+    path = study(tmp_path)
+    paths = StudyPaths(tmp_path / "studies" / "t")
+    from itemeval.store.lock import shard_lock
+
+    with shard_lock(paths):  # another shard of the same study, running
+        assert main(["generate", str(path), "--yes", "--shard", "1/2", "--json"]) == 0
+        assert main(["generate", str(path), "--yes"]) == 5
+    capsys.readouterr()
+    assert main(["launch", "generate", str(path), "--shards", "2", "--yes"]) == 0

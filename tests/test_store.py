@@ -508,3 +508,80 @@ def test_sigkill_at_any_instant_leaves_each_upsert_all_or_nothing(paths):
     assert verify_store(paths, "solutions") == len(
         expected_after(batches, namespace["batch"])
     )
+
+
+# ---- issue 26 case 5: a damaged or incomplete version is refused, never read silently
+
+
+def _graded_study(root: Path) -> Path:
+    from tests.helpers import write_study
+
+    path = write_study(root)
+    from itemeval.cli import main
+
+    assert main(["generate", str(path), "--yes"]) == 0
+    assert main(["grade", str(path), "--yes"]) == 0
+    return path
+
+
+def _parts(root: Path, store: str) -> list[Path]:
+    return sorted((root / "studies" / "t" / f"{store}.parquet").resolve().glob("p-*"))
+
+
+def _flip(path: Path, count: int = 64, seed: int = 0) -> None:
+    data = bytearray(path.read_bytes())
+    rng = random.Random(seed)
+    for index in rng.sample(range(8, len(data) - 8), count):
+        data[index] ^= 0xFF
+    os.chmod(path, 0o644)
+    path.write_bytes(bytes(data))
+
+
+def _overwrite_with_random(path: Path) -> None:
+    size = path.stat().st_size
+    path.write_bytes(random.Random(1).randbytes(size))
+
+
+@pytest.mark.parametrize(
+    ("store", "damage"),
+    [
+        ("grades", _flip),
+        ("items", _overwrite_with_random),
+        ("solutions", Path.unlink),
+    ],
+)
+def test_a_damaged_store_is_refused_by_every_command_naming_it(
+    tmp_path, capsys, store, damage
+):
+    from itemeval.cli import main
+
+    path = _graded_study(tmp_path)
+    (part,) = _parts(tmp_path, store)[:1]
+    damage(part)
+    capsys.readouterr()
+    readers = {  # the commands that read the damaged store
+        "grades": [["status"], ["results"], ["report"], ["export"], ["grade", "--yes"]],
+        "items": [["generate", "--yes", "--force"]],
+        "solutions": [
+            ["status"],
+            ["results"],
+            ["generate", "--yes"],
+            ["grade", "--yes"],
+        ],
+    }
+    for command in readers[store]:
+        code = main([command[0], str(path), *command[1:]])
+        err = capsys.readouterr().err
+        assert code == 1, (command, err[-1500:])
+        assert part.name in err and "Traceback" not in err, (command, err)
+        assert "damaged" in err or "incomplete" in err
+
+
+def test_a_version_from_before_the_manifest_still_reads_and_gains_one(paths):
+    upsert(paths, "solutions", [solution("c1", "i1")])
+    (manifest,) = paths.solutions.resolve().glob("_integrity.json")
+    manifest.unlink()  # as written by an older itemeval
+    assert read_store(paths, "solutions").num_rows == 1
+    upsert(paths, "solutions", [solution("c1", "i2")])
+    assert (paths.solutions.resolve() / "_integrity.json").exists()
+    assert read_store(paths, "solutions").num_rows == 2

@@ -9,7 +9,7 @@ import shutil
 import threading
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 
 from ..errors import StoreError
 from ..paths import StudyPaths
+from . import integrity
 from .files import fsync_path
 from .schemas import STORES
 from .table import (
@@ -132,6 +133,8 @@ class _Layout:
     versions: Path  # the directory of version directories beside it
     version: int  # 0 = the store does not exist yet
     parts: dict[str, list[str]]  # partition hash -> part file names
+    committed: dict[str, dict[str, int]] | None = None
+    """The version's integrity manifest (part -> size, crc32); None from before it."""
 
     @property
     def current(self) -> Path:
@@ -177,7 +180,16 @@ def _open_layout(paths: StudyPaths, store: str) -> _Layout:
                 f"{path / name} is not an itemeval part file; move it out of the store"
             )
         layout.parts.setdefault(part.group("phash"), []).append(name)
-    return layout
+    committed = integrity.read_manifest(layout.current)
+    if committed is not None:
+        every = [name for names in layout.parts.values() for name in names]
+        integrity.check_names_and_sizes(path, layout.current, committed, every)
+    return replace(layout, committed=committed)
+
+
+def _verify(layout: _Layout, name: str) -> None:
+    if layout.committed is not None:
+        integrity.check_part(layout.path, layout.current, layout.committed, name)
 
 
 def _read_part(
@@ -186,6 +198,7 @@ def _read_part(
     """One part file's columns (all of today's schema for None), after checking it is
     an itemeval part."""
     schema, _ = STORES[layout.store]
+    _verify(layout, name)
     try:
         part = pq.ParquetFile(layout.current / name)
         physical = part.schema_arrow
@@ -231,6 +244,8 @@ def _commit(layout: _Layout, plan: dict[str, PartitionPlan]) -> None:
         for table in partition.write:
             _write_part(table, target / f"p-{phash}-v{version:06d}-{written}.parquet")
             written += 1
+    parts = [name for name in os.listdir(target) if _PART.match(name)]
+    integrity.write_manifest(target, layout.committed, parts)
     fsync_path(target)
     fsync_path(layout.versions)
     _swap_link(layout.path, target)
@@ -331,7 +346,10 @@ def _read_snapshot(
     check_columns(store, list(where))
     layout = _open_layout(paths, store)
     wanted = wanted_partitions(store, layout.parts, where)
-    files = [layout.current / name for phash in wanted for name in layout.parts[phash]]
+    names_read = [name for phash in wanted for name in layout.parts[phash]]
+    for name in names_read:
+        _verify(layout, name)
+    files = [layout.current / name for name in names_read]
     if not files:
         return schema.empty_table().select(names)
     dataset = ds.dataset([str(path) for path in files], schema=schema, format="parquet")

@@ -29,7 +29,8 @@ def study_lock(paths: StudyPaths, command: str) -> Iterator[dict[str, Any]]:
     paths.root.mkdir(parents=True, exist_ok=True)
     fd = _open_locked(paths, fcntl.LOCK_EX)
     if fd is None:
-        raise StudyLocked(_locked_message(paths, lock_holder(paths) or {}))
+        holder = lock_holder(paths) or {}
+        raise StudyLocked(_locked_message(paths, holder, _shard_pids(paths)))
     try:
         holder = {
             "pid": os.getpid(),
@@ -99,6 +100,37 @@ def _remove_if_empty(paths: StudyPaths) -> None:
             paths.root.rmdir()
 
 
+LAUNCHER_ENV = "ITEMEVAL_LAUNCHER"
+"""`pid@host` of the launcher whose study lock its shards run under."""
+
+
+def own_token() -> str:
+    return f"{os.getpid()}@{socket.gethostname()}"
+
+
+@contextmanager
+def shard_lock(paths: StudyPaths) -> Iterator[None]:
+    """Let a shard run beside other shards, never beside a whole-study writer.
+
+    Shards hold `.lock` shared, so `generate`/`grade`/`launch`/`commit`, which hold it
+    exclusive, cannot start while one runs, and a shard cannot start while one of them
+    runs, unless that one is the launcher that started this shard (`LAUNCHER_ENV`).
+    """
+    paths.root.mkdir(parents=True, exist_ok=True)
+    fd = _open_locked(paths, fcntl.LOCK_SH)
+    try:
+        if fd is None:
+            holder = lock_holder(paths) or {}
+            if f"{holder.get('pid')}@{holder.get('host')}" != os.environ.get(
+                LAUNCHER_ENV
+            ):
+                raise StudyLocked(_locked_message(paths, holder))
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)  # closing the last descriptor drops the shared lock
+
+
 def lock_holder(paths: StudyPaths) -> dict[str, Any] | None:
     """Who holds the study lock, for read-only commands; None when nobody seems to.
 
@@ -117,8 +149,24 @@ def lock_holder(paths: StudyPaths) -> dict[str, Any] | None:
     return holder
 
 
-def _locked_message(paths: StudyPaths, holder: dict[str, Any]) -> str:
+def _shard_pids(paths: StudyPaths) -> list[int]:
+    from .journal import (
+        live_writers,
+    )  # journal imports the store backend: only when locked
+
+    return live_writers(paths, "")
+
+
+def _locked_message(
+    paths: StudyPaths, holder: dict[str, Any], shards: list[int] = ()
+) -> str:
     study = paths.root.name
+    if not holder and shards:
+        return (
+            f"study '{study}' is being written by shard process(es) pid "
+            f"{', '.join(map(str, shards))} on this host; wait for them to finish "
+            "(then `itemeval commit`) or stop them"
+        )
     if not holder:
         return (
             f"study '{study}' is locked by another itemeval command "
