@@ -1,9 +1,9 @@
 """What a local store version committed, so a damaged or incomplete version is refused.
 
 Each version directory holds `_integrity.json`: every part file's size and CRC-32. On
-open, the part names and sizes are checked (one stat each); a part's checksum is checked
-the first time this process reads it (cached by inode, size and mtime). A store written
-before this file existed has none and is read as before; its next commit writes one.
+open, the part names are checked; a part's size and checksum are checked the first time
+this process reads it (cached by inode, size and mtime). A store written before this
+file existed has none and is read as before; its next commit writes one.
 """
 
 from __future__ import annotations
@@ -72,11 +72,10 @@ _RECOVERY = (
 )
 
 
-def check_names_and_sizes(
+def check_names(
     shown: Path, version: Path, manifest: dict[str, dict[str, int]], names: list[str]
 ) -> None:
-    """Refuse a version missing a committed part, holding an extra one, or a part whose
-    size changed (one stat per part)."""
+    """Refuse a version missing a committed part or holding an extra one."""
     missing = sorted(set(manifest) - set(names))
     extra = sorted(set(names) - set(manifest))
     if missing or extra:
@@ -85,13 +84,6 @@ def check_names_and_sizes(
             f"{shown} is incomplete ({what}; {len(missing)} missing, {len(extra)} "
             f"extra of {len(manifest)} committed); {_RECOVERY.format(version=version)}"
         )
-    for name in names:
-        size = os.stat(version / name).st_size
-        if size != manifest[name]["size"]:
-            raise StoreError(
-                f"{shown / name} is damaged ({size} bytes, {manifest[name]['size']} "
-                f"committed); {_RECOVERY.format(version=version)}"
-            )
 
 
 def check_part(
@@ -100,6 +92,11 @@ def check_part(
     """Refuse a part whose bytes are not the ones committed (once per file, process)."""
     path = version / name
     stat = os.stat(path)
+    if stat.st_size != manifest[name]["size"]:
+        raise StoreError(
+            f"{shown / name} is damaged ({stat.st_size} bytes, "
+            f"{manifest[name]['size']} committed); {_RECOVERY.format(version=version)}"
+        )
     key = (str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns)
     with _verified_lock:
         if key in _verified:

@@ -183,7 +183,7 @@ def _open_layout(paths: StudyPaths, store: str) -> _Layout:
     committed = integrity.read_manifest(layout.current)
     if committed is not None:
         every = [name for names in layout.parts.values() for name in names]
-        integrity.check_names_and_sizes(path, layout.current, committed, every)
+        integrity.check_names(path, layout.current, committed, every)
     return replace(layout, committed=committed)
 
 
