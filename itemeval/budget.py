@@ -168,10 +168,9 @@ class SpendCap:
         """Wait while calls in flight might free room; False (and stop the run) when
         this call can never fit.
 
-        While the cap is within reach of `connections` worst cases and no reply of
-        `model` has yet shown that the provider honours max_tokens, only as many of its
-        calls may be in flight as its replies have confirmed, plus one
-        (ReplySizes.window).
+        Until a reply of `model` has shown whether the provider honours max_tokens, one
+        of its calls is in flight; then, while the cap is within reach of `connections`
+        worst cases, one more than its replies have confirmed (ReplySizes.window).
         """
         changed = self._condition()
         async with changed:
@@ -215,8 +214,9 @@ class SpendCap:
 
     def _within_window(self, model: str, worst: float, connections: int) -> bool:
         sizes = self.replies.setdefault(model, ReplySizes())
-        if self.cap - self.spent >= connections * worst:
-            return True  # a whole wave of worst cases fits: nothing to bet
+        known = sizes.confirmed or sizes.largest
+        if known and self.cap - self.spent >= connections * worst:
+            return True  # the provider showed its reply sizes, a wave fits: no bet
         flying = sum(1 for m in self._model_of.values() if m == model)
         return flying < sizes.window()
 
