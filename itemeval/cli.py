@@ -880,8 +880,13 @@ def view(
             "--scale", help="Score range LOW-HIGH (default: the rubric's, else 0-1)."
         ),
     ] = None,
-    sample: Sample = None,
-    seed: SampleSeed = 0,
+    sample: Annotated[
+        Optional[int],
+        typer.Option(
+            "--sample", min=1, help="Label a random N answers (fixed by --seed)."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the queue's order.")] = 0,
     blind: Annotated[
         bool,
         typer.Option("--blind", help="Hide each answer's condition while labelling."),

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from starlette.testclient import TestClient
 
+from itemeval.cli import main
 from itemeval.label_queue import QueueOptions
 from itemeval.store import upsert
 from itemeval.view import LabelSettings, ViewSettings, create_app
@@ -264,3 +265,13 @@ def test_a_rubric_with_criteria_gets_one_score_per_criterion(tmp_path):
     assert json.loads(label["score_metadata"]) == {
         "criteria": {"accuracy": 4, "clarity": 5}
     }
+
+
+def test_view_refuses_a_bad_label_setup_before_it_serves(graded, capsys):
+    config = str(graded.loaded.path)
+    assert main(["view", config, "--label"]) == 2
+    assert "--rater" in capsys.readouterr().err
+    assert main(["view", config, "--label", "--rater", "Bad Name"]) == 2
+    assert main(["view", config, "--label", "--rater", "al", "--rubric", "nope"]) == 2
+    assert main(["view", config, "--label", "--rater", "al", "--scale", "9-2"]) == 2
+    assert "itemeval view: http" not in capsys.readouterr().out

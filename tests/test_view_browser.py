@@ -119,6 +119,11 @@ def browser():
         browser.close()
 
 
+def _ready(position: int) -> str:
+    """The labelling form at `position`, once its script listens for keys."""
+    return f'#label-form[data-position="{position}"][data-ready="1"]'
+
+
 def _human_labels(config: Path) -> pd.DataFrame:
     grades = pd.read_parquet(load_study(config).paths.grades)
     labels = grades[grades["grade_kind"] == "human"]
@@ -169,6 +174,7 @@ def test_look_label_blind_kill_restart_and_measure(study, browser, capsys):
         page.wait_for_url("**/item?id=**")
         options = page.locator("#diff-a option")
         assert options.count() == 2
+        page.wait_for_selector('body[data-ready="1"]')
         page.select_option("#diff-a", index=0)
         page.select_option("#diff-b", index=1)
         page.click("#diff-button")
@@ -179,6 +185,7 @@ def test_look_label_blind_kill_restart_and_measure(study, browser, capsys):
 
         # ten labels, blind, with the keyboard (one skip and one undo on the way)
         page.goto(server.base + "/label")
+        page.wait_for_selector(_ready(0))
         assert (
             page.locator("#condition").count() == 0
         )  # blind: the condition is never shown
@@ -194,14 +201,14 @@ def test_look_label_blind_kill_restart_and_measure(study, browser, capsys):
             ):
                 page._skipped = True
                 page.keyboard.press("s")
-                page.wait_for_selector('#label-form[data-position="4"]')
+                page.wait_for_selector(_ready(4))
                 page.keyboard.press("u")
-                page.wait_for_selector('#label-form[data-position="3"]')
+                page.wait_for_selector(_ready(3))
             score = position % 2
             page.keyboard.press(str(score))
             scores[position] = score
             position += 1
-            page.wait_for_selector(f'#label-form[data-position="{position}"]')
+            page.wait_for_selector(_ready(position))
     finally:
         server.kill()  # mid-queue: 4 answers of the sample are still unlabelled
     assert not errors, errors

@@ -114,11 +114,11 @@ def create_app(study: Study, settings: ViewSettings | None = None) -> Starlette:
     app.state.settings = settings
     app.state.templates = templates()
     app.state.cache = VersionCache()
-    if settings.warm:
-        threading.Thread(target=pages.warm, args=(app,), daemon=True).start()
     app.state.labelling = (
         pages.build_labelling(study, settings.label) if settings.label else None
     )
+    if settings.warm:
+        threading.Thread(target=pages.warm, args=(app,), daemon=True).start()
     return app
 
 

@@ -37,6 +37,7 @@ def serve(
             "and has the URL's token can read this study and write labels",
             file=sys.stderr,
         )
+    app = create_app(study, settings)  # a bad --rubric or --scale fails here
     try:
         sock = bind(host, port)
     except OSError as exc:
@@ -49,6 +50,5 @@ def serve(
         f"http://{shown}:{sock.getsockname()[1]}/?token={settings.token}",
         flush=True,
     )
-    app = create_app(study, settings)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])

@@ -104,6 +104,7 @@ function setUpLabelling(form) {
     const value = named ? null : keyScore(event.key, low, high);
     if (value !== null) { event.preventDefault(); save({ score: value }); }
   });
+  form.dataset.ready = "1"; // the keys work from here on (tests wait for this)
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -111,4 +112,5 @@ document.addEventListener("DOMContentLoaded", () => {
   if (button) button.addEventListener("click", showDiff);
   const form = document.getElementById("label-form");
   if (form) setUpLabelling(form);
+  document.body.dataset.ready = "1";
 });
