@@ -23,7 +23,7 @@ demo: $(STAMP)
 	$(BIN)/itemeval generate configs/demo.yaml
 	$(BIN)/itemeval grade configs/demo.yaml
 	$(BIN)/itemeval status configs/demo.yaml
-	COLUMNS=80 $(BIN)/itemeval results configs/demo.yaml --by model
+	COLUMNS=80 $(BIN)/itemeval results configs/demo.yaml --by model --by criterion
 	$(BIN)/itemeval report configs/demo.yaml
 	$(BIN)/itemeval generate configs/claims.yaml
 	$(BIN)/itemeval grade configs/claims.yaml

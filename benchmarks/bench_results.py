@@ -51,6 +51,10 @@ def write_grades(config: Path, root: Path) -> int:
     )
     rng = np.random.default_rng(0)
     count, written = solutions.num_rows, 0
+    # the answer each grade read: the target when scored 1, else a near miss, so the
+    # global metrics (issue 28) have labels and numbers to compare
+    targets = {item.id: int(item.target) for item in study.items}
+    target = np.array([targets[i] for i in solutions.column("item_id").to_pylist()])
     created = datetime(2026, 1, 1, tzinfo=timezone.utc)
     for condition in study.grade:
         columns = {
@@ -62,7 +66,10 @@ def write_grades(config: Path, root: Path) -> int:
             "grade_kind": [condition.kind] * count,
             "scorer": [condition.scorer] * count,
             "solution_hash": solutions.column("solution_hash"),
-            "score": rng.integers(0, 2, count).astype(float),
+            "score": (score := rng.integers(0, 2, count).astype(float)),
+            "answer": np.where(
+                score == 1, target, target + rng.integers(1, 4, count)
+            ).astype(str),
             "parse_ok": [True] * count,
             "usd": [0.0] * count,
             "cache_hit": [False] * count,
@@ -128,6 +135,7 @@ def results_bench(repeats: int) -> list[Result]:
                 f"  results {timed.wall_s:.2f} s wall, {timed.cpu_s:.2f} s "
                 f"cpu, peak {timed.peak_rss_mb:.0f} MB"
             )
+        with_metrics = _metrics_runs(config, root, repeats)
         reports = []
         for _ in range(max(1, repeats // 2)):
             timed = run(
@@ -150,6 +158,19 @@ def results_bench(repeats: int) -> list[Result]:
             ),
             Result("results peak RSS", peak, "MB", MAX_PEAK_MB),
             Result(
+                "results with 3 global metrics / without (issue 28: <= 2)",
+                median([w for w, _ in with_metrics]) / median(walls),
+                "x",
+                2.0,
+                samples=[w for w, _ in with_metrics],
+            ),
+            Result(
+                "results with 3 global metrics, peak RSS",
+                max(p for _, p in with_metrics),
+                "MB",
+                MAX_PEAK_MB,
+            ),
+            Result(
                 f"report, {grades:,} grades",
                 median(reports),
                 "s",
@@ -157,6 +178,37 @@ def results_bench(repeats: int) -> list[Result]:
                 samples=reports,
             ),
         ]
+
+
+METRICS = "metrics: [f1_macro, balanced_accuracy, {name: pearson, scorer: numeric}]\n"
+
+
+def _metrics_runs(config: Path, root: Path, repeats: int) -> list[tuple[float, float]]:
+    """The same results command once the study declares three global metrics, each
+    with its 2,000-resample item bootstrap (over 100, 100 and 40 cells)."""
+    plain = config.read_text()
+    config.write_text(plain + METRICS)
+    runs = []
+    try:
+        for _ in range(repeats):
+            timed = run(
+                [ITEMEVAL, "results", str(config), "--json", "--ci", "bootstrap"]
+                + ["--by", "model"],
+                env=bench_env(root),
+                cwd=root,
+                memory=True,
+            ).check("itemeval results (metrics)")
+            metrics = json.loads(timed.stdout)["metrics"]
+            if len([m for m in metrics if m.get("facet") is None]) != 240:
+                raise RuntimeError(f"results gave {len(metrics)} metric rows")
+            runs.append((timed.wall_s, timed.peak_rss_mb))
+            say(
+                f"  results + 3 metrics {timed.wall_s:.2f} s wall, "
+                f"peak {timed.peak_rss_mb:.0f} MB"
+            )
+    finally:
+        config.write_text(plain)
+    return runs
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -188,6 +188,19 @@ class ScorerEntry(_Strict):
     target; part of the grade condition's identity."""
 
 
+class MetricEntry(_Strict):
+    name: str
+    """A built-in metric (accuracy, f1_macro, f1_micro, precision_macro, recall_macro,
+    balanced_accuracy, pearson, spearman, kendall_tau, corpus_bleu, chrf) or a user
+    metric `module.path:function`."""
+    params: dict[str, Any] = {}
+    """The metric's settings (corpus_bleu, chrf: sacrebleu's; a user metric: its
+    keyword arguments)."""
+    scorer: str | None = None
+    """The `facets.scorer` entry (its name) whose answers the metric reads; default:
+    every verifiable grade condition that can feed it."""
+
+
 class Facets(_Strict):
     prompt: list[str] = Field(min_length=1)
     """Prompt templates: bare NAME = `<prompts_dir>/NAME.md`, `builtin:NAME` =
@@ -290,6 +303,8 @@ class StudyConfig(_Strict):
     """How facets are crossed; `full` is the only crossing."""
     budget: Budget = Budget()
     """Spend gate, hard cap, batch mode and prices."""
+    metrics: list[Union[str, MetricEntry]] = []
+    """Global metrics `results` computes per cell with an item-bootstrap CI."""
 
 
 @dataclass(frozen=True)

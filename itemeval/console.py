@@ -505,6 +505,30 @@ def _number(header: str, cell: Any, width: int) -> Column:
     return Column(header, cell, min_width=width)
 
 
+def _render_metrics(rows: list[dict[str, Any]], name: Any, console: Console) -> None:
+    """Global metrics beside the means: per cell, then per --by level."""
+
+    def where(row: dict[str, Any]) -> str:
+        return f"{row['facet']}={row['level']}" if row.get("facet") else ""
+
+    solver = name("solver", "gen_condition_id")
+    console.print(
+        fitted(
+            console,
+            "metrics, 95% CI (item bootstrap)",
+            [
+                Column("solver", lambda r: where(r) or solver.cell(r), kind="name"),
+                name("grader", "grade_condition_id"),
+                Column("metric", lambda row: row["metric"], kind="name"),
+                _number("n", count("n"), 3),
+                _number("value", lambda row: _num(row["value"]), 5),
+                _number("95% CI", _ci, 11),
+            ],
+            rows,
+        )
+    )
+
+
 def render_results(data: dict[str, Any], console: Console) -> None:
     """The results as tables designed for 80 columns: slugs cut from the middle only
     when needed, ids in `--json`."""
@@ -555,6 +579,41 @@ def render_results(data: dict[str, Any], console: Console) -> None:
                     ci,
                 ],
                 data["marginals"],
+            )
+        )
+    if data.get("metrics"):
+        _render_metrics(data["metrics"], name, console)
+    if data.get("criteria"):
+        console.print(
+            fitted(
+                console,
+                "criteria: mean per item, 95% CI",
+                [
+                    name("solver", "gen_condition_id"),
+                    name("grader", "grade_condition_id"),
+                    Column("criterion", lambda row: row["criterion"], kind="name"),
+                    n,
+                    mean,
+                    ci,
+                ],
+                data["criteria"],
+            )
+        )
+    if data.get("criteria_agreement"):
+        console.print(
+            fitted(
+                console,
+                "agreement per criterion",
+                [
+                    name("A", "a"),
+                    name("B", "b"),
+                    Column("criterion", lambda row: row["criterion"], kind="name"),
+                    _number("n", count("n"), 3),
+                    _number("exact", lambda row: _num(row["exact"]), 5),
+                    _number("rho", lambda row: _num(row["spearman"]), 5),
+                    _number("kappa", lambda row: _num(row["kappa_quadratic"]), 5),
+                ],
+                data["criteria_agreement"],
             )
         )
     if data["comparisons"]:

@@ -11,6 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .criteria_results import criteria_long
 from .pairwise_export import pairwise_long
 from .records import SAMPLING_PARAMS, TRUNCATING_STOP_REASONS
 from .run import locked
@@ -141,6 +142,14 @@ def run_export(study: Study) -> ExportResult:
             if not verdicts.empty
             else []
         )
+        criteria = criteria_long(
+            table, keep=("grade_condition_slug", "score", "parse_ok")
+        )
+        if not criteria.empty:  # one row per (grade, criterion)
+            crit = pa.Table.from_pandas(criteria, preserve_index=False)
+            path = paths.export / "criteria_long.parquet"
+            write_file_atomic(path, lambda tmp: pq.write_table(crit, tmp))
+            written.append(path)
         shared = mirror.beside_the_study(paths, [parquet, csv, *written])
     return ExportResult(
         parquet, csv, len(table), recovered, shared, pairwise_rows=len(verdicts)

@@ -21,6 +21,7 @@ from .cost import (
     merge_lines,
     scorer_line,
 )
+from .criteria import format_suffix, read_criteria, rubric_criteria
 from .errors import ConfigError
 from .grid import matches, resolve_grader, select
 from .hashing import canonical_json
@@ -466,7 +467,10 @@ def judge_prompt(condition: GradeCondition, item: Item, solution: str) -> str:
         "grading_scheme": item.grading_scheme,
         "id": item.id,
     }
-    return with_format_suffix(render(condition.rubric.text, values))
+    criteria, body = rubric_criteria(condition.rubric.text)
+    if criteria:
+        return f"{render(body, values).rstrip()}\n\n{format_suffix(criteria)}"
+    return with_format_suffix(render(body, values))
 
 
 def judge_row(
@@ -502,7 +506,18 @@ def judge_row(
             parse_error=parsed.parse_error,
             reasoning=parsed.reasoning,
         )
+        expected = rubric_criteria(condition.rubric.text)[0] if condition.rubric else ()
+        if expected and parsed.parse_ok:
+            row.update(_criteria_columns(parsed.criteria, expected))
     return row
+
+
+def _criteria_columns(value: Any, expected: tuple[str, ...]) -> dict[str, Any]:
+    """A verdict's criteria kept in score_metadata, or the criterion's failure code."""
+    values, failure = read_criteria(value, expected)
+    if failure is not None:
+        return {"score": None, "parse_ok": False, "parse_error": failure}
+    return {"score_metadata": canonical_json({"criteria": values})}
 
 
 def model_graded_row(

@@ -422,11 +422,25 @@ def to_result(score: Score | None, solution: str) -> ScoreResult:
     }
     if isinstance(value, float) and math.isnan(value):
         return ScoreResult(score=None, parse_error="unscored", **common)
-    if isinstance(value, (list, dict)):
+    if isinstance(value, dict):
+        return _mapping_result(value, common)
+    if isinstance(value, list):
         return ScoreResult(score=None, parse_error="score_not_scalar", **common)
     if isinstance(value, str) and not _is_known(value):
         return ScoreResult(score=None, parse_error="score_not_numeric", **common)
     return ScoreResult(score=_TO_FLOAT(value), **common)
+
+
+def _mapping_result(value: dict, common: dict[str, Any]) -> ScoreResult:
+    """A score with several named values (SPEC §20): each kept as a criterion, the score
+    is the declared total (`score`/`total`) or their mean."""
+    from .criteria import mapping_score
+
+    score, criteria = mapping_score(value)
+    if score is None:
+        return ScoreResult(score=None, parse_error="criterion_not_numeric", **common)
+    metadata = {**(common["metadata"] or {}), "criteria": criteria}
+    return ScoreResult(score=score, **{**common, "metadata": metadata})
 
 
 def _plain_result(

@@ -44,6 +44,8 @@ class JudgeParse:
     parse_error: str | None
     """`no_json_object`, `invalid_json`, `no_score_in_json`, `score_not_numeric` or
     `score_not_finite`."""
+    criteria: Any = None
+    """The verdict's `criteria` value as the judge wrote it (rubrics with criteria)."""
 
     def __post_init__(self) -> None:
         if (self.score is None) != (self.parse_error is not None):
@@ -368,6 +370,7 @@ def _verdict(obj: dict[str, Any]) -> JudgeParse:
         score_raw=_json_text(obj["score"]),
         reasoning=_reasoning(obj.get("reasoning")),
         parse_error=error,
+        criteria=obj.get("criteria"),
     )
 
 

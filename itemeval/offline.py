@@ -520,6 +520,9 @@ def judge_reply(model: str, text: str, *, malformed_rate: float, scale: int = 1)
             payload = {"score": "pass" if score else "fail", "reasoning": reason}
     else:
         payload = {"score": score * scale, "reasoning": reason}
+        asked = _CRITERIA_ASKED.search(text)
+        if asked is not None:
+            payload = _with_criteria(payload, model, text, asked[1], scale)
     return "\n".join(lines + ["", "```json", json.dumps(payload), "```"])
 
 
@@ -550,6 +553,27 @@ def pairwise_reply(model: str, text: str, *, malformed_rate: float) -> str:
         return f"{reason}\nI prefer {winner}."
     payload = json.dumps({"winner": winner, "reasoning": reason})
     return "\n".join([reason, "", "```json", payload, "```"])
+
+
+_CRITERIA_ASKED = re.compile(r'"criteria": \{((?:"[\w-]+": <number>(?:, )?)+)\}')
+
+
+def _with_criteria(
+    payload: dict[str, object], model: str, text: str, asked: str, scale: int
+) -> dict[str, object]:
+    """A verdict per criterion the rubric's format suffix names: mostly the overall
+    verdict, deterministically off for about one criterion in four; the total is their
+    sum, as a rubric with points per criterion adds them up."""
+    verdict = 1 if payload["score"] else 0
+    criteria = {}
+    for name in re.findall(r'"([\w-]+)": <number>', asked):
+        off = unit("criterion", name, model, text) < 0.25
+        criteria[name] = (1 - verdict if off else verdict) * scale
+    return {
+        "score": sum(criteria.values()),
+        "criteria": criteria,
+        "reasoning": payload["reasoning"],
+    }
 
 
 # --- the inspect provider

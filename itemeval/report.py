@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .pairwise_report import pairwise_section
+from .report_metrics import criteria_section, metrics_section
 from .results import (
     GEN_FACETS,
     ResultsOptions,
@@ -112,6 +113,10 @@ def _sections(
         ("results", _results_table(results, slugs)),
         ("forest", _forest(results, slugs)),
     ]
+    if results.get("metrics"):
+        sections.append(("metrics", metrics_section(results, slugs)))
+    if results.get("criteria"):
+        sections.append(("criteria", criteria_section(results, slugs)))
     if results["marginals"]:
         sections.append(("marginals", _marginal_plots(results, slugs)))
     if results["comparisons"]:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import human_results, pairwise_results, stats
+from . import criteria_results, human_results, pairwise_results, stats
 from .errors import ConfigError
 from .grid import matches
 from .plan import choose_items
@@ -60,6 +60,12 @@ class ResultsReport:
     """Judge means corrected by human labels (itemeval.human_results)."""
     pairwise: list[dict[str, Any]] = field(default_factory=list)
     strengths: list[dict[str, Any]] = field(default_factory=list)
+    criteria: list[dict[str, Any]] = field(default_factory=list)
+    """Per (cell, criterion) of grades with several criteria (SPEC §20)."""
+    criteria_agreement: list[dict[str, Any]] = field(default_factory=list)
+    """Agreement of two grade conditions on each criterion both scored."""
+    metrics: list[dict[str, Any]] = field(default_factory=list)
+    """Global metrics per cell and per --by level, when the study declares any."""
     slugs: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -129,8 +135,18 @@ def study_results(
     )
     items = item_scores(frame, options.reducer)
     report.cells = _cells(frame, items, study.generate, grade, options)
+
+    def interval(values: np.ndarray) -> stats.Interval:
+        return _interval(values, options)
+
+    long = criteria_results.scored_criteria(frame)
+    report.criteria = criteria_results.criteria_cells(long, interval)
     for facet in options.by:
-        report.marginals += _marginals(study, items, facet, grade, options)
+        report.marginals += (
+            criteria_results.criteria_marginals(long, interval)
+            if facet == "criterion"
+            else _marginals(study, items, facet, grade, options)
+        )
     if options.compare:
         report.comparisons = _comparisons(
             items, _compared(study.generate, options.compare), grade
@@ -138,12 +154,30 @@ def study_results(
     report.agreement = _agreement(frame, grade, options.threshold)
     human_results.extend_agreement(report.agreement, frame, grade, seed=options.seed)
     report.corrected = human_results.corrected(frame, grade)
+    report.criteria_agreement = criteria_results.criteria_agreement(long)
     report.calibration = _calibration(frame, grade)
     report.pairwise, report.strengths = pairwise_results.results_lists(
         study, seed=options.seed, items=chosen_ids
     )
     report.slugs.update({c.id: c.slug for c in study.pairwise})
+    if study.config.metrics:
+        report.metrics = _metrics(study, grade, items, options, frame)
     return report
+
+
+def _metrics(study, grade, items, options, frame) -> list[dict[str, Any]]:
+    """The declared global metrics (itemeval.metrics), per cell and per --by level."""
+    from .metrics import MetricOptions, study_metrics
+
+    levels = {}
+    for facet in (f for f in options.by if f != "criterion"):
+        column, mapping, per_grade = _facet_levels(study, facet, grade)
+        if per_grade:  # grade facets: a metric belongs to one grade condition
+            levels[facet] = {"column": column, "levels": mapping}
+    chosen = frozenset(frame["item_id"]) if options.sample is not None else None
+    return study_metrics(
+        study, grade, items, MetricOptions(seed=options.seed, items=chosen), levels
+    )
 
 
 # ---- the frame: one row per (grade condition × gradable solution)

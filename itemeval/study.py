@@ -9,6 +9,7 @@ from typing import Any
 
 from . import chat, dataset_locks, pairwise
 from .config import LoadedConfig, StudyConfig, load_config
+from .criteria import split_front_matter
 from .errors import ConfigError
 from .grid import (
     check_logprobs,
@@ -87,6 +88,10 @@ def load_study(
     listed = [g for g in config.facets.grader if is_pairwise(config, g)]
     pairwise = pairwise_conditions(loaded, generate, listed, warnings)
     check_logprobs(generate, grade, loaded.config_dir)
+    if config.metrics:  # checked at load: a metric that cannot be computed is exit 2
+        from .metrics import plan_metrics
+
+        plan_metrics(config.metrics, grade, loaded.config_dir)
     return Study(
         loaded=loaded,
         prompts=prompts,
@@ -115,6 +120,8 @@ def _templates(
         template = load_template(ref, kind, folder, field=where)  # type: ignore[arg-type]
         if kind == "prompt":  # front matter checked now, not when a call is built
             chat.check_prompt(template, field=where)
+        if kind == "rubric":  # criteria front matter (SPEC §20), checked at load
+            split_front_matter(template.text, f"{where} ({template.path})")
         warnings.extend(check_template(template, known, field=where))
         templates[ref] = template
     return templates

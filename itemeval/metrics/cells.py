@@ -1,0 +1,291 @@
+"""The declared metrics of a study, per grid cell and per `--by` level, each with its
+item-bootstrap interval; the same item resamples serve every metric of a cell."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..records import GradeCondition, Item
+from ..reference import reference_targets
+from ..scorers.numeric import read_target_number
+from ..scorers.text import normalise_text
+from ..state import grade_state
+from ..study import Study
+from .figures import (
+    Classification,
+    Corpus,
+    Kendall,
+    Mean,
+    Pearson,
+    Spearman,
+    UserFigure,
+)
+from .registry import PlannedMetric, plan_metrics
+from .resample import RESAMPLES, percentile_interval, resample_counts
+
+_USED = {"done": "scored", "parse_failed": "parse_failure"}
+"""Grades a metric reads: scored ones and parse failures (whose answer is a miss)."""
+
+
+@dataclass(frozen=True)
+class MetricOptions:
+    seed: int = 0
+    by: tuple[str, ...] = ()
+    items: frozenset[str] | None = None
+    """Only these items (results --sample), None for all."""
+    resamples: int = RESAMPLES
+
+
+def study_metrics(
+    study: Study,
+    grade: list[GradeCondition],
+    item_scores: pd.DataFrame,
+    options: MetricOptions,
+    levels: dict[str, dict[str, dict[str, Any]]] | None = None,
+) -> list[dict[str, Any]]:
+    """The `metrics` rows of `results --json`: per cell, then per level of each `--by`
+    facet (`levels[facet]` maps each grade row's gen condition or item to its level)."""
+    planned = plan_metrics(study.config.metrics, grade, study.loaded.config_dir)
+    if not planned:
+        return []
+    frame = _answers(study, grade, planned, options.items)
+    context = _Context(study, {c.id: c for c in grade}, item_scores, options)
+    rows = []
+    for (gen_id, grade_id), cell in frame.groupby(
+        ["gen_condition_id", "grade_condition_id"], sort=True
+    ):
+        rows += context.rows(cell, planned, gen_id=gen_id, grade_id=grade_id)
+    for facet, mapping in (levels or {}).items():
+        rows += _level_rows(context, frame, planned, facet, mapping)
+    return rows
+
+
+def _level_rows(context, frame, planned, facet, mapping) -> list[dict[str, Any]]:
+    column, levels = mapping["column"], mapping["levels"]
+    labelled = frame.assign(level=frame[column].map(levels)).dropna(subset=["level"])
+    rows = []
+    for (grade_id, level), group in labelled.groupby(
+        ["grade_condition_id", "level"], sort=True
+    ):
+        rows += context.rows(
+            group, planned, gen_id=None, grade_id=grade_id, facet=facet, level=level
+        )
+    return rows
+
+
+def _answers(
+    study: Study,
+    grade: list[GradeCondition],
+    planned: list[PlannedMetric],
+    items: frozenset[str] | None,
+) -> pd.DataFrame:
+    """One row per graded replication the metrics read: ids, score, answer."""
+    wanted = {gid for metric in planned for gid in metric.grade_condition_ids}
+    conditions = [c for c in grade if c.id in wanted]
+    state = grade_state(study, conditions, extra=("score", "answer"))
+    state = state[state["state"].isin(list(_USED))]
+    if items is not None:
+        state = state[state["item_id"].isin(items)]
+    columns = ["gen_condition_id", "grade_condition_id", "item_id", "epoch"]
+    return state[[*columns, "score", "answer"]].reset_index(drop=True)
+
+
+class _Context:
+    """What the metrics of every cell share: items, conditions, item scores, options."""
+
+    def __init__(self, study, conditions, item_scores, options: MetricOptions):
+        self.items: dict[str, Item] = {item.id: item for item in study.items}
+        self.conditions: dict[str, GradeCondition] = conditions
+        self.options = options
+        self.item_scores = item_scores.set_index(
+            ["gen_condition_id", "grade_condition_id", "item_id"]
+        )["score"]
+        self.config_dir = study.loaded.config_dir
+
+    def rows(self, cell: pd.DataFrame, planned, **keys) -> list[dict[str, Any]]:
+        grade_id = keys["grade_id"]
+        metrics = [m for m in planned if grade_id in m.grade_condition_ids]
+        if not metrics:
+            return []
+        item_ids, item_of_row = _factorize(cell["item_id"])
+        columns = _Columns(self, cell, item_ids, grade_id)
+        figures = [
+            (m, _figure(m, columns, item_of_row, len(item_ids))) for m in metrics
+        ]
+        values = _bootstrap([f for _, f in figures], len(item_ids), self.options)
+        return [
+            _row(metric, figure, draws, keys, len(item_ids))
+            for (metric, figure), draws in zip(figures, values)
+        ]
+
+
+def _factorize(item_ids: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    codes, uniques = pd.factorize(item_ids, sort=True)
+    return np.asarray(uniques), codes
+
+
+class _Columns:
+    """A cell's rows as the values metrics compare: labels, numbers, texts, targets."""
+
+    def __init__(self, context: _Context, cell, item_ids, grade_id) -> None:
+        reference = context.conditions[grade_id].reference
+        targets = {
+            item_id: reference_targets(context.items[item_id], reference)
+            for item_id in item_ids
+            if item_id in context.items
+        }
+        self.targets = [targets.get(i, ()) for i in cell["item_id"]]
+        self.answers = [a if isinstance(a, str) else "" for a in cell["answer"]]
+        self.scores = cell["score"].to_numpy(dtype=float)
+        self.metadata = [
+            context.items[i].metadata if i in context.items else {}
+            for i in cell["item_id"]
+        ]
+        self.cell, self.item_ids, self.context = cell, item_ids, context
+
+    def has_target(self) -> np.ndarray:
+        return np.array([bool(t) for t in self.targets])
+
+    def labels(self) -> tuple[list[str], list[str]]:
+        return _labels(self.answers), _labels([t[0] if t else "" for t in self.targets])
+
+    def numbers(self) -> tuple[np.ndarray, np.ndarray]:
+        return _numbers(self.answers), _numbers(
+            [t[0] if t else "" for t in self.targets]
+        )
+
+    def item_means(self, gen_id: str | None) -> np.ndarray:
+        """The cell's reduced item scores (mean over conditions at a --by level)."""
+        scores = self.context.item_scores
+        grade_id = self.cell["grade_condition_id"].iloc[0]
+        gens = self.cell["gen_condition_id"].unique()
+        keys = pd.MultiIndex.from_tuples(
+            [(g, grade_id, i) for g in gens for i in self.item_ids]
+        )
+        found = scores.reindex(keys).to_numpy(dtype=float).reshape(len(gens), -1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an item with no score
+            return np.nanmean(found, axis=0)
+
+
+def _labels(texts: list[str]) -> list[str]:
+    """Answers and targets as class labels: a number by its value ("$1,234" is 1234),
+    anything else as exact_match normalises it ("**Paris**." is "paris")."""
+    codes, uniques = pd.factorize(pd.Series(texts, dtype=object))
+    labels = np.array([_label(u) for u in uniques], dtype=object)
+    return list(labels[codes]) if len(uniques) else []
+
+
+def _label(text: str) -> str:
+    number = read_target_number(text) if text.strip() else None
+    return repr(float(number)) if number is not None else normalise_text(text)
+
+
+def _numbers(texts: list[str]) -> np.ndarray:
+    codes, uniques = pd.factorize(pd.Series(texts, dtype=object))
+    values = np.array(
+        [_number(u) for u in uniques] if len(uniques) else [], dtype=float
+    )
+    return values[codes] if len(uniques) else np.array([], dtype=float)
+
+
+def _number(text: str) -> float:
+    value = read_target_number(text) if text.strip() else None
+    return float("nan") if value is None else float(value)
+
+
+def _figure(metric: PlannedMetric, columns: _Columns, item_of_row, n_items):
+    kind = metric.kind
+    if kind == "mean":
+        return Mean.prepare(columns.item_means(None))
+    if kind == "user":
+        return _user_figure(metric, columns, item_of_row)
+    keep = columns.has_target()
+    if kind == "classification":
+        predicted, true = columns.labels()
+        pick = np.flatnonzero(keep)
+        return Classification.prepare(
+            item_of_row[pick],
+            n_items,
+            [predicted[i] for i in pick],
+            [true[i] for i in pick],
+            metric.name,
+        )
+    if kind == "correlation":
+        x, y = columns.numbers()
+        pick = np.flatnonzero(keep & ~np.isnan(x) & ~np.isnan(y))
+        figure = {"pearson": Pearson, "spearman": Spearman, "kendall_tau": Kendall}
+        return figure[metric.name].prepare(item_of_row[pick], n_items, x[pick], y[pick])
+    return _corpus_figure(metric, columns, item_of_row, n_items, keep)
+
+
+def _corpus_figure(metric, columns, item_of_row, n_items, keep):
+    from sacrebleu.metrics import BLEU, CHRF
+
+    sacre = (
+        BLEU(**metric.params) if metric.name == "corpus_bleu" else CHRF(**metric.params)
+    )
+    pick = np.flatnonzero(keep)
+    return Corpus.prepare(
+        item_of_row[pick],
+        n_items,
+        sacre,
+        [columns.answers[i] for i in pick],
+        [list(columns.targets[i]) for i in pick],
+    )
+
+
+def _user_figure(metric, columns: _Columns, item_of_row) -> UserFigure:
+    arrays = (
+        columns.scores,
+        np.array(columns.answers, dtype=object),
+        np.array([list(t) for t in columns.targets] + [None], dtype=object)[:-1],
+        np.array(columns.metadata + [None], dtype=object)[:-1],
+    )
+    function = metric.user.function
+    if metric.params:
+        from functools import partial
+
+        function = partial(function, **metric.params)
+    return UserFigure(
+        function, metric.user.arity, item_of_row, arrays, len(item_of_row)
+    )
+
+
+def _bootstrap(figures, n_items: int, options: MetricOptions) -> list[np.ndarray]:
+    """Every figure on the same resamples (one pass over the blocks of counts)."""
+    draws: list[list[np.ndarray]] = [[] for _ in figures]
+    if n_items == 0:
+        return [np.array([]) for _ in figures]
+    for counts in resample_counts(
+        n_items, seed=options.seed, resamples=options.resamples
+    ):
+        for collected, figure in zip(draws, figures):
+            collected.append(figure.values(counts))
+    return [np.concatenate(collected) for collected in draws]
+
+
+def _row(metric, figure, draws, keys, n_items) -> dict[str, Any]:
+    value = float(figure.values(np.ones((1, n_items)))[0]) if n_items else float("nan")
+    low, high = percentile_interval(draws)
+    row = {
+        "gen_condition_id": keys["gen_id"],
+        "grade_condition_id": keys["grade_id"],
+        "metric": metric.name,
+        "value": value,
+        "ci_low": low,
+        "ci_high": high,
+        "n": int(figure.n),
+        "items": n_items,
+        "ci_method": "bootstrap",
+    }
+    if "facet" in keys:
+        row["facet"], row["level"] = keys["facet"], keys["level"]
+    if metric.source_hash:
+        row["source_hash"] = metric.source_hash
+    return row

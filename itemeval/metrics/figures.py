@@ -1,0 +1,290 @@
+"""Global metrics as functions of item-weighted sufficient statistics, so one matrix
+product gives a metric on every bootstrap resample at once.
+
+Each `Figure` is prepared from a cell's rows (one per graded replication) and the
+item each row belongs to; `values(counts)` takes a (resamples × items) matrix of how
+often each item was drawn and returns the metric per resample. A row of ones is the
+data as observed, and that is how the point estimate is computed: the same arithmetic
+as the interval."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import sparse, stats
+
+
+def _item_sums(item_of_row: np.ndarray, n_items: int, row_stats: Any) -> Any:
+    """(items × stats): each item's rows added up, sparse when the row stats are."""
+    rows = len(item_of_row)
+    pick = sparse.csr_matrix(
+        (np.ones(rows), (item_of_row, np.arange(rows))), shape=(n_items, rows)
+    )
+    return pick @ row_stats
+
+
+def _weighted(counts: np.ndarray, item_sums: Any) -> np.ndarray:
+    """(resamples × stats) = counts @ item_sums; a sparse right side stays sparse."""
+    if sparse.issparse(item_sums):
+        return np.asarray((item_sums.T @ counts.T).T)
+    return counts @ item_sums
+
+
+def _ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
+    """top / bottom, 0 where bottom is 0 (scikit-learn's zero_division=0)."""
+    out = np.zeros(np.broadcast(top, bottom).shape)
+    np.divide(top, bottom, out=out, where=bottom != 0)
+    return out
+
+
+@dataclass
+class Classification:
+    """Labels compared as classes: the classes are the targets' labels; a prediction
+    that is none of them (an unreadable answer) is a miss for its item's class, never
+    a class of its own — scikit-learn's figures with `labels=` the target classes."""
+
+    item_sums: Any
+    n_classes: int
+    n: int
+    metric: str
+
+    @classmethod
+    def prepare(
+        cls,
+        item_of_row: np.ndarray,
+        n_items: int,
+        predicted: Sequence[str],
+        true: Sequence[str],
+        metric: str,
+    ) -> Classification:
+        classes = sorted(set(true))
+        index = {label: k for k, label in enumerate(classes)}
+        k = len(classes)
+        t = np.array([index[label] for label in true], dtype=int)
+        p = np.array([index.get(label, -1) for label in predicted], dtype=int)
+        rows = np.arange(len(t))
+        hit = p == t
+        # per row: [true one-hot | predicted one-hot | true positive one-hot]
+        cols = np.concatenate([t, p[p >= 0] + k, t[hit] + 2 * k])
+        where = np.concatenate([rows, rows[p >= 0], rows[hit]])
+        row_stats = sparse.csr_matrix(
+            (np.ones(len(cols)), (where, cols)), shape=(len(t), 3 * k)
+        )
+        return cls(_item_sums(item_of_row, n_items, row_stats), k, len(t), metric)
+
+    def values(self, counts: np.ndarray) -> np.ndarray:
+        k = self.n_classes
+        totals = _weighted(counts, self.item_sums)
+        true, pred, tp = totals[:, :k], totals[:, k : 2 * k], totals[:, 2 * k :]
+        return _CLASSIFICATION[self.metric](true, pred, tp)
+
+
+def _present_mean(values: np.ndarray, true: np.ndarray) -> np.ndarray:
+    """The mean over the classes present in the (resampled) targets: a class a resample
+    never drew is left out, as scikit-learn leaves out a class it never sees, rather
+    than counted as a zero that drags every resampled macro figure down."""
+    masked = np.where(true > 0, values, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(masked, axis=1)
+
+
+_CLASSIFICATION: dict[str, Callable[..., np.ndarray]] = {
+    "f1_macro": lambda true, pred, tp: _present_mean(_ratio(2 * tp, true + pred), true),
+    "f1_micro": lambda true, pred, tp: _ratio(2 * tp.sum(1), true.sum(1) + pred.sum(1)),
+    "precision_macro": lambda true, pred, tp: _present_mean(_ratio(tp, pred), true),
+    "recall_macro": lambda true, pred, tp: _present_mean(_ratio(tp, true), true),
+    "balanced_accuracy": lambda true, pred, tp: _present_mean(_ratio(tp, true), true),
+}
+CLASSIFICATION = tuple(_CLASSIFICATION)
+
+
+@dataclass
+class Pearson:
+    """Pearson's r of (prediction, target) pairs; a resample repeats an item's pairs."""
+
+    item_sums: np.ndarray
+    n: int
+
+    @classmethod
+    def prepare(cls, item_of_row, n_items, x, y) -> Pearson:
+        x, y = np.asarray(x, float), np.asarray(y, float)
+        # centred first: the moments stay exact for large or offset values
+        x, y = x - x.mean(), y - y.mean()
+        row_stats = np.column_stack([np.ones_like(x), x, y, x * x, y * y, x * y])
+        return cls(_item_sums(item_of_row, n_items, row_stats), len(x))
+
+    def values(self, counts: np.ndarray) -> np.ndarray:
+        return _pearson_from_sums(_weighted(counts, self.item_sums))
+
+
+def _pearson_from_sums(s: np.ndarray) -> np.ndarray:
+    n, sx, sy, sxx, syy, sxy = s.T
+    with np.errstate(all="ignore"):
+        cov = sxy - sx * sy / n
+        var_x, var_y = sxx - sx * sx / n, syy - sy * sy / n
+        r = cov / np.sqrt(var_x * var_y)
+    return np.where((var_x > 0) & (var_y > 0), np.clip(r, -1, 1), np.nan)
+
+
+@dataclass
+class Spearman:
+    """Spearman's rho: Pearson's r of average ranks, ranks taken within each resample
+    (an item drawn twice counts twice, ties share their average rank)."""
+
+    item_of_row: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    n: int
+
+    @classmethod
+    def prepare(cls, item_of_row, n_items, x, y) -> Spearman:
+        return cls(
+            np.asarray(item_of_row), np.asarray(x, float), np.asarray(y, float), len(x)
+        )
+
+    def values(self, counts: np.ndarray) -> np.ndarray:
+        weights = counts[:, self.item_of_row]
+        rx, ry = _weighted_ranks(self.x, weights), _weighted_ranks(self.y, weights)
+        return _weighted_pearson(rx, ry, weights)
+
+
+def _weighted_ranks(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Average ranks of `values` repeated `weights` times, per row of weights."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    tie_group = np.cumsum(np.r_[True, ordered[1:] != ordered[:-1]]) - 1
+    per_group = np.add.reduceat(weights[:, order], starts, axis=1)
+    before = np.cumsum(per_group, axis=1) - per_group
+    average = before + (per_group + 1) / 2
+    ranks = np.empty_like(weights)
+    ranks[:, order] = average[:, tie_group]
+    return ranks
+
+
+def _weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    n = w.sum(axis=1)
+    with np.errstate(all="ignore"):
+        mx, my = (w * x).sum(1) / n, (w * y).sum(1) / n
+        dx, dy = x - mx[:, None], y - my[:, None]
+        cov = (w * dx * dy).sum(1)
+        var_x, var_y = (w * dx * dx).sum(1), (w * dy * dy).sum(1)
+        r = cov / np.sqrt(var_x * var_y)
+    return np.where((var_x > 0) & (var_y > 0), np.clip(r, -1, 1), np.nan)
+
+
+@dataclass
+class Kendall:
+    """Kendall's tau-b (scipy's), recomputed on each resample: it has no sufficient
+    statistics, so it costs about a millisecond per resample per thousand rows."""
+
+    item_of_row: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    n: int
+
+    @classmethod
+    def prepare(cls, item_of_row, n_items, x, y) -> Kendall:
+        return cls(
+            np.asarray(item_of_row), np.asarray(x, float), np.asarray(y, float), len(x)
+        )
+
+    def values(self, counts: np.ndarray) -> np.ndarray:
+        out = np.empty(len(counts))
+        for b, row in enumerate(counts):
+            times = row[self.item_of_row].astype(int)
+            x, y = np.repeat(self.x, times), np.repeat(self.y, times)
+            out[b] = stats.kendalltau(x, y).statistic if len(x) > 1 else np.nan
+        return out
+
+
+@dataclass
+class Corpus:
+    """A corpus-level sacrebleu metric (BLEU, chrF): per-segment statistics added up
+    over the resampled items, then scored as sacrebleu scores a corpus — the way
+    sacrebleu's own paired bootstrap resamples. On sacrebleu's 0-100 scale divided by
+    100."""
+
+    item_sums: np.ndarray
+    score: Callable[[list], Any]
+    n: int
+
+    @classmethod
+    def prepare(cls, item_of_row, n_items, metric, hypotheses, references) -> Corpus:
+        width = max((len(refs) for refs in references), default=1)
+        streams = [
+            [refs[i] if i < len(refs) else None for refs in references]
+            for i in range(width)
+        ]
+        segment = np.asarray(
+            metric._extract_corpus_statistics(list(hypotheses), streams), dtype=float
+        )
+        return cls(
+            _item_sums(item_of_row, n_items, segment),
+            metric._compute_score_from_stats,
+            len(hypotheses),
+        )
+
+    def values(self, counts: np.ndarray) -> np.ndarray:
+        totals = _weighted(counts, self.item_sums)
+        return np.array(
+            [
+                self.score(np.rint(row).astype(int).tolist()).score / 100
+                for row in totals
+            ]
+        )
+
+
+@dataclass
+class Mean:
+    """The mean item score (`accuracy`): each item's replications already reduced."""
+
+    item_scores: np.ndarray
+    n: int
+
+    @classmethod
+    def prepare(cls, item_scores: np.ndarray) -> Mean:
+        scores = np.asarray(item_scores, float)
+        return cls(scores, int(np.count_nonzero(~np.isnan(scores))))
+
+    def values(self, counts: np.ndarray) -> np.ndarray:
+        used = ~np.isnan(self.item_scores)
+        with np.errstate(all="ignore"):
+            return (counts[:, used] @ self.item_scores[used]) / counts[:, used].sum(1)
+
+
+@dataclass
+class UserFigure:
+    """A user's `function(scores, answers, targets, metadata) -> float`, called on each
+    resample with the drawn items' rows (as many of the arguments as it accepts)."""
+
+    function: Callable[..., float]
+    arity: int
+    item_of_row: np.ndarray
+    columns: tuple[np.ndarray, ...]
+    n: int
+
+    def values(self, counts: np.ndarray) -> np.ndarray:
+        out = np.empty(len(counts))
+        for b, row in enumerate(counts):
+            take = np.repeat(
+                np.arange(len(self.item_of_row)), row[self.item_of_row].astype(int)
+            )
+            args = [column[take].tolist() for column in self.columns[: self.arity]]
+            out[b] = _as_float(self.function(*args))
+        return out
+
+
+def _as_float(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+Figure = Classification | Pearson | Spearman | Kendall | Corpus | Mean | UserFigure

@@ -1,0 +1,164 @@
+"""The metrics a study declares: which built-in or user metric, with which params, over
+which grade conditions' answers — checked when the study loads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import ConfigError
+from ..records import GradeCondition
+from ..scorers.registry import INSPECT_NAMES, MULTI, canonical_name
+from .figures import CLASSIFICATION
+
+Kind = Literal["mean", "classification", "correlation", "corpus", "user"]
+
+
+class _NoParams(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class CorpusBleuParams(_NoParams):
+    tokenize: Literal["13a", "none", "intl", "char", "zh", "ja-mecab", "ko-mecab"] = (
+        "13a"
+    )
+    lowercase: bool = False
+
+
+class ChrfParams(_NoParams):
+    char_order: int = Field(default=6, ge=1)
+    word_order: int = Field(default=0, ge=0)
+    beta: int = Field(default=2, ge=1)
+    lowercase: bool = False
+
+
+KINDS: dict[str, tuple[Kind, type[BaseModel]]] = {
+    "accuracy": ("mean", _NoParams),
+    **{name: ("classification", _NoParams) for name in CLASSIFICATION},
+    "pearson": ("correlation", _NoParams),
+    "spearman": ("correlation", _NoParams),
+    "kendall_tau": ("correlation", _NoParams),
+    "corpus_bleu": ("corpus", CorpusBleuParams),
+    "chrf": ("corpus", ChrfParams),
+}
+"""Built-in metrics by name."""
+
+NUMBER_SCORERS = ("numeric", "numeric_risk")
+"""Scorers whose `answer` is a number read from the reply (what correlations compare).
+"""
+
+
+@dataclass(frozen=True)
+class PlannedMetric:
+    """One `metrics:` entry resolved: what it computes, over which grade conditions."""
+
+    name: str
+    kind: Kind
+    params: dict[str, Any]
+    grade_condition_ids: tuple[str, ...]
+    source_hash: str | None = None
+    """A user metric's module source hash: part of what it reports."""
+    user: Any = field(default=None, compare=False)
+
+
+def plan_metrics(
+    entries: list[Any], grade: list[GradeCondition], config_dir: Path
+) -> list[PlannedMetric]:
+    """Every declared metric resolved; a config error names the entry and the fault."""
+    planned = []
+    for index, entry in enumerate(entries):
+        name, params, scorer = (
+            (entry, {}, None)
+            if isinstance(entry, str)
+            else (entry.name, entry.params, entry.scorer)
+        )
+        where = f"metrics[{index}] ({name})"
+        planned.append(_plan_one(name, params, scorer, grade, config_dir, where))
+    return planned
+
+
+def _plan_one(name, params, scorer, grade, config_dir, where) -> PlannedMetric:
+    user = None
+    if ":" in name:
+        from .user import load_user_metric
+
+        user = load_user_metric(name, config_dir)
+        kind: Kind = "user"
+    elif name in KINDS:
+        kind, model = KINDS[name]
+        params = _validated(model, params, where)
+    else:
+        known = ", ".join(KINDS)
+        raise ConfigError(
+            f"{where}: unknown metric; built in: {known}; or module.path:function"
+        )
+    if kind == "corpus":
+        from ..scorers.overlap import require
+
+        require("sacrebleu", "sacrebleu", f"{where}")
+    ids = _feeding(kind, name, scorer, grade, where)
+    return PlannedMetric(
+        name=name,
+        kind=kind,
+        params=dict(params),
+        grade_condition_ids=ids,
+        source_hash=user.source_hash if user else None,
+        user=user,
+    )
+
+
+def _validated(model: type[BaseModel], params: Any, where: str) -> dict[str, Any]:
+    try:
+        return model.model_validate(params or {}).model_dump()
+    except ValidationError as exc:
+        allowed = ", ".join(model.model_fields) or "none"
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'params'}: {e['msg']}"
+            for e in exc.errors()
+        )
+        raise ConfigError(f"{where}: {problems}. Allowed params: {allowed}") from None
+
+
+def _feeding(kind, name, scorer, grade, where) -> tuple[str, ...]:
+    """The grade conditions whose rows the metric reads."""
+    if scorer is None:
+        return tuple(c.id for c in grade if _can_feed(kind, c, named=False))
+    chosen = [c for c in grade if c.scorer and canonical_name(c.scorer) == scorer]
+    if not chosen:
+        names = ", ".join(sorted({c.scorer for c in grade if c.scorer})) or "none"
+        raise ConfigError(
+            f"{where}: scorer {scorer!r} is no facets.scorer entry (entries: {names})"
+        )
+    for condition in chosen:
+        if not _can_feed(kind, condition, named=True):
+            raise ConfigError(f"{where}: {_why_not(kind, name, condition)}")
+    return tuple(c.id for c in chosen)
+
+
+def _can_feed(kind: Kind, condition: GradeCondition, *, named: bool) -> bool:
+    """Whether the condition's grade rows hold what the metric reads. A named user or
+    inspect scorer is trusted to store numbers; by default only itemeval's own are."""
+    if kind in ("mean", "user"):
+        return True
+    if condition.kind != "verifiable":
+        return False  # judges and model-graded scorers store a verdict, not an answer
+    if kind != "correlation":
+        return True
+    scorer = condition.scorer or ""
+    trusted = ":" in scorer or scorer in (*INSPECT_NAMES, MULTI)
+    return scorer in NUMBER_SCORERS or (named and trusted)
+
+
+def _why_not(kind: Kind, name: str, condition: GradeCondition) -> str:
+    if condition.kind != "verifiable":
+        return (
+            f"{name} reads the answer a scorer extracted, but {condition.slug} is a "
+            f"{condition.kind} grade condition, which stores only its verdict"
+        )
+    return (
+        f"{name} compares numbers, but scorer {condition.scorer!r} does not read a "
+        f"number from the reply; use one of {', '.join(NUMBER_SCORERS)}"
+    )

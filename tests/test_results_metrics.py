@@ -1,0 +1,223 @@
+"""`results` with declared global metrics on a real offline study: each figure
+recomputed from the grade rows with scikit-learn / scipy / sacrebleu, and the load-
+time checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sacrebleu.metrics import BLEU
+from scipy import stats as sps
+from sklearn import metrics as sk
+
+from itemeval.cli import main
+from itemeval.scorers.numeric import read_target_number
+from itemeval.scorers.text import normalise_text
+from tests.helpers import base_config, write_study
+
+ROWS = [
+    {
+        "qid": f"q{i:02d}",
+        "question": f"What is {i} + {i % 4}?",
+        "answer": str(i + i % 4),
+        "difficulty": ["easy", "hard"][i % 2],
+        "second": str(i + i % 4 + (i % 3 == 0)),
+    }
+    for i in range(1, 31)
+]
+USER_METRIC = '''
+def share_of_long_answers(scores, answers):
+    """A user's own figure: how often the answer has two or more characters."""
+    return sum(len(a or "") >= 2 for a in answers) / len(answers)
+'''
+METRICS = [
+    "accuracy",
+    {"name": "f1_macro", "scorer": "numeric"},
+    {"name": "balanced_accuracy", "scorer": "numeric"},
+    {"name": "pearson", "scorer": "numeric"},
+    {"name": "spearman", "scorer": "numeric"},
+    {"name": "kendall_tau", "scorer": "numeric"},
+    {"name": "corpus_bleu", "scorer": "exact_match"},
+    {"name": "my_metrics:share_of_long_answers", "scorer": "numeric"},
+]
+
+
+def cli(capsys, *args: str) -> tuple[int, dict | None, str]:
+    capsys.readouterr()
+    code = main([*args, "-C", str(Path(args[1]).parent)])
+    captured = capsys.readouterr()
+    out = captured.out
+    return code, json.loads(out) if out.strip().startswith("{") else None, captured.err
+
+
+def _config(metrics, scorer=None):
+    return base_config(
+        **{
+            "solvers__models": ["itemeval/arith-good", "itemeval/arith-weak"],
+            "facets__replications": 2,
+            "facets__scorer": scorer or ["numeric", "exact_match"],
+            "facets__grader": ["j"],
+            "facets__rubric": ["r"],
+            "graders": {"j": {"model": "itemeval/judge"}},
+            "benchmark__mapping__metadata": ["difficulty", "second"],
+            "metrics": metrics,
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("metrics")
+    path = write_study(root, _config(METRICS), rows=ROWS)
+    (root / "my_metrics.py").write_text(USER_METRIC)
+    for stage in ("generate", "grade"):
+        assert main([stage, str(path), "--display", "none", "-C", str(root)]) == 0
+    return path
+
+
+def _grades(path: Path) -> pd.DataFrame:
+    grades = pd.read_parquet(path.parent / "studies" / "t" / "grades.parquet")
+    return grades.merge(pd.DataFrame(ROWS), left_on="item_id", right_on="qid")
+
+
+def _label(text):
+    text = text if isinstance(text, str) else ""
+    number = read_target_number(text) if text.strip() else None
+    return repr(float(number)) if number is not None else normalise_text(text or "")
+
+
+def _number(text):
+    text = text if isinstance(text, str) else ""
+    value = read_target_number(text) if text.strip() else None
+    return np.nan if value is None else value
+
+
+REFERENCE = {
+    "f1_macro": lambda g: sk.f1_score(
+        g["target_label"],
+        g["label"],
+        labels=sorted(set(g["target_label"])),
+        average="macro",
+        zero_division=0,
+    ),
+    "balanced_accuracy": lambda g: sk.balanced_accuracy_score(
+        g["target_label"], g["label"]
+    ),
+    "pearson": lambda g: sps.pearsonr(*_pairs(g)).statistic,
+    "spearman": lambda g: sps.spearmanr(*_pairs(g)).statistic,
+    "kendall_tau": lambda g: sps.kendalltau(*_pairs(g)).statistic,
+    "corpus_bleu": lambda g: (
+        BLEU().corpus_score(list(g["answer"].fillna("")), [list(g["answer_y"])]).score
+        / 100
+    ),
+    "my_metrics:share_of_long_answers": lambda g: np.mean(
+        g["answer"].fillna("").str.len() >= 2
+    ),
+}
+
+
+def _pairs(g):
+    x = g["answer"].map(_number).to_numpy(float)
+    y = g["answer_y"].map(_number).to_numpy(float)
+    keep = ~np.isnan(x) & ~np.isnan(y)
+    return x[keep], y[keep]
+
+
+def test_every_metric_per_cell_equals_the_libraries_on_the_grade_rows(study, capsys):
+    code, data, _ = cli(capsys, "results", str(study), "--json", "--seed", "3")
+    assert code == 0
+    grades = _grades(study).rename(columns={"answer_x": "answer"})
+    read = grades[grades["error"].isna()].assign(
+        label=lambda g: g["answer"].map(_label),
+        target_label=lambda g: g["answer_y"].map(_label),
+    )
+    rows = {
+        (r["gen_condition_id"], r["grade_condition_id"], r["metric"]): r
+        for r in data["metrics"]
+        if r.get("facet") is None
+    }
+    checked = 0
+    for (gen_id, grade_id), group in read.groupby(
+        ["gen_condition_id", "grade_condition_id"]
+    ):
+        slug = group["grade_condition_slug"].iloc[0]
+        for metric, reference in REFERENCE.items():
+            key = (gen_id, grade_id, metric)
+            feeds = slug == (
+                "scorer_exact-match" if metric == "corpus_bleu" else "scorer_numeric"
+            )
+            assert (key in rows) == feeds, key
+            if feeds:
+                expected = reference(group)
+                assert rows[key]["value"] == pytest.approx(expected, abs=1e-9), key
+                assert rows[key]["ci_low"] <= rows[key]["value"] <= rows[key]["ci_high"]
+                checked += 1
+        accuracy = rows[(gen_id, grade_id, "accuracy")]
+        cell = next(
+            c
+            for c in data["cells"]
+            if (c["gen_condition_id"], c["grade_condition_id"]) == (gen_id, grade_id)
+        )
+        assert accuracy["value"] == pytest.approx(cell["mean"], abs=1e-12)
+    assert checked == 2 * len(REFERENCE)
+    # the judge reads no answer: only accuracy covers it
+    judged = [r for r in data["metrics"] if r["metric"] == "accuracy"]
+    assert len(judged) == 2 * 3
+
+
+def test_metrics_per_by_level_and_the_same_seed_gives_the_same_interval(study, capsys):
+    args = ("results", str(study), "--json", "--by", "model", "--by", "difficulty")
+    _, first, _ = cli(capsys, *args)
+    _, again, _ = cli(capsys, *args)
+    assert first["metrics"] == again["metrics"]
+    levels = [r for r in first["metrics"] if r.get("facet") == "difficulty"]
+    assert {r["level"] for r in levels} == {"easy", "hard"}
+    grades = _grades(study).rename(columns={"answer_x": "answer"})
+    hard = grades[
+        (grades["difficulty"] == "hard")
+        & grades["error"].isna()
+        & (grades["grade_condition_slug"] == "scorer_numeric")
+    ]
+    row = next(r for r in levels if r["level"] == "hard" and r["metric"] == "pearson")
+    assert row["value"] == pytest.approx(REFERENCE["pearson"](hard), abs=1e-9)
+    assert row["gen_condition_id"] is None
+
+
+def test_the_table_shows_metrics_beside_the_means(study, capsys):
+    code, _, _ = cli(capsys, "results", str(study))
+    assert code == 0
+
+
+@pytest.mark.parametrize(
+    "metrics, scorer, message",
+    [
+        (["f1_weighted"], None, "metrics[0] (f1_weighted): unknown metric"),
+        (
+            [{"name": "pearson", "scorer": "exact_match"}],
+            None,
+            "pearson compares numbers, but scorer 'exact_match' does not read a number",
+        ),
+        (
+            [{"name": "f1_macro", "scorer": "includes"}],
+            None,
+            "scorer 'includes' is no facets.scorer entry",
+        ),
+        (
+            [{"name": "chrf", "params": {"order": 3}}],
+            None,
+            "Allowed params: char_order",
+        ),
+        (["nowhere:metric"], None, "cannot import 'nowhere'"),
+    ],
+)
+def test_a_metric_that_cannot_be_computed_is_exit_2_at_load(
+    tmp_path, capsys, metrics, scorer, message
+):
+    path = write_study(tmp_path, _config(metrics, scorer), rows=ROWS)
+    code, _, err = cli(capsys, "estimate", str(path))
+    assert code == 2 and message in err, err
+    assert not (tmp_path / "studies").exists()
