@@ -28,6 +28,7 @@ demo: $(STAMP)
 	$(BIN)/itemeval generate configs/claims.yaml
 	$(BIN)/itemeval grade configs/claims.yaml
 	$(BIN)/itemeval status configs/claims.yaml
+	COLUMNS=80 $(BIN)/itemeval results configs/claims.yaml
 	@echo "itemeval is installed in .venv: run '. .venv/bin/activate' to call it as 'itemeval' (README: A short tour)"
 
 test: $(STAMP)

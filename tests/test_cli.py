@@ -145,7 +145,7 @@ def test_repo_demo_config_loads(config, capsys, tmp_path):
     assert (
         data["study"] == "demo"
         and len(data["generate"]) == 8
-        and len(data["grade"]) == 2
+        and len(data["grade"]) == 3  # a judge over two rubrics, numeric
     )
 
 
