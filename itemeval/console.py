@@ -397,8 +397,9 @@ def render_estimate(
         if total.get("usd_high") is not None
         else ""
     )
+    cached = f" ({total['cached']:,} cached, $0)" if total.get("cached") else ""
     console.print(
-        f"total: {total['calls']:,} calls, expected "
+        f"total: {total['calls']:,} calls{cached}, expected "
         f"{_usd(total['usd_expected'])}{interval}, "
         f"at most {_usd(total['usd_ceiling'])} (tokens: {data['token_heuristic']})",
         highlight=False,
@@ -411,6 +412,7 @@ _ESTIMATE = (
     _CONDITION,
     Column("model", lambda line: line["model"], kind="text", optional=5),
     Column("calls", count("calls")),
+    Column("cached", count("cached"), optional=6),
     Column("in tok", lambda line: tokens(line["input_tokens"]), optional=1),
     Column("out tok", lambda line: tokens(line["output_tokens_expected"]), optional=2),
     Column("basis", lambda line: line["basis"], kind="text", optional=3),

@@ -58,6 +58,8 @@ class EstimateLine:
     """A 95% interval around usd_expected, when the condition's own replies were
     observed (a pilot run); otherwise both bounds are None."""
     usd_high: float | None = None
+    cached: int = 0
+    """Of `calls`, those inspect's response cache already answers: priced at $0."""
 
 
 @dataclass
@@ -88,9 +90,17 @@ class Estimate:
     def calls(self) -> int:
         return sum(line.calls for line in self.lines)
 
+    @property
+    def cached(self) -> int:
+        return sum(line.cached for line in self.lines)
+
     def unpriced_models(self) -> list[str]:
         return sorted(
-            {line.model for line in self.lines if not line.priced and line.calls}
+            {
+                line.model
+                for line in self.lines
+                if not line.priced and line.calls > line.cached
+            }
         )
 
     def summary(self) -> str:
@@ -100,9 +110,10 @@ class Estimate:
             if high is not None
             else ""
         )
+        cached = f" ({self.cached:,} in the response cache, $0)" if self.cached else ""
         return (
-            f"estimate: {self.calls:,} calls, expected "
-            f"{format_usd(self.total('usd_expected'))}{interval}, "
+            f"estimate: {self.calls:,} calls{cached}, "
+            f"expected {format_usd(self.total('usd_expected'))}{interval}, "
             f"at most {format_usd(self.total('usd_ceiling'))}"
         )
 
@@ -113,6 +124,7 @@ class Estimate:
             "stages": {
                 s: {
                     "calls": sum(line.calls for line in self.lines if line.stage == s),
+                    "cached": sum(x.cached for x in self.lines if x.stage == s),
                     "usd_ceiling": self.total("usd_ceiling", s),
                     "usd_expected": self.total("usd_expected", s),
                 }
@@ -120,6 +132,7 @@ class Estimate:
             },
             "total": {
                 "calls": self.calls,
+                "cached": self.cached,
                 "usd_ceiling": self.total("usd_ceiling"),
                 "usd_expected": self.total("usd_expected"),
                 "usd_low": self.bound("usd_low"),
@@ -250,21 +263,28 @@ def lines_for_specs(
     prices: PriceTable,
 ) -> list[EstimateLine]:
     """One line per task spec: its calls, the tokens of its rendered prompts and its
-    reply ceiling."""
-    return [
-        line_for(
+    reply ceiling; the calls inspect's response cache already answers count at $0."""
+    from .cache_lookup import cached_sample_ids
+
+    lines = []
+    for spec in specs:
+        cached = cached_sample_ids(spec)
+        paid = [cell for cell in spec.cells if cell.sample_id not in cached]
+        line = line_for(
             stage,
             spec.name,
             slugs[spec.name],
             spec.model,
-            calls=len(spec.cells),
-            input_tokens=sum(map(_cell_tokens, spec.cells)),
+            calls=len(paid),
+            input_tokens=sum(map(_cell_tokens, paid)),
             max_tokens=spec.config.get("max_tokens"),
             observed=observed,
             prices=prices,
         )
-        for spec in specs
-    ]
+        line.calls += len(cached)
+        line.cached = len(cached)
+        lines.append(line)
+    return lines
 
 
 def scorer_line(condition: GradeCondition, calls: int) -> EstimateLine:
@@ -290,6 +310,7 @@ def merge_lines(lines: list[EstimateLine]) -> list[EstimateLine]:
         into = merged[key]
         for name in (
             "calls",
+            "cached",
             "input_tokens",
             "output_tokens_ceiling",
             "output_tokens_expected",

@@ -237,7 +237,14 @@ def _notes(lines: list[EstimateLine], prices: PriceTable) -> list[str]:
         f"prices: itemeval's packaged table{dated} plus budget.pricing_path; "
         "offline itemeval/* prices are demo prices"
     ]
-    unpriced = sorted({line.model for line in lines if not line.priced and line.calls})
+    unpriced = sorted(
+        {line.model for line in lines if not line.priced and line.calls > line.cached}
+    )
+    cached = sum(line.cached for line in lines)
+    if cached:
+        notes.append(
+            f"{cached:,} of these calls are in inspect's response cache: priced at $0"
+        )
     if unpriced:
         notes.append(
             f"no price for {', '.join(unpriced)}: its cost is unknown (add it "

@@ -45,7 +45,7 @@ from . import heap, signals
 from .budget import CallGate
 from .errors import ConfigError, is_write_failure
 from .outcomes import SampleResult
-from .records import TaskSpec
+from .records import Cell, TaskSpec
 from .redact import redact, redactor
 
 # the log file name inspect will use, known when the task starts (private in 0.3.285)
@@ -194,11 +194,7 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
             return state
         cache: bool | CachePolicy = False
         if cache_scope is not None:
-            scopes = {
-                "condition": cache_scope,
-                "replication": str(state.metadata.get("replication", 1)),
-            }
-            cache = CachePolicy(expiry=None, per_epoch=False, scopes=scopes)
+            cache = cache_policy(cache_scope, state.metadata)
         with (
             signals.call_in_flight()
         ):  # a first Ctrl-C waits for this call, so its paid reply is kept
@@ -213,6 +209,12 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
         return state
 
     return solve
+
+
+def cache_policy(scope: str, metadata: dict[str, Any]) -> CachePolicy:
+    """A cell's cache policy: kept apart per condition (its scope) and replication."""
+    scopes = {"condition": scope, "replication": str(metadata.get("replication", 1))}
+    return CachePolicy(expiry=None, per_epoch=False, scopes=scopes)
 
 
 def _sent_text(state: TaskState) -> str:
@@ -276,19 +278,21 @@ def _message(turn: tuple[str, str]) -> ChatMessage:
     return kinds.get(role, ChatMessageUser)(content=text)
 
 
+def sample_for(cell: Cell) -> Sample:
+    """The inspect sample of one cell: its chat turns, then its prompt."""
+    return Sample(
+        id=cell.sample_id,
+        input=[
+            *map(_message, cell.preamble),
+            *_history(cell.metadata),
+            ChatMessageUser(content=cell.prompt),
+        ],
+        metadata=cell.metadata,
+    )
+
+
 def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
-    samples = [
-        Sample(
-            id=cell.sample_id,
-            input=[
-                *map(_message, cell.preamble),
-                *_history(cell.metadata),
-                ChatMessageUser(content=cell.prompt),
-            ],
-            metadata=cell.metadata,
-        )
-        for cell in spec.cells
-    ]
+    samples = [sample_for(cell) for cell in spec.cells]
     if spec.scorer is not None:
         from .inspect_graders import build_model_graded
 
@@ -305,7 +309,7 @@ def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
         dataset=MemoryDataset(samples, name=spec.name),
         solver=[step],
         name=spec.name,
-        model=_model(spec.model),
+        model=build_model(spec.model),
         config=GenerateConfig(**spec.config),
         metadata=spec.metadata,
     )
@@ -349,7 +353,7 @@ def response_cache_root() -> Path:
     return _cache_root()
 
 
-def _model(name: str) -> Any:
+def build_model(name: str) -> Any:
     # The first get_model() of a process prints inspect's hooks banner on stdout, which
     # belongs to `--json`. Not memoized: a memoized model keeps the endpoint and key it
     # was built with, so a later run in the same process would ignore a changed

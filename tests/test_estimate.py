@@ -262,6 +262,7 @@ def test_nothing_left_to_run_costs_nothing_even_unpriced(tmp_path, capsys):
     result = estimate(capsys, config)
     assert result["total"] == {
         "calls": 0,
+        "cached": 0,
         "usd_ceiling": 0.0,
         "usd_expected": 0.0,
         "usd_low": None,
@@ -333,3 +334,48 @@ def test_a_pilot_is_paid_so_it_has_generates_gate_and_cap(
         bodies = [json.dumps(body, sort_keys=True) for body in srv.requests]
         assert len(bodies) == len(set(bodies))  # nothing paid twice
     _model._models.clear()
+
+
+def test_calls_in_the_response_cache_are_counted_at_no_cost(
+    tmp_path, capsys, monkeypatch
+):
+    """A wiped study re-run with the cache on: estimated at $0, and it makes no call."""
+    config = make_study(
+        tmp_path,
+        cache=True,
+        solvers__models=["openai-api/local/m"],
+        graders={"j": {"model": "openai-api/local/judge", "max_tokens": 100}},
+    )
+    with OpenAIServer() as server:
+        for key, value in server.env().items():
+            monkeypatch.setenv(key, value)
+        assert main(["generate", str(config)]) == 0
+        assert main(["grade", str(config)]) == 0
+        sent = len(server.requests)
+        assert sent == 8
+        shutil.rmtree(tmp_path / "studies" / "t")
+        capsys.readouterr()
+
+        result = estimate(capsys, config, "--stage", "generate")
+        gen = lines(result)[("generate", "m_p_default")]
+        assert (gen["calls"], gen["cached"], gen["usd_expected"]) == (4, 4, 0.0)
+        assert result["total"]["cached"] == 4
+        assert any("4 of these calls" in note for note in result["notes"])
+        assert main(["generate", str(config)]) == 0
+        assert len(server.requests) == sent  # every reply came from the cache
+
+        capsys.readouterr()
+        graded = lines(estimate(capsys, config, "--stage", "grade"))[("grade", "j_r")]
+        assert (graded["calls"], graded["cached"], graded["usd_ceiling"]) == (4, 4, 0.0)
+        assert main(["grade", str(config)]) == 0
+        assert len(server.requests) == sent
+        # a new reply ceiling is a new request: nothing of it is cached
+        capsys.readouterr()
+        changed = make_study(
+            tmp_path,
+            cache=True,
+            solvers__models=["openai-api/local/m"],
+            solvers__max_tokens=64,
+        )
+        fresh = lines(estimate(capsys, changed, "--stage", "generate"))
+        assert fresh[("generate", "m_p_default")]["cached"] == 0

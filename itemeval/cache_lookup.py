@@ -1,0 +1,87 @@
+"""Which planned calls inspect's local response cache holds, looked up before a run.
+
+A cached call costs nothing, so `estimate` and the spend gate price it at $0. The key
+is inspect's own (`inspect_ai.model._cache.CacheEntry`), built from what the run would
+send: the sample's messages as inspect makes them a conversation, the model's merged
+config with its reply ceiling filled in, its endpoint and the condition's cache policy.
+What cannot be looked up (a provider that cannot be built without its key, an
+inspect-ai whose private helpers moved) counts as not cached: never too low a price.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from typing import Any
+
+from .records import Cell, TaskSpec
+
+
+def cached_sample_ids(spec: TaskSpec) -> frozenset[str]:
+    """The sample ids of `spec` whose one call inspect would answer from its cache."""
+    if spec.cache_scope is None or spec.scorer is not None or not spec.cells:
+        return frozenset()
+    if not _has_entries(spec.model):  # nothing cached for the model: skip building it
+        return frozenset()
+    try:
+        return frozenset(asyncio.run(_lookup(spec)))
+    except Exception:  # noqa: BLE001 - an unknown answer is "not cached", never an error
+        return frozenset()
+
+
+def _has_entries(model: str) -> bool:
+    from inspect_ai.model._cache import cache_path
+
+    try:
+        folder = cache_path(model=model)
+    except ValueError:
+        return False
+    return folder.is_dir() and any(folder.iterdir())
+
+
+async def _lookup(spec: TaskSpec) -> list[str]:
+    from inspect_ai.model import GenerateConfig
+    from inspect_ai.model._cache import CacheEntry, cache_fetch
+
+    from .inspect_tasks import build_model, cache_policy
+
+    model = build_model(spec.model)
+    # Inside the task the model is the active one: its own config, then the task's, then
+    # the empty config of the solver's generate() call.
+    config = model.config.merge(GenerateConfig(**spec.config))
+    config = model._resolve_config(config)
+    if config.max_tokens is None:
+        config.max_tokens = (
+            model.api.max_tokens_for_config(config) or model.api.max_tokens()
+        )
+    found = []
+    for cell in spec.cells:
+        messages = _conversation(cell, config)
+        prepared = await model._prepare_input(messages, [], None, config)
+        entry = CacheEntry(
+            base_url=model.api.base_url,
+            config=config.model_copy(deep=True),
+            input=prepared.input,
+            model=str(model),
+            policy=cache_policy(spec.cache_scope, cell.metadata),
+            tool_choice=prepared.tool_choice,
+            tools=prepared.tools,
+        )
+        with contextlib.redirect_stdout(sys.stderr):
+            if cache_fetch(entry) is not None:
+                found.append(cell.sample_id)
+    return found
+
+
+def _conversation(cell: Cell, config: Any) -> list[Any]:
+    """The messages inspect sends for the cell: its sample's input as a conversation."""
+    from inspect_ai._eval.task.util import sample_messages
+    from inspect_ai.model import ChatMessageSystem
+
+    from .inspect_tasks import sample_for
+
+    messages = sample_messages(sample_for(cell))
+    if config.system_message:
+        messages = [ChatMessageSystem(content=config.system_message), *messages]
+    return messages
