@@ -167,6 +167,32 @@ Ids = Annotated[
     ),
 ]
 DISPLAYS = ("itemeval", "rich", "plain", "full", "log", "none", "conversation")
+UntilDecided = Annotated[
+    Optional[tuple[str, str]],
+    typer.Option(
+        "--until-decided",
+        metavar="A B",
+        help="Run conditions A and B in rounds of items in a random order "
+        "(--seed) until an anytime-valid confidence sequence decides (README).",
+    ),
+]
+Alpha = Annotated[
+    float, typer.Option("--alpha", help="Error rate of the sequence / the test.")
+]
+Margin = Annotated[
+    Optional[float],
+    typer.Option(
+        "--margin", help="--until-decided: equivalent once the sequence is inside +-M."
+    ),
+]
+MaxItems = Annotated[
+    Optional[int],
+    typer.Option("--max-items", min=1, help="--until-decided: stop after N items."),
+]
+RoundSize = Annotated[
+    int,
+    typer.Option("--round", min=1, help="--until-decided: items per round."),
+]
 
 
 def _show_version(value: bool) -> None:
@@ -421,6 +447,11 @@ def generate(
     display: Display = None,
     json_out: Json = False,
     ids: Ids = False,
+    until_decided: UntilDecided = None,
+    alpha: Alpha = 0.05,
+    margin: Margin = None,
+    max_items: MaxItems = None,
+    round_size: RoundSize = 20,
 ) -> int:
     """Stage 1: run every missing (condition, item, replication) cell and store one row
     per cell.
@@ -434,6 +465,17 @@ def generate(
     from .generate import GenerateOptions, run_generate
     from .plan import Shard
 
+    if until_decided:
+        return _until_decided(
+            config,
+            base_dir,
+            until_decided,
+            dict(
+                alpha=alpha, margin=margin, max_items=max_items, round_size=round_size
+            ),
+            dict(seed=seed, yes=yes, max_usd=max_usd, display=display or "none"),
+            json_out,
+        )
     options = GenerateOptions(
         **_stage_options(
             display,
@@ -703,7 +745,15 @@ def results(
     ] = 0,
     sample: Sample = None,
     stratify: Stratify = None,
-    item_ids: ItemIds = None,
+    item_ids: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--items",
+            help="Only the item with this id (repeatable). Bare (`results CONFIG "
+            "--items`): the item analysis: difficulty, discrimination, 2PL IRT and "
+            "flags per item (--csv then writes these rows).",
+        ),
+    ] = None,
     by: Annotated[
         Optional[list[str]],
         typer.Option(
@@ -758,18 +808,34 @@ def results(
         threshold=threshold,
         sample=sample,
         stratify=stratify,
-        ids=tuple(item_ids or ()),
+        ids=tuple(i for i in item_ids or () if i != ITEM_ANALYSIS),
     )
-    report = study_results(_study(config, base_dir, reads="snapshot"), options)
+    items = ITEM_ANALYSIS in (item_ids or ())  # a bare --items: the item analysis
+    study = _study(config, base_dir, reads="snapshot")
+    report = study_results(study, options)
     data = report.as_dict()
-    if csv is not None:
+    if csv is not None and not items:
         import pandas as pd
 
         pd.DataFrame(data["cells"]).to_csv(csv, index=False)
+    if items:
+        data = _item_analysis(study, data, csv, options.ids)
+    if data["comparisons"]:
+        from .until_decided import beside_comparisons
+
+        data["sequential"] = beside_comparisons(study, data["comparisons"])
     if json_out:
         console.print_json(data)
-    else:
-        console.render_results(data, console.stdout())
+        return
+    console.render_results(data, console.stdout())
+    from . import efficiency_render
+
+    if data.get("sequential"):
+        efficiency_render.render_sequential_compare(
+            data["sequential"], console.stdout()
+        )
+    if items:
+        efficiency_render.render_items(data["items"], console.stdout(), report.slugs)
 
 
 @app.command()
@@ -953,6 +1019,124 @@ def import_logs(
         console.render_import(result, console.stderr())
 
 
+def _until_decided(
+    config: Path,
+    base_dir: Path | None,
+    pair: tuple[str, str],
+    sequence: dict[str, Any],
+    run: dict[str, Any],
+    json_out: bool,
+) -> int:
+    from . import console
+    from .efficiency_render import render_sequential
+    from .until_decided import SequentialOptions, run_until_decided
+
+    options = SequentialOptions(pair=tuple(pair), **sequence, **run)
+    result = run_until_decided(
+        _study(config, base_dir), options, ask=_asker(), tell=console.tell
+    )
+    if json_out:
+        console.print_json(result.as_dict())
+    else:
+        render_sequential(result.as_dict(), console.stderr())
+    return result.exit_code
+
+
+@app.command()
+def plan(
+    config: ConfigArg,
+    detect: Annotated[
+        float,
+        typer.Option("--detect", help="The difference of mean scores to detect."),
+    ],
+    power: Annotated[
+        float, typer.Option("--power", help="The chance of detecting it.")
+    ] = 0.8,
+    alpha: Alpha = 0.05,
+    compare: Annotated[
+        Optional[tuple[str, str]],
+        typer.Option(
+            "--compare",
+            metavar="A B",
+            help="The two generate conditions (default: the pair that varies most).",
+        ),
+    ] = None,
+    pilot: Annotated[
+        Optional[int],
+        typer.Option(
+            "--pilot",
+            min=2,
+            help="First generate and grade N random items of the conditions (kept).",
+        ),
+    ] = None,
+    seed: SampleSeed = 0,
+    base_dir: BaseDir = None,
+    yes: Yes = False,
+    max_usd: MaxUsd = None,
+    json_out: Json = False,
+) -> None:
+    """How many items x replications detect a difference with the asked power, each priced
+    by the estimate, from the variance of stored (or piloted) grades.
+
+    \b
+    Example: itemeval plan configs/demo.yaml --detect 0.1 --compare arith-good_concise_default arith-weak_concise_default
+    """
+    from . import console
+    from .efficiency_render import render_plan
+    from .sizing import PlanOptions, plan_study
+
+    options = PlanOptions(
+        detect=detect,
+        power=power,
+        alpha=alpha,
+        compare=tuple(compare or ()),
+        pilot=pilot,
+        seed=seed,
+        yes=yes,
+        max_usd=max_usd,
+    )
+    report = plan_study(
+        _study(config, base_dir), options, ask=_asker(), tell=console.tell
+    )
+    if json_out:
+        console.print_json(report.as_dict())
+    else:
+        render_plan(report.as_dict(), console.stdout())
+
+
+def _item_analysis(
+    study: Study, data: dict[str, Any], csv: Path | None, ids: tuple[str, ...]
+) -> dict[str, Any]:
+    """`results --items`: the per-item rows go in the document (and the CSV)."""
+    from .item_results import items_frame, study_items
+    from .results import _clean, grade_conditions
+
+    rows = _clean(study_items(study, grade_conditions(study)))
+    if ids:  # --items ID as well: those items' rows (the analysis uses every item)
+        rows = [row for row in rows if row["item_id"] in ids]
+    if csv is not None:
+        items_frame(rows).to_csv(csv, index=False)
+    return {**data, "items": rows}
+
+
+ITEM_ANALYSIS = "*"
+"""The value a bare `results --items` gets: the item analysis (SPEC §24)."""
+
+
+def bare_items(arguments: list[str]) -> list[str]:
+    """`results --items` alone asks for the item analysis; `--items ID` selects items, as
+    on every selecting command. The parser needs a value, so a bare one gets ITEM_ANALYSIS."""
+    if not arguments or arguments[0] != "results":
+        return list(arguments)
+    out: list[str] = []
+    for index, argument in enumerate(arguments):
+        out.append(argument)
+        following = arguments[index + 1] if index + 1 < len(arguments) else "-"
+        if argument == "--items" and following.startswith("-"):
+            out.append(ITEM_ANALYSIS)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI, turning itemeval's errors into their exit codes in this one
     place."""
@@ -962,7 +1146,7 @@ def main(argv: list[str] | None = None) -> int:
     set_command_line(["itemeval", *arguments])
     signals.install()
     try:
-        result = app(args=argv, standalone_mode=False)
+        result = app(args=bare_items(arguments), standalone_mode=False)
     except ItemevalError as exc:
         return _failed(
             str(exc), exc.exit_code, exc.kind, json_out="--json" in arguments

@@ -277,10 +277,17 @@ def item_view(study: Study, item_id: str, selectors: tuple[str, ...] = ()) -> It
     return ItemView(
         study=study.config.study,
         replications=study.replications,
-        item=item_dict(item),
+        item={**item_dict(item), "flags": _item_flags(study, item.id)},
         conditions=views,
         pairwise=item_verdicts(study, item.id),
     )
+
+
+def _item_flags(study: Study, item_id: str) -> dict[str, list[str]]:
+    """The item analysis' flags (results --items) per grade condition slug."""
+    from .item_results import flags_of
+
+    return flags_of(study, grade_conditions(study), item_id)
 
 
 def item_dict(item: Item) -> dict[str, Any]:

@@ -103,6 +103,8 @@ def _item_grid(item: dict) -> Table:
         )
     if item["grading_scheme"]:
         grid.add_row("grading", Text(item["grading_scheme"]))
+    for slug, names in item.get("flags", {}).items():
+        grid.add_row("flags", Text(f"{', '.join(names)} ({slug})", style="yellow"))
     for name, value in item["metadata"].items():
         grid.add_row(name, Text(str(value)))
     grid.add_row(

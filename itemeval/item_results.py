@@ -1,0 +1,134 @@
+"""`itemeval results --items`: per item and grade condition, the item analysis of
+`itemeval.item_analysis` over the study's stored grades (SPEC §24)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import item_analysis as ia
+from .records import GradeCondition
+from .state import grade_state
+from .study import Study
+
+ITEM_COLUMNS = (
+    "grade_condition_id",
+    "item_id",
+    "difficulty",
+    "discrimination",
+    "irt_a",
+    "irt_b",
+    "flags",
+    "conditions",
+    "consensus_answer",
+    "consensus_share",
+    "target",
+)
+
+
+def graded_answers(study: Study, grade: list[GradeCondition]) -> pd.DataFrame:
+    """The current scored grades with what the scorer read: gen_condition_id,
+    grade_condition_id, item_id, epoch, score, answer."""
+    state = grade_state(study, grade, extra=("score", "answer"))
+    done = state[(state["state"] == "done") & state["score"].notna()]
+    columns = ["gen_condition_id", "grade_condition_id", "item_id", "epoch", "score"]
+    return done.assign(answer=done["answer"])[[*columns, "answer"]]
+
+
+def study_items(
+    study: Study, grade: list[GradeCondition], *, irt: bool = True
+) -> list[dict[str, Any]]:
+    """One row per (grade condition, item) with ITEM_COLUMNS; flags a list of names.
+
+    `irt=False` skips the 2PL fit (seconds to minutes on hundreds of items): its columns
+    are then NaN and no flag depends on it."""
+    graded = graded_answers(study, grade)
+    targets = {item.id: item.target for item in study.items}
+    rows: list[dict[str, Any]] = []
+    for condition in grade:
+        frame = graded[graded["grade_condition_id"] == condition.id]
+        if not frame.empty:
+            rows += _condition_items(condition.id, frame, targets, irt=irt)
+    return rows
+
+
+def _condition_items(
+    grade_id: str, frame: pd.DataFrame, targets: dict[str, str], *, irt: bool
+) -> list[dict[str, Any]]:
+    scores = frame.pivot_table(
+        index="item_id", columns="gen_condition_id", values="score", aggfunc="mean"
+    )
+    responses = frame.pivot_table(
+        index="item_id", columns=["gen_condition_id", "epoch"], values="score"
+    ).reindex(scores.index)
+    matrix = scores.to_numpy(dtype=float)
+    difficulty = ia.difficulty(matrix)
+    discrimination = ia.discrimination(matrix)
+    silent = ia.no_signal(matrix)
+    nothing = np.full(len(matrix), np.nan)
+    irt_a, irt_b = (
+        ia.irt_2pl(responses.to_numpy(dtype=float)) if irt else (nothing, nothing)
+    )
+    agreed = _consensus(frame)
+    rows = []
+    for i, item_id in enumerate(scores.index):
+        found = agreed.get(item_id, ia.Consensus(None, np.nan, 0, False))
+        raised = ia.flags(
+            suspect=ia.suspect_target(found),
+            silent=bool(silent[i]),
+            discriminates=discrimination[i],
+        )
+        rows.append(
+            {
+                "grade_condition_id": grade_id,
+                "item_id": item_id,
+                "difficulty": difficulty[i],
+                "discrimination": discrimination[i],
+                "irt_a": irt_a[i],
+                "irt_b": irt_b[i],
+                "flags": list(raised),
+                "conditions": int((~np.isnan(matrix[i])).sum()),
+                "consensus_answer": found.answer,
+                "consensus_share": found.share,
+                "target": targets.get(item_id),
+            }
+        )
+    return rows
+
+
+def _consensus(frame: pd.DataFrame) -> dict[str, ia.Consensus]:
+    """Per item: each condition's most frequent answer (over its replications) and whether
+    that answer's grades were right, then the answer most conditions share."""
+    answered = frame[frame["answer"].notna()]
+    per_item: dict[str, tuple[list[str], list[bool]]] = {}
+    for (item_id, _), group in answered.groupby(["item_id", "gen_condition_id"]):
+        answers = group["answer"].astype(str).str.strip()
+        modal = answers.value_counts().index[0]
+        right = float(group.loc[answers == modal, "score"].mean()) >= 0.5
+        given, correct = per_item.setdefault(item_id, ([], []))
+        given.append(modal)
+        correct.append(right)
+    return {
+        item_id: ia.consensus(given, correct)
+        for item_id, (given, correct) in per_item.items()
+    }
+
+
+def items_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The rows as a table (flags joined by `;`), for --csv."""
+    frame = pd.DataFrame(rows, columns=list(ITEM_COLUMNS))
+    return frame.assign(flags=frame["flags"].map(lambda f: ";".join(f or [])))
+
+
+def flags_of(
+    study: Study, grade: list[GradeCondition], item_id: str
+) -> dict[str, list]:
+    """{grade condition slug: flags} of one item, for `show` (empty lists dropped)."""
+    slugs = {c.id: c.slug for c in grade}
+    return {
+        slugs[row["grade_condition_id"]]: row["flags"]
+        for row in study_items(study, grade, irt=False)
+        if row["item_id"] == item_id and row["flags"]
+    }
