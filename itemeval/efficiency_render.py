@@ -1,5 +1,5 @@
-"""Text rendering of `plan`, `generate --until-decided` and `results --items` (the JSON
-forms are their `as_dict()`)."""
+"""Text rendering of `plan`, `generate --until-decided` and `results --items` (the
+JSON forms are their `as_dict()`)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,9 @@ def render_plan(data: dict[str, Any], console: Console) -> None:
     slugs = data["slugs"]
     design = data["design"]
     console.print(
-        f"plan: detect {data['detect']:+g} between {slugs.get(data['a'], data['a'])} and "
-        f"{slugs.get(data['b'], data['b'])} (scores of "
+        f"plan: detect {data['detect']:+g} between "
+        f"{slugs.get(data['a'], data['a'])} and {slugs.get(data['b'], data['b'])} "
+        "(scores of "
         f"{slugs.get(data['grade_condition_id'])}), power {data['power']:g}, "
         f"alpha {data['alpha']:g}"
     )

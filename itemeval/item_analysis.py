@@ -1,10 +1,10 @@
-"""Item analysis over the conditions that answered each item: difficulty, discrimination, a
-2PL IRT fit and the flags that point at items worth a look.
+"""Item analysis over the conditions that answered each item: difficulty,
+discrimination, a 2PL IRT fit and the flags that point at items worth a look.
 
-Arrays in, small values out, no I/O. `scores` is items x respondents: a respondent is one
-generate condition (its item score, replications reduced) for the classical statistics,
-or one (condition, replication) for the IRT fit, whose 0/1 responses need no reducing.
-NaN marks a missing score.
+Arrays in, small values out, no I/O. `scores` is items x respondents: a respondent is
+one generate condition (its item score, replications reduced) for the classical
+statistics, or one (condition, replication) for the IRT fit, whose 0/1 responses need
+no reducing. NaN marks a missing score.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import numpy as np
 
 FLAGS = ("suspect_target", "no_signal", "negative_discrimination")
 SUSPECT_SHARE = 0.5
-"""suspect_target: more than this share of the conditions that answered give one answer."""
+"""suspect_target: more than this share of the answering conditions give one answer."""
 MIN_CONDITIONS = 3
-"""Fewer answering conditions than this flag nothing: agreement of two proves little."""
+"""Fewer answering conditions flag nothing: agreement of two proves little."""
 NEGATIVE_BELOW = -0.1
-"""negative_discrimination: the item-rest correlation is below this (0 +- noise is not)."""
+"""negative_discrimination: the item-rest correlation is below this (not 0 +- noise)."""
 IRT_OPTIONS = (("use_LUT", False), ("quadrature_n", 21))
 """girth's options: 21 quadrature points and no lookup table fit hundreds of items ~4x
 faster than its defaults, with the same estimates to the second decimal."""
@@ -40,7 +40,7 @@ class Consensus:
 
 
 def difficulty(scores: np.ndarray) -> np.ndarray:
-    """Mean item score over the conditions (classical test theory's p: higher is easier)."""
+    """Mean item score over the conditions (classical test theory's p: high = easy)."""
     scores = np.asarray(scores, dtype=float)
     counts = (~np.isnan(scores)).sum(axis=1)
     sums = np.nansum(scores, axis=1)
@@ -108,12 +108,13 @@ def flags(*, suspect: bool, silent: bool, discriminates: float) -> tuple[str, ..
 
 
 def irt_2pl(responses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(a, b) of a two-parameter logistic IRT model by girth's marginal maximum likelihood
-    (`girth.twopl_mml` with IRT_OPTIONS), for items x respondents 0/1 responses with NaN for missing.
+    """(a, b) of a two-parameter logistic IRT model by girth's marginal maximum
+    likelihood (`girth.twopl_mml` with IRT_OPTIONS), for items x respondents 0/1
+    responses with NaN for missing.
 
-    Items everyone got right or wrong (and items with fewer than two responses) carry no
-    information for the fit: they are left out and get NaN, as do all items when fewer than
-    MIN_IRT_RESPONDENTS respondents answered or the responses are not 0/1.
+    Items everyone got right or wrong (and items with fewer than two responses) carry
+    no information for the fit: they are left out and get NaN, as do all items when
+    fewer than MIN_IRT_RESPONDENTS respondents answered or the responses are not 0/1.
     """
     responses = np.asarray(responses, dtype=float)
     a = np.full(len(responses), np.nan)

@@ -99,8 +99,8 @@ def _condition_items(
 
 
 def _consensus(frame: pd.DataFrame) -> dict[str, ia.Consensus]:
-    """Per item: each condition's most frequent answer (over its replications) and whether
-    that answer's grades were right, then the answer most conditions share."""
+    """Per item: each condition's most frequent answer (over its replications) and
+    whether that answer's grades were right, then the answer most conditions share."""
     answered = frame[frame["answer"].notna()]
     per_item: dict[str, tuple[list[str], list[bool]]] = {}
     for (item_id, _), group in answered.groupby(["item_id", "gen_condition_id"]):

@@ -1,6 +1,6 @@
-"""`itemeval plan`: how many items and replications a paired comparison needs to detect a
-difference, from the variance of the study's stored (or piloted) grades, each option priced
-by the estimate (SPEC §24)."""
+"""`itemeval plan`: how many items and replications a paired comparison needs to detect
+a difference, from the variance of the study's stored (or piloted) grades, each option
+priced by the estimate (SPEC §24)."""
 
 from __future__ import annotations
 
@@ -79,7 +79,8 @@ def pick(generate: list[GenerateCondition], selector: str, what: str) -> str:
         known = ", ".join(c.slug for c in generate)
         many = "no" if not found else "more than one"
         raise ConfigError(
-            f"{what}: {many} generate condition matches {selector!r} (conditions: {known})"
+            f"{what}: {many} generate condition matches {selector!r} "
+            f"(conditions: {known})"
         )
     return found[0].id
 
@@ -180,7 +181,7 @@ def _pairs(study: Study, compare: tuple[str, ...]) -> list[tuple[str, str]]:
 
 
 def _hardest(designs: dict) -> tuple[tuple[str, str], power.PairedDesign]:
-    """Without --compare: the pair whose difference varies most (needs the most items)."""
+    """Without --compare: the pair whose difference varies most (needs most items)."""
 
     def spread(design: power.PairedDesign) -> float:
         value = design.difference_variance(1)
@@ -219,7 +220,7 @@ def _pilot(
 def _usd_per_cell(
     study: Study, pair: tuple[str, str], grader: GradeCondition
 ) -> float | None:
-    """Projected spend of one (item, replication) of both conditions, generate + grade."""
+    """Projected spend of one (item, replication) of both conditions, both stages."""
     estimate = run_estimate(
         study, EstimateOptions(conditions=(*pair, grader.id), force=True, stage="all")
     )

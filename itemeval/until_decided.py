@@ -1,11 +1,11 @@
-"""`itemeval generate --until-decided A B`: run two conditions on items in a seeded random
-order, a round at a time, grading each round and stopping once the confidence sequence of
-`itemeval.sequential` decides (SPEC §24).
+"""`itemeval generate --until-decided A B`: run two conditions on items in a seeded
+random order, a round at a time, grading each round and stopping once the confidence
+sequence of `itemeval.sequential` decides (SPEC §24).
 
-Each round is an ordinary generate run and grade run over the items so far (cells already
-stored are not re-run), so everything run is kept like any run and resumes like one. The
-loop's own manifest (stage `sequential`) records the decision, the items run, the bounds and
-every round's run ids.
+Each round is an ordinary generate run and grade run over the items so far (cells
+already stored are not re-run), so everything run is kept like any run and resumes like
+one. The loop's own manifest (stage `sequential`) records the decision, the items run,
+the bounds and every round's run ids.
 """
 
 from __future__ import annotations
@@ -100,11 +100,11 @@ def run_until_decided(
     study: Study, options: SequentialOptions, *, ask: Ask | None, tell: Tell | None
 ) -> SequentialResult:
     check(options)
+    grader = deciding_condition(study, verifiable_only=True)
     a = pick(study.generate, options.pair[0], "--until-decided")
     b = pick(study.generate, options.pair[1], "--until-decided")
     if a == b:
         raise ConfigError("--until-decided: name two different generate conditions")
-    grader = deciding_condition(study, verifiable_only=True)
     order = item_order(study.items, options.seed, options.max_items)
     result = SequentialResult(study.config.study, a, b, grader.id, items_cap=len(order))
     estimate = _gate(study, options, order, (a, b), ask, tell)
@@ -167,8 +167,8 @@ def _round(
     items: list[Item],
     result: SequentialResult,
 ) -> StageResult | None:
-    """Generate and grade the items so far, then look; a stage that did not complete is
-    returned (and ends the loop)."""
+    """Generate and grade the items so far, then look; a stage that did not complete
+    is returned (and ends the loop)."""
     sub = replace(study, items=items)
     spent = result.usd or 0.0
     cap = None if options.max_usd is None else max(options.max_usd - spent, 0.0)
@@ -212,7 +212,7 @@ def _add_usd(total: float | None, stage: StageResult) -> float | None:
 def differences(
     study: Study, result: SequentialResult, items: list[Item]
 ) -> np.ndarray:
-    """A - B item scores (replications averaged) of the items both have, in run order."""
+    """A - B item scores (replications averaged) of items both have, in run order."""
     from .results import graded_frame
     from .sizing import score_matrix
 
@@ -243,7 +243,7 @@ def _fixed(study: Study, result: SequentialResult, order: list[Item]) -> None:
 
 
 def latest(study: Study, a: str, b: str) -> dict[str, Any] | None:
-    """The last finished sequential run of this pair (either order), from its manifest."""
+    """The last finished sequential run of this pair (either order), from manifests."""
     found = None
     for path in sorted(study.paths.manifests.glob("*-sequential-*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -259,8 +259,8 @@ _SWAP = {"a_better": "b_better", "b_better": "a_better"}
 def beside_comparisons(
     study: Study, comparisons: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """For `results --compare A B`: each comparison's last sequential run, oriented as A - B,
-    beside the fixed-n interval on every item now stored."""
+    """For `results --compare A B`: each comparison's last sequential run, oriented as
+    A - B, beside the fixed-n interval on every item now stored."""
     rows = []
     for row in comparisons:
         run = latest(study, row["a"], row["b"])
@@ -287,5 +287,5 @@ def beside_comparisons(
 
 
 def _negated(run: dict[str, Any], low: str, high: str) -> dict[str, Any]:
-    flip = (lambda v: None if v is None else -v)  # noqa: E731
+    flip = lambda v: None if v is None else -v  # noqa: E731
     return {low: flip(run[high]), high: flip(run[low])}

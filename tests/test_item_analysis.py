@@ -1,0 +1,170 @@
+"""itemeval.item_analysis and `results --items`: statistics, flags, the IRT fit against
+girth's own, and suspect targets found on a study with corrupted targets."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from itemeval import item_analysis as ia
+from itemeval.item_results import _condition_items
+from tests.helpers import base_config, write_study
+
+# ---- pure statistics ----
+
+
+def test_difficulty_is_the_mean_over_conditions_ignoring_missing():
+    scores = np.array([[1.0, 0.0, np.nan], [np.nan, np.nan, np.nan], [0.5, 1.0, 0.0]])
+    found = ia.difficulty(scores)
+    assert found[0] == 0.5 and np.isnan(found[1]) and found[2] == 0.5
+
+
+def test_discrimination_is_the_item_rest_correlation():
+    rng = np.random.default_rng(0)
+    scores = (rng.random((6, 8)) < 0.5).astype(float)
+    found = ia.discrimination(scores)
+    for i in range(6):
+        rest = np.delete(scores, i, axis=0).mean(axis=0)
+        assert found[i] == pytest.approx(np.corrcoef(scores[i], rest)[0, 1])
+
+
+def test_flags_for_silent_and_negatively_discriminating_items():
+    strong = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
+    scores = np.vstack([strong, strong, strong, 1 - strong, np.ones(6)])
+    silent = ia.no_signal(scores)
+    assert silent.tolist() == [False, False, False, False, True]
+    discrimination = ia.discrimination(scores)
+    assert discrimination[3] < ia.NEGATIVE_BELOW < discrimination[0]
+    assert ia.flags(suspect=False, silent=False, discriminates=discrimination[3]) == (
+        "negative_discrimination",
+    )
+    assert ia.flags(suspect=True, silent=True, discriminates=np.nan) == (
+        "suspect_target",
+        "no_signal",
+    )
+
+
+@pytest.mark.parametrize(
+    "answers,correct,suspect",
+    [
+        (["7", "7", "7", "9"], [False, False, False, False], True),
+        (["7", "7", "7", "9"], [True, True, True, False], False),  # they are right
+        (["7", "8", "9", "10"], [False] * 4, False),  # no agreement
+        (["7", "7", None, None], [False, False, False, False], False),  # too few
+        ([" 7", "7 ", "7", "8"], [False] * 4, True),  # whitespace is not an answer
+    ],
+)
+def test_suspect_target_needs_a_wrong_majority(answers, correct, suspect):
+    assert ia.suspect_target(ia.consensus(answers, correct)) is suspect
+
+
+# ---- the IRT fit is girth's own ----
+
+
+def test_irt_parameters_equal_girths_own_fit_on_the_same_responses():
+    from girth import twopl_mml
+    from girth.synthetic import create_synthetic_irt_dichotomous
+
+    rng = np.random.default_rng(4)
+    a, b = rng.uniform(0.8, 2.0, 12), rng.normal(size=12)
+    data = create_synthetic_irt_dichotomous(b, a, rng.normal(size=12), seed=3)
+    data = np.vstack([data, np.ones((1, 12), dtype=int)])  # everyone got it right
+    items = [f"i{k:02d}" for k in range(len(data))]
+    # the long table a study holds: 6 conditions x 2 replications are the respondents
+    rows = [
+        {
+            "gen_condition_id": f"c{r % 6}",
+            "epoch": 1 + r // 6,
+            "item_id": items[i],
+            "score": float(data[i, r]),
+            "answer": None,
+        }
+        for i in range(len(data))
+        for r in range(data.shape[1])
+    ]
+    found = _condition_items("g", pd.DataFrame(rows), {}, irt=True)
+    assert [row["item_id"] for row in found] == items
+    informative = ~((data == 0).all(axis=1) | (data == 1).all(axis=1))
+    respondents = [r for c in range(6) for r in (c, c + 6)]  # the table's column order
+    theirs = twopl_mml(data[informative][:, respondents], dict(ia.IRT_OPTIONS))
+    ours_a = np.array([row["irt_a"] for row in found])
+    ours_b = np.array([row["irt_b"] for row in found])
+    np.testing.assert_allclose(ours_a[informative], theirs["Discrimination"], rtol=1e-9)
+    np.testing.assert_allclose(ours_b[informative], theirs["Difficulty"], rtol=1e-9)
+    assert np.isnan(ours_a[~informative]).all() and found[-1]["flags"] == ["no_signal"]
+
+
+# ---- a study with 5% of its targets corrupted ----
+
+MODELS = ["itemeval/arith-90", "itemeval/arith-85", "itemeval/arith-80"]
+
+
+def _arithmetic(count: int, corrupted: set[int], seed: int) -> list[dict]:
+    rng = random.Random(seed)
+    rows = []
+    for k in range(count):
+        x, y = rng.randint(11, 99), rng.randint(11, 99)
+        op = "+" if k % 2 else "*"
+        answer = x + y if op == "+" else x * y
+        rows.append(
+            {
+                "qid": f"q{k:03d}",
+                "question": f"What is {x} {op} {y}?",
+                # +7 is no slip the offline models make, so no model agrees by chance
+                "answer": str(answer + 7 if k in corrupted else answer),
+                "difficulty": "easy",
+            }
+        )
+    return rows
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "itemeval", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_suspect_target_finds_corrupted_targets(tmp_path):
+    corrupted = set(random.Random(1).sample(range(100), 5))
+    models = [*MODELS, "itemeval/arith-75"]
+    config = write_study(
+        tmp_path,
+        base_config(solvers__models=models, solvers__temperature=0.0),
+        rows=_arithmetic(100, corrupted, seed=2),
+    )
+    for stage in ("generate", "grade"):
+        assert _cli(stage, str(config), "--yes").returncode == 0
+    out = _cli("results", str(config), "--items", "--json")
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)["items"]
+    assert {
+        "item_id",
+        "difficulty",
+        "discrimination",
+        "irt_a",
+        "irt_b",
+        "flags",
+    } <= set(rows[0])
+    flagged = {row["item_id"] for row in rows if "suspect_target" in row["flags"]}
+    truth = {f"q{k:03d}" for k in corrupted}
+    recall = len(flagged & truth) / len(truth)
+    precision = len(flagged & truth) / max(len(flagged), 1)
+    print(f"suspect_target: recall {recall:.2f}, precision {precision:.2f}")
+    assert recall >= 0.8 and precision >= 0.8
+    csv = tmp_path / "items.csv"
+    assert _cli("results", str(config), "--items", "--csv", str(csv)).returncode == 0
+    table = pd.read_csv(csv)
+    assert len(table) == 100 and table["flags"].fillna("").str.contains(
+        "suspect_target"
+    ).sum() == len(flagged)
+    shown = _cli("show", str(config), sorted(flagged & truth)[0])
+    assert "suspect_target" in shown.stdout
