@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .pairwise_report import pairwise_section
+from .report_items import items_section
 from .report_metrics import criteria_section, metrics_section
 from .results import (
     GEN_FACETS,
@@ -131,6 +132,7 @@ def _sections(
         sections.append(("pairwise", pairwise_section(results, slugs, _svg)))
     if metadata:
         sections.append(("difficulty", _difficulty(study, metadata, frame)))
+    sections.append(("items", items_section(study, grade_conditions(study))))
     sections += [("problems", _problems(study, slugs)), ("logs", _logs(study))]
     return sections
 

@@ -33,6 +33,7 @@ def test_every_command_has_help_with_an_example(capsys):
         "launch",
         "view",
         "import",
+        "plan",
     }
     for name in COMMANDS:
         assert main([name, "--help"]) == 0

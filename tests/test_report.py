@@ -61,6 +61,7 @@ def test_the_report_is_one_self_contained_file_with_every_section(report):
         "differences",
         "agreement",
         "difficulty",
+        "items",
         "problems",
         "logs",
     ]
@@ -124,3 +125,9 @@ def test_the_report_renders_in_headless_chromium(report, tmp_path):
     assert (
         pixels[..., :3].mean(axis=2) < 0.5
     ).mean() > 0.005  # some dark ink on the page
+
+
+def test_the_report_lists_the_items_the_item_analysis_flags(report):
+    _, written = report
+    text = Path(written["path"]).read_text(encoding="utf-8")
+    assert "Items worth a look" in text and "items flagged" in text

@@ -295,6 +295,7 @@ def test_json_is_one_document_with_the_item_solutions_and_grades(study, capsys):
         "dataset_id": "data/arith.jsonl",
         "dataset_revision": data["item"]["dataset_revision"],
         "row": 1,
+        "flags": {},  # results --items flags per grade condition: none here
     }
     by_slug = {c["slug"]: c for c in data["conditions"]}
     assert list(by_slug) == [
