@@ -466,6 +466,11 @@ def generate(
     from .plan import Shard
 
     if until_decided:
+        if condition or limit or sample or stratify or force or fresh or pilot or shard:
+            raise ConfigError(
+                "--until-decided chooses its own conditions and items: drop --condition, "
+                "--limit, --sample, --stratify, --force, --fresh, --pilot and --shard"
+            )
         return _until_decided(
             config,
             base_dir,

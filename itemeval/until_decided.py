@@ -179,7 +179,7 @@ def _round(
     result.usd = _add_usd(result.usd, generated)
     runs = [generated.run_id]
     if generated.outcome != "completed":
-        result.outcome = generated.outcome
+        result.outcome, result.exit_code = generated.outcome, generated.exit_code
         return generated
     graded = run_grade(
         sub,
@@ -189,7 +189,7 @@ def _round(
     )
     runs.append(graded.run_id)
     if graded.outcome != "completed":
-        result.outcome = graded.outcome
+        result.outcome, result.exit_code = graded.outcome, graded.exit_code
         return graded
     found = sequential.look(
         differences(study, result, items), options.alpha, options.margin

@@ -114,3 +114,16 @@ def test_the_seeded_order_is_fixed_and_capped():
     assert item_order(items, 1, 10) == item_order(items, 1, 10)
     assert item_order(items, 1, 10) != item_order(items, 2, 10)
     assert sorted(item_order(items, 1, None)) == items
+
+
+def test_until_decided_refuses_options_that_choose_items_or_conditions(study_config):
+    out = _cli(
+        "generate",
+        str(study_config),
+        "--until-decided",
+        "arith-95",
+        "arith-40",
+        "--limit",
+        "5",
+    )
+    assert out.returncode == 2 and "--until-decided chooses its own" in out.stderr
