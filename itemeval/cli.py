@@ -466,10 +466,12 @@ def generate(
     from .plan import Shard
 
     if until_decided:
-        if condition or limit or sample or stratify or force or fresh or pilot or shard:
+        chosen = (condition, item_ids, limit, sample, stratify, force, fresh, pilot)
+        if any(chosen) or shard:
             raise ConfigError(
-                "--until-decided chooses its own conditions and items: drop --condition, "
-                "--limit, --sample, --stratify, --force, --fresh, --pilot and --shard"
+                "--until-decided chooses its own conditions and items: drop "
+                "--condition, --items, --limit, --sample, --stratify, --force, "
+                "--fresh, --pilot and --shard"
             )
         return _until_decided(
             config,
