@@ -168,3 +168,24 @@ def test_suspect_target_finds_corrupted_targets(tmp_path):
     ).sum() == len(flagged)
     shown = _cli("show", str(config), sorted(flagged & truth)[0])
     assert "suspect_target" in shown.stdout
+
+
+@pytest.mark.parametrize(
+    "arguments,expected",
+    [
+        (["results", "c.yaml", "--items"], ["results", "c.yaml", "--items", "*"]),
+        (
+            ["results", "c.yaml", "--items", "--json"],
+            ["results", "c.yaml", "--items", "*", "--json"],
+        ),
+        (
+            ["results", "c.yaml", "--items", "a1"],
+            ["results", "c.yaml", "--items", "a1"],
+        ),
+        (["generate", "c.yaml", "--items"], ["generate", "c.yaml", "--items"]),
+    ],
+)
+def test_a_bare_items_on_results_is_the_item_analysis(arguments, expected):
+    from itemeval.cli import bare_items
+
+    assert bare_items(arguments) == expected
