@@ -1082,12 +1082,12 @@ def plan(
     max_usd: MaxUsd = None,
     json_out: Json = False,
 ) -> None:
-    """How many items x replications detect a difference with the asked power, each priced
-    by the estimate, from the variance of stored (or piloted) grades.
+    """How many items x replications detect a difference with the asked power, each
+    priced by the estimate, from the variance of stored (or piloted) grades.
 
     \b
     Example: itemeval plan configs/demo.yaml --detect 0.1 --compare arith-good_concise_default arith-weak_concise_default
-    """
+    """  # noqa: E501 (an example line: click prints it as written)
     from . import console
     from .efficiency_render import render_plan
     from .sizing import PlanOptions, plan_study
@@ -1131,8 +1131,9 @@ ITEM_ANALYSIS = "*"
 
 
 def bare_items(arguments: list[str]) -> list[str]:
-    """`results --items` alone asks for the item analysis; `--items ID` selects items, as
-    on every selecting command. The parser needs a value, so a bare one gets ITEM_ANALYSIS."""
+    """`results --items` alone asks for the item analysis; `--items ID` selects items,
+    as on every selecting command. The parser needs a value, so a bare one gets
+    ITEM_ANALYSIS."""
     if not arguments or arguments[0] != "results":
         return list(arguments)
     out: list[str] = []
