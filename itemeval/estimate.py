@@ -104,7 +104,6 @@ def estimate_pairwise_stored(
         study,
         todo,
         pairs,
-        config_for=lambda c: {"max_tokens": c.judge_params.get("max_tokens")},
     )
     return pairwise_grade.estimate_lines(study, specs, pairs, prices)
 

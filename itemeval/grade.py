@@ -826,7 +826,6 @@ def _run_grade(
             study,
             pair_todo,
             pairs,
-            config_for=lambda c: _judge_config(study, c),
             cache_scope=scope,
         )
         lines = estimate_lines(study, todo, grade, specs, run.prices)

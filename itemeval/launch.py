@@ -20,11 +20,18 @@ from typing import Any
 
 import pandas as pd
 
-from . import plan
-from .cost import EstimateLine, lines_for_specs
+from . import pairwise_grade, plan
+from .cost import EstimateLine, lines_for_specs, merge_lines
 from .errors import EXIT_BUDGET, ConfigError, StudyLocked
 from .generate import GenerateOptions, condition_runs, plan_cells, task_specs
-from .grade import GradeOptions, estimate_lines, judge_specs, pending, select_conditions
+from .grade import (
+    GradeOptions,
+    estimate_lines,
+    judge_specs,
+    pending,
+    select_conditions,
+    select_pairwise,
+)
 from .grid import generated, select
 from .outcomes import ConditionRun, StageResult
 from .records import GenerateCondition, GradeCondition
@@ -133,8 +140,8 @@ def run_launch(
             summary = summaries.get(
                 row.get("grade_condition_id") or row.get("condition_id")
             )
-            if summary is not None and store == (
-                "grades" if options.stage == "grade" else "solutions"
+            if summary is not None and store in (
+                ("grades", "pairwise") if options.stage == "grade" else ("solutions",)
             ):
                 summary.add(row)
 
@@ -232,27 +239,35 @@ def _grade_plan(
             if m
         ]
     )
-    todo = pending(
-        study, generate, grade, opts.items(study), force=False, only=opts.only
+    items = opts.items(study)
+    todo = pending(study, generate, grade, items, force=False, only=opts.only)
+    pairs = select_pairwise(study, opts)
+    pair_todo = pairwise_grade.pending(
+        study, generate, pairs, items, force=False, only=opts.only
     )
-    planned = (
-        todo.groupby("grade_condition_id").size().to_dict() if not todo.empty else {}
+    cells = pd.concat(
+        [frame[["grade_condition_id", "item_id"]] for frame in (todo, pair_todo)],
+        ignore_index=True,
     )
+    planned = cells.groupby("grade_condition_id").size().to_dict()
     result.conditions = [
-        ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0))) for c in grade
+        ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0)))
+        for c in grade + pairs
     ]
     result.notes.extend(grade_superseded_notes(study, grade))
-    if todo.empty:
+    if cells.empty:
         return None
     specs = judge_specs(study, todo, [c for c in grade if c.kind != "verifiable"])
     lines = estimate_lines(study, todo, grade, specs, run.prices)
+    pair_specs = pairwise_grade.task_specs(study, pair_todo, pairs)
+    lines += pairwise_grade.estimate_lines(study, pair_specs, pairs, run.prices)
     return _Plan(
-        todo,
+        cells,
         "grade_condition_id",
-        {c.id: c.grader_model or c.scorer for c in grade},
-        lines,
+        {c.id: c.grader_model or c.scorer for c in grade + pairs},
+        merge_lines(lines),
         generate,
-        grade,
+        grade + pairs,
     )
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from . import pairwise, pairwise_plan, plan, response_cache
 from .cost import EstimateLine, ObservedLengths, lines_for_specs
+from .grid import resolve_grader
 from .outcomes import SampleResult
 from .pricing import PriceTable
 from .records import (
@@ -107,7 +108,6 @@ def task_specs(
     todo: pd.DataFrame,
     conditions: list[GradeCondition],
     *,
-    config_for: Callable[[GradeCondition], dict[str, Any]],
     cache_scope: Callable[[str], str] = str,
 ) -> list[TaskSpec]:
     """One inspect task per pairwise condition with verdicts to ask, each cell a
@@ -129,7 +129,7 @@ def task_specs(
             TaskSpec(
                 name=condition.id,
                 model=condition.grader_model or "",
-                config=config_for(condition),
+                config=judge_config(study, condition),
                 cells=cells,
                 cache_scope=response_cache.scope(study, cache_scope(condition.id)),
                 metadata={
@@ -139,6 +139,20 @@ def task_specs(
             )
         )
     return specs
+
+
+def judge_config(study: Study, condition: GradeCondition) -> dict[str, Any]:
+    """The judge's generate config: temperature 0, its grader's limits (a bare model id
+    gets the `graders:` defaults: inspect alone retries forever), batch mode if asked."""
+    grader = resolve_grader(condition.grader_name or "", study.config.graders)
+    batch = study.config.budget.batch
+    return {
+        "temperature": 0.0,
+        "cache_prompt": "auto",
+        **condition.judge_params,
+        **grader.inspect_limits(),
+        **({"batch": batch} if batch else {}),
+    }
 
 
 def _answers(study: Study, gen_ids: set[str]) -> dict[tuple[str, str, int], str]:

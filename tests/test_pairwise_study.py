@@ -390,3 +390,41 @@ def test_a_killed_pairwise_grade_repays_only_the_calls_in_flight(
 
 def _prompt(body: dict[str, Any]) -> str:
     return next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+
+
+def offline_study(root: Path) -> Path:
+    config = base_config(
+        cache=False,
+        solvers__models=[
+            "itemeval/arith-good",
+            "itemeval/arith-weak",
+            "itemeval/arith-fair",
+        ],
+        facets__scorer=None,
+        facets__grader=["pw"],
+        graders={"pw": {"model": "itemeval/judge", "kind": "pairwise"}},
+    )
+    return write_study(root, config)
+
+
+def test_a_launch_over_two_shards_asks_every_verdict_once(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv("ITEMEVAL_JUDGE_MALFORMED_RATE", "0")
+    single, launched = (
+        offline_study(tmp_path / "single"),
+        offline_study(tmp_path / "launched"),
+    )
+    for config in (single, launched):
+        assert cli(capsys, "generate", str(config))[0] == 0
+    assert cli(capsys, "grade", str(single))[0] == 0
+    code, result = cli(
+        capsys, "launch", "grade", str(launched), "--shards", "2", "--yes"
+    )
+    assert code == 0 and result["outcome"] == "completed"
+    assert result["totals"]["rows"] == 3 * 4 * 2  # 3 pairs x 4 items x 2 orders
+    key = ["condition_a", "condition_b", "item_id", "epoch", "order"]
+    one = store(tmp_path / "single").sort_values(key).reset_index(drop=True)
+    two = store(tmp_path / "launched").sort_values(key).reset_index(drop=True)
+    assert len(two) == 24 and two[[*key, "winner"]].equals(one[[*key, "winner"]])
+    assert cli(capsys, "grade", str(launched))[1]["conditions"][0]["planned"] == 0
