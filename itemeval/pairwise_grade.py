@@ -143,7 +143,8 @@ def task_specs(
 
 def judge_config(study: Study, condition: GradeCondition) -> dict[str, Any]:
     """The judge's generate config: temperature 0, its grader's limits (a bare model id
-    gets the `graders:` defaults: inspect alone retries forever), batch mode if asked."""
+    gets the `graders:` defaults: inspect alone retries forever), batch mode if
+    asked."""
     grader = resolve_grader(condition.grader_name or "", study.config.graders)
     batch = study.config.budget.batch
     return {
