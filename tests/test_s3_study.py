@@ -321,3 +321,33 @@ def test_a_shard_killed_on_one_machine_resumes_on_another_from_what_it_uploaded(
     solutions = snapshot(s3_server, "solutions")
     assert len(solutions) == CELLS and not solutions.duplicated(SOLUTION_KEY).any()
     assert solutions["error"].isna().all()
+
+
+def test_pairwise_verdicts_on_s3_are_a_delta_table_with_a_snapshot(
+    s3_server, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv("ITEMEVAL_JUDGE_MALFORMED_RATE", "0")
+    machine(monkeypatch, tmp_path / "work")
+    config = write_study(
+        tmp_path / "remote",
+        base_config(
+            cache=False,
+            output_dir="s3://studies/team",
+            solvers__models=MODELS,
+            facets__scorer=None,
+            facets__grader=["pw"],
+            graders={"pw": {"model": "itemeval/judge", "kind": "pairwise"}},
+        ),
+        rows=ROWS,
+    )
+    assert run(capsys, "generate", str(config), "--yes")[0] == 0
+    pairs = len(MODELS) * (len(MODELS) - 1) // 2
+    code, result = run(capsys, "grade", str(config), "--yes")
+    assert code == 0 and result["totals"]["rows"] == pairs * len(ROWS) * 2
+    key = ["grade_condition_id", "condition_a", "condition_b", "item_id", "epoch"]
+    shared = snapshot(s3_server, "pairwise")
+    assert len(shared) == pairs * len(ROWS) * 2
+    assert not shared.duplicated([*key, "order"]).any()
+    assert run(capsys, "grade", str(config), "--yes")[1]["totals"]["planned"] == 0
+    code, report = run(capsys, "results", str(config))
+    assert code == 0 and len(report["pairwise"]) == pairs
