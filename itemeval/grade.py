@@ -817,6 +817,7 @@ def _run_grade(
             for c in grade + pairs
         ]
         result.notes.extend(grade_superseded_notes(study, grade))
+        result.notes.extend(pairwise_grade.superseded_notes(study, pairs))
         if todo.empty and pair_todo.empty:
             return result
         judges = [c for c in grade if c.kind != "verifiable"]

@@ -21,10 +21,11 @@ from .records import (
     Item,
     TaskSpec,
 )
+from .state import _superseded as superseded
 from .state import solution_state
 from .store import read_store
 from .store.journal import journaled_keys
-from .study import Study
+from .study import Study, extra_pairwise
 
 STORE = "pairwise"
 
@@ -262,4 +263,21 @@ def estimate_lines(
         {c.id: c.slug for c in conditions},
         observed=ObservedLengths.from_rows(rows, "grade_condition_id", "grader_model"),
         prices=prices,
+    )
+
+
+def superseded_notes(study: Study, conditions: list[GradeCondition]) -> list[str]:
+    """Say when a pairwise condition's id changed under its slug (an edited rubric or
+    grader): its old verdicts stay under the old id and never mix with the new ones."""
+    current = {c.id for c in study.pairwise}
+    current |= {c.id for c in extra_pairwise(study, list(study.config.graders))}
+    return superseded(
+        study,
+        STORE,
+        "grade_condition_id",
+        "grade_condition_slug",
+        conditions,
+        current,
+        "its rubric, grader or limits changed",
+        "verdicts",
     )
