@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import pandas as pd
 
@@ -261,11 +261,12 @@ def lines_for_specs(
     *,
     observed: ObservedLengths,
     prices: PriceTable,
+    cached_sample_ids: Callable[[TaskSpec], frozenset[str]] = lambda spec: frozenset(),
 ) -> list[EstimateLine]:
     """One line per task spec: its calls, the tokens of its rendered prompts and its
-    reply ceiling; the calls inspect's response cache already answers count at $0."""
-    from .cache_lookup import cached_sample_ids
-
+    reply ceiling; the calls inspect's response cache already answers
+    (`cached_sample_ids`, passed in by the stages so cost stays below inspect's
+    adapters) count at $0."""
     lines = []
     for spec in specs:
         cached = cached_sample_ids(spec)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from . import generate as gen_stage
 from . import grade as grade_stage
 from . import pairwise_grade, plan
+from .cache_lookup import cached_sample_ids  # noqa: I001
 from .cost import (
     Estimate,
     EstimateLine,
@@ -56,6 +57,7 @@ def estimate_generate(
         {c.id: c.slug for c in conditions},
         observed=observed_lengths(study, "generate"),
         prices=prices,
+        cached_sample_ids=cached_sample_ids,
     )
     return lines, specs
 

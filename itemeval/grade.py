@@ -12,6 +12,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import heap, hints, pairwise_grade, plan, response_cache
+from .cache_lookup import cached_sample_ids  # noqa: I001
 from .config import CallLimits
 from .cost import (
     EstimateLine,
@@ -732,6 +733,7 @@ def estimate_lines(
         {c.id: c.slug for c in grade},
         observed=observed,
         prices=prices,
+        cached_sample_ids=cached_sample_ids,
     )
     by_id = {c.id: c for c in grade}
     for spec in (s for s in specs if s.scorer is not None):

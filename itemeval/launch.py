@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from . import pairwise_grade, plan
+from .cache_lookup import cached_sample_ids  # noqa: I001
 from .cost import EstimateLine, lines_for_specs, merge_lines
 from .errors import EXIT_BUDGET, ConfigError, StudyLocked
 from .generate import GenerateOptions, condition_runs, plan_cells, task_specs
@@ -214,6 +215,7 @@ def _generate_plan(
         {c.id: c.slug for c in conditions},
         observed=observed_lengths(study, "generate"),
         prices=run.prices,
+        cached_sample_ids=cached_sample_ids,
     )
     return _Plan(
         cells,

@@ -9,6 +9,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from . import pairwise, pairwise_plan, plan, response_cache
+from .cache_lookup import cached_sample_ids  # noqa: I001
 from .cost import EstimateLine, ObservedLengths, lines_for_specs
 from .grid import resolve_grader
 from .outcomes import SampleResult
@@ -263,6 +264,7 @@ def estimate_lines(
         {c.id: c.slug for c in conditions},
         observed=ObservedLengths.from_rows(rows, "grade_condition_id", "grader_model"),
         prices=prices,
+        cached_sample_ids=cached_sample_ids,
     )
 
 

@@ -7,7 +7,6 @@ comes from `itemeval results`.
 
 from __future__ import annotations
 
-import html
 import io
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -18,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .pairwise_report import pairwise_section
+from .report_html import _e, _num, _table
 from .report_items import items_section
 from .report_metrics import criteria_section, metrics_section
 from .results import (
@@ -139,31 +139,6 @@ def _sections(
 
 # ---- pieces
 # --------------------------------------------------------------------------------------
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value))
-
-
-def _num(value: Any, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
-def _table(headers: list[str], rows: list[list[Any]], left: int = 1) -> str:
-    head = "".join(
-        f'<th class="{"l" if i < left else ""}">{_e(h)}</th>'
-        for i, h in enumerate(headers)
-    )
-    body = "".join(
-        "<tr>"
-        + "".join(
-            f'<td class="{"l" if i < left else ""}">{_e(v)}</td>'
-            for i, v in enumerate(row)
-        )
-        + "</tr>"
-        for row in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _svg(figure: Any) -> str:

@@ -6,7 +6,7 @@ from typing import Any
 
 
 def metrics_section(results: dict[str, Any], slugs: dict[str, str]) -> str:
-    from .report import _num, _table
+    from .report_html import _num, _table
 
     rows = [
         [
@@ -29,7 +29,7 @@ def metrics_section(results: dict[str, Any], slugs: dict[str, str]) -> str:
 
 
 def criteria_section(results: dict[str, Any], slugs: dict[str, str]) -> str:
-    from .report import _num, _table
+    from .report_html import _num, _table
 
     rows = [
         [

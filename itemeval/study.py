@@ -89,7 +89,7 @@ def load_study(
     pairwise = pairwise_conditions(loaded, generate, listed, warnings)
     check_logprobs(generate, grade, loaded.config_dir)
     if config.metrics:  # checked at load: a metric that cannot be computed is exit 2
-        from .metrics import plan_metrics
+        from .metrics.registry import plan_metrics
 
         plan_metrics(config.metrics, grade, loaded.config_dir)
     return Study(

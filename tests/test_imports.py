@@ -15,6 +15,7 @@ INSPECT_ADAPTERS = {
     "itemeval.inspect_scorers",
     "itemeval.inspect_graders",
     "itemeval.offline",
+    "itemeval.cache_lookup",
     "itemeval.inspect_dataset",
     "itemeval.inspect_logs",
 }
@@ -48,6 +49,9 @@ LAYERS = [
         "itemeval.label_writer",
         "itemeval.importer",
         "itemeval.dataframes",
+        "itemeval.sizing",
+        "itemeval.until_decided",
+        "itemeval.report_metrics",
     },
     {
         "itemeval.cli",

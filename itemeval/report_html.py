@@ -1,0 +1,31 @@
+"""HTML pieces the report's sections share: escaping, numbers and tables."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value))
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _table(headers: list[str], rows: list[list[Any]], left: int = 1) -> str:
+    head = "".join(
+        f'<th class="{"l" if i < left else ""}">{_e(h)}</th>'
+        for i, h in enumerate(headers)
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="{"l" if i < left else ""}">{_e(v)}</td>'
+            for i, v in enumerate(row)
+        )
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
