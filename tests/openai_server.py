@@ -28,7 +28,8 @@ What a request gets is decided by its last user message, unless the server-level
   reply (None: the above).
 Every chat request body is kept in `requests`, and those given a normal reply in
 `answered()`; `max_in_flight` is the peak of concurrent requests, `in_flight` the count
-now.
+now. The server also speaks OpenAI's Batch API, with completion the test controls:
+`srv.batches` (tests/batch_api.py).
 """
 
 from __future__ import annotations
@@ -115,6 +116,8 @@ class OpenAIServer:
         self.max_in_flight = 0
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self.batches = _batch_api(self)
+        """The Batch API's files and batches (tests/batch_api.py)."""
 
     # --- lifecycle
     # ---------------------------------------------------------------------------
@@ -384,6 +387,14 @@ def _wire_logprobs(
     }
 
 
+def _batch_api(server: OpenAIServer) -> Any:
+    try:  # imported as `tests.openai_server` or, from tests/, as `openai_server`
+        from tests.batch_api import BatchAPI
+    except ImportError:
+        from batch_api import BatchAPI
+    return BatchAPI(server)
+
+
 class _Handler(BaseHTTPRequestHandler):
     # HTTP/1.0 closes every connection after its response, so no idle keep-alive thread
     # outlives a test.
@@ -396,10 +407,23 @@ class _Handler(BaseHTTPRequestHandler):
         pass  # keep test output clean
 
     def do_GET(self) -> None:
-        self._send(*_error(404, f"no route {self.path}", "not_found"))
+        if not self._batch_route("GET"):
+            self._send(*_error(404, f"no route {self.path}", "not_found"))
+
+    def _batch_route(self, method: str) -> bool:
+        """Files and batches go to the server's BatchAPI; False for other paths."""
+        owner: OpenAIServer = self.server.owner  # type: ignore[attr-defined]
+        length = int(self.headers.get("Content-Length", 0))
+        raw = self.rfile.read(length) if method == "POST" and length else b""
+        reply = owner.batches.route(method, self.path, self.headers, raw)
+        if reply is not None:
+            self._send(*reply)
+        return reply is not None
 
     def do_POST(self) -> None:
         if self.path.rstrip("/") != CHAT_PATH:
+            if self._batch_route("POST"):
+                return
             self._send(*_error(404, f"no route {self.path}", "not_found"))
             return
         length = int(self.headers.get("Content-Length", 0))
@@ -423,11 +447,13 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             owner._leave()
 
-    def _send(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
+    def _send(self, status: int, payload: dict[str, Any] | bytes) -> None:
+        raw = isinstance(payload, bytes)  # a file's content
+        data = payload if raw else json.dumps(payload).encode()
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            kind = "application/octet-stream" if raw else "application/json"
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(data)))
             if status == 429:
                 self.send_header("Retry-After", "3" if b"is busy" in data else "0")
