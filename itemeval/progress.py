@@ -9,18 +9,18 @@ draws on stderr, only on a terminal.
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Any
+from typing import Any, Callable, Iterable
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
     TaskID,
     TextColumn,
-    TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
 from .pricing import format_usd
 
@@ -52,20 +52,23 @@ class RunProgress:
         self.expected_usd, self.cap_usd = expected_usd, cap_usd
         self.errors = self.parse_failures = 0
         self.usd: float | None = 0.0
-        self._progress = Progress(
+        self._stage = stage
+        self._summary = f"{stage}: {self._note()}"
+        # Designed for 80 columns: a 30-wide name, a 16-wide bar, done/total and ETA on
+        # each row (~70), and the spend and errors on a line of their own above them.
+        self._progress = _NotedProgress(
+            lambda: self._summary,
             TextColumn("{task.description}"),
-            BarColumn(bar_width=20),
+            BarColumn(bar_width=16),
             MofNCompleteColumn(),
-            TimeElapsedColumn(),
             TextColumn("eta"),
             TimeRemainingColumn(),
-            TextColumn("{task.fields[note]}"),
             console=console,
             refresh_per_second=4,
             transient=False,
         )
         self._total = self._progress.add_task(
-            f"{stage} cells", total=sum(planned.values()), note=self._note()
+            _short(f"{stage} cells", 30), total=sum(planned.values())
         )
         self._lines: dict[str, TaskID] = {}
         if len(planned) <= MAX_CONDITION_LINES:
@@ -74,7 +77,6 @@ class RunProgress:
                     self._lines[condition_id] = self._progress.add_task(
                         f"  {_short(slugs.get(condition_id, condition_id))}",
                         total=count,
-                        note="",
                     )
 
     def __enter__(self) -> RunProgress:
@@ -98,7 +100,8 @@ class RunProgress:
             self.usd = None
         elif self.usd is not None:
             self.usd += row["usd"]
-        self._progress.update(self._total, advance=1, note=self._note())
+        self._summary = f"{self._stage}: {self._note()}"
+        self._progress.update(self._total, advance=1)
         line = self._lines.get(
             row.get("grade_condition_id") or row.get("condition_id") or ""
         )
@@ -115,6 +118,18 @@ class RunProgress:
             f" · {self.parse_failures} parse failures" if self.parse_failures else ""
         )
         return f"{spend} · {self.errors} errors{failures}"
+
+
+class _NotedProgress(Progress):
+    """rich's Progress with one line of text (spend, errors) above its rows."""
+
+    def __init__(self, summary: Callable[[], str], *columns: Any, **options: Any):
+        self._summary_of = summary
+        super().__init__(*columns, **options)
+
+    def get_renderables(self) -> Iterable[RenderableType]:
+        yield Text(self._summary_of(), no_wrap=True, overflow="ellipsis")
+        yield self.make_tasks_table(self.tasks)
 
 
 def _short(slug: str, width: int = 28) -> str:

@@ -7,6 +7,7 @@ import fcntl
 import json
 import os
 import pty
+import re
 import struct
 import subprocess
 import sys
@@ -177,3 +178,18 @@ def test_the_shared_cache_is_announced_and_cache_study_draws_anew(tmp_path, caps
     assert "earlier replies" not in out.err
     assert main(["generate", str(own), "--yes", "--json", "--force"]) == 0
     assert json.loads(capsys.readouterr().out)["totals"]["cache_hits"] == 4  # its own
+
+
+def test_the_live_display_is_readable_at_80_columns(tmp_path):
+    from tests.test_terminal import run_in_pty, study
+
+    path = study(tmp_path)
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "80", "LINES": "40"}
+    env.pop("INSPECT_DISPLAY", None)
+    argv = [sys.executable, "-m", "itemeval", "generate", str(path), "--yes"]
+    code, screen = run_in_pty([*argv, "--max-usd", "5"], env, columns=80)
+    assert code == 0, screen
+    assert re.search(r"generate cells +━+ +30/30 eta", screen), screen
+    assert "━ … …" not in screen and "eta -…" not in screen
+    assert re.search(r"generate: spend \$[\d.]+ .*\(cap \$5", screen), screen
+    assert "hooks enabled" not in screen

@@ -45,6 +45,7 @@ def run_in_pty(
     *,
     interrupt_when: str | None = None,
     timeout: float = 240,
+    columns: int = 120,
 ) -> tuple[int, str]:
     """Run a command with a 120×40 pty as its terminal; returns (exit code, the screen
     text without escapes).
@@ -55,7 +56,7 @@ def run_in_pty(
     pid, fd = pty.fork()
     if pid == 0:  # the child: its stdin, stdout and stderr are the pty
         os.execvpe(argv[0], argv, env)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
     chunks: list[bytes] = []
     interrupted = False
     deadline = time.monotonic() + timeout
