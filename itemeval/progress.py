@@ -16,14 +16,19 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeRemainingColumn,
 )
+from rich.table import Column
 from rich.text import Text
 
 from .pricing import format_usd
 
+NAME_WIDTH = 24
+"""A condition's slug on its row (indented by two under the total's)."""
 MAX_CONDITION_LINES = 12
 """Above this many conditions only the overall line is drawn (the summary at the end
 has them all)."""
@@ -54,28 +59,31 @@ class RunProgress:
         self.usd: float | None = 0.0
         self._stage = stage
         self._summary = f"{stage}: {self._note()}"
-        # Designed for 80 columns: a 30-wide name, a 16-wide bar, done/total and ETA on
-        # each row (~70), and the spend and errors on a line of their own above them.
+        # Designed for 80 columns: a 26-wide name, a 14-wide bar, done/total, rate and
+        # ETA on each row (at most 75 with 5-digit counts), and the spend and errors on
+        # a line of their own above them, so nothing is cut at 80.
         self._progress = _NotedProgress(
             lambda: self._summary,
-            TextColumn("{task.description}"),
-            BarColumn(bar_width=16),
-            MofNCompleteColumn(),
-            TextColumn("eta"),
-            TimeRemainingColumn(),
+            TextColumn("{task.description}", table_column=_fixed()),
+            BarColumn(bar_width=14, table_column=_fixed()),
+            MofNCompleteColumn(table_column=_fixed()),
+            _RateColumn(table_column=_fixed()),
+            TextColumn("eta", table_column=_fixed()),
+            TimeRemainingColumn(table_column=_fixed()),
             console=console,
             refresh_per_second=4,
             transient=False,
         )
         self._total = self._progress.add_task(
-            _short(f"{stage} cells", 30), total=sum(planned.values())
+            _short(f"{stage} cells", NAME_WIDTH + 2), total=sum(planned.values())
         )
         self._lines: dict[str, TaskID] = {}
         if len(planned) <= MAX_CONDITION_LINES:
             for condition_id, count in planned.items():
                 if count:
+                    slug = slugs.get(condition_id, condition_id)
                     self._lines[condition_id] = self._progress.add_task(
-                        f"  {_short(slugs.get(condition_id, condition_id))}",
+                        f"  {_short(slug, NAME_WIDTH)}",
                         total=count,
                     )
 
@@ -128,11 +136,30 @@ class _NotedProgress(Progress):
         super().__init__(*columns, **options)
 
     def get_renderables(self) -> Iterable[RenderableType]:
-        yield Text(self._summary_of(), no_wrap=True, overflow="ellipsis")
+        yield Text(self._summary_of())  # wraps rather than cut, when long
         yield self.make_tasks_table(self.tasks)
 
 
-def _short(slug: str, width: int = 28) -> str:
+class _RateColumn(ProgressColumn):
+    """Cells a second, or a minute when slower than one a second (judge calls often
+    are); blank until rich has two points to measure between."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        if not speed:
+            return Text("   --/s")
+        if speed >= 1:
+            return Text(f"{speed:5.1f}/s")
+        return Text(f"{speed * 60:3.0f}/min")
+
+
+def _fixed() -> Column:
+    """A column that keeps its content whole (rich otherwise cuts the widest with
+    an ellipsis when the row is too long)."""
+    return Column(no_wrap=True, overflow="ignore")
+
+
+def _short(slug: str, width: int) -> str:
     """A slug cut from the middle, so its model and its config both stay readable."""
     if len(slug) <= width:
         return slug.ljust(width)

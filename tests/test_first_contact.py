@@ -181,15 +181,34 @@ def test_the_shared_cache_is_announced_and_cache_study_draws_anew(tmp_path, caps
 
 
 def test_the_live_display_is_readable_at_80_columns(tmp_path):
-    from tests.test_terminal import run_in_pty, study
+    from tests.test_terminal import ROWS, run_in_pty
 
-    path = study(tmp_path)
+    config = base_config(
+        **{
+            "cache": False,
+            "benchmark__mapping": {
+                "input": "question",
+                "target": "answer",
+                "id": "qid",
+            },
+            "facets__grader": ["k"],
+            "facets__rubric": ["r"],
+            "facets__scorer": None,
+            "graders": {"k": {"model": "itemeval/judge"}},
+        }
+    )
+    path = write_study(tmp_path, config, rows=ROWS)
     env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "80", "LINES": "40"}
     env.pop("INSPECT_DISPLAY", None)
-    argv = [sys.executable, "-m", "itemeval", "generate", str(path), "--yes"]
-    code, screen = run_in_pty([*argv, "--max-usd", "5"], env, columns=80)
-    assert code == 0, screen
-    assert re.search(r"generate cells +━+ +30/30 eta", screen), screen
-    assert "━ … …" not in screen and "eta -…" not in screen
-    assert re.search(r"generate: spend \$[\d.]+ .*\(cap \$5", screen), screen
-    assert "hooks enabled" not in screen
+    for stage in ("generate", "grade"):
+        argv = [sys.executable, "-m", "itemeval", stage, str(path), "--yes"]
+        code, screen = run_in_pty([*argv, "--max-usd", "5"], env, columns=80)
+        assert code == 0, screen
+        # the bar, done/total, the rate and the ETA, whole, on every row
+        row = r" +━+ +30/30 +[\d.]+/(s|min) eta \d+:\d\d:\d\d"
+        assert re.search(rf"{stage} cells{row}", screen), screen
+        assert re.search(rf"  (arith-good_p_default|k_r){row}", screen), screen
+        assert "…" not in screen and "eta -…" not in screen
+        assert re.search(rf"{stage}: spend \$[\d.]+ .*\(cap \$5", screen), screen
+        # inspect's banner, printed mid-run, would leave a second frame on screen
+        assert "hooks enabled" not in screen
