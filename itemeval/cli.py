@@ -827,10 +827,9 @@ def results(
         pd.DataFrame(data["cells"]).to_csv(csv, index=False)
     if items:
         data = _item_analysis(study, data, csv, options.ids)
-    if data["comparisons"]:
-        from .until_decided import beside_comparisons
+    from .until_decided import with_sequential
 
-        data["sequential"] = beside_comparisons(study, data["comparisons"])
+    data = with_sequential(study, data)
     if json_out:
         console.print_json(data)
         return

@@ -65,8 +65,9 @@ def warn(warnings: list[str]) -> None:
 
 
 def tell(message: str) -> None:
-    """One line of progress or advice for the person at the terminal, on stderr."""
-    stderr().print(message, markup=False, highlight=False, soft_wrap=True)
+    """One line of progress or advice for the person at the terminal, on stderr,
+    wrapped at the terminal's width."""
+    stderr().print(message, markup=False, highlight=False)
 
 
 def error(message: str) -> None:

@@ -78,14 +78,16 @@ def frames(
     from .results import ResultsOptions, study_results
     from .store import read_store
     from .store.memo import reading_once
+    from .until_decided import with_sequential
 
     study = _loaded(study, base_dir)
     with reading_once() as tables:
         stores = {name: _frame(read_store(study.paths, name)) for name in STORES}
         long = long_table(study)
         report = study_results(study, options or ResultsOptions())
+        data = with_sequential(study, report.as_dict())
         reads = {store: 1 for (_, store) in tables}
-    lists = {k: v for k, v in report.as_dict().items() if isinstance(v, list)}
+    lists = {k: v for k, v in data.items() if isinstance(v, list)}
     return Frames(
         **stores,
         long=long.reset_index(drop=True),

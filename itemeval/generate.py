@@ -10,6 +10,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from . import chat, plan, response_cache
+from .cache_lookup import cached_sample_ids  # noqa: I001
 from .cost import lines_for_specs
 from .grid import generated, select
 from .hashing import canonical_json, text_hash
@@ -306,12 +307,11 @@ def _run_generate(
             {c.id: c.slug for c in conditions},
             observed=observed_lengths(study, "generate"),
             prices=run.prices,
+            cached_sample_ids=cached_sample_ids,
         )
-        if not options.fresh:  # a fresh run reads nothing from the cache
-            note = response_cache.shared_note(study, [s.model for s in specs])
-            result.notes.extend([note] if note else [])
-            if note and tell is not None:
-                tell(note)
+        note = response_cache.shared_note(study, lines)
+        if note and tell is not None:  # before the gate: it changes what is paid
+            tell(note)
         run.approve(lines, ask, tell)
         run.begin(conditions, [])
         run.execute(specs, _sink(study, conditions, run))

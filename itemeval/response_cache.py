@@ -8,8 +8,10 @@ store as well, so its draws are its own; `cache: false` reads and writes nothing
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+from .cost import EstimateLine
 from .study import Study
 
 
@@ -23,19 +25,19 @@ def scope(study: Study, condition_scope: str) -> str | None:
     return condition_scope
 
 
-def shared_note(study: Study, models: list[str]) -> str | None:
-    """Before a run with the shared cache: say that earlier calls of these models by any
-    study are in it, and will be re-used, when they are."""
+def shared_note(study: Study, lines: Sequence[EstimateLine]) -> str | None:
+    """Before a run with the shared cache: say how many of the planned calls earlier
+    calls (by any study on this machine) already answer, when some do."""
     if study.config.cache is not True:
         return None
-    root = _cache_root()
-    found = sorted(m for m in set(models) if _has_entries(root / m))
-    if not found:
+    cached = sum(line.cached for line in lines)
+    if not cached:
         return None
+    calls = sum(line.calls for line in lines)
     return (
-        f"response cache: earlier replies of {', '.join(found)} are in {root}, shared "
-        "by every study on this machine; identical calls are answered from it at $0. "
-        "For draws of this study's own, set `cache: study` in the config"
+        f"response cache: {cached} of {calls} calls are answered at $0 from earlier "
+        f"replies in {_cache_root()}, shared by every study on this machine; for "
+        "draws of this study's own, set `cache: study` in the config"
     )
 
 
@@ -45,7 +47,3 @@ def _cache_root() -> Path:
     )  # inspect-ai is loaded by then: the run is about to call
 
     return inspect_tasks.response_cache_root()
-
-
-def _has_entries(folder: Path) -> bool:
-    return folder.is_dir() and any(p.is_file() for p in folder.rglob("*"))

@@ -256,6 +256,14 @@ def latest(study: Study, a: str, b: str) -> dict[str, Any] | None:
 _SWAP = {"a_better": "b_better", "b_better": "a_better"}
 
 
+def with_sequential(study: Study, data: dict[str, Any]) -> dict[str, Any]:
+    """`results --json` with its `sequential` list when there are comparisons (the
+    console, the JSON and `itemeval.frames` all show the same lists)."""
+    if not data.get("comparisons"):
+        return data
+    return {**data, "sequential": beside_comparisons(study, data["comparisons"])}
+
+
 def beside_comparisons(
     study: Study, comparisons: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:

@@ -169,7 +169,7 @@ def test_the_shared_cache_is_announced_and_cache_study_draws_anew(tmp_path, caps
     out = capsys.readouterr()
     result = json.loads(out.out)
     assert result["totals"]["cache_hits"] == 4  # the clone's answers are the first's
-    assert "earlier replies of itemeval/arith-good are in" in out.err
+    assert "4 of 4 calls are answered at $0 from earlier replies" in out.err
     assert "cache: study" in out.err
     own = write_study(tmp_path / "three", base_config(**{"cache": "study"}))
     assert main(["generate", str(own), "--yes", "--json"]) == 0

@@ -33,6 +33,7 @@ ROWS = [
     for i in range(1, 13)
 ]
 MODELS = ["itemeval/arith-good", "itemeval/arith-weak"]
+MAPPING = {"input": "question", "target": "answer", "id": "qid"}  # no metadata
 CELLS = len(MODELS) * len(ROWS) * 2
 SOLUTION_KEY = ["condition_id", "item_id", "epoch"]
 GRADE_KEY = ["grade_condition_id", "gen_condition_id", "item_id", "epoch"]
@@ -53,11 +54,7 @@ def study(root: Path, output_dir: str) -> Path:
             "output_dir": output_dir,
             "solvers__models": MODELS,
             "facets__replications": 2,
-            "benchmark__mapping": {
-                "input": "question",
-                "target": "answer",
-                "id": "qid",
-            },
+            "benchmark__mapping": MAPPING,
             "facets__grader": ["j"],
             "facets__rubric": ["r"],
             "graders": {"j": {"model": "itemeval/judge", "max_tokens": 256}},
@@ -334,6 +331,7 @@ def test_pairwise_verdicts_on_s3_are_a_delta_table_with_a_snapshot(
             cache=False,
             output_dir="s3://studies/team",
             solvers__models=MODELS,
+            benchmark__mapping=MAPPING,
             facets__scorer=None,
             facets__grader=["pw"],
             graders={"pw": {"model": "itemeval/judge", "kind": "pairwise"}},

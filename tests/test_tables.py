@@ -66,12 +66,18 @@ def table_blocks(text: str) -> list[tuple[str, str, list[str]]]:
     for index, line in enumerate(lines):
         if line and set(line) == {"─"}:
             rows = []
-            for row in lines[index + 1 :]:
-                if len(row) != len(line):
+            for at, row in enumerate(lines[index + 1 :], start=index + 1):
+                if len(row) != len(line) or _titles_a_table(lines, at):
                     break
                 rows.append(row)
             blocks.append((lines[index - 1], line, rows))
     return blocks
+
+
+def _titles_a_table(lines: list[str], at: int) -> bool:
+    """A table's title line (rich pads it to the table's width) sits two lines above
+    the table's rule."""
+    return at + 2 < len(lines) and set(lines[at + 2]) == {"─"}
 
 
 def assert_fits(text: str, slugs: list[str], width: int = 80) -> None:
