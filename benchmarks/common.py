@@ -459,7 +459,7 @@ def write_solutions(config: Path, root: Path) -> int:
     import pyarrow as pa
 
     from itemeval.hashing import text_hash
-    from itemeval.run import item_row
+    from itemeval.items_store import item_row
     from itemeval.store import upsert
     from itemeval.store.schemas import SOLUTIONS
     from itemeval.study import load_study

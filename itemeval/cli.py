@@ -691,7 +691,7 @@ def commit(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
     Example: itemeval generate configs/demo.yaml --shard 0/2 & itemeval generate configs/demo.yaml --shard 1/2; wait; itemeval commit configs/demo.yaml
     """  # noqa: E501 (an example line: click prints it as written)
     from . import console
-    from .run import commit as commit_study
+    from .commit import commit as commit_study
 
     recovered = commit_study(_study(config, base_dir))
     if json_out:

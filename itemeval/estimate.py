@@ -21,7 +21,7 @@ from .cost import (
 from .grid import generated
 from .pricing import PriceTable, load_prices
 from .records import GenerateCondition, GradeCondition, Item, TaskSpec
-from .run import recover_if_idle
+from .recovery import recover_if_idle
 from .state import observed_lengths
 from .study import Study
 

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 from .criteria_results import criteria_long
 from .pairwise_export import pairwise_long
 from .records import SAMPLING_PARAMS, TRUNCATING_STOP_REASONS
-from .run import locked
+from .recovery import locked
 from .store import mirror, read_store
 from .store.files import write_file_atomic
 from .study import Study, extra_judges

@@ -9,10 +9,11 @@ from .errors import ConfigError
 from .generate import solution_row
 from .imported import KIND, newest_rows, record_imports
 from .inspect_logs import LogImport, log_files, read_log
+from .items_store import store_items
 from .manifest import new_run_id, start_manifest
 from .paths import StudyPaths
 from .pricing import call_usd, load_prices
-from .run import locked, store_items
+from .recovery import locked
 from .store import read_store, upsert
 from .study import Study
 

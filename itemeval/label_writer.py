@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .errors import StudyLocked
-from .run import locked
+from .recovery import locked
 from .store import upsert
 from .store.journal import JournalWriter
 from .study import Study

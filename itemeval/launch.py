@@ -36,7 +36,8 @@ from .grade import (
 from .grid import generated, select
 from .outcomes import ConditionRun, StageResult
 from .records import GenerateCondition, GradeCondition
-from .run import Ask, Run, StageOptions, Tell, check_providers, commit_parts, open_run
+from .recovery import commit_parts
+from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
 from .shard_runs import (
     RETRIES,
     SIGNALLED,

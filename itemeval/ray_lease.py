@@ -1,7 +1,7 @@
 """The budget a Ray launch leases to its shards: the book an actor keeps, and a shard's
 side of it (budget.Lease).
 
-Only the shards of `launch --engine ray` load Ray through here (run.shared_lease); the
+Only the shards of `launch --engine ray` load Ray through here (spend.shared_lease); the
 launcher's side is ray_engine.py.
 """
 

@@ -5,29 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from . import credentials, dataset_locks, plan
-from .budget import (
-    DEFAULT_CONNECTIONS,
-    Lease,
-    PricedGate,
-    SpendCap,
-    check_cap,
-    check_gate,
-    with_reply_ceiling,
-)
+from .budget import PricedGate, SpendCap, check_cap, check_gate, with_reply_ceiling
 from .cost import Estimate, EstimateLine
-from .errors import (
-    ConfigError,
-    StoreError,
-    StudyLocked,
-    is_write_failure,
-    write_failure_message,
-)
-from .hashing import canonical_json
+from .errors import ConfigError, StudyLocked, is_write_failure, write_failure_message
+from .items_store import store_items
 from .manifest import (
     Manifest,
     close_abandoned,
@@ -37,28 +22,20 @@ from .manifest import (
 )
 from .outcomes import StageResult
 from .paths import StudyPaths
-from .pricing import Price, PriceTable, format_usd, load_prices, panel_price, total_usd
-from .ray_lease import LEASE_ENV
+from .pricing import PriceTable, load_prices, total_usd
 from .records import GenerateCondition, GradeCondition, Item, TaskSpec
+from .recovery import locked, set_aside_notes
 from .runner import RowSink, Runner, cells_in_flight, cells_per_eval, logprob_tokens
-from .store import read_store, upsert
-from .store.journal import (
-    SET_ASIDE,
-    JournalWriter,
-    live_writers,
-    pending_journal_rows,
-    replay_journals,
-    set_aside_lines,
-)
-from .store.lock import shard_lock, study_lock
-from .store.remote import storage_options_for
+from .spend import arm_cap, overrun_note, priced_gate, share_connections
+from .store import backend, upsert
+from .store.journal import JournalWriter, live_writers
+from .store.lock import shard_lock
 from .study import Study
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
     from .progress import RunProgress
-    from .store.mirror import PartUploader
 
 Ask = Callable[[str], bool]
 Tell = Callable[[str], None]
@@ -164,11 +141,7 @@ class Run:
             ask=ask,
             projected=self.options.pilot is not None,
         )
-        if self.max_usd is not None:
-            lease = shared_lease(self.run_id)
-            self.cap = SpendCap(
-                cap=0.0 if lease is not None else self.max_usd, lease=lease
-            )
+        self.cap = arm_cap(self.max_usd, self.run_id)
 
     def begin(
         self, generate: list[GenerateCondition], grade: list[GradeCondition]
@@ -252,14 +225,7 @@ class Run:
             self.result.outcome = "budget_stopped"
         if self.cap is not None and self.cap.spent > self.cap.cap:
             self.overrun_usd = self.cap.spent - self.cap.cap
-            self.result.notes.append(
-                f"spend {format_usd(self.cap.spent)} went over max_usd "
-                f"{format_usd(self.cap.cap)} by "
-                f"{format_usd(self.overrun_usd)}: the provider returned more "
-                "tokens than max_tokens allows, so calls "
-                "already in flight cost more than their worst case; no call "
-                "started once the spend reached the cap"
-            )
+            self.result.notes.append(overrun_note(self.cap))
 
     @contextlib.contextmanager
     def row_writer(self, store: str) -> Iterator[Callable[[pa.Table], None]]:
@@ -293,29 +259,7 @@ class Run:
         )
 
     def _gate(self, spec: TaskSpec) -> PricedGate | None:
-        if self.cap is None:
-            return None
-        return PricedGate(
-            cap=self.cap,
-            price=self._price(spec),
-            max_tokens=spec.config.get("max_tokens"),
-            model=spec.model,
-            connections=spec.config.get("max_connections") or DEFAULT_CONNECTIONS,
-        )
-
-    def _price(self, spec: TaskSpec) -> Price | None:
-        """The task's model's price; a model-graded panel's models all grade each
-        sample, so their rates add up (a conservative bound that the cap holds to:
-        actual usage is priced at the summed rates too)."""
-        if spec.scorer is None:
-            return self.prices.lookup(spec.model)
-        model = spec.scorer["params"]["model"]
-        return panel_price(
-            [
-                self.prices.lookup(m)
-                for m in ([model] if isinstance(model, str) else model)
-            ]
-        )
+        return None if self.cap is None else priced_gate(self.cap, self.prices, spec)
 
     def finish(self) -> None:
         if self.cap is not None and self.cap.lease is not None:
@@ -378,85 +322,6 @@ class Run:
             self.result.notes.append(message)
 
 
-def shared_lease(holder: str) -> Lease | None:
-    """The budget lease a launcher handed this shard in its environment (`launch
-    --engine ray`), if any."""
-    if not os.environ.get(LEASE_ENV):
-        return None
-    from .ray_lease import (
-        lease_from_env,  # ray loads only in the shards of a Ray launch
-    )
-
-    return lease_from_env(holder)
-
-
-def share_connections(spec: TaskSpec, shards: int) -> TaskSpec:
-    """One of `shards` shards gets its share of the model's connections, so N shards
-    do not send N times as many."""
-    connections = spec.config.get("max_connections") or DEFAULT_CONNECTIONS
-    return replace(
-        spec,
-        config={**spec.config, "max_connections": max(1, -(-connections // shards))},
-    )
-
-
-@contextlib.contextmanager
-def locked(study: Study, command: str) -> Iterator[dict[str, int]]:
-    """Hold the study lock, first bringing a dead run's journal into the stores;
-    yields rows recovered per store."""
-    paths = study.paths
-    try:
-        paths.root.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise StoreError(
-            f"cannot create the study dir {paths.root}: {exc.strerror}; check "
-            "output_dir"
-        ) from None
-    with study_lock(paths, command):
-        started = time.time()
-        if paths.remote is not None:
-            from .store import mirror
-
-            mirror.fetch_file(paths, paths.dataset_locks)
-        try:
-            recovered = commit_parts(paths)
-        except OSError as exc:
-            if not is_write_failure(exc):
-                raise
-            raise StoreError(
-                write_failure_message(exc.filename or paths.root, exc)
-            ) from None
-        yield recovered
-        if paths.remote is not None:
-            _publish_remote(paths, since=started)
-
-
-def commit_parts(
-    paths: StudyPaths, seen: Callable[[str, dict[str, Any]], None] | None = None
-) -> dict[str, int]:
-    """Merge every finished journal part into the stores (the caller holds the lock);
-    rows merged per store.
-
-    For a study on object storage, the parts shards uploaded are fetched first and
-    deleted once merged. `seen` is shown each record before it is merged (a launcher
-    counts its shards' rows with it).
-    """
-    uploaded: list[str] = []
-    if paths.remote is not None:
-        from .store import mirror
-
-        uploaded = mirror.remote_parts(paths)
-        mirror.fetch_parts(paths, uploaded)
-    recovered = {
-        store: rows for store, rows in replay_journals(paths, seen=seen).items() if rows
-    }
-    if uploaded:
-        mirror.drop_parts(
-            paths, [name for name in uploaded if not (paths.journal / name).exists()]
-        )
-    return recovered
-
-
 def _refuse_a_second_writer(paths: StudyPaths, shard: plan.Shard) -> None:
     """A shard takes no lock, so it checks that the same shard is not running on this
     host already (both would pay for the same cells)."""
@@ -468,34 +333,6 @@ def _refuse_a_second_writer(paths: StudyPaths, shard: plan.Shard) -> None:
             f"{', '.join(map(str, pids))}); wait for it to end, or stop it, "
             "then run this again"
         )
-
-
-def _shard_on_remote(paths: StudyPaths, shard: plan.Shard) -> PartUploader | None:
-    """A shard of a study on object storage: fetch the dataset locks and whatever an
-    earlier attempt of this shard uploaded (it resumes from there, on any node), then
-    keep uploading its parts while it runs."""
-    if paths.remote is None:
-        return None
-    from .store import mirror
-
-    mirror.fetch_file(paths, paths.dataset_locks)
-    mirror.fetch_own_parts(paths, f"{shard.tag}-")
-    return mirror.PartUploader(paths, f"{shard.tag}-")
-
-
-def _publish_remote(paths: StudyPaths, *, since: float) -> None:
-    """After a write: publish the stores' snapshot, and upload the dataset locks and
-    this run's manifests."""
-    from .store import mirror
-    from .store.snapshot import publish_snapshot
-
-    publish_snapshot(paths.remote, storage_options=storage_options_for(paths.remote))
-    manifests = (
-        [p for p in paths.manifests.glob("*.json") if p.stat().st_mtime >= since]
-        if paths.manifests.is_dir()
-        else []
-    )
-    mirror.upload(paths, [paths.dataset_locks, *manifests])
 
 
 def check_providers(models: list[str]) -> None:
@@ -526,7 +363,7 @@ def open_run(
     uploader = None
     if options.shard is not None:
         _refuse_a_second_writer(study.paths, options.shard)
-        uploader = _shard_on_remote(study.paths, options.shard)
+        uploader = backend.shard_uploader(study.paths, f"{options.shard.tag}-")
     with (
         _as_shard(study.paths)
         if options.shard is not None
@@ -556,98 +393,3 @@ def _as_shard(paths: StudyPaths) -> Iterator[dict[str, int]]:
     """A shard recovers nothing; it runs beside other shards, never another writer."""
     with shard_lock(paths):
         yield {}
-
-
-def set_aside_notes(paths: StudyPaths) -> list[str]:
-    """What replay could not read, kept under journal/set-aside/ for a person to look
-    at."""
-    lines = set_aside_lines(paths)
-    if not lines:
-        return []
-    shown = "; ".join(lines[:5]) + (
-        f"; … {len(lines) - 5} more" if len(lines) > 5 else ""
-    )
-    return [
-        f"{len(lines)} journal line(s) could not be read and were set aside in "
-        f"{paths.journal / SET_ASIDE} (every other row was kept): {shown}"
-    ]
-
-
-def commit(study: Study) -> dict[str, int]:
-    """Merge every finished shard's journal parts into the stores (idempotent), and
-    pin and store the items."""
-    paths = study.paths
-    with locked(study, " ".join(command_line())) as recovered:
-        dataset_locks.pin(
-            paths.dataset_locks,
-            dataset_locks.read_locks(paths.dataset_locks),
-            {d.key: (d.adapter, d.revision) for d in study.datasets},
-        )
-        store_items(study)
-    return recovered
-
-
-def recover_if_idle(study: Study) -> tuple[dict[str, int], int]:
-    """For read-only commands: replay a dead run's journal when nobody holds the lock.
-
-    Returns (rows recovered per store, rows still pending in a running command's
-    journal).
-    """
-    pending = sum(pending_journal_rows(study.paths).values())
-    if not pending:
-        return {}, 0
-    try:
-        with locked(study, "itemeval (recovering the journal)") as recovered:
-            return recovered, 0
-    except StudyLocked:
-        return {}, pending
-
-
-def item_row(item: Item) -> dict[str, Any]:
-    """One items.parquet row."""
-    return {
-        "item_id": item.id,
-        "dataset_id": item.dataset_id,
-        "dataset_revision": item.dataset_revision,
-        "row_index": item.row,
-        "input": item.input,
-        "target": item.target,
-        "targets": list(item.targets),
-        "choices": list(item.choices) or None,
-        "grading_scheme": item.grading_scheme,
-        "metadata": canonical_json(item.metadata),
-    }
-
-
-def store_items(study: Study) -> None:
-    """Upsert the items when any is new or changed, so a re-run of a complete study
-    writes nothing."""
-    columns = ["item_id", "dataset_revision", "input", "target", "targets", "choices"]
-    stored = read_store(study.paths, "items", columns).to_pylist()
-    known = {
-        _item_key(
-            row["item_id"],
-            row["dataset_revision"],
-            row["input"],
-            row["target"],
-            row["targets"],
-            row["choices"],
-        )
-        for row in stored
-    }
-    changed = [
-        item_row(i)
-        for i in study.items
-        if _item_key(
-            i.id, i.dataset_revision, i.input, i.target, i.targets, i.choices or None
-        )
-        not in known
-    ]
-    if changed:
-        upsert(study.paths, "items", changed)
-
-
-def _item_key(*values: Any) -> tuple[Any, ...]:
-    # Rows stored before targets and choices were columns read them as null, so they are
-    # rewritten once.
-    return tuple(tuple(v) if isinstance(v, list | tuple) else v for v in values)

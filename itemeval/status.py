@@ -11,7 +11,7 @@ import pandas as pd
 from . import pairwise_plan, pairwise_results, plan
 from .pairwise_grade import state as state_of_pairs
 from .records import GenerateCondition, GradeCondition
-from .run import recover_if_idle
+from .recovery import recover_if_idle
 from .state import (
     grade_state,
     grade_superseded_notes,

@@ -372,7 +372,7 @@ def test_launch_grade_with_two_local_shards_equals_one_grade_run(tmp_path, capsy
 
 def test_shard_connections_are_the_models_share_rounded_up():
     from itemeval.records import TaskSpec
-    from itemeval.run import share_connections
+    from itemeval.spend import share_connections
 
     spec = TaskSpec(
         name="c",

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from itemeval.hashing import text_hash
-from itemeval.run import store_items
+from itemeval.items_store import store_items
 from itemeval.store import upsert
 from itemeval.study import Study, load_study
 from tests.helpers import base_config, write_study

@@ -4,12 +4,15 @@ object storage."""
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from ..paths import StudyPaths
 from . import local
+
+if TYPE_CHECKING:
+    from .mirror import PartUploader
 
 App = tuple[str, int]
 """An app transaction (id, version) a Delta commit records, so the same journal chunk
@@ -94,3 +97,68 @@ def verify_store(paths: StudyPaths, store: str) -> int:
     if paths.remote is None:
         return local.verify_store(paths, store)
     return read_store(paths, store, None).num_rows
+
+
+# ---- mirroring: what a study on object storage keeps beside its tables. A local
+# study's files are already where every command reads them, so these do nothing there.
+
+
+def fetch_shared(paths: StudyPaths) -> None:
+    """Before a write: the dataset locks as the object store has them."""
+    if paths.remote is None:
+        return
+    from . import mirror
+
+    mirror.fetch_file(paths, paths.dataset_locks)
+
+
+def fetch_uploaded_parts(paths: StudyPaths) -> list[str]:
+    """The journal parts shards uploaded, fetched into the local journal; their
+    names."""
+    if paths.remote is None:
+        return []
+    from . import mirror
+
+    uploaded = mirror.remote_parts(paths)
+    mirror.fetch_parts(paths, uploaded)
+    return uploaded
+
+
+def drop_uploaded_parts(paths: StudyPaths, names: Sequence[str]) -> None:
+    """Delete uploaded journal parts once they are merged."""
+    if paths.remote is None or not names:
+        return
+    from . import mirror
+
+    mirror.drop_parts(paths, names)
+
+
+def publish(paths: StudyPaths, *, since: float) -> None:
+    """After a write: publish the stores' snapshot, and upload the dataset locks and
+    the manifests written since `since`."""
+    if paths.remote is None:
+        return
+    from . import mirror
+    from .remote import storage_options_for
+    from .snapshot import publish_snapshot
+
+    publish_snapshot(paths.remote, storage_options=storage_options_for(paths.remote))
+    manifests = (
+        [p for p in paths.manifests.glob("*.json") if p.stat().st_mtime >= since]
+        if paths.manifests.is_dir()
+        else []
+    )
+    mirror.upload(paths, [paths.dataset_locks, *manifests])
+
+
+def shard_uploader(paths: StudyPaths, prefix: str) -> PartUploader | None:
+    """A shard of a study on object storage: fetch the dataset locks and whatever an
+    earlier attempt of this shard uploaded (it resumes from there, on any node), then
+    keep uploading its parts (named `prefix`...) while it runs; close it at the end."""
+    if paths.remote is None:
+        return None
+    from . import mirror
+
+    mirror.fetch_file(paths, paths.dataset_locks)
+    mirror.fetch_own_parts(paths, prefix)
+    return mirror.PartUploader(paths, prefix)
