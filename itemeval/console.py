@@ -405,6 +405,12 @@ def render_estimate(
         f"at most {_usd(total['usd_ceiling'])} (tokens: {data['token_heuristic']})",
         highlight=False,
     )
+    if total.get("usd_live_expected") is not None:  # batch mode
+        console.print(
+            f"batch mode: expected {_usd(total['usd_expected'])} at batch prices, "
+            f"{_usd(total['usd_live_expected'])} live",
+            highlight=False,
+        )
     for note in data["notes"]:
         console.print(note, markup=False, highlight=False)
 

@@ -60,6 +60,9 @@ class EstimateLine:
     usd_high: float | None = None
     cached: int = 0
     """Of `calls`, those inspect's response cache already answers: priced at $0."""
+    usd_live_expected: float | None = None
+    """In batch mode, what the calls would cost live (the usd figures are then at the
+    batch price); None when the stage runs live."""
 
 
 @dataclass
@@ -111,10 +114,30 @@ class Estimate:
             else ""
         )
         cached = f" ({self.cached:,} in the response cache, $0)" if self.cached else ""
+        live = self.live_expected()
+        batch = f" at batch prices (live: {format_usd(live)})" if live else ""
         return (
             f"estimate: {self.calls:,} calls{cached}, "
-            f"expected {format_usd(self.total('usd_expected'))}{interval}, "
+            f"expected {format_usd(self.total('usd_expected'))}{batch}{interval}, "
             f"at most {format_usd(self.total('usd_ceiling'))}"
+        )
+
+    def _live(self) -> dict[str, float | None]:
+        """`usd_live_expected` beside the batch price, only in batch mode."""
+        if all(line.usd_live_expected is None for line in self.lines):
+            return {}
+        return {"usd_live_expected": self.live_expected()}
+
+    def live_expected(self) -> float | None:
+        """What the batch-mode lines and the rest would cost all live; None when no
+        line is in batch mode."""
+        if all(line.usd_live_expected is None for line in self.lines):
+            return None
+        return total_usd(
+            line.usd_expected
+            if line.usd_live_expected is None
+            else line.usd_live_expected
+            for line in self.lines
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -137,6 +160,7 @@ class Estimate:
                 "usd_expected": self.total("usd_expected"),
                 "usd_low": self.bound("usd_low"),
                 "usd_high": self.bound("usd_high"),
+                **self._live(),
             },
             "token_heuristic": f"ceil(characters / {CHARS_PER_TOKEN}) "
             f"+ {MESSAGE_OVERHEAD_TOKENS} "
@@ -284,8 +308,19 @@ def lines_for_specs(
         )
         line.calls += len(cached)
         line.cached = len(cached)
+        if spec.config.get("batch"):
+            at_batch_price(line, prices.batch_factor(spec.model))
         lines.append(line)
     return lines
+
+
+def at_batch_price(line: EstimateLine, factor: float) -> None:
+    """Price a line's calls as batch calls (`factor` of the live price), keeping the
+    live figure beside them."""
+    line.usd_live_expected = line.usd_expected
+    for name in ("usd_expected", "usd_ceiling", "usd_low", "usd_high"):
+        value = getattr(line, name)
+        setattr(line, name, None if value is None else value * factor)
 
 
 def scorer_line(condition: GradeCondition, calls: int) -> EstimateLine:

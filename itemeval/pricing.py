@@ -42,6 +42,9 @@ class Price:
     demo: bool = False
     """A made-up price for a built-in offline model, so the demo shows real
     arithmetic."""
+    batch: float | None = None
+    """The share of these rates a batch call is billed at (0.5: half price); None: the
+    provider's share in the table's `batch`, else no discount known."""
 
     def cost(
         self,
@@ -130,10 +133,22 @@ class PriceTable:
     prices: Mapping[str, Price] = field(default_factory=lambda: MappingProxyType({}))
     date: str | None = None
     source: str | None = None
+    batch: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    """Per provider (`openai`, `anthropic`...), the share of the live price its batch
+    API bills."""
 
     def lookup(self, model_id: str) -> Price | None:
         """The price of `model_id`, or None when the table does not know it."""
         return self.prices.get(normalise_model_id(model_id))
+
+    def batch_factor(self, model_id: str) -> float:
+        """What a batch call costs as a share of a live one: the model's own `batch`,
+        else its provider's, else 1 (no discount known: never too low a price)."""
+        price = self.lookup(model_id)
+        if price is not None and price.batch is not None:
+            return price.batch
+        provider = normalise_model_id(model_id).split("/")[0]
+        return self.batch.get(provider, 1.0)
 
     def __contains__(self, model_id: object) -> bool:
         return isinstance(model_id, str) and self.lookup(model_id) is not None
@@ -147,6 +162,7 @@ class _PriceEntry(BaseModel):
     cache_read: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     cache_write: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     demo: bool = False
+    batch: float | None = Field(default=None, gt=0, le=1, allow_inf_nan=False)
     note: str | None = None
 
 
@@ -156,6 +172,7 @@ class _PriceFile(BaseModel):
     models: dict[str, _PriceEntry]
     date: str | None = None
     source: str | None = None
+    batch: dict[str, float] = Field(default_factory=dict)
 
 
 def _parse(text: str, origin: str) -> _PriceFile:
@@ -184,6 +201,7 @@ def _prices(parsed: _PriceFile) -> dict[str, Price]:
             cache_read=e.cache_read,
             cache_write=e.cache_write,
             demo=e.demo,
+            batch=e.batch,
         )
         for model_id, e in parsed.models.items()
     }
@@ -198,7 +216,10 @@ def packaged_prices() -> PriceTable:
     )
     parsed = _parse(text, "itemeval/_builtin/pricing.json")
     return PriceTable(
-        prices=MappingProxyType(_prices(parsed)), date=parsed.date, source=parsed.source
+        prices=MappingProxyType(_prices(parsed)),
+        date=parsed.date,
+        source=parsed.source,
+        batch=MappingProxyType(dict(parsed.batch)),
     )
 
 
@@ -221,4 +242,7 @@ def load_prices(override_path: Path | None = None) -> PriceTable:
     merged = {**table.prices, **_prices(parsed)}
     dated = f" (dated {parsed.date})" if parsed.date else ""
     source = f"{table.source} Overridden by {override_path}{dated}."
-    return PriceTable(prices=MappingProxyType(merged), date=table.date, source=source)
+    batch = MappingProxyType({**table.batch, **parsed.batch})
+    return PriceTable(
+        prices=MappingProxyType(merged), date=table.date, source=source, batch=batch
+    )

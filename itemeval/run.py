@@ -8,7 +8,7 @@ import os
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
-from . import credentials, dataset_locks, plan
+from . import batch, credentials, dataset_locks, plan
 from .budget import PricedGate, SpendCap, check_cap, check_gate, with_reply_ceiling
 from .cost import Estimate, EstimateLine
 from .errors import ConfigError, StudyLocked, is_write_failure, write_failure_message
@@ -20,7 +20,7 @@ from .manifest import (
     new_run_id,
     start_manifest,
 )
-from .outcomes import StageResult
+from .outcomes import ConditionRun, StageResult
 from .paths import StudyPaths
 from .pricing import PriceTable, load_prices, total_usd
 from .records import GenerateCondition, GradeCondition, Item, TaskSpec
@@ -183,6 +183,8 @@ class Run:
             specs = [
                 share_connections(spec, self.options.shard.count) for spec in specs
             ]
+        # Durable batch mode runs apart from inspect (README "Batch mode").
+        batched, specs = batch.split(specs)
         paths = self.study.paths
         runner = Runner(
             paths=paths,
@@ -211,6 +213,8 @@ class Run:
                     progress.journaled(row)
 
             execution = runner.execute(specs, sink, journaled)
+        if batched or batch.open_submissions(paths.root, stage=self.stage):
+            batch.execute(self, batched, sink, lambda row: _count(summaries, row))
         for condition in self.result.conditions:
             condition.failure = execution.failures.get(
                 condition.condition_id, condition.failure
@@ -320,6 +324,14 @@ class Run:
         self.failure_reason = self.failure_reason or message
         if message not in self.result.notes:
             self.result.notes.append(message)
+
+
+def _count(summaries: dict[str, ConditionRun], row: dict[str, Any]) -> None:
+    """A stored row in its condition's summary (a batch of an earlier run may hold
+    a condition this run did not select)."""
+    summary = summaries.get(row.get("grade_condition_id") or row["condition_id"])
+    if summary is not None:
+        summary.add(row)
 
 
 def _refuse_a_second_writer(paths: StudyPaths, shard: plan.Shard) -> None:

@@ -1,0 +1,363 @@
+"""Durable batch mode for one run: re-attach to the study's open batches, submit the
+cells no batch holds, wait, and turn each finished batch into the rows a live run
+writes (README "Batch mode").
+
+The order keeps the promise that no accepted request is paid for twice: every batch is
+recorded in the study's ledger before the run waits on it, a re-run first collects what
+the open batches hold, and a cell is submitted only when no open batch holds it and no
+batch answered it in this run.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from .. import signals
+from ..cost import worst_case_usd
+from ..pricing import format_usd
+from ..records import Cell, TaskSpec
+from ..store.journal import JournalWriter, replay_journals
+from . import ledger
+from .client import TERMINAL, BatchClient, Status
+from .display import WaitingDisplay
+from .requests import provider_model, request_key, request_line, result
+
+if TYPE_CHECKING:
+    from ..run import Run
+    from ..runner import RowSink
+
+DEFAULT_SIZE = 5000
+"""Requests per batch when `budget.batch` is `true` (OpenAI takes up to 50,000)."""
+
+POLL_S = 30.0
+"""Seconds between two looks at the open batches; `ITEMEVAL_BATCH_POLL_S` overrides
+it (tests poll fast)."""
+
+
+def is_durable(spec: TaskSpec) -> bool:
+    """A task itemeval batches itself: batch mode on, one call per cell, and an
+    OpenAI-compatible provider. Other providers keep inspect's own (not durable)
+    batch mode."""
+    return (
+        bool(spec.config.get("batch"))
+        and spec.scorer is None
+        and (provider_model(spec.model) is not None)
+    )
+
+
+def split(specs: Sequence[TaskSpec]) -> tuple[list[TaskSpec], list[TaskSpec]]:
+    """(specs to batch durably, specs for the live runner). A batched condition's
+    cells that inspect's response cache answers run live: they cost nothing there."""
+    from ..cache_lookup import cached_sample_ids
+
+    batched, live = [], []
+    for spec in specs:
+        if not is_durable(spec):
+            live.append(spec)
+            continue
+        cached = cached_sample_ids(spec)
+        hits = [c for c in spec.cells if c.sample_id in cached]
+        rest = [c for c in spec.cells if c.sample_id not in cached]
+        if hits:
+            live.append(replace(spec, cells=hits, config=_live(spec.config)))
+        if rest:
+            batched.append(replace(spec, cells=rest))
+    return batched, live
+
+
+def _live(config: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in config.items() if k != "batch"}
+
+
+def poll_seconds() -> float:
+    try:
+        return max(0.01, float(os.environ.get("ITEMEVAL_BATCH_POLL_S", POLL_S)))
+    except ValueError:
+        return POLL_S
+
+
+@dataclass
+class BatchRun:
+    """The batches this run waits on, and what they brought in."""
+
+    run: Run
+    sink: RowSink
+    journaled: Callable[[dict[str, Any]], None]
+    waiting: list[ledger.Submission] = field(default_factory=list)
+    answered: set[str] = field(default_factory=set)
+    statuses: dict[str, Status] = field(default_factory=dict)
+    saving_usd: float = 0.0
+    submitted: int = 0
+    collected: int = 0
+    stopped: bool = False
+    sent: set[str] = field(default_factory=set)
+    """Custom ids submitted in this run: none goes twice in one run."""
+    reserved: dict[str, float] = field(default_factory=dict)
+    """This run's own batches: the worst case the spend cap holds for each."""
+    clients: dict[str, BatchClient] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Any:
+        return self.run.study.paths.root
+
+    def client(self, model: str) -> BatchClient:
+        if model not in self.clients:
+            self.clients[model] = BatchClient(model)
+        return self.clients[model]
+
+
+def execute(
+    run: Run,
+    specs: Sequence[TaskSpec],
+    sink: RowSink,
+    journaled: Callable[[dict[str, Any]], None],
+) -> None:
+    """Collect the stage's open batches, submit the rest of `specs`, wait for all."""
+    state = BatchRun(run, sink, journaled)
+    state.waiting = ledger.open_submissions(state.root, stage=run.stage)
+    display = WaitingDisplay(run.options.display)
+    try:
+        with signals.interrupts_as_flag():
+            _look(state)  # what finished while nobody watched comes in first
+            if not signals.stop_requested():
+                _submit_all(state, specs)
+            while state.waiting and not signals.stop_requested():
+                display.show(state.waiting, state.statuses, state.answered)
+                _sleep(poll_seconds())
+                if _look(state) and not signals.stop_requested():
+                    # cells an ended batch left unanswered are missing again
+                    _submit_all(state, specs)
+    except KeyboardInterrupt:  # a second Ctrl-C: every batch is recorded already
+        state.stopped = True
+    _finish(state)
+
+
+def _sleep(seconds: float) -> None:
+    """Wait, waking at once when the run is told to stop."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not signals.stop_requested():
+        time.sleep(min(0.05, seconds))
+
+
+def _finish(state: BatchRun) -> None:
+    result = state.run.result
+    if state.saving_usd:
+        result.notes.append(
+            f"batch mode saved {format_usd(state.saving_usd)} against live prices"
+        )
+    if state.run.manifest is not None:
+        state.run.manifest.data["batch"] = {
+            "submitted": state.submitted,
+            "collected": state.collected,
+            "requests_answered": len(state.answered),
+            "saving_usd": state.saving_usd,
+        }
+    if (state.stopped or signals.stop_requested()) and state.waiting:
+        result.outcome = (
+            "interrupted" if result.outcome == "completed" else (result.outcome)
+        )
+        held = sum(len(s.requests) for s in state.waiting)
+        result.notes.append(
+            f"{len(state.waiting)} batch(es) holding {held} requests are still open "
+            "at the provider (nothing is lost): run the same command later to "
+            "collect them"
+        )
+
+
+# ---- looking at open batches --------------------------------------------------------
+
+
+def _look(state: BatchRun) -> bool:
+    """Ask the provider about every open batch; store the results of those that
+    ended. True when one ended without answering every request."""
+    import openai
+
+    still, short = [], False
+    for submission in state.waiting:
+        try:
+            submission = _attach(state, submission)
+            if submission.batch_id is None:
+                continue  # never created: its cells are missing again
+            status = state.client(submission.model).retrieve(submission.batch_id)
+        except openai.APIError as exc:  # a provider hiccup: look again next time
+            state.run.result.notes.append(f"batch {submission.id}: {exc}")
+            still.append(submission)
+            continue
+        state.statuses[submission.id] = status
+        if status.status in TERMINAL:
+            short |= _collect(state, submission, status) < len(submission.requests)
+        else:
+            if status.status != submission.status:
+                submission = ledger.update(state.root, submission, status=status.status)
+            still.append(submission)
+    state.waiting = still
+    return short
+
+
+def _attach(state: BatchRun, submission: ledger.Submission) -> ledger.Submission:
+    """A record without a batch id (killed between creating the batch and recording
+    it): find the batch by its input file, or close the record when none exists."""
+    if submission.batch_id is not None:
+        return submission
+    found = None
+    if submission.file_id is not None:
+        client = state.client(submission.model)
+        found = client.find_by_file(submission.file_id, submission.created_at)
+    if found is None:
+        return ledger.update(
+            state.root, submission, state="closed", note="never created"
+        )
+    return ledger.update(state.root, submission, batch_id=found)
+
+
+def _collect(state: BatchRun, submission: ledger.Submission, status: Status) -> int:
+    """Turn an ended batch's output and error lines into rows, then close its
+    record: requests it never answered (expired, failed, cancelled) are missing
+    cells again."""
+    client = state.client(submission.model)
+    lines = client.lines(status.output_file_id) + client.lines(status.error_file_id)
+    factor = submission.price_factor
+    log_file = f"{ledger.FOLDER}/{submission.id}.json"
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for line in lines:
+        request = submission.requests.get(line.get("custom_id", ""))
+        if request is None:
+            continue
+        sample = result(
+            line,
+            request.metadata,
+            submission.config,
+            log_file=log_file,
+            logprob_tokens=state.run.logprob_tokens,
+        )
+        store, row = state.sink(sample)
+        if row.get("usd") is not None:
+            live = row["usd"]
+            row["usd"] = live * factor
+            state.saving_usd += live - row["usd"]
+        rows.append((store, row))
+        state.answered.add(line["custom_id"])
+    _store(state, rows)
+    state.collected += 1
+    _settle(state, submission, sum(r["usd"] or 0.0 for _, r in rows))
+    ledger.update(state.root, submission, state="closed", status=status.status)
+    return len(rows)
+
+
+def _store(state: BatchRun, rows: list[tuple[str, dict[str, Any]]]) -> None:
+    run = state.run
+    with JournalWriter(run.study.paths, run.run_id) as journal:
+        for store, row in rows:
+            journal.append(store, row)
+    for _, row in rows:
+        state.journaled(row)
+    if run.options.shard is None:
+        try:
+            replay_journals(run.study.paths)
+        except OSError as exc:  # the journal keeps the rows for the next command
+            run.write_failed(exc, getattr(exc, "filename", None))
+
+
+def _settle(state: BatchRun, submission: ledger.Submission, actual: float) -> None:
+    """A batch of this run that ended: its reservation becomes what it cost. (An
+    earlier run's batch was approved under that run's cap.)"""
+    cap = state.run.cap
+    if state.reserved.pop(submission.id, None) is not None and cap is not None:
+        cap.spent += actual
+
+
+# ---- submitting ---------------------------------------------------------------------
+
+
+def _submit_all(state: BatchRun, specs: Sequence[TaskSpec]) -> None:
+    held = ledger.held_keys(state.root, state.run.stage) | state.answered | state.sent
+    size = _size(state.run)
+    for spec in specs:
+        todo = [
+            (key, cell)
+            for cell in spec.cells
+            if (key := request_key(state.run.stage, spec.name, cell.sample_id))
+            not in held
+        ]
+        for start in range(0, len(todo), size):
+            if not _submit(state, spec, todo[start : start + size]):
+                return
+
+
+def _size(run: Run) -> int:
+    batch = run.study.config.budget.batch
+    return DEFAULT_SIZE if batch is True else max(1, int(batch))
+
+
+def _submit(state: BatchRun, spec: TaskSpec, chunk: list[tuple[str, Cell]]) -> bool:
+    """Record, upload and create one batch; False when the spend cap (or a stop)
+    says no further batch may go."""
+    run = state.run
+    factor = run.prices.batch_factor(spec.model)
+    worst = _worst(run, spec, chunk, factor)
+    if not _fits(run, worst, sum(state.reserved.values())):
+        return False
+    requests = {
+        key: ledger.Request(spec.name, cell.metadata, None) for key, cell in chunk
+    }
+    client = state.client(spec.model)
+    file_id = client.upload([request_line(spec, cell, key) for key, cell in chunk])
+    submission = ledger.save(
+        state.root,
+        ledger.Submission(
+            id=ledger.new_id(),
+            stage=run.stage,
+            model=spec.model,
+            run_id=run.run_id,
+            config=dict(spec.config),
+            requests=requests,
+            file_id=file_id,
+            price_factor=factor,
+        ),
+    )
+    if worst is not None:
+        state.reserved[submission.id] = worst
+    batch_id = client.create(
+        file_id, {"itemeval_study": run.study.config.study, "itemeval": submission.id}
+    )
+    submission = ledger.update(
+        state.root, submission, batch_id=batch_id, status="validating"
+    )
+    state.waiting.append(submission)
+    state.sent.update(requests)
+    state.submitted += 1
+    return not signals.stop_requested()
+
+
+def _worst(
+    run: Run, spec: TaskSpec, chunk: list[tuple[str, Cell]], factor: float
+) -> float | None:
+    """The most the batch can cost at its batch price (None: the run is uncapped or
+    the model unpriced)."""
+    price = run.prices.lookup(spec.model)
+    if run.cap is None or price is None:
+        return None
+    max_tokens = spec.config.get("max_tokens")
+    return factor * sum(
+        worst_case_usd(price, _prompt_text(cell), max_tokens) for _, cell in chunk
+    )
+
+
+def _prompt_text(cell: Cell) -> str:
+    return "\n".join([*(text for _, text in cell.preamble), cell.prompt])
+
+
+def _fits(run: Run, worst: float | None, reserved: float) -> bool:
+    """Whether a batch whose worst case is `worst` still fits under the cap; a batch
+    that does not stops the run before it is submitted (exit 4)."""
+    cap = run.cap
+    if cap is None or worst is None:
+        return True
+    if cap.spent + reserved + worst <= cap.cap:
+        return True
+    cap.stopped = True
+    return False

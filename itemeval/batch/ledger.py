@@ -1,0 +1,105 @@
+"""The study's record of its provider batches: `<study>/batches/<submission>.json`,
+one file per submitted batch, written to the disk before the run waits.
+
+A submission is recorded twice: once its input file is uploaded (the file id and every
+request's custom id, before the batch is created) and again with the batch id the
+provider gave it. A process killed between the two leaves a record without a batch id;
+the next run finds the batch by its input file (`client.find_by_file`). A record is
+`open` until the batch's results are in the store (or it ended without them); then it
+stays on disk as `closed`, for the evidence.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..store.files import fsync_path, write_json_atomic
+
+FOLDER = "batches"
+
+
+@dataclass(frozen=True)
+class Request:
+    """One cell in a batch: enough to turn its answer into the row a live run
+    writes."""
+
+    spec: str
+    metadata: dict[str, Any]
+    worst_usd: float | None = None
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One provider batch as the study recorded it."""
+
+    id: str
+    stage: str
+    model: str
+    run_id: str
+    config: dict[str, Any]
+    """The generate config its requests were sent with (each row's effective one)."""
+    requests: dict[str, Request]
+    """By custom id."""
+    file_id: str | None = None
+    batch_id: str | None = None
+    created_at: float = field(default_factory=time.time)
+    state: str = "open"
+    status: str = "submitting"
+    """The provider's last reported status (validating, in_progress, completed...)."""
+    price_factor: float = 1.0
+    """The share of the live price this batch is billed at (0.5: half price)."""
+    note: str | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.state == "open"
+
+
+def folder(root: Path) -> Path:
+    return Path(root) / FOLDER
+
+
+def new_id() -> str:
+    return f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+
+
+def save(root: Path, submission: Submission) -> Submission:
+    """Write the record to the disk (flushed, then renamed into place)."""
+    where = folder(root)
+    where.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(where / f"{submission.id}.json", asdict(submission))
+    fsync_path(where)  # the new entry itself survives a power cut
+    return submission
+
+
+def update(root: Path, submission: Submission, **changes: Any) -> Submission:
+    return save(root, replace(submission, **changes))
+
+
+def load(path: Path) -> Submission:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["requests"] = {k: Request(**v) for k, v in data["requests"].items()}
+    return Submission(**data)
+
+
+def submissions(root: Path, *, stage: str | None = None) -> list[Submission]:
+    """Every recorded submission (oldest first), of one stage when given."""
+    where = folder(root)
+    found = [load(p) for p in sorted(where.glob("*.json"))] if where.is_dir() else []
+    return [s for s in found if stage is None or s.stage == stage]
+
+
+def open_submissions(root: Path, *, stage: str | None = None) -> list[Submission]:
+    return [s for s in submissions(root, stage=stage) if s.is_open]
+
+
+def held_keys(root: Path, stage: str) -> frozenset[str]:
+    """The custom ids an open batch of the stage holds: cells not to submit again."""
+    return frozenset(
+        key for s in open_submissions(root, stage=stage) for key in s.requests
+    )
