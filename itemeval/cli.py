@@ -160,6 +160,14 @@ Display = Annotated[
         "own: rich, plain, full, log.",
     ),
 ]
+LaunchDisplay = Annotated[
+    Optional[str],
+    typer.Option(
+        "--display",
+        help="itemeval (one display for all the shards: cells, rate, ETA, spend, "
+        "errors; the default on a terminal) or none (the default otherwise).",
+    ),
+]
 Ids = Annotated[
     bool,
     typer.Option(
@@ -628,6 +636,7 @@ def launch(
     stratify: Stratify = None,
     yes: Yes = False,
     max_usd: MaxUsd = None,
+    display: LaunchDisplay = None,
     json_out: Json = False,
 ) -> int:
     """Run generate or grade as N shards: one estimate, spend gate and lock for all,
@@ -651,8 +660,14 @@ def launch(
         raise typer.BadParameter(
             "--grader and --rubric select judges: use them with `launch grade`"
         )
+    if display not in (None, "itemeval", "none"):
+        raise typer.BadParameter(
+            f"{display!r}: launch draws itemeval's display or none (its shards run "
+            "without inspect's)",
+            param_hint="--display",
+        )
     common = _stage_options(
-        "none",
+        display,
         conditions=tuple(condition or ()),
         limit=limit,
         ids=tuple(item_ids or ()),

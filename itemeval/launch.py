@@ -12,11 +12,12 @@ command) exits 5 naming it. Shards need no lock.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -34,10 +35,11 @@ from .grade import (
     select_pairwise,
 )
 from .grid import generated, select
+from .launch_progress import ShardWatch
 from .outcomes import ConditionRun, StageResult
 from .records import GenerateCondition, GradeCondition
 from .recovery import commit_parts
-from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
+from .run import FINISH_NOTE, Ask, Run, StageOptions, Tell, check_providers, open_run
 from .shard_runs import (
     RETRIES,
     SIGNALLED,
@@ -50,6 +52,9 @@ from .signals import drain_seconds
 from .state import grade_superseded_notes, observed_lengths, superseded_notes
 from .store.journal import live_writers
 from .study import Study
+
+if TYPE_CHECKING:
+    from .progress import RunProgress
 
 ENGINES = ("local", "ray")
 STAGES = ("generate", "grade")
@@ -120,20 +125,20 @@ def run_launch(
             for k in range(options.shards)
         }
         caps = _caps(run.max_usd, work, shard_of)
-        if options.engine == "ray":
-            from .ray_engine import run_shards
+        with run.progress() as progress, _watch(study, options, progress):
+            if options.engine == "ray":
+                from .ray_engine import run_shards
 
-            outcomes, interrupted = run_shards(
-                options.shards,
-                shard_args(options),
-                run.max_usd,
-                address=options.address,
-                gpus_per_shard=options.gpus_per_shard,
-            )
-        else:
-            outcomes, interrupted = _run_shards(
-                options, caps, study.paths.root / "logs" / "launch" / run.run_id, tell
-            )
+                outcomes, interrupted = run_shards(
+                    options.shards,
+                    shard_args(options),
+                    run.max_usd,
+                    address=options.address,
+                    gpus_per_shard=options.gpus_per_shard,
+                )
+            else:
+                logs = study.paths.root / "logs" / "launch" / run.run_id
+                outcomes, interrupted = _run_shards(options, caps, logs, tell)
         summaries = {c.condition_id: c for c in result.conditions}
 
         def count(
@@ -142,16 +147,49 @@ def run_launch(
             summary = summaries.get(
                 row.get("grade_condition_id") or row.get("condition_id")
             )
-            if summary is not None and store in (
-                ("grades", "pairwise") if options.stage == "grade" else ("solutions",)
-            ):
+            if summary is not None and store in _stores(options.stage):
                 summary.add(row)
 
         commit_parts(study.paths, count)  # the commit: this process holds the lock
         _combine(result, outcomes)
         if interrupted and result.outcome == "completed":
             result.outcome = "interrupted"
+        if result.outcome == "interrupted":
+            # each shard counted only its own share; the stores hold the whole truth
+            run.remaining = _remaining(study, options)
     return result
+
+
+def _stores(stage: str) -> tuple[str, ...]:
+    """The stores whose rows are a stage's cells."""
+    return ("grades", "pairwise") if stage == "grade" else ("solutions",)
+
+
+def _watch(
+    study: Study, options: LaunchOptions, progress: RunProgress | None
+) -> contextlib.AbstractContextManager[Any]:
+    """The shards' rows fed to the launcher's display, when it draws one."""
+    if progress is None:
+        return contextlib.nullcontext()
+    return ShardWatch(study.paths.journal, _stores(options.stage), progress.journaled)
+
+
+def _remaining(study: Study, options: LaunchOptions) -> int:
+    """The cells the same launch would still run, planned again from the stores
+    after the commit."""
+    if options.stage == "generate":
+        gen = options.generate
+        conditions = select(generated(study.generate), list(gen.conditions))
+        return len(plan_cells(study, conditions, gen.items(study), force=False))
+    opts = options.grade
+    generate, grade = select_conditions(study, opts)
+    items = opts.items(study)
+    todo = pending(study, generate, grade, items, force=False, only=opts.only)
+    pairs = select_pairwise(study, opts)
+    pair_todo = pairwise_grade.pending(
+        study, generate, pairs, items, force=False, only=opts.only
+    )
+    return len(todo) + len(pair_todo)
 
 
 def _wait_for_orphans(study: Study, tell: Tell | None) -> None:
@@ -399,8 +437,12 @@ def _combine(result: StageResult, outcomes: dict[int, dict[str, Any]]) -> None:
     """The shards' notes, and the run's outcome: failed, interrupted or stopped by
     the cap (the counts come from the rows committed, which include a retried shard's
     first attempt)."""
+    finish = FINISH_NOTE.split("{}")[0]
     for outcome in outcomes.values():
-        result.notes.extend(outcome["data"].get("notes", []))
+        # a shard's "run the same command" counts its share only: the launch says
+        # its own, for the whole plan
+        notes = outcome["data"].get("notes", [])
+        result.notes.extend(note for note in notes if not note.startswith(finish))
     codes = {k: o["code"] for k, o in outcomes.items()}
     if any(o["retry"] for o in outcomes.values()):
         result.outcome = "failed"

@@ -41,6 +41,8 @@ Ask = Callable[[str], bool]
 Tell = Callable[[str], None]
 
 
+FINISH_NOTE = "run the same command to finish the {} remaining cells"
+"""The note of an interrupted run (a launch keeps its own, not its shards')."""
 OWN_DISPLAY = "itemeval"
 """The --display value of itemeval's own whole-run progress (the default on a
 terminal); others are inspect's."""
@@ -115,6 +117,9 @@ class Run:
         self.cap: SpendCap | None = None
         self.failure_reason: str | None = None
         self.overrun_usd = 0.0
+        self.remaining: int | None = None
+        """Cells still to run, counted from the stores (a launch, after its commit);
+        None: planned less rows written."""
         self.cells_per_eval = (
             cells_per_eval()
         )  # all three checked before anything is written
@@ -203,7 +208,7 @@ class Run:
             logprob_tokens=self.logprob_tokens,
         )
         summaries = {c.condition_id: c for c in self.result.conditions}
-        with self._progress() as progress:
+        with self.progress() as progress:
 
             def journaled(
                 row: dict[str, Any],
@@ -244,7 +249,7 @@ class Run:
                 journal.append(store, row) for row in table.to_pylist()
             ]
 
-    def _progress(self) -> contextlib.AbstractContextManager[RunProgress | None]:
+    def progress(self) -> contextlib.AbstractContextManager[RunProgress | None]:
         """itemeval's own display of the whole run, on a terminal when no inspect
         display was asked for."""
         from .progress import RunProgress, terminal_stderr
@@ -268,13 +273,13 @@ class Run:
     def finish(self) -> None:
         if self.cap is not None and self.cap.lease is not None:
             self.cap.lease.settle(self.cap.spent)
-        remaining = sum(c.planned for c in self.result.conditions) - sum(
-            c.rows for c in self.result.conditions
-        )
-        if self.result.outcome == "interrupted" and remaining > 0:
-            self.result.notes.append(
-                f"run the same command to finish the {remaining} remaining cells"
+        remaining = self.remaining
+        if remaining is None:
+            remaining = sum(c.planned for c in self.result.conditions) - sum(
+                c.rows for c in self.result.conditions
             )
+        if self.result.outcome == "interrupted" and remaining > 0:
+            self.result.notes.append(FINISH_NOTE.format(remaining))
         if self.manifest is None:
             return
         conditions = self.result.conditions

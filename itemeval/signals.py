@@ -120,7 +120,11 @@ def watch_interrupts() -> None:
         _stop.set()
         wait = drain_seconds() if _drain else 0.0
         if first and wait > 0 and _in_flight > 0:
-            loop.call_later(wait, cancel)
+            # scheduled thread-safely, which also wakes the loop: called plainly from
+            # a signal handler, the timer is not seen while the loop sleeps in its
+            # selector with no deadline (every call held by the provider), and the
+            # eval never stops
+            loop.call_soon_threadsafe(loop.call_later, wait, cancel)
             _say(
                 f"stopping: no new calls; waiting up to {wait:g} s for "
                 f"{_in_flight} call(s) in flight to return "
