@@ -82,6 +82,9 @@ def estimate_grade_stored(
     if regenerated and not todo.empty:
         keys = zip(todo["gen_condition_id"], todo["item_id"], todo["epoch"].astype(int))
         todo = todo[[key not in regenerated for key in keys]].reset_index(drop=True)
+    # a cascade's scorers cost nothing and run now: its judge is priced on exactly
+    # the stored solutions they leave undecided
+    todo, _ = grade_stage.settle_cascades(study, todo, grade, run_id="")
     specs = grade_stage.judge_specs(
         study, todo, [c for c in grade if c.kind != "verifiable"]
     )

@@ -11,7 +11,7 @@ from typing import Any, Callable
 import pandas as pd
 import pyarrow as pa
 
-from . import heap, hints, pairwise_grade, plan, response_cache
+from . import cascade, heap, hints, pairwise_grade, plan, response_cache
 from .cache_lookup import cached_sample_ids  # noqa: I001
 from .config import CallLimits
 from .cost import (
@@ -40,6 +40,7 @@ from .state import grade_state, grade_superseded_notes, observed_lengths, soluti
 from .store import read_store
 from .store.journal import journaled_keys
 from .store.schemas import GRADES
+from .store.table import coerce_rows
 from .study import Study, extra_judges, extra_pairwise
 
 MODEL_GRADED_TEMPLATE_TOKENS = 250
@@ -455,6 +456,64 @@ def _solution_texts(study: Study, gen_condition_id: str) -> dict[tuple[str, int]
     }
 
 
+# ---- cascades: their scorers first, the judge on what they leave undecided
+# ------------------------------------------------------------------------------
+
+
+@dataclass
+class Settled:
+    """A plan's cascade cells after their first stages: the grade rows they decided
+    and, for the cells left to the judge, what each stage said."""
+
+    rows: list[dict[str, Any]]
+    trails: dict[tuple[str, str, str, int], cascade.Trail]
+    """(grade condition, gen condition, item, epoch) -> the trail."""
+
+
+def settle_cascades(
+    study: Study, todo: pd.DataFrame, grade: list[GradeCondition], *, run_id: str
+) -> tuple[pd.DataFrame, Settled]:
+    """Run the cascades' first stages ($0) over their pending solutions: the plan
+    less what they decided (so judges are planned, priced and asked only for the
+    rest), and the decided rows to write."""
+    by_id = {c.id: c for c in cascade.cascades(grade)}
+    settled = Settled(rows=[], trails={})
+    if not by_id or todo.empty:
+        return todo, settled
+    items = {item.id: item for item in study.items}
+    keep = [True] * len(todo)
+    for gen_id, groups in _pending_groups(todo, by_id).items():
+        texts = _solution_texts(study, gen_id)
+        for grade_id, positions in groups:
+            condition, chunk = by_id[grade_id], todo.iloc[positions]
+            keys = [(i, int(e)) for i, e in zip(chunk["item_id"], chunk["epoch"])]
+            solutions = [(texts.get(k) or "", items[k[0]], k[1]) for k in keys]
+            trails = cascade.run_first(
+                condition, solutions, score_context, study.loaded.config_dir
+            )
+            hashes = chunk["solution_hash"].tolist()
+            for pos, key, solution_hash, trail in zip(positions, keys, hashes, trails):
+                if trail.decided is None:
+                    settled.trails[(grade_id, gen_id, *key)] = trail
+                    continue
+                keep[pos] = False
+                row = verifiable_row(
+                    condition, (gen_id, *key), solution_hash, trail.decided[1],
+                    run_id=run_id,
+                )  # fmt: skip
+                settled.rows.append(cascade.decided_row(row, trail))
+    return todo[keep].reset_index(drop=True), settled
+
+
+def _write_settled(settled: Settled, written: _Batches) -> None:
+    by_condition: dict[str, list[dict[str, Any]]] = {}
+    for row in settled.rows:
+        by_condition.setdefault(row["grade_condition_id"], []).append(row)
+    for grade_id, rows in by_condition.items():
+        written.add(grade_id, coerce_rows("grades", rows))
+    written.flush()
+
+
 # ---- judges: one inspect task per judge condition
 # -----------------------------------------------------------
 
@@ -679,8 +738,11 @@ def _judge_config(study: Study, condition: GradeCondition) -> dict[str, Any]:
     }
 
 
-def _judge_sink(conditions: list[GradeCondition], run: Run) -> RowSink:
+def _judge_sink(
+    conditions: list[GradeCondition], run: Run, settled: Settled | None = None
+) -> RowSink:
     by_id = {c.id: c for c in conditions}
+    trails = settled.trails if settled else {}
 
     def to_row(outcome: SampleResult) -> tuple[str, dict[str, Any]]:
         condition = by_id[outcome.metadata["grade_condition_id"]]
@@ -707,6 +769,11 @@ def _judge_sink(conditions: list[GradeCondition], run: Run) -> RowSink:
                 cache_hit=outcome.cache_hit,
             )
             row = judge_row(condition, outcome, run_id=run.run_id, usd=usd)
+        if condition.kind == "cascade":
+            meta = outcome.metadata
+            key = (condition.id, meta["gen_condition_id"], meta["item_id"])
+            trail = trails.get((*key, int(meta["replication"])))
+            row = cascade.judged_row(condition, row, trail)
         return "grades", row
 
     return to_row
@@ -810,6 +877,7 @@ def _run_grade(
             pair_todo = pairwise_grade.shard_pending(
                 study, pairs, pair_todo, options.shard
             )
+        judged, settled = settle_cascades(study, todo, grade, run_id=run.run_id)
         planned = {
             **_planned(todo),
             **_planned(pair_todo),
@@ -824,7 +892,7 @@ def _run_grade(
             return result
         judges = [c for c in grade if c.kind != "verifiable"]
         scope = lambda cid: options.cache_scope(cid, run.run_id)  # noqa: E731
-        specs = judge_specs(study, todo, judges, cache_scope=scope)
+        specs = judge_specs(study, judged, judges, cache_scope=scope)
         pair_specs = pairwise_grade.task_specs(
             study,
             pair_todo,
@@ -856,8 +924,11 @@ def _run_grade(
                 run_id=run.run_id,
                 write=write,
             )
+            if settled.rows:
+                _write_settled(settled, _Batches(write, summaries))
         if specs or pair_specs:
-            run.execute([*specs, *pair_specs], _judge_sink(judges + pairs, run))
+            sink = _judge_sink(judges + pairs, run, settled)
+            run.execute([*specs, *pair_specs], sink)
     return result
 
 

@@ -156,6 +156,8 @@ def verifiable_conditions(
     conditions = []
     for index, entry in enumerate(entries):
         name = canonical_name(entry.name)
+        if name == "cascade":  # its own kind of condition: itemeval.cascade
+            continue
         try:
             spec = resolve(name, config_dir)
             params = validate_scorer_params(

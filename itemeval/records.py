@@ -159,12 +159,12 @@ class GenerateCondition:
 
 @dataclass(frozen=True)
 class GradeCondition:
-    """A judge (grader × rubric), a verifiable scorer or a model-graded inspect
-    scorer over stored solutions."""
+    """A judge (grader × rubric), a verifiable scorer, a model-graded inspect
+    scorer or a cascade (scorers, then a judge) over stored solutions."""
 
     id: str
     slug: str
-    kind: Literal["judge", "verifiable", "model_graded", "pairwise"]
+    kind: Literal["judge", "verifiable", "model_graded", "pairwise", "cascade"]
     payload: dict[str, Any]
     # judge conditions
     grader_name: str | None = None
@@ -179,6 +179,8 @@ class GradeCondition:
     # pairwise conditions: which pairs, asked in how many orders (not part of the id)
     baseline: str | None = None
     orders: int = 2
+    # cascade conditions: the verifiable stages run before the judge (itemeval.cascade)
+    stages: tuple[GradeCondition, ...] = ()
 
 
 @dataclass(frozen=True)

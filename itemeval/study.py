@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from . import chat, dataset_locks, pairwise
+from .cascade import cascade_conditions
 from .config import LoadedConfig, StudyConfig, load_config
 from .criteria import split_front_matter
 from .errors import ConfigError
@@ -84,6 +85,7 @@ def load_study(
     grade = judge_conditions(config, rubrics, pointwise) + verifiable_conditions(
         config, loaded.config_dir
     )
+    grade += cascade_conditions(loaded)
     generate = generate_conditions(config, prompts) + imported_conditions(loaded.study)
     listed = [g for g in config.facets.grader if is_pairwise(config, g)]
     pairwise = pairwise_conditions(loaded, generate, listed, warnings)
