@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
+import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .config import ScorerEntry
@@ -34,13 +35,14 @@ from .records import GradeCondition, Item
 from .reference import with_reference
 from .scorers import ScoreContext, ScoreResult
 from .scorers.registry import canonical_name, resolve, score_many
+from .store import read_store
 
 if TYPE_CHECKING:
     from .config import LoadedConfig
+    from .study import Study
 
 NAME = "cascade"
 """The `facets.scorer` entry name of a cascade."""
-DEFAULT_RUBRIC = "builtin:standard"
 
 
 class _Strict(BaseModel):
@@ -50,8 +52,9 @@ class _Strict(BaseModel):
 class JudgeStage(_Strict):
     grader: str = Field(min_length=1)
     """A name under `graders:` or a model id (as in `facets.grader`)."""
-    rubric: str = DEFAULT_RUBRIC
-    """The judge's rubric, resolved like `facets.rubric`."""
+    rubric: str | None = None
+    """The judge's rubric, resolved like `facets.rubric`; default: the study's one
+    rubric when `facets.rubric` lists exactly one."""
 
 
 class CascadeParams(_Strict):
@@ -173,9 +176,19 @@ def _judge_stage(
         grader = resolve_grader(stage.grader, config.graders)
     except ConfigError as exc:
         raise ConfigError(f"{where}: then: {exc}") from None
+    ref = stage.rubric or _only_rubric(config.facets.rubric, where)
     folder = loaded.input_path(config.rubrics_dir)
-    rubric = load_template(stage.rubric, "rubric", folder, field=f"{where}.then")
+    rubric = load_template(ref, "rubric", folder, field=f"{where}.then")
     return judge_condition(stage.grader, grader, rubric)
+
+
+def _only_rubric(rubrics: list[str], where: str) -> str:
+    if len(rubrics) != 1:
+        raise ConfigError(
+            f"{where}: then: name its rubric ({{grader, rubric}}): facets.rubric "
+            f"lists {len(rubrics)}"
+        )
+    return rubrics[0]
 
 
 def stage_name(stage: GradeCondition) -> str:
@@ -244,6 +257,11 @@ def metadata(existing: str | None, decided_by: str | None, said: dict[str, Any])
         values["decided_by"] = decided_by
     values["stages"] = said
     return canonical_json(values)
+
+
+def decided_by(score_metadata: str | None) -> str | None:
+    """The deciding stage a cascade's grade row names (None: no stage decided)."""
+    return _loads(score_metadata).get("decided_by")
 
 
 def _loads(text: str | None) -> dict[str, Any]:
@@ -342,3 +360,48 @@ def _result_metadata(result: ScoreResult) -> str | None:
 
 def cascades(conditions: Iterable[GradeCondition]) -> list[GradeCondition]:
     return [c for c in conditions if c.kind == "cascade"]
+
+
+# ---- the estimate of solutions not generated yet -------------------------------------
+
+
+@dataclass(frozen=True)
+class Share:
+    """The share of a cascade's solutions its judge is expected to see."""
+
+    undecided: float
+    observed: int
+    """Grade rows it was observed over; 0: none yet, so every solution is assumed
+    undecided (the worst case, which keeps the spend gate and the cap safe)."""
+
+
+def undecided_share(study: Study, condition: GradeCondition) -> Share:
+    """Of the cascade's stored grade rows, those its judge was asked about (a reply
+    or a call error), over all of them."""
+    table = read_store(
+        study.paths,
+        "grades",
+        ["judge_completion", "error"],
+        where={"grade_condition_id": [condition.id]},
+    )
+    if table.num_rows == 0:
+        return Share(undecided=1.0, observed=0)
+    asked = pc.or_(
+        pc.is_valid(table.column("judge_completion")),
+        pc.is_valid(table.column("error")),
+    )
+    judged = pc.sum(asked.cast("int64")).as_py() or 0
+    return Share(undecided=judged / table.num_rows, observed=table.num_rows)
+
+
+def estimate_note(condition: GradeCondition, share: Share) -> str:
+    basis = (
+        f"{share.undecided:.0%} of them undecided, as observed over "
+        f"{share.observed:,} graded solutions"
+        if share.observed
+        else "all of them assumed undecided until some are graded"
+    )
+    return (
+        f"{condition.slug}: the judge is priced on the solutions its scorers leave "
+        f"undecided: stored ones counted exactly; ones not generated yet at {basis}"
+    )

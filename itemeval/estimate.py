@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import cascade, pairwise_grade, plan
 from . import generate as gen_stage
 from . import grade as grade_stage
-from . import pairwise_grade, plan
 from .cache_lookup import cached_sample_ids  # noqa: I001
 from .cost import (
     Estimate,
@@ -129,11 +129,11 @@ def project_grading(
     }
     items = {item.id: item for item in study.items}
     observed = observed_lengths(study, "grade")
-    calls = sum(len(spec.cells) for spec in gen_specs)
+    all_calls = sum(len(spec.cells) for spec in gen_specs)
     lines = []
     for condition in grade:
         if condition.kind == "verifiable":
-            lines.append(scorer_line(condition, calls))
+            lines.append(scorer_line(condition, all_calls))
             continue
         tokens = sum(
             estimate_tokens(_grading_prompt(condition, items[cell.metadata["item_id"]]))
@@ -141,6 +141,11 @@ def project_grading(
             for spec in gen_specs
             for cell in spec.cells
         )
+        calls = all_calls
+        if condition.kind == "cascade" and all_calls:  # its judge: the undecided share
+            share = cascade.undecided_share(study, condition).undecided
+            calls = round(all_calls * share)
+            tokens = tokens * calls / all_calls
         max_tokens = condition.judge_params.get(
             "max_tokens"
         ) or condition.scorer_params.get("max_tokens")
@@ -232,6 +237,11 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
             f"{pending} rows of a running command are not in the stores yet; "
             "the estimate may count them"
         )
+    if options.stage in ("all", "grade"):
+        notes += [
+            cascade.estimate_note(c, cascade.undecided_share(study, c))
+            for c in cascade.cascades(grade)
+        ]
     return Estimate(lines=merge_lines(lines), notes=notes + _notes(lines, prices))
 
 

@@ -11,6 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from . import cascade
 from .criteria_results import criteria_long
 from .pairwise_export import pairwise_long
 from .records import SAMPLING_PARAMS, TRUNCATING_STOP_REASONS
@@ -89,6 +90,10 @@ def long_table(study: Study) -> pd.DataFrame:
         "solution"
     ].fillna("").str.strip().ne("")
     table["stale"] = table["graded_solution_hash"] != table["current_solution_hash"]
+    table["decided_by"] = [  # a cascade's deciding stage, from its score_metadata
+        cascade.decided_by(meta) if kind == "cascade" else None
+        for kind, meta in zip(table["grade_kind"], table["score_metadata"])
+    ]
     # A judge defined under `graders:` but run only with `grade --grader NAME` belongs
     # to the study too.
     grade_ids = {

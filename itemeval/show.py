@@ -10,6 +10,7 @@ from typing import Any, Callable, Union
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from . import cascade
 from .errors import ConfigError
 from .generate import render_prompt
 from .grid import select
@@ -48,6 +49,7 @@ GRADE_COLUMNS = [
     "judge_completion",
     "error",
     "usd",
+    "score_metadata",
 ]
 USAGE = (
     "itemeval show needs an item id (itemeval show CONFIG ITEM_ID) or --failures "
@@ -88,6 +90,8 @@ class GradeView:
     usd: float | None
     stale: bool
     """The grade is of an older text of the solution (a later generate replaced it)."""
+    decided_by: str | None = None
+    """A cascade's deciding stage (None: no stage gave a verdict)."""
 
 
 @dataclass(frozen=True)
@@ -377,6 +381,9 @@ def grade_view(
         error=row["error"],
         usd=row["usd"],
         stale=row["solution_hash"] != solution_hash,
+        decided_by=cascade.decided_by(row.get("score_metadata"))
+        if condition.kind == "cascade"
+        else None,
     )
 
 

@@ -221,6 +221,8 @@ def _grade_text(grade: GradeView | None, slug: str) -> Text:
         if grade.kind != "judge"
         else f"{grade.grader}, {grade.grader_model}"
     )
+    if grade.kind == "cascade":
+        who = f"cascade, decided by {grade.decided_by or 'no stage'}"
     if grade.error is not None:
         return text.append("error", style="red").append(f" ({who})\n{grade.error}")
     if grade.parse_ok is False:

@@ -14,7 +14,7 @@ import pytest
 from itemeval import cascade
 from itemeval.cli import main
 from itemeval.errors import ConfigError
-from itemeval.scorers import ScoreContext, ScoreResult, score_solution
+from itemeval.scorers import ScoreResult, score_solution
 from itemeval.study import load_study
 from tests.helpers import base_config, write_study
 from tests.openai_server import OpenAIServer
@@ -207,6 +207,11 @@ def _cli(capsys, *args: str) -> tuple[int, dict[str, Any]]:
     return code, json.loads(capsys.readouterr().out)
 
 
+def _cascade_line(estimate: dict[str, Any]) -> dict[str, Any]:
+    (line,) = [x for x in estimate["conditions"] if x["slug"].startswith("cascade_")]
+    return line
+
+
 def _cascade_study(root: Path) -> Path:
     config = base_config(
         cache=False,
@@ -228,13 +233,16 @@ def test_the_judge_is_asked_only_about_what_numeric_could_not_read(
     tmp_path, capsys, server
 ):
     config = _cascade_study(tmp_path)
+    code, before = _cli(capsys, "estimate", str(config))
+    assert code == 0 and _cascade_line(before)["calls"] == 4  # none read yet
+    assert any("all of them assumed undecided" in n for n in before["notes"])
     assert _cli(capsys, "generate", str(config))[0] == 0
     solver_calls = len(server.requests)
 
     code, estimate = _cli(capsys, "estimate", str(config), "--stage", "grade")
     assert code == 0
-    (line,) = [x for x in estimate["conditions"] if x["slug"].startswith("cascade_")]
-    assert line["calls"] == 2  # numeric reads a1 and a2: priced on the other two
+    # numeric reads a1 and a2: the judge is priced on the other two
+    assert _cascade_line(estimate)["calls"] == 2
 
     code, result = _cli(capsys, "grade", str(config))
     assert code == 0 and result["outcome"] == "completed"
@@ -271,7 +279,28 @@ def test_the_judge_is_asked_only_about_what_numeric_could_not_read(
     code, again = _cli(capsys, "grade", str(config))
     assert code == 0 and len(server.requests) == before  # nothing asked twice
 
+    code, after = _cli(capsys, "estimate", str(config), "--force")
+    assert code == 0 and _cascade_line(after)["calls"] == 2  # half were undecided
+    assert any("50% of them undecided" in n for n in after["notes"])
+
     code, results = _cli(capsys, "results", str(config))
     assert code == 0
     graded = {c["grade_condition_id"] for c in results["cells"]}
     assert graded == {grades["grade_condition_id"].iloc[0]}
+
+    code, status = _cli(capsys, "status", str(config))
+    assert code == 0 and [g["done"] for g in status["grade"]] == [4]
+    code, shown = _cli(capsys, "show", str(config), "w1")
+    (grade,) = shown["conditions"][0]["solutions"][0]["grades"]
+    assert code == 0 and (grade["kind"], grade["decided_by"]) == ("cascade", "j")
+    assert _cli(capsys, "export", str(config))[0] == 0
+    export = pd.read_parquet(
+        tmp_path / "studies" / "t" / "export" / "grades_long.parquet"
+    )
+    decided = [v if isinstance(v, str) else None for v in export["decided_by"]]
+    assert dict(zip(export["item_id"], decided)) == {
+        "a1": "numeric",
+        "a2": "numeric",
+        "w1": "j",
+        "w2": None,
+    }
