@@ -33,6 +33,7 @@ from .grade import (
     pending,
     select_conditions,
     select_pairwise,
+    settle_cascades,
 )
 from .grid import generated, select
 from .launch_progress import ShardWatch
@@ -298,7 +299,8 @@ def _grade_plan(
     result.notes.extend(grade_superseded_notes(study, grade))
     if cells.empty:
         return None
-    specs = judge_specs(study, todo, [c for c in grade if c.kind != "verifiable"])
+    judged, _ = settle_cascades(study, todo, grade, run_id="")  # cascades' judges
+    specs = judge_specs(study, judged, [c for c in grade if c.kind != "verifiable"])
     lines = estimate_lines(study, todo, grade, specs, run.prices)
     pair_specs = pairwise_grade.task_specs(study, pair_todo, pairs)
     lines += pairwise_grade.estimate_lines(study, pair_specs, pairs, run.prices)

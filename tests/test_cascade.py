@@ -207,16 +207,22 @@ def _cli(capsys, *args: str) -> tuple[int, dict[str, Any]]:
     return code, json.loads(capsys.readouterr().out)
 
 
+def planned(result: dict[str, Any]) -> int:
+    return sum(c["planned"] for c in result["conditions"])
+
+
 def _cascade_line(estimate: dict[str, Any]) -> dict[str, Any]:
     (line,) = [x for x in estimate["conditions"] if x["slug"].startswith("cascade_")]
     return line
 
 
-def _cascade_study(root: Path) -> Path:
+def _cascade_study(
+    root: Path, rows: list[dict[str, Any]] = ROWS, **grader: Any
+) -> Path:
     config = base_config(
         cache=False,
         solvers__models=["openai-api/local/solver"],
-        graders={"j": {"model": "openai-api/local/judge", "max_tokens": 64}},
+        graders={"j": {"model": "openai-api/local/judge", "max_tokens": 64, **grader}},
         facets__rubric=["r"],
         facets__scorer=[
             {
@@ -226,7 +232,7 @@ def _cascade_study(root: Path) -> Path:
         ],
     )
     config["benchmark"]["mapping"]["metadata"] = []
-    return write_study(root, config, rows=ROWS)
+    return write_study(root, config, rows=rows)
 
 
 def test_the_judge_is_asked_only_about_what_numeric_could_not_read(
@@ -304,3 +310,80 @@ def test_the_judge_is_asked_only_about_what_numeric_could_not_read(
         "w1": "j",
         "w2": None,
     }
+
+
+def test_a_killed_cascade_grade_rerun_pays_no_judge_call_already_recorded(
+    tmp_path, capsys, monkeypatch
+):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from inspect_ai.model import _model
+
+    rows = [
+        {
+            "qid": f"w{i}",
+            "question": f"Seven times {i}, in words?",
+            "answer": str(7 * i),
+        }
+        for i in range(1, 7)
+    ] + [{"qid": "a1", "question": "What is 2 + 3?", "answer": "5"}]
+    config = _cascade_study(tmp_path, rows, max_connections=1, max_retries=0)
+
+    def slow_judge(prompt: str) -> float:
+        return 0.5 if JUDGE_MARK in prompt else 0.0
+
+    with OpenAIServer(responder=_reply, delay=slow_judge) as srv:
+        for key, value in srv.env().items():
+            monkeypatch.setenv(key, value)
+        _model._models.clear()
+        assert _cli(capsys, "generate", str(config))[0] == 0
+        env = {**os.environ, **srv.env(), "INSPECT_DISPLAY": "none"}
+        command = [sys.executable, "-m", "itemeval", "grade", str(config)]
+        proc = subprocess.Popen(
+            [*command, "--display", "none"],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            deadline = time.monotonic() + 120
+            while (
+                srv.answered(JUDGE_MARK) < 2
+                and time.monotonic() < deadline
+                and proc.poll() is None
+            ):
+                time.sleep(0.05)
+            time.sleep(1.0)  # a finished sample is durable within about a second
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()[-2000:]
+        time.sleep(0.6)  # the request in flight at the kill finishes server-side
+        asked_before = srv.count(JUDGE_MARK)
+        assert 2 <= srv.answered(JUDGE_MARK) < 6
+
+        _model._models.clear()
+        code, result = _cli(capsys, "grade", str(config))
+        _model._models.clear()
+        assert code == 0
+        # a1's row (numeric's) went to the store before any judge call; the judge's
+        # rows of the killed run come back from its journal
+        judged_first = result["recovered_rows"].get("grades", 0)
+        assert judged_first >= 2 and planned(result) == 6 - judged_first
+        # the re-run asked the judge only about what the killed run had not recorded
+        assert srv.count(JUDGE_MARK) - asked_before == 6 - judged_first
+
+    grades = pd.read_parquet(tmp_path / "studies" / "t" / "grades.parquet")
+    assert len(grades) == 7 and grades["error"].isna().all()
+    decided = {
+        i: cascade.decided_by(m)
+        for i, m in zip(grades["item_id"], grades["score_metadata"])
+    }
+    assert decided == {"a1": "numeric", **{f"w{i}": "j" for i in range(1, 7)}}
