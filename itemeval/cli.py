@@ -289,13 +289,60 @@ def status(
     Example: itemeval status configs/demo.yaml --json
     """
     from . import console
+    from .batch.listing import batch_rows, render
     from .status import study_status
 
     report = study_status(_study(config, base_dir, reads="snapshot"))
+    open_batches = batch_rows(report.study.paths.root)
     if json_out:
-        console.print_json(console.status_dict(report))
+        console.print_json({**console.status_dict(report), "batches": open_batches})
     else:
         console.render_status(report, console.stdout(), ids=ids)
+        if open_batches:  # a study that never ran in batch mode shows nothing more
+            out = console.stdout()
+            render(
+                open_batches,
+                lambda line: out.print(line, markup=False, highlight=False),
+            )
+
+
+@app.command()
+def batches(
+    config: ConfigArg,
+    cancel: Annotated[
+        bool,
+        typer.Option(
+            "--cancel",
+            help="Ask the provider to cancel every open batch; the next generate or "
+            "grade collects what they answered.",
+        ),
+    ] = False,
+    base_dir: BaseDir = None,
+    json_out: Json = False,
+) -> None:
+    """List the study's open provider batches (batch mode), or cancel them.
+
+    \b
+    Example: itemeval batches study.yaml --cancel
+    """
+    from . import console
+    from .batch.listing import batch_rows, cancel_open, render
+    from .recovery import locked
+
+    study = _study(config, base_dir)
+    cancelled = None
+    if cancel:
+        with locked(study, "batches"):
+            cancelled = cancel_open(study.paths.root)
+    rows = batch_rows(study.paths.root)
+    if json_out:
+        extra = {} if cancelled is None else {"cancelled": cancelled}
+        console.print_json({"batches": rows, **extra})
+        return
+    out = console.stdout()
+    for row in cancelled or []:
+        out.print(f"{row['batch_id']}: {row['state']}", markup=False, highlight=False)
+    render(rows, lambda line: out.print(line, markup=False, highlight=False))
 
 
 def _stage_options(display: str | None, **values: Any) -> dict[str, Any]:

@@ -287,3 +287,31 @@ def test_cached_cells_of_a_batch_condition_are_served_from_the_cache(
         assert code == 0, result
         assert srv.batches.submissions == 2 and srv.answered() == 8
     assert solutions(tmp_path)["cache_hit"].all()
+
+
+def test_status_and_batches_show_open_batches_and_cancel_them(
+    tmp_path, capsys, monkeypatch
+):
+    path = batch_study(tmp_path, size=4)
+    with serve(monkeypatch) as srv:
+        with started(path, "generate") as proc:
+            assert srv.batches.wait_for(1, timeout=90)
+            _wait_recorded(tmp_path, 1)
+            stop(proc, signal.SIGKILL)
+        (batch_id,) = srv.batches.open_ids()
+        code, data = run(capsys, "status", str(path))
+        assert code == 0
+        (row,) = data["batches"]
+        assert row["batch_id"] == batch_id and row["requests"] == 4
+        assert row["stage"] == "generate" and row["state"] == "validating"
+        assert main(["status", str(path)]) == 0
+        assert batch_id in capsys.readouterr().out
+        code, data = run(capsys, "batches", str(path), "--cancel")
+        assert code == 0 and data["cancelled"][0]["state"] == "cancelled"
+        assert srv.batches.open_ids() == []
+        srv.batches.auto_complete = True
+        code, result = run(capsys, "generate", str(path), "--yes")
+        assert code == 0, result
+        assert srv.batches.submissions == 2 and srv.answered() == 4
+        code, data = run(capsys, "batches", str(path))
+        assert code == 0 and data == {"batches": []}

@@ -1,0 +1,72 @@
+"""The study's open batches as `status` and `itemeval batches` show them, and
+cancelling them (README "Batch mode")."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from . import ledger
+from .display import age_text
+
+
+def batch_rows(root: Path, now: float | None = None) -> list[dict[str, Any]]:
+    """One row per open batch: ids, stage, model, age, requests, last known state."""
+    now = time.time() if now is None else now
+    return [
+        {
+            "submission": s.id,
+            "batch_id": s.batch_id,
+            "stage": s.stage,
+            "model": s.model,
+            "run_id": s.run_id,
+            "age_s": round(now - s.created_at, 1),
+            "age": age_text(now - s.created_at),
+            "requests": len(s.requests),
+            "state": s.status,
+        }
+        for s in ledger.open_submissions(root)
+    ]
+
+
+def cancel_open(root: Path) -> list[dict[str, Any]]:
+    """Ask the provider to cancel every open batch. Each stays recorded as open, so
+    the next generate or grade collects what it answered before it stopped; its
+    other requests are then missing cells."""
+    import openai
+
+    from .client import BatchClient
+
+    rows = []
+    for submission in ledger.open_submissions(root):
+        if submission.batch_id is None:
+            continue
+        try:
+            state = BatchClient(submission.model).cancel(submission.batch_id)
+        except openai.APIError as exc:
+            state = f"cancel failed: {exc}"
+        else:
+            ledger.update(root, submission, status=state)
+        rows.append(
+            {
+                "submission": submission.id,
+                "batch_id": submission.batch_id,
+                "state": state,
+            }
+        )
+    return rows
+
+
+def render(rows: list[dict[str, Any]], say: Any) -> None:
+    """The open batches as text lines (`say` prints one)."""
+    if not rows:
+        say("no open batches")
+        return
+    say(f"open batches: {len(rows)}")
+    for row in rows:
+        say(
+            f"  {row['batch_id'] or '(being created)'}  {row['stage']}  "
+            f"{row['model']}  {row['requests']} requests  {row['state']}  "
+            f"age {row['age']}"
+        )
