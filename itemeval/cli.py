@@ -803,9 +803,11 @@ def results(
     ci: Annotated[
         str,
         typer.Option(
-            "--ci", help="Interval over items: t, wilson (0/1 scores) or bootstrap."
+            "--ci",
+            help="Interval over items: auto (Wilson for 0/1 scores, bounded Wilson "
+            "for other scores: never off their scale), t, wilson or bootstrap.",
         ),
-    ] = "t",
+    ] = "auto",
     seed: Annotated[
         int,
         typer.Option(

@@ -514,30 +514,6 @@ def _number(header: str, cell: Any, width: int) -> Column:
     return Column(header, cell, min_width=width)
 
 
-def _render_metrics(rows: list[dict[str, Any]], name: Any, console: Console) -> None:
-    """Global metrics beside the means: per cell, then per --by level."""
-
-    def where(row: dict[str, Any]) -> str:
-        return f"{row['facet']}={row['level']}" if row.get("facet") else ""
-
-    solver = name("solver", "gen_condition_id")
-    console.print(
-        fitted(
-            console,
-            "metrics, 95% CI (item bootstrap)",
-            [
-                Column("solver", lambda r: where(r) or solver.cell(r), kind="name"),
-                name("grader", "grade_condition_id"),
-                Column("metric", lambda row: row["metric"], kind="name"),
-                _number("n", count("n"), 3),
-                _number("value", lambda row: _num(row["value"]), 5),
-                _number("95% CI", _ci, 11),
-            ],
-            rows,
-        )
-    )
-
-
 def render_results(data: dict[str, Any], console: Console) -> None:
     """The results as tables designed for 80 columns: slugs cut from the middle only
     when needed, ids in `--json`."""
@@ -553,60 +529,39 @@ def render_results(data: dict[str, Any], console: Console) -> None:
         _number("mean", lambda row: _num(row["mean"]), 5),
         _number("95% CI", _ci, 11),
     )
-    title = (
-        f"{data['study']}: mean per item ({data['reducer']}), 95% CI "
-        f"({data['ci_method']})"
-    )
-    console.print(
-        fitted(
+    from . import results_console
+
+    results_console.render_headline(data, console)
+    results_console.cell_tables(console, data, [n, mean, ci])
+    if data["marginals"]:
+        results_console.per_grade(
             console,
-            title,
+            data,
+            data["marginals"],
+            lambda slug, rows: f"{slug}: by facet, mean per item, 95% CI",
             [
-                name("solver", "gen_condition_id"),
-                name("grader", "grade_condition_id"),
+                Column("facet", lambda row: row["facet"], kind="name"),
+                Column("level", lambda row: str(row["level"]), kind="name"),
                 n,
                 mean,
                 ci,
-                _number("pend", count("pending"), 4),
-                _number("err", count("errors"), 3),
-                _number("pfail", count("parse_failures"), 5),
             ],
-            data["cells"],
-        )
-    )
-    if data["marginals"]:
-        console.print(
-            fitted(
-                console,
-                "by facet",
-                [
-                    Column("facet", lambda row: row["facet"], kind="name"),
-                    Column("level", lambda row: str(row["level"]), kind="name"),
-                    name("grader", "grade_condition_id", "all"),
-                    n,
-                    mean,
-                    ci,
-                ],
-                data["marginals"],
-            )
+            named=False,
         )
     if data.get("metrics"):
-        _render_metrics(data["metrics"], name, console)
+        results_console.render_metrics(console, data, [_number("95% CI", _ci, 11)])
     if data.get("criteria"):
-        console.print(
-            fitted(
-                console,
-                "criteria: mean per item, 95% CI",
-                [
-                    name("solver", "gen_condition_id"),
-                    name("grader", "grade_condition_id"),
-                    Column("criterion", lambda row: row["criterion"], kind="name"),
-                    n,
-                    mean,
-                    ci,
-                ],
-                data["criteria"],
-            )
+        results_console.per_grade(
+            console,
+            data,
+            data["criteria"],
+            lambda slug, rows: f"{slug}: criteria, mean per item, 95% CI",
+            [
+                Column("criterion", lambda row: row["criterion"], kind="name"),
+                n,
+                mean,
+                ci,
+            ],
         )
     if data.get("criteria_agreement"):
         console.print(

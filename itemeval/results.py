@@ -17,10 +17,13 @@ import numpy as np
 import pandas as pd
 
 from . import criteria_results, human_results, pairwise_results, stats
+from .cell_names import cell_facets, cell_name
 from .errors import ConfigError
 from .grid import matches
+from .headline import headlines
 from .plan import choose_items
 from .records import GenerateCondition, GradeCondition
+from .scale_intervals import Bounds, bounded_interval, grade_scales
 from .state import grade_state, graded_extra_judges
 from .study import Study
 
@@ -32,7 +35,9 @@ PROBABILITY_SCORERS = ("risk", "numeric_risk")
 @dataclass(frozen=True)
 class ResultsOptions:
     reducer: str = "mean"
-    ci: str = "t"
+    ci: str = "auto"
+    """auto: Wilson for 0/1 item scores, else the bounded Wilson interval
+    (itemeval.scale_intervals); or t, wilson, bootstrap."""
     seed: int = 0
     by: tuple[str, ...] = ()
     compare: tuple[str, ...] = ()
@@ -67,6 +72,10 @@ class ResultsReport:
     metrics: list[dict[str, Any]] = field(default_factory=list)
     """Global metrics per cell and per --by level, when the study declares any."""
     slugs: dict[str, str] = field(default_factory=dict)
+    headline: list[dict[str, Any]] = field(default_factory=list)
+    """Per grade condition: the best generate condition and its lead (headline.py)."""
+    cell_facets: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Generate condition id -> {facet: level} of the facets that vary (cell_names)."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: numpy scalars as Python numbers, NaN (undefined) as None."""
@@ -90,9 +99,9 @@ def check_options(options: ResultsOptions) -> None:
         stats.parse_reducer(options.reducer)
     except ValueError as exc:
         raise ConfigError(f"--reducer: {exc}") from None
-    if options.ci not in stats.INTERVALS:
+    if options.ci not in ("auto", *stats.INTERVALS):
         raise ConfigError(
-            f"--ci: unknown method {options.ci!r}; use t, wilson or bootstrap"
+            f"--ci: unknown method {options.ci!r}; use auto, t, wilson or bootstrap"
         )
     if options.compare and options.compare != ("all",) and len(options.compare) != 2:
         raise ConfigError(
@@ -135,6 +144,13 @@ def study_results(
     )
     items = item_scores(frame, options.reducer)
     report.cells = _cells(frame, items, study.generate, grade, options)
+    report.cell_facets = cell_facets(study.generate)
+    report.headline = headlines(
+        items,
+        report.cells,
+        grade,
+        {gid: cell_name(facets) for gid, facets in report.cell_facets.items()},
+    )
 
     def interval(values: np.ndarray) -> stats.Interval:
         return _interval(values, options)
@@ -226,8 +242,12 @@ def item_scores(frame: pd.DataFrame, reducer: str) -> pd.DataFrame:
     return reduced.reset_index()
 
 
-def _interval(values: np.ndarray, options: ResultsOptions) -> stats.Interval:
+def _interval(
+    values: np.ndarray, options: ResultsOptions, bounds: Bounds | None = None
+) -> stats.Interval:
     method = options.ci
+    if method == "auto":  # never off the scores' scale
+        return bounded_interval(values, bounds)
     finite = values[~np.isnan(values)]
     if method == "wilson" and not stats.is_binary(finite):
         # Wilson is for 0/1 item scores only; the cell says which method it used
@@ -259,13 +279,13 @@ def _cells(
             ["gen_condition_id", "grade_condition_id"], sort=False
         )
     }
-    rows = []
+    rows, scales = [], grade_scales(items)
     for condition in generate:
         for grader in grade:
             key = (condition.id, grader.id)
             count = counts.loc[key] if key in counts.index else pd.Series(dtype=int)
             scores = by_cell.get(key, np.array([]))
-            interval = _interval(scores, options)
+            interval = _interval(scores, options, scales.get(grader.id))
             grades, failures = (
                 int(count.get("scored", 0)),
                 int(count.get("parse_failure", 0)),
@@ -309,11 +329,13 @@ def _marginals(
     column, mapping, per_grade = _facet_levels(study, facet, grade)
     frame = items.assign(level=items[column].map(mapping)).dropna(subset=["level"])
     groups = ["grade_condition_id", "level"] if per_grade else ["level"]
-    rows = []
+    rows, scales = [], grade_scales(items)
     for key, group in frame.groupby(groups, sort=True):
         grade_id, level = key if per_grade else (None, key[0])
         interval = _interval(
-            group.groupby("item_id")["score"].mean().to_numpy(dtype=float), options
+            group.groupby("item_id")["score"].mean().to_numpy(dtype=float),
+            options,
+            scales.get(grade_id),
         )
         rows.append(
             {

@@ -143,7 +143,10 @@ def count(key: str) -> Callable[[Row], str]:
 
 
 def fitted(
-    console: Console, title: str, columns: Sequence[Column], rows: Sequence[Row]
+    console: Console,
+    title: str | None,
+    columns: Sequence[Column],
+    rows: Sequence[Row],
 ) -> Table:
     """The table with every optional column that lets it fit the console at full
     width; names are cut to fit."""
@@ -164,7 +167,7 @@ def fits(console: Console, table: Table) -> bool:
     )
 
 
-def build(title: str, columns: Sequence[Column], rows: Sequence[Row]) -> Table:
+def build(title: str | None, columns: Sequence[Column], rows: Sequence[Row]) -> Table:
     """No vertical rules, no edges, two spaces between columns: every character goes
     to the cells."""
     table = Table(

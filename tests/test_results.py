@@ -89,7 +89,7 @@ def item_means(study: Path) -> pd.Series:
 
 
 def test_cells_are_the_item_means_of_the_export_with_t_intervals(study, capsys):
-    code, data = cli(capsys, "results", str(study))
+    code, data = cli(capsys, "results", str(study), "--ci", "t")
     assert code == 0 and len(data["cells"]) == 4
     means = item_means(study)
     for cell in data["cells"]:

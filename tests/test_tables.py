@@ -187,11 +187,21 @@ def test_status_and_results_of_a_graded_study_fit_80_columns(
     text = run(capsys, monkeypatch, 80, "status", str(path))
     assert_fits(text, slugs)
     assert re.search(r"\$0\.\d{4}", text)  # some spend, shown whole
-    text = run(capsys, monkeypatch, 80, "results", str(path), "--by", "model")
-    assert_fits(text, slugs)
-    text = run(capsys, monkeypatch, 120, "results", str(path), "--by", "model")
-    assert_fits(text, slugs, 120)
-    assert all(slug in text for slug in slugs) and "…" not in text, text
+    grade_slugs = [c["slug"] for c in conditions(capsys, path) if "grader" in c]
+    for width in (80, 120):
+        text = run(capsys, monkeypatch, width, "results", str(path), "--by", "model")
+        assert_fits(text, [], width)
+        # cells are named by the facets that vary; grade conditions by their title
+        assert all(slug in text for slug in grade_slugs), text
+        rows = [row.split() for _, _, rows in table_blocks(text) for row in rows]
+        named = {tuple(row[:3]) for row in rows if row[0].startswith("arith-")}
+        assert len(named) == 8, text
+        for model, prompt, config in named:
+            assert model in ("arith-good", "arith-weak"), text
+            assert any(recognisable(prompt, p) for p in (PROMPT, "standard")), text
+            assert any(recognisable(config, c) for c in ("default", "a-long-config"))
+        if width == 120:
+            assert "…" not in text, text
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,142 @@
+"""The parts of `itemeval results` on the console that name cells: the headline, then
+one table per grade condition whose rows are named by the facets that vary (model |
+prompt | config), so nothing is cut in its middle at 80 columns."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from .cell_names import HEADERS
+from .tables import Column, Row, count, fitted
+
+CI_NAMES = {  # README "Intervals" says how the bounded one differs
+    "wilson": "Wilson",
+    "wilson_bounded": "Wilson",
+    "t": "t",
+    "bootstrap": "bootstrap",
+}
+
+
+def render_headline(data: dict[str, Any], console: Console) -> None:
+    """Per grade condition, the sentence a reader can quote (headline.py)."""
+    if not data.get("headline"):
+        return
+    console.print(Text(f"{data['study']}: headline", style="bold"))
+    for row in data["headline"]:
+        console.print(Text(f"- {row['text']}"))
+    console.print()
+
+
+def facet_columns(data: dict[str, Any]) -> list[Column]:
+    """One name column per varying facet of the generate conditions; the slug when
+    the results carry no facets."""
+    facets = data.get("cell_facets") or {}
+    if not facets:
+        slugs = data["slugs"]
+        return [Column("solver", lambda row: slugs[row["gen_condition_id"]], "name")]
+    shown = next(iter(facets.values())).keys()
+    return [
+        Column(HEADERS[facet], _level(facets, facet), kind="name") for facet in shown
+    ]
+
+
+def _level(facets: dict[str, dict[str, str]], facet: str) -> Callable[[Row], str]:
+    return lambda row: facets.get(row["gen_condition_id"], {}).get(facet, "")
+
+
+def per_grade(
+    console: Console,
+    data: dict[str, Any],
+    rows: Sequence[Row],
+    title: Callable[[str, list[Row]], str],
+    columns: Sequence[Column],
+    named: bool = True,
+) -> None:
+    """`rows` as one table per grade condition (in the order they come), titled by
+    `title(grade condition slug, its rows)`, its rows named by facet columns when
+    `named`."""
+    groups: dict[str, list[Row]] = {}
+    for row in rows:
+        groups.setdefault(row["grade_condition_id"], []).append(row)
+    for grade_id, group in groups.items():
+        slug = data["slugs"].get(grade_id, grade_id) or "every grade condition"
+        shown = [*facet_columns(data), *columns] if named else list(columns)
+        # the title on a line of its own: as the table's title it wraps at the
+        # table's width, which is often narrower than the terminal
+        console.print(Text(title(slug, group), style="italic"))
+        console.print(fitted(console, None, shown, group))
+
+
+def ci_names(rows: Sequence[Row]) -> str:
+    """The interval methods the rows used ("Wilson, bounded Wilson")."""
+    methods = dict.fromkeys(
+        CI_NAMES.get(m, m) for r in rows if (m := r.get("ci_method"))
+    )
+    return ", ".join(methods) or "-"
+
+
+def cell_tables(
+    console: Console, data: dict[str, Any], numbers: Sequence[Column]
+) -> None:
+    """The grid's cells: a table per grade condition."""
+
+    reducer = "" if data["reducer"] == "mean" else f" ({data['reducer']})"
+
+    def title(slug: str, rows: list[Row]) -> str:
+        return f"{slug}: mean per item{reducer}, 95% CI ({ci_names(rows)})"
+
+    counts = [("pend", "pending"), ("err", "errors"), ("pfail", "parse_failures")]
+    zero = {key for _, key in counts if not any(c[key] for c in data["cells"])}
+    per_grade(
+        console,
+        data,
+        data["cells"],
+        title,
+        [
+            *numbers,
+            *(
+                # a count that is 0 everywhere gives way first when space is short
+                Column(header, count(key), min_width=len(header), optional=rank)
+                if key in zero
+                else Column(header, count(key), min_width=len(header))
+                for rank, (header, key) in enumerate(counts, start=1)
+            ),
+        ],
+    )
+
+
+def render_metrics(
+    console: Console, data: dict[str, Any], numbers: Sequence[Column]
+) -> None:
+    """Global metrics beside the means: per cell, then per --by level, a table per
+    grade condition each."""
+    columns = [
+        Column("metric", lambda row: row["metric"], kind="name"),
+        Column("n", count("n"), min_width=3),
+        Column("value", lambda row: _num(row["value"]), min_width=5),
+        *numbers,
+    ]
+    cells = [row for row in data["metrics"] if not row.get("facet")]
+    levels = [row for row in data["metrics"] if row.get("facet")]
+    title = "metrics, 95% CI (item bootstrap)"
+    per_grade(console, data, cells, lambda slug, rows: f"{slug}: {title}", columns)
+    per_grade(
+        console,
+        data,
+        levels,
+        lambda slug, rows: f"{slug}: by facet, {title}",
+        [
+            Column("facet", lambda row: row["facet"], kind="name"),
+            Column("level", lambda row: str(row["level"]), kind="name"),
+            *columns,
+        ],
+        named=False,
+    )
+
+
+def _num(value: Any) -> str:
+    return "-" if value is None else f"{value:.3f}"

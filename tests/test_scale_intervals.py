@@ -1,0 +1,96 @@
+"""Intervals on the scores' scale: Wilson for 0/1 scores and the effective-n Wilson
+interval for other bounded scores, checked against statsmodels' proportion_confint."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from statsmodels.stats.proportion import proportion_confint
+
+from itemeval import stats
+from itemeval.scale_intervals import bounded_interval, grade_scales, scale_of
+
+CASES = [
+    # (the scores, their scale)
+    pytest.param([1.0] * 22 + [0.0], (0.0, 1.0), id="22-of-23-correct"),
+    pytest.param([1.0] * 30, (0.0, 1.0), id="all-correct"),
+    pytest.param([0.0] * 7, (0.0, 1.0), id="all-wrong"),
+    pytest.param([1.0] * 21 + [0.5] * 2 + [0.0], (0.0, 1.0), id="two-replications"),
+    pytest.param([1, 0.5, 0.5, 1, 1, 1, 0, 0.5, 1, 1], (0.0, 1.0), id="small-means"),
+    pytest.param([5, 5, 4, 5, 5, 5, 3, 5, 5, 5, 4, 5], (1.0, 5.0), id="judge-1-5-high"),
+    pytest.param([0.93, 0.88, 0.97, 0.99, 0.91], (0.0, 1.0), id="probabilities"),
+    pytest.param([2, 3, 3, 1, 0, 3, 2, 3], (0.0, 3.0), id="three-criteria-sum"),
+]
+
+
+@pytest.mark.parametrize(("values", "scale"), CASES)
+def test_intervals_stay_on_the_scale_and_equal_statsmodels_wilson(values, scale):
+    x = np.asarray(values, dtype=float)
+    interval = bounded_interval(x, scale)
+    low, high = scale
+    assert low <= interval.ci_low <= interval.mean <= interval.ci_high <= high
+    p = (x.mean() - low) / (high - low)
+    variance = ((x - low) / (high - low)).var()
+    binary = stats.is_binary(x)
+    n_eff = len(x) if binary or variance == 0 else len(x) * p * (1 - p) / variance
+    if variance == 0 and not binary:
+        expected = (p, p)
+    else:
+        expected = proportion_confint(p * n_eff, n_eff, alpha=0.05, method="wilson")
+    assert math.isclose(interval.ci_low, low + expected[0] * (high - low), abs_tol=1e-9)
+    assert math.isclose(
+        interval.ci_high, low + expected[1] * (high - low), abs_tol=1e-9
+    )
+    assert interval.method == ("wilson" if binary else "wilson_bounded")
+
+
+def test_zero_one_scores_get_exactly_the_wilson_interval():
+    x = np.array([1.0] * 22 + [0.0])
+    wilson = stats.wilson_interval(x)
+    assert math.isclose(bounded_interval(x).ci_low, wilson.ci_low, abs_tol=1e-12)
+    assert math.isclose(bounded_interval(x).ci_high, wilson.ci_high, abs_tol=1e-12)
+    t = stats.t_interval(x)
+    assert t.ci_high > 1.0  # what the t interval did: off the scale
+    assert bounded_interval(x).ci_high < 1.0
+
+
+def test_away_from_the_bounds_it_is_as_wide_as_the_normal_interval():
+    rng = np.random.default_rng(3)
+    x = rng.integers(1, 6, size=4000).astype(float)  # a judge's 1-5, centred
+    interval = bounded_interval(x, (1.0, 5.0))
+    half = 1.959963984540054 * x.std() / math.sqrt(len(x))
+    assert math.isclose(interval.ci_high - interval.ci_low, 2 * half, rel_tol=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("values", "scale"),
+    [
+        ([0, 1, 1], (0.0, 1.0)),
+        ([0.2, 0.7], (0.0, 1.0)),
+        ([2, 5, 3], (2.0, 5.0)),
+        ([-1, 1], (-1.0, 1.0)),
+        ([], None),
+        ([float("nan")], None),
+    ],
+)
+def test_scale_of_scores(values, scale):
+    assert scale_of(np.asarray(values, dtype=float)) == scale
+
+
+def test_a_grade_condition_has_one_scale_over_its_cells():
+    import pandas as pd
+
+    items = pd.DataFrame(
+        {
+            "grade_condition_id": ["j", "j", "j", "s", "s"],
+            "score": [4.0, 5.0, 2.0, 1.0, 0.0],
+        }
+    )
+    assert grade_scales(items) == {"j": (2.0, 5.0), "s": (0.0, 1.0)}
+
+
+def test_scores_off_the_given_scale_are_refused():
+    with pytest.raises(ValueError, match="outside their scale"):
+        bounded_interval(np.array([0.5, 2.0]), (0.0, 1.0))
