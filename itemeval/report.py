@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import report_headline
 from .pairwise_report import pairwise_section
 from .report_html import _e, _num, _table
 from .report_items import items_section
@@ -97,8 +98,9 @@ def write_report(study: Study, out: Path | None = None) -> ReportResult:
         f"report</title><style>{_STYLE}</style></head><body><h1>{_e(study.config.study)}</h1>"
         f'<p class="muted">itemeval report, {stamp:%Y-%m-%d %H:%M} UTC. Means '
         "are over items (replications "
-        "reduced per item first); intervals are 95% t "
-        f"intervals.</p>{body}</body></html>"
+        "reduced per item first); intervals are 95% Wilson intervals "
+        "(0/1 scores) or bounded Wilson intervals (other scores), inside "
+        f"the scores' scale.</p>{body}</body></html>"
     )
     path.write_text(document, encoding="utf-8")
     shared = mirror.beside_the_study(study.paths, [path] if out is None else [])
@@ -108,8 +110,9 @@ def write_report(study: Study, out: Path | None = None) -> ReportResult:
 def _sections(
     study: Study, results: dict[str, Any], metadata: list[str], frame: pd.DataFrame
 ) -> list[tuple[str, str]]:
-    slugs = results["slugs"]
+    slugs = report_headline.names(results)  # generate conditions by their facets
     sections = [
+        ("headline", report_headline.headline_section(results)),
         ("grid", _grid(study)),
         ("results", _results_table(results, slugs)),
         ("forest", _forest(results, slugs)),
@@ -121,7 +124,9 @@ def _sections(
     if results["marginals"]:
         sections.append(("marginals", _marginal_plots(results, slugs)))
     if results["comparisons"]:
-        sections.append(("differences", _heatmaps(results, slugs)))
+        sections.append(
+            ("differences", report_headline.differences_section(results, _svg))
+        )
     if results["agreement"]:
         sections.append(("agreement", _agreement(frame, results, slugs)))
     if results.get("corrected"):
@@ -317,38 +322,6 @@ def _marginal_plots(results: dict[str, Any], slugs: dict[str, str]) -> str:
     return "".join(parts)
 
 
-def _heatmaps(results: dict[str, Any], slugs: dict[str, str]) -> str:
-    import matplotlib.pyplot as plt
-
-    parts = [
-        '<h2>Paired differences (row − column)</h2><p class="muted">On the '
-        "items both conditions have; "
-        "p-values in the results JSON are Holm-adjusted.</p>"
-    ]
-    frame = pd.DataFrame(results["comparisons"])
-    for grade_id, rows in frame.groupby("grade_condition_id", sort=False):
-        names = list(dict.fromkeys([*rows["a"], *rows["b"]]))
-        matrix = np.full((len(names), len(names)), np.nan)
-        for a, b, diff in zip(rows["a"], rows["b"], rows["diff"]):
-            if diff is not None and diff == diff:
-                (
-                    matrix[names.index(a), names.index(b)],
-                    matrix[names.index(b), names.index(a)],
-                ) = diff, -diff
-        figure, axes = plt.subplots(
-            figsize=(0.6 * len(names) + 3, 0.5 * len(names) + 2)
-        )
-        bound = np.nanmax(np.abs(matrix)) if np.isfinite(matrix).any() else 1.0
-        image = axes.imshow(matrix, cmap="RdBu", vmin=-bound, vmax=bound)
-        short = [slugs[n] for n in names]
-        axes.set_xticks(range(len(names)), short, rotation=60, ha="right", fontsize=7)
-        axes.set_yticks(range(len(names)), short, fontsize=7)
-        axes.set_title(slugs[grade_id], fontsize=10)
-        figure.colorbar(image, ax=axes, shrink=0.8)
-        parts.append(_svg(figure))
-    return "".join(parts)
-
-
 def _corrected(results: dict[str, Any], slugs: dict[str, str]) -> str:
     """Judge means corrected by a rater's labels (prediction-powered inference)."""
     headers = ["solver", "judge", "rater", "labelled", "judged", "judge mean"]
@@ -420,6 +393,11 @@ def _agreement(
     rng = np.random.default_rng(0)
     for row in results["agreement"][:12]:
         both = wide[[row["a"], row["b"]]].dropna()
+        if report_headline.is_zero_one(both):
+            parts.append(
+                report_headline.confusion_table(both, slugs[row["a"]], slugs[row["b"]])
+            )
+            continue
         if (
             len(both) > _SCATTER_POINTS
         ):  # a sample keeps the SVG small; the table above uses every pair

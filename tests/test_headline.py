@@ -148,6 +148,7 @@ def test_no_headline_without_scored_cells():
 # ---- through the CLI
 # --------------------------------------------------------------------------------------
 
+MAPPING = {"input": "question", "target": "answer", "id": "qid"}
 ROWS = [
     {"qid": f"q{i}", "question": f"What is {i} + {i * 7}?", "answer": str(i * 8)}
     for i in range(1, 41)
@@ -161,7 +162,7 @@ def study(tmp_path_factory) -> Path:
     config = base_config(
         **{
             "solvers__models": ["itemeval/arith-good", "itemeval/arith-weak"],
-            "benchmark__mapping": {"input": "question", "target": "answer", "id": "qid"},
+            "benchmark__mapping": MAPPING,
         }
     )
     path = write_study(root, config, rows=ROWS)

@@ -54,6 +54,7 @@ def test_the_report_is_one_self_contained_file_with_every_section(report):
         and page.suffix == ".html"
     )
     assert written["sections"] == [
+        "headline",
         "grid",
         "results",
         "forest",

@@ -1,0 +1,147 @@
+"""The report's headline, Holm marks on the paired-difference heatmaps and the
+confusion table of two 0/1 graders, checked by parsing the written HTML against
+`results --json` and the export."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from itemeval.cli import main
+from tests.helpers import base_config, write_study
+
+MAPPING = {"input": "question", "target": "answer", "id": "qid"}
+ROWS = [
+    {"qid": f"q{i}", "question": f"What is {i} + {i * 5}?", "answer": str(i * 6)}
+    for i in range(1, 31)
+]
+
+
+class Page(HTMLParser):
+    """What the checks read: section ids, the headline's items, the confusion
+    tables' cells, and the ids of SVG groups."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sections: list[str] = []
+        self.headline: list[str] = []
+        self.confusion: list[list[str]] = []
+        self.ids: list[str] = []
+        self._open: list[str] = []
+        self._in_headline = self._in_confusion = False
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "section":
+            self.sections.append(attributes.get("id", ""))
+        if tag == "ul" and attributes.get("class") == "headline":
+            self._in_headline = True
+        if tag == "table" and attributes.get("class") == "confusion":
+            self._in_confusion = True
+            self.confusion.append([])
+        if tag == "g" and attributes.get("id"):
+            self.ids.append(attributes["id"])
+        if tag in ("li", "td"):
+            self._text = []
+        self._open.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag == "ul":
+            self._in_headline = False
+        if tag == "table":
+            self._in_confusion = False
+        if tag == "li" and self._in_headline:
+            self.headline.append("".join(self._text))
+        if tag == "td" and self._in_confusion:
+            self.confusion[-1].append("".join(self._text))
+
+    def handle_data(self, data):
+        self._text.append(data)
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory) -> Path:
+    """arith-good vs arith-weak on 30 items, scored by numeric and a 0/1 judge."""
+    root = tmp_path_factory.mktemp("report")
+    config = base_config(
+        **{
+            "solvers__models": ["itemeval/arith-good", "itemeval/arith-weak"],
+            "benchmark__mapping": {
+                "input": "question",
+                "target": "answer",
+                "id": "qid",
+            },
+            "facets__grader": ["j"],
+            "facets__rubric": ["r"],
+            "graders": {"j": {"model": "itemeval/judge"}},
+        }
+    )
+    path = write_study(root, config, rows=ROWS)
+    base = ["-C", str(root)]
+    assert main(["generate", str(path), "--yes", "--display", "none", *base]) == 0
+    assert main(["grade", str(path), "--yes", "--display", "none", *base]) == 0
+    assert main(["export", str(path), *base]) == 0
+    return path
+
+
+def run_json(capsys, *args: str) -> dict:
+    capsys.readouterr()
+    assert main([*args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture(scope="module")
+def page(study, tmp_path_factory) -> Page:
+    out = tmp_path_factory.mktemp("out") / "r.html"
+    assert main(["report", str(study), "--out", str(out), "-C", str(study.parent)]) == 0
+    parsed = Page()
+    parsed.feed(out.read_text(encoding="utf-8"))
+    return parsed
+
+
+def test_the_report_opens_with_the_headline_of_results(study, page, capsys):
+    data = run_json(capsys, "results", str(study), "-C", str(study.parent))
+    assert page.sections[0] == "headline"
+    assert page.headline == [row["text"] for row in data["headline"]]
+    numeric = next(t for t in page.headline if t.startswith("scorer_numeric: "))
+    assert len(page.headline) == 2 and "arith-good is best (" in numeric
+
+
+def test_heatmap_cells_significant_after_holm_are_marked(study, page, capsys):
+    data = run_json(
+        capsys, "results", str(study), "--compare", "all", "-C", str(study.parent)
+    )
+    significant = [c for c in data["comparisons"] if c["p_adjusted"] < 0.05]
+    assert significant  # arith-good beats arith-weak on 30 items
+    marks = [i for i in page.ids if i.startswith("holm-significant-")]
+    assert len(marks) == 2 * len(significant)  # both halves of the matrix
+    assert {re.fullmatch(r"holm-significant-(\d)-(\d)", m).groups() for m in marks} <= {
+        ("0", "1"),
+        ("1", "0"),
+    }
+
+
+def test_two_zero_one_graders_agree_in_a_confusion_table(study, page):
+    table = pd.read_parquet(study.parent / "studies/t/export/grades_long.parquet")
+    scored = table[~table["stale"] & table["parse_ok"].fillna(False)]
+    wide = scored.pivot_table(
+        index=["gen_condition_id", "item_id", "epoch"],
+        columns="grade_condition_id",
+        values="score",
+    ).dropna()
+    judge = next(c for c in wide.columns if c.startswith("j_"))
+    numeric = next(c for c in wide.columns if c.startswith("scorer_numeric"))
+    [cells] = page.confusion
+    expected = [
+        ((wide[judge] == a) & (wide[numeric] == b)).sum()
+        for a in (1, 0)
+        for b in (1, 0)
+    ]
+    assert [cells[1], cells[2], cells[4], cells[5]] == [str(n) for n in expected]
+    assert (cells[0], cells[3]) == ("1", "0")
