@@ -14,7 +14,7 @@ def metrics_section(results: dict[str, Any], slugs: dict[str, str]) -> str:
                 r["gen_condition_id"] or "", f"{r.get('facet')} = {r.get('level')}"
             ),
             slugs[r["grade_condition_id"]],
-            r["metric"],
+            f"{r['metric']}[{r['class']}]" if "class" in r else r["metric"],
             r["n"],
             _num(r["value"]),
             f"{_num(r['ci_low'])} – {_num(r['ci_high'])}",

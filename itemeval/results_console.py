@@ -115,7 +115,7 @@ def render_metrics(
     """Global metrics beside the means: per cell, then per --by level, a table per
     grade condition each."""
     columns = [
-        Column("metric", lambda row: row["metric"], kind="name"),
+        Column("metric", _metric, kind="name"),
         Column("n", count("n"), min_width=3),
         Column("value", lambda row: _num(row["value"]), min_width=5),
         *numbers,
@@ -140,3 +140,8 @@ def render_metrics(
 
 def _num(value: Any) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def _metric(row: Row) -> str:
+    """precision[b] for a per-class row."""
+    return f"{row['metric']}[{row['class']}]" if "class" in row else row["metric"]

@@ -80,6 +80,30 @@ def test_classification_on_a_resample_equals_scikit_learn_on_the_drawn_rows():
             assert got[b] == pytest.approx(SKLEARN[metric](t, p, labels), abs=1e-9)
 
 
+@pytest.mark.parametrize("metric", ["precision", "recall"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_precision_and_recall_per_class_equal_scikit_learn(metric, seed):
+    item_of_row, items, pred, true = _imbalanced(seed)
+    figure = Classification.prepare(item_of_row, items, pred, true, metric)
+    labels = sorted(set(true))
+    expected = sk.precision_recall_fscore_support(
+        true, pred, labels=labels, average=None, zero_division=0
+    )[0 if metric == "precision" else 1]
+    got = figure.values(np.ones((1, items)))[0]
+    assert figure.classes == tuple(labels)
+    assert got == pytest.approx(expected, abs=1e-9)
+    counts = next(resample_counts(items, seed=5, resamples=4))
+    for b, row in enumerate(figure.values(counts)):  # and on each resample
+        take = np.repeat(np.arange(len(true)), counts[b][item_of_row].astype(int))
+        t, p = [true[i] for i in take], [pred[i] for i in take]
+        drawn = sk.precision_recall_fscore_support(
+            t, p, labels=labels, average=None, zero_division=0
+        )[0 if metric == "precision" else 1]
+        present = np.isin(labels, t) | (metric == "precision")
+        assert row[present] == pytest.approx(drawn[present], abs=1e-9)
+        assert np.isnan(row[~present]).all()  # a class not drawn has no recall
+
+
 def _numbers(seed=0, items=200, epochs=2, ties=True):
     rng = np.random.default_rng(seed)
     target = rng.integers(1, 6, items).astype(float)  # a 1-5 scale: many ties

@@ -41,6 +41,8 @@ METRICS = [
     {"name": "pearson", "scorer": "numeric"},
     {"name": "spearman", "scorer": "numeric"},
     {"name": "kendall_tau", "scorer": "numeric"},
+    {"name": "precision", "scorer": "numeric"},
+    {"name": "recall", "scorer": "numeric"},
     {"name": "corpus_bleu", "scorer": "exact_match"},
     {"name": "my_metrics:share_of_long_answers", "scorer": "numeric"},
 ]
@@ -167,6 +169,33 @@ def test_every_metric_per_cell_equals_the_libraries_on_the_grade_rows(study, cap
     # the judge reads no answer: only accuracy covers it
     judged = [r for r in data["metrics"] if r["metric"] == "accuracy"]
     assert len(judged) == 2 * 3
+
+
+def test_precision_and_recall_have_a_row_per_class_equal_to_scikit_learn(study, capsys):
+    code, data, _ = cli(capsys, "results", str(study), "--json")
+    grades = _grades(study).rename(columns={"answer_x": "answer"})
+    read = grades[grades["error"].isna()].assign(
+        label=lambda g: g["answer"].map(_label),
+        target_label=lambda g: g["answer_y"].map(_label),
+    )
+    numeric = read[read["grade_condition_slug"] == "scorer_numeric"]
+    for (gen_id, grade_id), group in numeric.groupby(
+        ["gen_condition_id", "grade_condition_id"]
+    ):
+        labels = sorted(set(group["target_label"]))
+        expected = sk.precision_recall_fscore_support(
+            group["target_label"], group["label"], labels=labels, zero_division=0
+        )
+        for metric, values in zip(("precision", "recall"), expected[:2]):
+            rows = [
+                r
+                for r in data["metrics"]
+                if (r["gen_condition_id"], r["grade_condition_id"], r["metric"])
+                == (gen_id, grade_id, metric)
+            ]
+            assert [r["class"] for r in rows] == labels
+            got = [r["value"] for r in rows]
+            assert got == pytest.approx(list(values), abs=1e-9)
 
 
 def test_metrics_per_by_level_and_the_same_seed_gives_the_same_interval(study, capsys):

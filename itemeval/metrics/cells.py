@@ -17,6 +17,7 @@ from ..scorers.text import normalise_text
 from ..state import grade_state
 from ..study import Study
 from .figures import (
+    PER_CLASS,
     Classification,
     Corpus,
     Kendall,
@@ -119,8 +120,9 @@ class _Context:
         ]
         values = _bootstrap([f for _, f in figures], len(item_ids), self.options)
         return [
-            _row(metric, figure, draws, keys, len(item_ids))
+            row
             for (metric, figure), draws in zip(figures, values)
+            for row in _rows(metric, figure, draws, keys, len(item_ids))
         ]
 
 
@@ -270,8 +272,23 @@ def _bootstrap(figures, n_items: int, options: MetricOptions) -> list[np.ndarray
     return [np.concatenate(collected) for collected in draws]
 
 
-def _row(metric, figure, draws, keys, n_items) -> dict[str, Any]:
-    value = float(figure.values(np.ones((1, n_items)))[0]) if n_items else float("nan")
+def _rows(metric, figure, draws, keys, n_items) -> list[dict[str, Any]]:
+    """A metric's row, or one row per class (`class`: the target label) for
+    precision and recall."""
+    if metric.name not in PER_CLASS:
+        point = figure.values(np.ones((1, n_items)))[0] if n_items else float("nan")
+        return [_row(metric, figure, float(point), draws, keys, n_items)]
+    if not n_items:
+        return []
+    point = figure.values(np.ones((1, n_items)))[0]
+    return [
+        _row(metric, figure, float(point[k]), draws[:, k], keys, n_items)
+        | {"class": label}
+        for k, label in enumerate(figure.classes)
+    ]
+
+
+def _row(metric, figure, value, draws, keys, n_items) -> dict[str, Any]:
     low, high = percentile_interval(draws)
     row = {
         "gen_condition_id": keys["gen_id"],

@@ -51,6 +51,8 @@ class Classification:
     n_classes: int
     n: int
     metric: str
+    classes: tuple[str, ...] = ()
+    """The target labels, in the order of a per-class metric's columns."""
 
     @classmethod
     def prepare(
@@ -74,12 +76,15 @@ class Classification:
         row_stats = sparse.csr_matrix(
             (np.ones(len(cols)), (where, cols)), shape=(len(t), 3 * k)
         )
-        return cls(_item_sums(item_of_row, n_items, row_stats), k, len(t), metric)
+        sums = _item_sums(item_of_row, n_items, row_stats)
+        return cls(sums, k, len(t), metric, tuple(classes))
 
     def values(self, counts: np.ndarray) -> np.ndarray:
         k = self.n_classes
         totals = _weighted(counts, self.item_sums)
         true, pred, tp = totals[:, :k], totals[:, k : 2 * k], totals[:, 2 * k :]
+        if self.metric in PER_CLASS:  # (resamples × classes)
+            return PER_CLASS[self.metric](true, pred, tp)
         return _CLASSIFICATION[self.metric](true, pred, tp)
 
 
@@ -100,7 +105,14 @@ _CLASSIFICATION: dict[str, Callable[..., np.ndarray]] = {
     "recall_macro": lambda true, pred, tp: _present_mean(_ratio(tp, true), true),
     "balanced_accuracy": lambda true, pred, tp: _present_mean(_ratio(tp, true), true),
 }
-CLASSIFICATION = tuple(_CLASSIFICATION)
+PER_CLASS: dict[str, Callable[..., np.ndarray]] = {
+    # scikit-learn's average=None with zero_division=0; a class a resample never drew
+    # has no recall there (left out of its interval), as it has none in scikit-learn
+    "precision": lambda true, pred, tp: _ratio(tp, pred),
+    "recall": lambda true, pred, tp: np.where(true > 0, _ratio(tp, true), np.nan),
+}
+"""Metrics with one value per class: a row per target label in `results`."""
+CLASSIFICATION = (*_CLASSIFICATION, *PER_CLASS)
 
 
 @dataclass
