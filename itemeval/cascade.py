@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .config import ScorerEntry
@@ -35,11 +34,9 @@ from .records import GradeCondition, Item
 from .reference import with_reference
 from .scorers import ScoreContext, ScoreResult
 from .scorers.registry import canonical_name, resolve, score_many
-from .store import read_store
 
 if TYPE_CHECKING:
     from .config import LoadedConfig
-    from .study import Study
 
 NAME = "cascade"
 """The `facets.scorer` entry name of a cascade."""
@@ -360,48 +357,3 @@ def _result_metadata(result: ScoreResult) -> str | None:
 
 def cascades(conditions: Iterable[GradeCondition]) -> list[GradeCondition]:
     return [c for c in conditions if c.kind == "cascade"]
-
-
-# ---- the estimate of solutions not generated yet -------------------------------------
-
-
-@dataclass(frozen=True)
-class Share:
-    """The share of a cascade's solutions its judge is expected to see."""
-
-    undecided: float
-    observed: int
-    """Grade rows it was observed over; 0: none yet, so every solution is assumed
-    undecided (the worst case, which keeps the spend gate and the cap safe)."""
-
-
-def undecided_share(study: Study, condition: GradeCondition) -> Share:
-    """Of the cascade's stored grade rows, those its judge was asked about (a reply
-    or a call error), over all of them."""
-    table = read_store(
-        study.paths,
-        "grades",
-        ["judge_completion", "error"],
-        where={"grade_condition_id": [condition.id]},
-    )
-    if table.num_rows == 0:
-        return Share(undecided=1.0, observed=0)
-    asked = pc.or_(
-        pc.is_valid(table.column("judge_completion")),
-        pc.is_valid(table.column("error")),
-    )
-    judged = pc.sum(asked.cast("int64")).as_py() or 0
-    return Share(undecided=judged / table.num_rows, observed=table.num_rows)
-
-
-def estimate_note(condition: GradeCondition, share: Share) -> str:
-    basis = (
-        f"{share.undecided:.0%} of them undecided, as observed over "
-        f"{share.observed:,} graded solutions"
-        if share.observed
-        else "all of them assumed undecided until some are graded"
-    )
-    return (
-        f"{condition.slug}: the judge is priced on the solutions its scorers leave "
-        f"undecided: stored ones counted exactly; ones not generated yet at {basis}"
-    )

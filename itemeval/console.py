@@ -635,6 +635,20 @@ def render_results(data: dict[str, Any], console: Console) -> None:
                 data["corrected"],
             )
         )
+    if data.get("cascades"):
+        console.print(
+            fitted(
+                console,
+                "cascades: which stage decided",
+                [
+                    name("solver", "gen_condition_id"),
+                    name("cascade", "grade_condition_id"),
+                    Column("decided by", lambda row: row["decided_by"], kind="name"),
+                    _number("n", count("n"), 4),
+                ],
+                data["cascades"],
+            )
+        )
     if data["calibration"]:
         console.print(
             fitted(

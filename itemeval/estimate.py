@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import cascade, pairwise_grade, plan
+from . import cascade, cascade_counts, pairwise_grade, plan
 from . import generate as gen_stage
 from . import grade as grade_stage
 from .cache_lookup import cached_sample_ids  # noqa: I001
@@ -143,7 +143,7 @@ def project_grading(
         )
         calls = all_calls
         if condition.kind == "cascade" and all_calls:  # its judge: the undecided share
-            share = cascade.undecided_share(study, condition).undecided
+            share = cascade_counts.undecided_share(study, condition).undecided
             calls = round(all_calls * share)
             tokens = tokens * calls / all_calls
         max_tokens = condition.judge_params.get(
@@ -239,7 +239,7 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
         )
     if options.stage in ("all", "grade"):
         notes += [
-            cascade.estimate_note(c, cascade.undecided_share(study, c))
+            cascade_counts.estimate_note(c, cascade_counts.undecided_share(study, c))
             for c in cascade.cascades(grade)
         ]
     return Estimate(lines=merge_lines(lines), notes=notes + _notes(lines, prices))

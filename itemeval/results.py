@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import criteria_results, human_results, pairwise_results, stats
+from . import cascade_counts, criteria_results, human_results, pairwise_results, stats
 from .cell_names import cell_facets, cell_name
 from .errors import ConfigError
 from .grid import matches
@@ -71,6 +71,8 @@ class ResultsReport:
     """Agreement of two grade conditions on each criterion both scored."""
     metrics: list[dict[str, Any]] = field(default_factory=list)
     """Global metrics per cell and per --by level, when the study declares any."""
+    cascades: list[dict[str, Any]] = field(default_factory=list)
+    """Per cascade cell: how many graded solutions each stage decided."""
     slugs: dict[str, str] = field(default_factory=dict)
     headline: list[dict[str, Any]] = field(default_factory=list)
     """Per grade condition: the best generate condition and its lead (headline.py)."""
@@ -172,6 +174,7 @@ def study_results(
     report.corrected = human_results.corrected(frame, grade)
     report.criteria_agreement = criteria_results.criteria_agreement(long)
     report.calibration = _calibration(frame, grade)
+    report.cascades = cascade_counts.decided_counts(frame, grade)
     report.pairwise, report.strengths = pairwise_results.results_lists(
         study, seed=options.seed, items=chosen_ids
     )

@@ -293,6 +293,8 @@ def test_the_judge_is_asked_only_about_what_numeric_could_not_read(
     assert code == 0
     graded = {c["grade_condition_id"] for c in results["cells"]}
     assert graded == {grades["grade_condition_id"].iloc[0]}
+    decided = {row["decided_by"]: row["n"] for row in results["cascades"]}
+    assert decided == {"numeric": 2, "j": 1, "none": 1}
 
     code, status = _cli(capsys, "status", str(config))
     assert code == 0 and [g["done"] for g in status["grade"]] == [4]
