@@ -92,7 +92,8 @@ def select_pairwise(study: Study, options: GradeOptions) -> list[GradeCondition]
 def _select(
     study: Study, options: GradeOptions
 ) -> tuple[list[GenerateCondition], list[GradeCondition]]:
-    model_graded = [c for c in study.grade if c.kind == "model_graded"]
+    # a name these conditions answer to selects them; it never adds a plain judge
+    model_graded = [c for c in study.grade if c.kind in ("model_graded", "cascade")]
     judge_names = [
         name
         for name in options.graders
@@ -129,7 +130,7 @@ def _select(
 def _graded_by(condition: GradeCondition, names: list[str] | tuple[str, ...]) -> bool:
     """Whether `--grader` names this condition: a judge's grader name; a model-graded
     scorer's name or model."""
-    if condition.kind in ("judge", "pairwise"):
+    if condition.kind in ("judge", "pairwise", "cascade"):
         return condition.grader_name in names
     models = (condition.grader_model or "").split(",")
     return condition.kind == "model_graded" and (

@@ -166,6 +166,17 @@ def test_a_bad_cascade_is_a_config_error_naming_the_entry(tmp_path, params, mess
     assert message in str(raised.value)
 
 
+def test_grader_selects_the_cascade_of_that_judge_and_adds_no_plain_judge(
+    tmp_path, capsys
+):
+    base = {"first": ["numeric"], "then": {"grader": "j", "rubric": "r"}}
+    config = write_study(tmp_path, _config(base, {"scorer": ["numeric"]}))
+    for options in (("--grader", "j"), ("--rubric", "r")):
+        code, estimate = _cli(capsys, "estimate", str(config), *options)
+        slugs = {line["slug"] for line in estimate["conditions"]}
+        assert code == 0 and slugs == {"arith-good_p_default", "cascade_numeric_j_r"}
+
+
 # ---- a study: the judge only where numeric could not read ----------------------------
 
 ROWS = [
