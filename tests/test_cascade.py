@@ -34,6 +34,10 @@ REPLIES = [
     ("The answer is either 2 or 0.5.", "2", None, "ambiguous_answer"),
     ("Somewhere in 40-42.", "41", None, "ambiguous_answer"),
     ("", "3", None, "no_number_found"),  # a blank answer: the judge says so
+    ("So the speed is 180 / 2.5", "72", None, "unfinished_expression"),
+    ("Final answer: 7 (or possibly 8)", "7", None, "ambiguous_answer"),
+    ("ANSWER: Paris", "Paris", None, "target_not_numeric"),  # not numeric's to read
+    ("<think>maybe 3</think>\n**Answer:** 4", "4", "numeric", 1.0),
 ]
 
 
