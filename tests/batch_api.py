@@ -50,6 +50,8 @@ class BatchAPI:
         self.batches: dict[str, dict[str, Any]] = {}
         self.submissions = 0
         self.auto_complete = False
+        self.enabled = True
+        """False: a host without a Batch API (batches routes answer 404)."""
         self._lines: list[str] = []
         self._lock = threading.Lock()
         self._created = threading.Condition(self._lock)
@@ -148,6 +150,8 @@ class BatchAPI:
         return meta
 
     def _batches(self, method: str, rest: list[str], raw: bytes) -> Reply:
+        if not self.enabled:
+            return _error(404, "this host has no Batch API")
         if method == "POST" and not rest:
             return self._create(json.loads(raw or b"{}"))
         if method == "GET" and not rest:

@@ -315,3 +315,21 @@ def test_status_and_batches_show_open_batches_and_cancel_them(
         assert srv.batches.submissions == 2 and srv.answered() == 4
         code, data = run(capsys, "batches", str(path))
         assert code == 0 and data == {"batches": []}
+
+
+def test_a_host_without_a_batch_api_fails_the_condition_and_loses_nothing(
+    tmp_path, capsys, monkeypatch
+):
+    path = batch_study(tmp_path)
+    with serve(monkeypatch) as srv:
+        srv.batches.enabled = False
+        code, result = run(capsys, "generate", str(path), "--yes")
+        assert code == 1
+        (condition,) = result["conditions"]
+        assert "batch submission failed" in condition["failure"]
+        assert "test-key" not in json.dumps(result)
+        assert ledger.open_submissions(tmp_path / "studies" / "t") == []
+        srv.batches.enabled, srv.batches.auto_complete = True, True
+        code, result = run(capsys, "generate", str(path), "--yes")
+        assert code == 0, result
+    assert len(solutions(tmp_path)) == 4

@@ -274,6 +274,8 @@ def _settle(state: BatchRun, submission: ledger.Submission, actual: float) -> No
 
 
 def _submit_all(state: BatchRun, specs: Sequence[TaskSpec]) -> None:
+    import openai
+
     held = ledger.held_keys(state.root, state.run.stage) | state.answered | state.sent
     size = _size(state.run)
     for spec in specs:
@@ -284,8 +286,23 @@ def _submit_all(state: BatchRun, specs: Sequence[TaskSpec]) -> None:
             not in held
         ]
         for start in range(0, len(todo), size):
-            if not _submit(state, spec, todo[start : start + size]):
-                return
+            try:
+                if not _submit(state, spec, todo[start : start + size]):
+                    return
+            except openai.APIError as exc:  # e.g. a host without a Batch API
+                _failed(state, spec, exc)
+                break
+
+
+def _failed(state: BatchRun, spec: TaskSpec, exc: Exception) -> None:
+    """A condition whose batch could not be submitted fails (exit 1) without
+    stopping the others; its cells stay missing."""
+    from ..redact import redact
+
+    message = redact(f"batch submission failed: {type(exc).__name__}: {exc}")
+    for condition in state.run.result.conditions:
+        if condition.condition_id == spec.name and condition.failure is None:
+            condition.failure = message
 
 
 def _size(run: Run) -> int:
@@ -296,6 +313,8 @@ def _size(run: Run) -> int:
 def _submit(state: BatchRun, spec: TaskSpec, chunk: list[tuple[str, Cell]]) -> bool:
     """Record, upload and create one batch; False when the spend cap (or a stop)
     says no further batch may go."""
+    import openai
+
     run = state.run
     factor = run.prices.batch_factor(spec.model)
     worst = _worst(run, spec, chunk, factor)
@@ -321,9 +340,15 @@ def _submit(state: BatchRun, spec: TaskSpec, chunk: list[tuple[str, Cell]]) -> b
     )
     if worst is not None:
         state.reserved[submission.id] = worst
-    batch_id = client.create(
-        file_id, {"itemeval_study": run.study.config.study, "itemeval": submission.id}
-    )
+    try:
+        batch_id = client.create(
+            file_id,
+            {"itemeval_study": run.study.config.study, "itemeval": submission.id},
+        )
+    except openai.APIStatusError:  # refused: no batch exists, its cells are free
+        state.reserved.pop(submission.id, None)
+        ledger.update(state.root, submission, state="closed", note="refused")
+        raise
     submission = ledger.update(
         state.root, submission, batch_id=batch_id, status="validating"
     )
