@@ -5,23 +5,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import cascade, cascade_counts, pairwise_grade, plan
+from . import cascade, cascade_counts
 from . import generate as gen_stage
 from . import grade as grade_stage
-from .cache_lookup import cached_sample_ids  # noqa: I001
 from .cost import (
     Estimate,
     EstimateLine,
     estimate_tokens,
     line_for,
-    lines_for_specs,
     merge_lines,
     scorer_line,
 )
 from .grid import generated
 from .pricing import PriceTable, load_prices
-from .records import GenerateCondition, GradeCondition, Item, TaskSpec
+from .records import GradeCondition, Item
 from .recovery import recover_if_idle
+from .stage_plan import StagePlan
 from .state import observed_lengths
 from .study import Study
 
@@ -40,88 +39,27 @@ class EstimateOptions:
     stage: str = "all"  # all | generate | grade
 
 
-def estimate_generate(
-    study: Study,
-    conditions: list[GenerateCondition],
-    items: list[Item],
-    *,
-    force: bool,
-    prices: PriceTable,
-) -> tuple[list[EstimateLine], list[TaskSpec]]:
-    conditions = generated(conditions)  # imported answers are never generated
-    cells = gen_stage.plan_cells(study, conditions, items, force=force)
-    specs = gen_stage.task_specs(study, conditions, cells)
-    lines = lines_for_specs(
-        "generate",
-        specs,
-        {c.id: c.slug for c in conditions},
-        observed=observed_lengths(study, "generate"),
-        prices=prices,
-        cached_sample_ids=cached_sample_ids,
+def _cells_of(gen: StagePlan | None) -> frozenset[tuple[str, str, int]]:
+    """The (condition, item, epoch) cells a generate plan runs."""
+    if gen is None:
+        return frozenset()
+    return frozenset(
+        (
+            cell.metadata["condition_id"],
+            cell.metadata["item_id"],
+            cell.metadata["replication"],
+        )
+        for spec in gen.specs
+        for cell in spec.cells
     )
-    return lines, specs
-
-
-def estimate_grade_stored(
-    study: Study,
-    generate: list[GenerateCondition],
-    grade: list[GradeCondition],
-    items: list[Item],
-    *,
-    force: bool,
-    prices: PriceTable,
-    regenerated: frozenset[tuple[str, str, int]] = frozenset(),
-) -> list[EstimateLine]:
-    """Grading of the solutions already stored: judges by their rendered prompts,
-    scorers at no cost.
-
-    Cells the generate plan re-runs (`--force`) are left to `project_grading`, so none
-    is counted twice.
-    """
-    todo = grade_stage.pending(study, generate, grade, items, force=force)
-    if regenerated and not todo.empty:
-        keys = zip(todo["gen_condition_id"], todo["item_id"], todo["epoch"].astype(int))
-        todo = todo[[key not in regenerated for key in keys]].reset_index(drop=True)
-    # a cascade's scorers cost nothing and run now: its judge is priced on exactly
-    # the stored solutions they leave undecided
-    todo, _ = grade_stage.settle_cascades(study, todo, grade, run_id="")
-    specs = grade_stage.judge_specs(
-        study, todo, [c for c in grade if c.kind != "verifiable"]
-    )
-    return grade_stage.estimate_lines(study, todo, grade, specs, prices)
-
-
-def estimate_pairwise_stored(
-    study: Study,
-    options: grade_stage.GradeOptions,
-    generate: list[GenerateCondition],
-    items: list[Item],
-    *,
-    force: bool,
-    prices: PriceTable,
-) -> list[EstimateLine]:
-    """Pairwise verdicts on the answers already stored, by their rendered prompts."""
-    pairs = grade_stage.select_pairwise(study, options)
-    if not pairs:
-        return []
-    todo = pairwise_grade.pending(study, generate, pairs, items, force=force)
-    specs = pairwise_grade.task_specs(
-        study,
-        todo,
-        pairs,
-    )
-    return pairwise_grade.estimate_lines(study, specs, pairs, prices)
 
 
 def project_grading(
-    study: Study,
-    gen_specs: list[TaskSpec],
-    gen_lines: list[EstimateLine],
-    grade: list[GradeCondition],
-    prices: PriceTable,
+    study: Study, gen: StagePlan, grade: list[GradeCondition], prices: PriceTable
 ) -> list[EstimateLine]:
-    """Grading of the solutions this plan will generate: the rubric over a solution
-    of the expected length."""
+    """Grading of the solutions the generate plan `gen` will generate: the rubric
+    over a solution of the expected length."""
+    gen_specs, gen_lines = gen.specs, gen.lines
     expected = {
         line.condition_id: line.output_tokens_expected / line.calls
         for line in gen_lines
@@ -184,50 +122,36 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
     the plan."""
     recovered, pending = recover_if_idle(study)
     prices = load_prices(study.pricing_path)
-    items = plan.choose_items(
-        study.items,
+    opts = grade_stage.GradeOptions(
+        conditions=options.conditions,
+        graders=options.graders,
+        rubrics=options.rubrics,
         limit=options.limit,
+        ids=options.ids,
         sample=options.sample,
         seed=options.seed,
         stratify=options.stratify,
-        ids=options.ids,
+        force=options.force,
     )
-    grade_options = grade_stage.GradeOptions(
-        conditions=options.conditions, graders=options.graders, rubrics=options.rubrics
-    )
-    generate, grade = grade_stage.select_conditions(study, grade_options)
+    generate, grade = grade_stage.select_conditions(study, opts)
+    items = opts.items(study)
     lines: list[EstimateLine] = []
-    gen_lines: list[EstimateLine] = []
-    gen_specs: list[TaskSpec] = []
+    gen = None
     if options.stage in ("all", "generate"):
-        gen_lines, gen_specs = estimate_generate(
-            study, generate, items, force=options.force, prices=prices
+        # imported answers are never generated
+        gen = gen_stage.plan(
+            study, opts, prices=prices, conditions=generated(generate), items=items
         )
-        lines += gen_lines
+        lines += gen.lines
     if options.stage in ("all", "grade"):
-        regenerated = frozenset(
-            (
-                cell.metadata["condition_id"],
-                cell.metadata["item_id"],
-                cell.metadata["replication"],
-            )
-            for spec in gen_specs
-            for cell in spec.cells
+        # Cells the generate plan re-runs (`--force`) are left to `project_grading`,
+        # so none is counted twice.
+        work = grade_stage.plan(
+            study, opts, prices=prices, items=items, regenerated=_cells_of(gen)
         )
-        lines += estimate_grade_stored(
-            study,
-            generate,
-            grade,
-            items,
-            force=options.force,
-            prices=prices,
-            regenerated=regenerated,
-        )
-        lines += estimate_pairwise_stored(
-            study, grade_options, generate, items, force=options.force, prices=prices
-        )
-        if options.stage == "all":
-            lines += project_grading(study, gen_specs, gen_lines, grade, prices)
+        lines += work.lines
+        if gen is not None:
+            lines += project_grading(study, gen, grade, prices)
     notes = [
         f"recovered {n} {store} rows from the journal of an interrupted run"
         for store, n in recovered.items()

@@ -9,16 +9,18 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from . import chat, plan, response_cache
+from . import chat, response_cache
+from . import plan as planner
 from .cache_lookup import cached_sample_ids  # noqa: I001
 from .cost import lines_for_specs
 from .grid import generated, select
 from .hashing import canonical_json, text_hash
-from .outcomes import ConditionRun, SampleResult, StageResult
-from .pricing import call_usd, format_usd, total_usd
+from .outcomes import SampleResult, StageResult
+from .pricing import PriceTable, call_usd, format_usd, total_usd
 from .records import SAMPLING_PARAMS, Cell, GenerateCondition, Item, TaskSpec
 from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
 from .runner import RowSink
+from .stage_plan import StagePlan
 from .state import observed_lengths, solution_state, superseded_notes
 from .store.journal import journaled_keys
 from .study import Study
@@ -39,7 +41,7 @@ def plan_cells(
     merged = solution_state(
         study, [c.id for c in conditions], [item.id for item in items]
     )
-    return plan.plan_generate(
+    return planner.plan_generate(
         merged, on_empty=study.config.solvers.on_empty, force=force
     )
 
@@ -48,12 +50,14 @@ def shard_cells(
     study: Study,
     conditions: list[GenerateCondition],
     cells: pd.DataFrame,
-    shard: plan.Shard,
+    shard: planner.Shard,
 ) -> pd.DataFrame:
     """The shard's part of the planned cells, less those its own earlier journal
     parts already hold."""
     cells = cells[
-        plan.in_shard(cells, shard, "condition_id", {c.id: c.model for c in conditions})
+        planner.in_shard(
+            cells, shard, "condition_id", {c.id: c.model for c in conditions}
+        )
     ]
     done = journaled_keys(
         study.paths, shard.tag, "solutions", ("condition_id", "item_id", "epoch")
@@ -258,13 +262,61 @@ def run_pilot(
 ) -> StageResult:
     """Generate `options.pilot` random items of `items` (drawn with `options.seed`)
     for every selected condition."""
-    chosen = plan.choose_items(
+    chosen = planner.choose_items(
         items, sample=options.pilot, seed=options.seed, stratify=options.stratify
     )
     pilot_options = GenerateOptions(
         **{**asdict(options), "pilot": None, "fresh": False, "force": False}
     )
     return _run_generate(study, pilot_options, chosen, ask=ask, tell=tell)
+
+
+def plan(
+    study: Study,
+    options: StageOptions,
+    *,
+    prices: PriceTable,
+    conditions: list[GenerateCondition] | None = None,
+    items: list[Item] | None = None,
+    run_id: str | None = None,
+) -> StagePlan:
+    """The cells a generate run executes (the selected conditions, or `conditions`;
+    the options' items, or `items`), their inspect tasks and their estimate.
+
+    `run_id` is the run's own (a `--fresh` run caches under a scope of its own).
+    """
+    if conditions is None:
+        conditions = select(generated(study.generate), list(options.conditions))
+    if items is None:
+        items = options.items(study)
+    cells = plan_cells(study, conditions, items, force=options.force or options.fresh)
+    if options.shard is not None:
+        cells = shard_cells(study, conditions, cells, options.shard)
+    specs = task_specs(
+        study,
+        conditions,
+        cells,
+        cache_scope=lambda cid: options.cache_scope(cid, run_id or ""),
+    )
+    lines = lines_for_specs(
+        "generate",
+        specs,
+        {c.id: c.slug for c in conditions},
+        observed=observed_lengths(study, "generate"),
+        prices=prices,
+        cached_sample_ids=cached_sample_ids,
+    )
+    return StagePlan(
+        stage="generate",
+        generate=tuple(conditions),
+        grade=(),
+        cells=cells,
+        owners={c.id: c.model for c in conditions},
+        specs=tuple(specs),
+        lines=tuple(lines),
+        notes=tuple(superseded_notes(study, conditions)),
+        providers=tuple(c.model for c in conditions),
+    )
 
 
 def _run_generate(
@@ -286,44 +338,22 @@ def _run_generate(
         # stored) skips it.
         check_providers([c.model for c in conditions])
     with open_run(study, "generate", result, options) as run:
-        cells = plan_cells(
-            study, conditions, items, force=options.force or options.fresh
-        )
-        if options.shard is not None:
-            cells = shard_cells(study, conditions, cells, options.shard)
-        result.conditions = condition_runs(conditions, cells)
-        result.notes.extend(superseded_notes(study, conditions))
-        if cells.empty:
-            return result
-        specs = task_specs(
+        work = plan(
             study,
-            conditions,
-            cells,
-            cache_scope=lambda cid: options.cache_scope(cid, run.run_id),
-        )
-        lines = lines_for_specs(
-            "generate",
-            specs,
-            {c.id: c.slug for c in conditions},
-            observed=observed_lengths(study, "generate"),
+            options,
+            conditions=conditions,
+            items=items,
             prices=run.prices,
-            cached_sample_ids=cached_sample_ids,
+            run_id=run.run_id,
         )
-        note = response_cache.shared_note(study, lines)
+        result.conditions = work.condition_runs()
+        result.notes.extend(work.notes)
+        if work.empty:
+            return result
+        note = response_cache.shared_note(study, work.lines)
         if note and tell is not None:  # before the gate: it changes what is paid
             tell(note)
-        run.approve(lines, ask, tell)
+        run.approve(list(work.lines), ask, tell)
         run.begin(conditions, [])
-        run.execute(specs, _sink(study, conditions, run))
+        run.execute(work.specs, _sink(study, conditions, run))
     return result
-
-
-def condition_runs(
-    conditions: list[GenerateCondition], cells: pd.DataFrame
-) -> list[ConditionRun]:
-    """Each condition's summary, planned with its number of cells."""
-    planned = cells.groupby("condition_id").size().to_dict() if not cells.empty else {}
-    return [
-        ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0)))
-        for c in conditions
-    ]

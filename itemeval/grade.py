@@ -11,7 +11,8 @@ from typing import Any, Callable
 import pandas as pd
 import pyarrow as pa
 
-from . import cascade, heap, hints, pairwise_grade, plan, response_cache
+from . import cascade, heap, hints, pairwise_grade, response_cache
+from . import plan as planner
 from .cache_lookup import cached_sample_ids  # noqa: I001
 from .config import CallLimits
 from .cost import (
@@ -36,6 +37,7 @@ from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
 from .runner import RowSink
 from .scorers import ScoreContext, ScoreResult
 from .scorers.registry import resolve, score_many
+from .stage_plan import StagePlan
 from .state import grade_state, grade_superseded_notes, observed_lengths, solution_state
 from .store import read_store
 from .store.journal import journaled_keys
@@ -170,11 +172,11 @@ def pending(
     merged = solution_state(
         study, [c.id for c in generate], [item.id for item in items]
     )
-    return plan.plan_grade(grade_state(study, grade, merged), force=force, only=only)
+    return planner.plan_grade(grade_state(study, grade, merged), force=force, only=only)
 
 
 def shard_pending(
-    study: Study, grade: list[GradeCondition], todo: pd.DataFrame, shard: plan.Shard
+    study: Study, grade: list[GradeCondition], todo: pd.DataFrame, shard: planner.Shard
 ) -> pd.DataFrame:
     """The shard's part of the pending grades, less those its own earlier journal parts
     already hold.
@@ -183,7 +185,7 @@ def shard_pending(
     its grader model (a verifiable scorer's cells go by scorer name).
     """
     owners = {c.id: c.grader_model or c.scorer for c in grade}
-    todo = todo[plan.in_shard(todo, shard, "grade_condition_id", owners)]
+    todo = todo[planner.in_shard(todo, shard, "grade_condition_id", owners)]
     done = journaled_keys(study.paths, shard.tag, "grades", GRADE_KEY)
     if done:
         keep = [
@@ -851,60 +853,90 @@ def run_grade(
         return _run_grade(study, options, ask, tell)
 
 
+def plan(
+    study: Study,
+    options: GradeOptions,
+    *,
+    prices: PriceTable,
+    items: list[Item] | None = None,
+    run_id: str | None = None,
+    regenerated: frozenset[tuple[str, str, int]] = frozenset(),
+) -> StagePlan:
+    """The grades and pairwise verdicts a grade run executes (the options' items, or
+    `items`), the judges' inspect tasks and their estimate.
+
+    `run_id` is the run's own (a `--fresh` run caches under a scope of its own);
+    solutions in `regenerated` are left out (an estimate counts their grading with
+    the generate plan that re-runs them).
+    """
+    generate, grade = select_conditions(study, options)
+    pairs = select_pairwise(study, options)
+    if items is None:
+        items = options.items(study)
+    force = options.force or options.fresh
+    todo = _without(
+        pending(study, generate, grade, items, force=force, only=options.only),
+        regenerated,
+    )
+    pair_todo = pairwise_grade.pending(
+        study, generate, pairs, items, force=force, only=options.only
+    )
+    if options.shard is not None:
+        todo = shard_pending(study, grade, todo, options.shard)
+        pair_todo = pairwise_grade.shard_pending(study, pairs, pair_todo, options.shard)
+    # a cascade's scorers cost nothing and run now: its judge is planned, priced and
+    # asked only for what they leave undecided
+    judged, settled = settle_cascades(study, todo, grade, run_id=run_id or "")
+    scope = lambda cid: options.cache_scope(cid, run_id or "")  # noqa: E731
+    judges = [c for c in grade if c.kind != "verifiable"]
+    specs = judge_specs(study, judged, judges, cache_scope=scope)
+    lines = estimate_lines(study, todo, grade, specs, prices)
+    pair_specs = pairwise_grade.task_specs(study, pair_todo, pairs, cache_scope=scope)
+    if pairs:
+        lines += pairwise_grade.estimate_lines(study, pair_specs, pairs, prices)
+    notes = grade_superseded_notes(study, grade)
+    notes += pairwise_grade.superseded_notes(study, pairs)
+    return StagePlan(
+        stage="grade",
+        generate=tuple(generate),
+        grade=tuple(grade + pairs),
+        cells=todo,
+        pair_cells=pair_todo,
+        owners={c.id: c.grader_model or c.scorer for c in grade + pairs},
+        specs=tuple([*specs, *pair_specs]),
+        lines=tuple(merge_lines(lines)),
+        notes=tuple(notes),
+        settled=settled,
+        providers=tuple(_grader_models(grade + pairs)),
+    )
+
+
+def _without(
+    todo: pd.DataFrame, solutions: frozenset[tuple[str, str, int]]
+) -> pd.DataFrame:
+    """The pending grades of solutions other than these (generate condition, item,
+    epoch)."""
+    if not solutions or todo.empty:
+        return todo
+    keys = zip(todo["gen_condition_id"], todo["item_id"], todo["epoch"].astype(int))
+    return todo[[key not in solutions for key in keys]].reset_index(drop=True)
+
+
 def _run_grade(
     study: Study, options: GradeOptions, ask: Ask | None, tell: Tell | None
 ) -> StageResult:
+    result = StageResult(stage="grade", study=study.config.study)
     generate, grade = select_conditions(study, options)
     pairs = select_pairwise(study, options)
-    items = options.items(study)
-    result = StageResult(stage="grade", study=study.config.study)
-    check_providers(
-        [
-            m
-            for c in grade + pairs
-            if c.kind != "verifiable"
-            for m in (c.grader_model or "").split(",")
-            if m
-        ]
-    )
+    check_providers(_grader_models(grade + pairs))
     with open_run(study, "grade", result, options) as run:
-        force = options.force or options.fresh
-        todo = pending(study, generate, grade, items, force=force, only=options.only)
-        pair_todo = pairwise_grade.pending(
-            study, generate, pairs, items, force=force, only=options.only
-        )
-        if options.shard is not None:
-            todo = shard_pending(study, grade, todo, options.shard)
-            pair_todo = pairwise_grade.shard_pending(
-                study, pairs, pair_todo, options.shard
-            )
-        judged, settled = settle_cascades(study, todo, grade, run_id=run.run_id)
-        planned = {
-            **_planned(todo),
-            **_planned(pair_todo),
-        }
-        result.conditions = [
-            ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0)))
-            for c in grade + pairs
-        ]
-        result.notes.extend(grade_superseded_notes(study, grade))
-        result.notes.extend(pairwise_grade.superseded_notes(study, pairs))
-        if todo.empty and pair_todo.empty:
+        work = plan(study, options, prices=run.prices, run_id=run.run_id)
+        result.conditions = work.condition_runs()
+        result.notes.extend(work.notes)
+        if work.empty:
             return result
-        judges = [c for c in grade if c.kind != "verifiable"]
-        scope = lambda cid: options.cache_scope(cid, run.run_id)  # noqa: E731
-        specs = judge_specs(study, judged, judges, cache_scope=scope)
-        pair_specs = pairwise_grade.task_specs(
-            study,
-            pair_todo,
-            pairs,
-            cache_scope=scope,
-        )
-        lines = estimate_lines(study, todo, grade, specs, run.prices)
-        lines += pairwise_grade.estimate_lines(study, pair_specs, pairs, run.prices)
-        lines = merge_lines(lines)
         hint = hints.replayed_parse_failures(
-            lines,
+            list(work.lines),
             only=options.only,
             fresh=options.fresh,
             cache=bool(study.config.cache),
@@ -913,28 +945,38 @@ def _run_grade(
             result.notes.append(hint)
             if tell is not None:
                 tell(hint)
-        run.approve(lines, ask, tell)
-        run.begin(generate, grade + pairs)
-        summaries = {s.condition_id: s for s in result.conditions}
-        with run.row_writer("grades") as write:
-            grade_verifiable(
-                study,
-                todo,
-                [c for c in grade if c.kind == "verifiable"],
-                summaries,
-                run_id=run.run_id,
-                write=write,
-            )
-            if settled.rows:
-                _write_settled(settled, _Batches(write, summaries))
-        if specs or pair_specs:
-            sink = _judge_sink(judges + pairs, run, settled)
-            run.execute([*specs, *pair_specs], sink)
+        run.approve(list(work.lines), ask, tell)
+        run.begin(list(work.generate), list(work.grade))
+        _execute(study, work, run)
     return result
 
 
-def _planned(todo: pd.DataFrame) -> dict[str, int]:
-    """Cells planned per grade condition."""
-    if todo.empty:
-        return {}
-    return todo.groupby("grade_condition_id").size().to_dict()
+def _execute(study: Study, work: StagePlan, run: Run) -> None:
+    """Score the verifiable grades and write what the cascades' scorers decided,
+    then run the judges' tasks on inspect."""
+    summaries = {s.condition_id: s for s in run.result.conditions}
+    with run.row_writer("grades") as write:
+        grade_verifiable(
+            study,
+            work.cells,
+            [c for c in work.grade if c.kind == "verifiable"],
+            summaries,
+            run_id=run.run_id,
+            write=write,
+        )
+        if work.settled.rows:
+            _write_settled(work.settled, _Batches(write, summaries))
+    if work.specs:
+        judges = [c for c in work.grade if c.kind != "verifiable"]
+        run.execute(list(work.specs), _judge_sink(judges, run, work.settled))
+
+
+def _grader_models(conditions: list[GradeCondition]) -> list[str]:
+    """The models that grade these conditions (a verifiable scorer calls none)."""
+    return [
+        m
+        for c in conditions
+        if c.kind != "verifiable"
+        for m in (c.grader_model or "").split(",")
+        if m
+    ]

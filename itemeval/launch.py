@@ -15,32 +15,19 @@ from __future__ import annotations
 import contextlib
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from . import pairwise_grade, plan
-from .cache_lookup import cached_sample_ids  # noqa: I001
-from .cost import EstimateLine, lines_for_specs, merge_lines
+from . import generate, grade, plan
 from .errors import EXIT_BUDGET, ConfigError, StudyLocked
-from .generate import GenerateOptions, condition_runs, plan_cells, task_specs
-from .grade import (
-    GradeOptions,
-    estimate_lines,
-    judge_specs,
-    pending,
-    select_conditions,
-    select_pairwise,
-    settle_cascades,
-)
-from .grid import generated, select
+from .generate import GenerateOptions
+from .grade import GradeOptions
 from .launch_progress import ShardWatch
-from .outcomes import ConditionRun, StageResult
-from .records import GenerateCondition, GradeCondition
+from .outcomes import StageResult
+from .pricing import PriceTable
 from .recovery import commit_parts
-from .run import FINISH_NOTE, Ask, Run, StageOptions, Tell, check_providers, open_run
+from .run import FINISH_NOTE, Ask, StageOptions, Tell, check_providers, open_run
 from .shard_runs import (
     RETRIES,
     SIGNALLED,
@@ -50,7 +37,7 @@ from .shard_runs import (
     usd_arg,
 )
 from .signals import drain_seconds
-from .state import grade_superseded_notes, observed_lengths, superseded_notes
+from .stage_plan import StagePlan
 from .store.journal import live_writers
 from .study import Study
 
@@ -85,23 +72,6 @@ class LaunchOptions:
         return self.generate if self.stage == "generate" else self.grade
 
 
-@dataclass
-class _Plan:
-    """What the launcher needs of a stage's plan: its cells, who owns them, and their
-    estimate."""
-
-    cells: pd.DataFrame
-    column: str
-    """The cells' condition column: condition_id (generate) or grade_condition_id
-    (grade)."""
-    owners: dict[str, str]
-    """Condition id -> the model (or scorer) that `--shard-by model` keeps together."""
-    lines: list[EstimateLine]
-    generate: list[GenerateCondition]
-    grade: list[GradeCondition]
-    """The conditions the manifest records."""
-
-
 def run_launch(
     study: Study,
     options: LaunchOptions,
@@ -113,13 +83,14 @@ def run_launch(
     parts, write one manifest."""
     _check(options)
     result = StageResult(stage=options.stage, study=study.config.study)
-    stage_plan = _generate_plan if options.stage == "generate" else _grade_plan
     with open_run(study, options.stage, result, options.stage_options) as run:
-        work = stage_plan(study, options, run, result)
-        if work is None:
+        work = _plan(study, options, run.prices)
+        result.conditions = work.condition_runs()
+        result.notes.extend(work.notes)
+        if work.empty:
             return result
-        run.approve(work.lines, ask, tell)
-        run.begin(work.generate, work.grade)
+        run.approve(list(work.lines), ask, tell)
+        run.begin(list(work.generate), list(work.grade))
         _wait_for_orphans(study, tell)
         shard_of = {
             k: plan.Shard(k, options.shards, options.shard_by)
@@ -157,7 +128,7 @@ def run_launch(
             result.outcome = "interrupted"
         if result.outcome == "interrupted":
             # each shard counted only its own share; the stores hold the whole truth
-            run.remaining = _remaining(study, options)
+            run.remaining = _remaining(study, options, run.prices)
     return result
 
 
@@ -175,22 +146,10 @@ def _watch(
     return ShardWatch(study.paths.journal, _stores(options.stage), progress.journaled)
 
 
-def _remaining(study: Study, options: LaunchOptions) -> int:
+def _remaining(study: Study, options: LaunchOptions, prices: PriceTable) -> int:
     """The cells the same launch would still run, planned again from the stores
     after the commit."""
-    if options.stage == "generate":
-        gen = options.generate
-        conditions = select(generated(study.generate), list(gen.conditions))
-        return len(plan_cells(study, conditions, gen.items(study), force=False))
-    opts = options.grade
-    generate, grade = select_conditions(study, opts)
-    items = opts.items(study)
-    todo = pending(study, generate, grade, items, force=False, only=opts.only)
-    pairs = select_pairwise(study, opts)
-    pair_todo = pairwise_grade.pending(
-        study, generate, pairs, items, force=False, only=opts.only
-    )
-    return len(todo) + len(pair_todo)
+    return len(_stage_plan(study, options, prices).keys)
 
 
 def _wait_for_orphans(study: Study, tell: Tell | None) -> None:
@@ -238,84 +197,23 @@ def _check(options: LaunchOptions) -> None:
         require_ray()  # before the lock, the gate or any manifest
 
 
-def _generate_plan(
-    study: Study, options: LaunchOptions, run: Run, result: StageResult
-) -> _Plan | None:
-    gen = options.generate
-    conditions = select(generated(study.generate), list(gen.conditions))
-    check_providers([c.model for c in conditions])
-    cells = plan_cells(study, conditions, gen.items(study), force=False)
-    result.conditions = condition_runs(conditions, cells)
-    result.notes.extend(superseded_notes(study, conditions))
-    if cells.empty:
-        return None
-    lines = lines_for_specs(
-        "generate",
-        task_specs(study, conditions, cells),
-        {c.id: c.slug for c in conditions},
-        observed=observed_lengths(study, "generate"),
-        prices=run.prices,
-        cached_sample_ids=cached_sample_ids,
-    )
-    return _Plan(
-        cells,
-        "condition_id",
-        {c.id: c.model for c in conditions},
-        lines,
-        conditions,
-        [],
-    )
+def _plan(study: Study, options: LaunchOptions, prices: PriceTable) -> StagePlan:
+    """The whole run's plan (the shards run their parts of it): every selected cell
+    not stored yet, whatever `--force` or `--fresh` say."""
+    work = _stage_plan(study, options, prices)
+    check_providers(list(work.providers))
+    return work
 
 
-def _grade_plan(
-    study: Study, options: LaunchOptions, run: Run, result: StageResult
-) -> _Plan | None:
-    opts = options.grade
-    generate, grade = select_conditions(study, opts)
-    check_providers(
-        [
-            m
-            for c in grade
-            if c.kind != "verifiable"
-            for m in (c.grader_model or "").split(",")
-            if m
-        ]
-    )
-    items = opts.items(study)
-    todo = pending(study, generate, grade, items, force=False, only=opts.only)
-    pairs = select_pairwise(study, opts)
-    pair_todo = pairwise_grade.pending(
-        study, generate, pairs, items, force=False, only=opts.only
-    )
-    cells = pd.concat(
-        [frame[["grade_condition_id", "item_id"]] for frame in (todo, pair_todo)],
-        ignore_index=True,
-    )
-    planned = cells.groupby("grade_condition_id").size().to_dict()
-    result.conditions = [
-        ConditionRun(c.id, c.slug, planned=int(planned.get(c.id, 0)))
-        for c in grade + pairs
-    ]
-    result.notes.extend(grade_superseded_notes(study, grade))
-    if cells.empty:
-        return None
-    judged, _ = settle_cascades(study, todo, grade, run_id="")  # cascades' judges
-    specs = judge_specs(study, judged, [c for c in grade if c.kind != "verifiable"])
-    lines = estimate_lines(study, todo, grade, specs, run.prices)
-    pair_specs = pairwise_grade.task_specs(study, pair_todo, pairs)
-    lines += pairwise_grade.estimate_lines(study, pair_specs, pairs, run.prices)
-    return _Plan(
-        cells,
-        "grade_condition_id",
-        {c.id: c.grader_model or c.scorer for c in grade + pairs},
-        merge_lines(lines),
-        generate,
-        grade + pairs,
+def _stage_plan(study: Study, options: LaunchOptions, prices: PriceTable) -> StagePlan:
+    stage = generate if options.stage == "generate" else grade
+    return stage.plan(
+        study, replace(options.stage_options, force=False, fresh=False), prices=prices
     )
 
 
 def _caps(
-    max_usd: float | None, work: _Plan, shards: dict[int, plan.Shard]
+    max_usd: float | None, work: StagePlan, shards: dict[int, plan.Shard]
 ) -> dict[int, float | None]:
     """Each shard's part of the cap, in proportion to its cells' ceiling: the parts
     add up to max_usd."""
@@ -326,16 +224,14 @@ def _caps(
         ceiling[line.condition_id] = ceiling.get(line.condition_id, 0.0) + (
             line.usd_ceiling or 0.0
         )
-    counts = work.cells[work.column].value_counts().to_dict()
+    keys = work.keys
+    counts = keys[work.column].value_counts().to_dict()
     per_cell = {
         cid: usd / counts[cid] for cid, usd in ceiling.items() if counts.get(cid)
     }
-    weight = work.cells[work.column].map(per_cell).fillna(0.0)
+    weight = keys[work.column].map(per_cell).fillna(0.0)
     shares = {
-        k: float(
-            weight[plan.in_shard(work.cells, shard, work.column, work.owners)].sum()
-        )
-        for k, shard in shards.items()
+        k: float(weight[work.in_shard(shard)].sum()) for k, shard in shards.items()
     }
     total = sum(shares.values()) or 1.0
     return {k: max_usd * share / total for k, share in shares.items()}
