@@ -78,9 +78,12 @@ def cascade_conditions(loaded: LoadedConfig) -> list[GradeCondition]:
     scorer = loaded.config.facets.scorer
     entries = [scorer] if isinstance(scorer, str) else list(scorer or [])
     conditions = [
-        cascade_condition(loaded, entry, index)
+        # a bare `cascade` has no stages: its params' validation says what to add
+        cascade_condition(
+            loaded, ScorerEntry(name=entry) if isinstance(entry, str) else entry, index
+        )
         for index, entry in enumerate(entries)
-        if not isinstance(entry, str) and is_cascade(entry)
+        if is_cascade(entry)
     ]
     ids = [c.id for c in conditions]
     if len(set(ids)) != len(ids):

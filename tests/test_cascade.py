@@ -129,7 +129,8 @@ def test_a_cascade_is_one_condition_whose_id_covers_every_stage(tmp_path):
     study = _load(tmp_path, base, scorer=["numeric"])
     (condition,) = cascade.cascades(study.grade)
     plain = next(c for c in study.grade if c.kind == "verifiable")
-    assert condition.slug == "cascade_numeric_j_r"
+    # golden: the scheme is `slug--hash` of {"cascade": {first, then[, threshold]}}
+    assert condition.id == "cascade_numeric_j_r--28e382656e14"
     assert condition.stages[0].id == plain.id  # a stage is the scorer's own identity
     assert condition.grader_model == "itemeval/judge" and condition.rubric.ref == "r"
 
@@ -168,6 +169,12 @@ def test_a_bad_cascade_is_a_config_error_naming_the_entry(tmp_path, params, mess
         _load(tmp_path, params)
     assert "facets.scorer[0] (cascade)" in str(raised.value)
     assert message in str(raised.value)
+
+
+def test_a_bare_cascade_entry_is_a_config_error_not_ignored(tmp_path):
+    config = base_config(facets__scorer=["numeric", "cascade"])
+    with pytest.raises(ConfigError, match=r"facets.scorer\[1\] \(cascade\): first"):
+        load_study(write_study(tmp_path, config))
 
 
 def test_grader_selects_the_cascade_of_that_judge_and_adds_no_plain_judge(
