@@ -932,3 +932,29 @@ def test_a_grade_keeps_the_heap_it_started_with_out_of_collections_and_lets_it_g
         )  # not unfrozen by the grade (freed objects do leave the count)
     finally:
         gc.unfreeze()
+
+
+def test_no_command_of_a_judged_study_prints_inspects_hooks_banner(tmp_path):
+    """inspect-ai's first model prints "hooks enabled: 1 …" to the process's stdout;
+    itemeval loads the hooks quietly (inspect_tasks.quiet_banner). Subprocesses:
+    the banner goes to the real stdout, which capsys would not see."""
+    config = base_config(
+        **{
+            "facets__grader": ["j"],
+            "facets__rubric": ["r"],
+            "graders": {"j": {"model": "itemeval/judge"}},
+        }
+    )
+    path = write_study(tmp_path, config)
+    for command in ("generate", "grade", "results", "report"):
+        confirm = ["--yes"] if command in ("generate", "grade") else []
+        proc = subprocess.run(
+            [sys.executable, "-m", "itemeval", command, str(path), *confirm],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+        )
+        assert proc.returncode == 0, (command, proc.stderr)
+        output = proc.stdout + proc.stderr
+        assert output.strip() and "hooks enabled" not in output, (command, output)
