@@ -581,22 +581,7 @@ def render_results(data: dict[str, Any], console: Console) -> None:
             )
         )
     if data["comparisons"]:
-        console.print(
-            fitted(
-                console,
-                "paired differences A − B",
-                [
-                    name("A", "a"),
-                    name("B", "b"),
-                    name("grader", "grade_condition_id"),
-                    _number("n", count("n"), 3),
-                    _number("diff", lambda row: _num(row["diff"]), 6),
-                    ci,
-                    _number("p adj", lambda row: _num(row["p_adjusted"], 4), 6),
-                ],
-                data["comparisons"],
-            )
-        )
+        results_console.render_comparisons(console, data, ci)
     if data["agreement"]:
         console.print(
             fitted(

@@ -185,7 +185,8 @@ def study_results(
 
 
 def _metrics(study, grade, items, options, frame) -> list[dict[str, Any]]:
-    """The declared global metrics (itemeval.metrics), per cell and per --by level."""
+    """The declared global metrics (itemeval.metrics), per cell, per --by level and
+    per --compare pair."""
     from .metrics import MetricOptions, study_metrics
 
     levels = {}
@@ -194,8 +195,14 @@ def _metrics(study, grade, items, options, frame) -> list[dict[str, Any]]:
         if per_grade:  # grade facets: a metric belongs to one grade condition
             levels[facet] = {"column": column, "levels": mapping}
     chosen = frozenset(frame["item_id"]) if options.sample is not None else None
+    pairs = _compared(study.generate, options.compare) if options.compare else []
     return study_metrics(
-        study, grade, items, MetricOptions(seed=options.seed, items=chosen), levels
+        study,
+        grade,
+        items,
+        MetricOptions(seed=options.seed, items=chosen),
+        levels,
+        pairs,
     )
 
 

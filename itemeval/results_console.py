@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from .cell_names import HEADERS
+from .cell_names import HEADERS, cell_name
 from .tables import Column, Row, count, fitted
 
 CI_NAMES = {  # README "Intervals" says how the bounded one differs
@@ -120,8 +120,9 @@ def render_metrics(
         Column("value", lambda row: _num(row["value"]), min_width=5),
         *numbers,
     ]
-    cells = [row for row in data["metrics"] if not row.get("facet")]
+    cells = [r for r in data["metrics"] if not r.get("facet") and "a" not in r]
     levels = [row for row in data["metrics"] if row.get("facet")]
+    pairs = [row for row in data["metrics"] if "a" in row]
     title = "metrics, 95% CI (item bootstrap)"
     per_grade(console, data, cells, lambda slug, rows: f"{slug}: {title}", columns)
     per_grade(
@@ -136,6 +137,29 @@ def render_metrics(
         ],
         named=False,
     )
+    names = _cell_names(data)
+    per_grade(
+        console,
+        data,
+        pairs,
+        lambda slug, rows: f"{slug}: metrics A − B, 95% CI (paired item bootstrap)",
+        [
+            Column("A", lambda row: names.get(row["a"], row["a"]), kind="name"),
+            Column("B", lambda row: names.get(row["b"], row["b"]), kind="name"),
+            columns[0],
+            columns[1],
+            Column("A − B", lambda row: _num(row["value"]), min_width=6),
+            *numbers,
+        ],
+        named=False,
+    )
+
+
+def _cell_names(data: dict[str, Any]) -> dict[str, str]:
+    return {
+        gen_id: cell_name(facets)
+        for gen_id, facets in (data.get("cell_facets") or {}).items()
+    } or dict(data["slugs"])
 
 
 def _num(value: Any) -> str:
@@ -145,3 +169,27 @@ def _num(value: Any) -> str:
 def _metric(row: Row) -> str:
     """precision[b] for a per-class row."""
     return f"{row['metric']}[{row['class']}]" if "class" in row else row["metric"]
+
+
+def render_comparisons(console: Console, data: dict[str, Any], ci: Column) -> None:
+    """`--compare`: A − B per grade condition, the pair named by its facets."""
+    names = _cell_names(data)
+    per_grade(
+        console,
+        data,
+        data["comparisons"],
+        lambda slug, rows: f"{slug}: paired differences A − B (Holm-adjusted p)",
+        [
+            Column("A", lambda row: names.get(row["a"], row["a"]), kind="name"),
+            Column("B", lambda row: names.get(row["b"], row["b"]), kind="name"),
+            Column("n", count("n"), min_width=3),
+            Column("diff", lambda row: _num(row["diff"]), min_width=6),
+            ci,
+            Column("p adj", lambda row: _p(row["p_adjusted"]), min_width=6),
+        ],
+        named=False,
+    )
+
+
+def _p(value: Any) -> str:
+    return "-" if value is None else f"{value:.4f}"

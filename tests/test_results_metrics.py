@@ -198,6 +198,37 @@ def test_precision_and_recall_have_a_row_per_class_equal_to_scikit_learn(study, 
             assert got == pytest.approx(list(values), abs=1e-9)
 
 
+def test_compare_gives_each_metric_a_minus_b_on_the_shared_items(study, capsys):
+    grades = _grades(study).rename(columns={"answer_x": "answer"})
+    read = grades[grades["error"].isna()].assign(
+        label=lambda g: g["answer"].map(_label),
+        target_label=lambda g: g["answer_y"].map(_label),
+    )
+    numeric = read[read["grade_condition_slug"] == "scorer_numeric"]
+    a, b = sorted(numeric["gen_condition_id"].unique())
+    code, data, _ = cli(capsys, "results", str(study), "--json", "--compare", a, b)
+    assert code == 0
+    shared = set(numeric[numeric["gen_condition_id"] == a]["item_id"]) & set(
+        numeric[numeric["gen_condition_id"] == b]["item_id"]
+    )
+    on_shared = numeric[numeric["item_id"].isin(shared)]
+    groups = {gen: g for gen, g in on_shared.groupby("gen_condition_id")}
+    rows = {
+        r["metric"]: r
+        for r in data["metrics"]
+        if r.get("a") == a
+        and r["grade_condition_id"] == groups[a].iloc[0]["grade_condition_id"]
+        and "class" not in r
+    }
+    for metric in ("f1_macro", "balanced_accuracy", "pearson", "spearman"):
+        expected = REFERENCE[metric](groups[a]) - REFERENCE[metric](groups[b])
+        row = rows[metric]
+        assert row["b"] == b and row["gen_condition_id"] is None
+        assert row["value"] == pytest.approx(expected, abs=1e-9), metric
+        assert row["ci_low"] <= row["value"] <= row["ci_high"], metric
+        assert row["items"] == len(shared)
+
+
 def test_metrics_per_by_level_and_the_same_seed_gives_the_same_interval(study, capsys):
     args = ("results", str(study), "--json", "--by", "model", "--by", "difficulty")
     _, first, _ = cli(capsys, *args)

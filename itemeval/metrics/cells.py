@@ -4,6 +4,7 @@ item-bootstrap interval; the same item resamples serve every metric of a cell.""
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,9 +49,11 @@ def study_metrics(
     item_scores: pd.DataFrame,
     options: MetricOptions,
     levels: dict[str, dict[str, dict[str, Any]]] | None = None,
+    pairs: Sequence[tuple[str, str]] = (),
 ) -> list[dict[str, Any]]:
     """The `metrics` rows of `results --json`: per cell, then per level of each `--by`
-    facet (`levels[facet]` maps each grade row's gen condition or item to its level)."""
+    facet (`levels[facet]` maps each grade row's gen condition or item to its level),
+    then A − B per compared pair of generate conditions."""
     planned = plan_metrics(study.config.metrics, grade, study.loaded.config_dir)
     if not planned:
         return []
@@ -63,7 +66,58 @@ def study_metrics(
         rows += context.rows(cell, planned, gen_id=gen_id, grade_id=grade_id)
     for facet, mapping in (levels or {}).items():
         rows += _level_rows(context, frame, planned, facet, mapping)
+    for grade_id, graded in frame.groupby("grade_condition_id", sort=True):
+        metrics = [m for m in planned if grade_id in m.grade_condition_ids]
+        for a, b in pairs if metrics else ():
+            rows += _difference_rows(context, graded, metrics, grade_id, (a, b))
     return rows
+
+
+def _difference_rows(context, graded, metrics, grade_id, pair) -> list[dict[str, Any]]:
+    """metric(A) − metric(B) on the items both have, its interval from resampling
+    those items once for both (a paired bootstrap)."""
+    cells = [graded[graded["gen_condition_id"] == gen_id] for gen_id in pair]
+    shared = np.array(sorted(set(cells[0]["item_id"]) & set(cells[1]["item_id"])))
+    if shared.size == 0:
+        return []
+    index = pd.Series(np.arange(shared.size), index=shared)
+    figures = []
+    for cell in cells:
+        cell = cell[cell["item_id"].isin(shared)]
+        columns = _Columns(context, cell, shared, grade_id)
+        rows_items = index[cell["item_id"]].to_numpy()
+        figures += [_figure(m, columns, rows_items, shared.size) for m in metrics]
+    draws = _bootstrap(figures, shared.size, context.options)
+    keys = {"gen_id": None, "grade_id": grade_id}
+    out = []
+    for k, metric in enumerate(metrics):
+        first, second = figures[k], figures[len(metrics) + k]
+        if metric.name in PER_CLASS and first.classes != second.classes:
+            continue
+        difference = _Difference(first, second)
+        both = draws[k] - draws[len(metrics) + k]
+        for row in _rows(metric, difference, both, keys, shared.size):
+            out.append(row | {"a": pair[0], "b": pair[1]})
+    return out
+
+
+@dataclass
+class _Difference:
+    """Two figures on the same items, as the figure of their difference."""
+
+    first: Any
+    second: Any
+
+    @property
+    def n(self) -> int:
+        return min(self.first.n, self.second.n)
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return getattr(self.first, "classes", ())
+
+    def values(self, counts: np.ndarray) -> np.ndarray:
+        return self.first.values(counts) - self.second.values(counts)
 
 
 def _level_rows(context, frame, planned, facet, mapping) -> list[dict[str, Any]]:
