@@ -23,11 +23,11 @@ from .cost import (
     merge_lines,
     scorer_line,
 )
-from .criteria import format_suffix, read_criteria, rubric_criteria
+from .criteria import format_suffix, rubric_criteria
 from .errors import ConfigError
 from .grid import matches, resolve_grader, select
 from .hashing import canonical_json
-from .judge import parse_judge_reply, quoted_objects, with_format_suffix
+from .judge import judge_fields, quoted_objects, with_format_suffix
 from .outcomes import ConditionRun, SampleResult, StageResult
 from .pricing import PriceTable, call_usd, total_usd
 from .prompts import render
@@ -560,27 +560,13 @@ def judge_row(
         "error": outcome.error,
     }
     if outcome.error is None:
-        quoted = meta.get("quoted_verdicts", ())
-        parsed = parse_judge_reply(outcome.completion or "", quoted)
-        row.update(
-            score=parsed.score,
-            score_raw=parsed.score_raw,
-            parse_ok=parsed.parse_ok,
-            parse_error=parsed.parse_error,
-            reasoning=parsed.reasoning,
-        )
         expected = rubric_criteria(condition.rubric.text)[0] if condition.rubric else ()
-        if expected and parsed.parse_ok:
-            row.update(_criteria_columns(parsed.criteria, expected))
+        row.update(
+            judge_fields(
+                outcome.completion or "", meta.get("quoted_verdicts", ()), expected
+            )
+        )
     return row
-
-
-def _criteria_columns(value: Any, expected: tuple[str, ...]) -> dict[str, Any]:
-    """A verdict's criteria kept in score_metadata, or the criterion's failure code."""
-    values, failure = read_criteria(value, expected)
-    if failure is not None:
-        return {"score": None, "parse_ok": False, "parse_error": failure}
-    return {"score_metadata": canonical_json({"criteria": values})}
 
 
 def model_graded_row(
@@ -674,6 +660,8 @@ def judge_specs(
                 metadata={
                     "itemeval_stage": "grade",
                     "grade_condition_id": condition.id,
+                    "grade_kind": condition.kind,
+                    **_criteria_of(condition),
                 },
                 scorer={"name": condition.scorer, "params": condition.scorer_params}
                 if model_graded
@@ -681,6 +669,12 @@ def judge_specs(
             )
         )
     return specs
+
+
+def _criteria_of(condition: GradeCondition) -> dict[str, Any]:
+    """The criteria a judge's rubric asks for, which its log's scorer checks too."""
+    criteria = rubric_criteria(condition.rubric.text)[0] if condition.rubric else ()
+    return {"criteria": list(criteria)} if criteria else {}
 
 
 def _grading_cell(

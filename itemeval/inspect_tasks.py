@@ -305,9 +305,12 @@ def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
         step = _replay_and_score(scorer, gate)
     else:
         step = _generate_once(spec.cache_scope, gate)
+    from .log_scores import grade_scorer
+
     return Task(
         dataset=MemoryDataset(samples, name=spec.name),
         solver=[step],
+        scorer=grade_scorer(spec.metadata),  # each verdict as a score in the log
         name=spec.name,
         model=build_model(spec.model),
         config=GenerateConfig(**spec.config),
@@ -408,7 +411,9 @@ def run_tasks(
             log_buffer=500,
             # the rows are journaled already: do not read every sample back
             log_header_only=True,
-            score=False,
+            # a grade task's scorer writes each verdict into its log (log_scores.py);
+            # a generate task has none, so nothing is scored there
+            score=True,
         )
     if _route is not None:
         _scrub_logs(

@@ -376,3 +376,29 @@ def _verdict(obj: dict[str, Any]) -> JudgeParse:
 
 def _failed(code: str) -> JudgeParse:
     return JudgeParse(score=None, score_raw=None, reasoning=None, parse_error=code)
+
+
+def judge_fields(
+    text: str, quoted: Iterable[str] = (), criteria: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """A judge reply's grade columns (score, score_raw, parse_ok, parse_error,
+    reasoning, and score_metadata when its rubric names `criteria`): what grades.parquet
+    stores and what the grade run's `.eval` log shows as the sample's score."""
+    from .criteria import read_criteria
+    from .hashing import canonical_json
+
+    parsed = parse_judge_reply(text or "", quoted)
+    fields: dict[str, Any] = {
+        "score": parsed.score,
+        "score_raw": parsed.score_raw,
+        "parse_ok": parsed.parse_ok,
+        "parse_error": parsed.parse_error,
+        "reasoning": parsed.reasoning,
+    }
+    if criteria and parsed.parse_ok:
+        values, failure = read_criteria(parsed.criteria, criteria)
+        if failure is not None:
+            fields.update(score=None, parse_ok=False, parse_error=failure)
+        else:
+            fields["score_metadata"] = canonical_json({"criteria": values})
+    return fields

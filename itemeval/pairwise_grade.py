@@ -137,6 +137,7 @@ def task_specs(
                 metadata={
                     "itemeval_stage": "grade",
                     "grade_condition_id": condition.id,
+                    "grade_kind": "pairwise",
                 },
             )
         )

@@ -209,10 +209,12 @@ def test_the_table_lists_criteria(study, capsys):
 
 
 def test_a_missing_criterion_is_its_own_parse_failure():
-    from itemeval.grade import _criteria_columns
+    from itemeval.judge import judge_fields
 
-    assert _criteria_columns({"correctness": 1}, ("correctness", "clarity")) == {
-        "score": None,
-        "parse_ok": False,
-        "parse_error": "criterion_missing",
-    }
+    reply = '{"score": 1, "criteria": {"correctness": 1}, "reasoning": "ok"}'
+    fields = judge_fields(reply, (), ("correctness", "clarity"))
+    assert (fields["score"], fields["parse_ok"], fields["parse_error"]) == (
+        None,
+        False,
+        "criterion_missing",
+    )
