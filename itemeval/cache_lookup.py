@@ -17,6 +17,10 @@ from typing import Any
 
 from .records import Cell, TaskSpec
 
+FOUND: dict[str, tuple[str, tuple[str, ...]]] = {}
+"""Task name (condition id) -> (model, the cache keys its last lookup found), for
+naming the studies whose calls answer them (cache_origins)."""
+
 
 def cached_sample_ids(spec: TaskSpec) -> frozenset[str]:
     """The sample ids of `spec` whose one call inspect would answer from its cache."""
@@ -55,7 +59,7 @@ async def _lookup(spec: TaskSpec) -> list[str]:
         config.max_tokens = (
             model.api.max_tokens_for_config(config) or model.api.max_tokens()
         )
-    found = []
+    found, keys = [], []
     for cell in spec.cells:
         messages = _conversation(cell, config)
         prepared = await model._prepare_input(messages, [], None, config)
@@ -71,6 +75,8 @@ async def _lookup(spec: TaskSpec) -> list[str]:
         with contextlib.redirect_stdout(sys.stderr):
             if cache_fetch(entry) is not None:
                 found.append(cell.sample_id)
+                keys.append(entry.key)
+    FOUND[spec.name] = (spec.model, tuple(keys))
     return found
 
 

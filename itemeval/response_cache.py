@@ -36,9 +36,24 @@ def shared_note(study: Study, lines: Sequence[EstimateLine]) -> str | None:
     calls = sum(line.calls for line in lines)
     return (
         f"response cache: {cached} of {calls} calls are answered at $0 from earlier "
-        f"replies in {_cache_root()}, shared by every study on this machine; for "
-        "draws of this study's own, set `cache: study` in the config"
+        f"replies ({_origins(study, lines)}) in {_cache_root()}, shared by every "
+        "study on this machine; for draws of this study's own, set `cache: study` in "
+        "the config"
     )
+
+
+def _origins(study: Study, lines: Sequence[EstimateLine]) -> str:
+    """Whose earlier calls the cached ones are, by study."""
+    from collections import Counter
+
+    from . import cache_origins
+    from .cache_lookup import FOUND
+
+    counts: Counter[str] = Counter()
+    for condition_id in {line.condition_id for line in lines if line.cached}:
+        model, keys = FOUND.get(condition_id, ("", ()))
+        counts.update(cache_origins.origins(model, keys))
+    return cache_origins.describe(counts, study)
 
 
 def _cache_root() -> Path:

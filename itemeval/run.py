@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
-from . import batch, credentials, dataset_locks, plan
+from . import batch, cache_origins, credentials, dataset_locks, plan
 from .budget import PricedGate, SpendCap, check_cap, check_gate, with_reply_ceiling
 from .cost import Estimate, EstimateLine
 from .errors import ConfigError, StudyLocked, is_write_failure, write_failure_message
@@ -217,7 +218,11 @@ class Run:
                 if progress is not None:
                     progress.journaled(row)
 
-            execution = runner.execute(specs, sink, journaled)
+            started_ns = time.time_ns()
+            try:
+                execution = runner.execute(specs, sink, journaled)
+            finally:  # the entries its calls left in the shared cache are its own
+                cache_origins.record(self.study, specs, started_ns)
         if batched or batch.open_submissions(paths.root, stage=self.stage):
             batch.execute(self, batched, sink, lambda row: _count(summaries, row))
         for condition in self.result.conditions:
@@ -265,6 +270,7 @@ class Run:
             console=stderr,
             expected_usd=expected,
             cap_usd=self.max_usd,
+            done={c.condition_id: c.rows for c in self.result.conditions},
         )
 
     def _gate(self, spec: TaskSpec) -> PricedGate | None:

@@ -170,6 +170,9 @@ def test_the_shared_cache_is_announced_and_cache_study_draws_anew(tmp_path, caps
     result = json.loads(out.out)
     assert result["totals"]["cache_hits"] == 4  # the clone's answers are the first's
     assert "4 of 4 calls are answered at $0 from earlier replies" in out.err
+    # ... and whose: the first study's calls, named with where its store is
+    first_store = (tmp_path / "one" / "studies" / "t").resolve()
+    assert f"(4 from study t ({first_store}))" in " ".join(out.err.split()), out.err
     assert "cache: study" in out.err
     own = write_study(tmp_path / "three", base_config(**{"cache": "study"}))
     assert main(["generate", str(own), "--yes", "--json"]) == 0
