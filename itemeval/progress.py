@@ -28,7 +28,11 @@ from rich.text import Text
 from .pricing import format_usd
 
 NAME_WIDTH = 24
-"""A condition's slug on its row (indented by two under the total's)."""
+"""The least room for a condition's slug on its row (indented by two under the
+total's); a wider terminal, or smaller counts, give it more."""
+OTHER_COLUMNS = 14 + 8 + 3 + 7 + 5
+"""What a row holds beside its name and done/total: the bar, the rate, "eta", the time
+and the gaps between columns."""
 MAX_CONDITION_LINES = 12
 """Above this many conditions only the overall line is drawn (the summary at the end
 has them all)."""
@@ -53,15 +57,20 @@ class RunProgress:
         console: Console,
         expected_usd: float | None = None,
         cap_usd: float | None = None,
+        done: dict[str, int] | None = None,
     ) -> None:
+        """`done`: rows per condition already written when the display starts (a
+        grade's verifiable scorers run first, without a call)."""
+        done = done or {}
         self.expected_usd, self.cap_usd = expected_usd, cap_usd
         self.errors = self.parse_failures = 0
         self.usd: float | None = 0.0
         self._stage = stage
         self._summary = f"{stage}: {self._note()}"
-        # Designed for 80 columns: a 26-wide name, a 14-wide bar, done/total, rate and
-        # ETA on each row (at most 75 with 5-digit counts), and the spend and errors on
-        # a line of their own above them, so nothing is cut at 80.
+        # Designed for 80 columns: a name of at least 26, a 14-wide bar, done/total,
+        # rate and ETA on each row (at most 77 with 5-digit counts; the name takes what
+        # is left, _name_width), and the spend and errors on a line of their own above
+        # them, so nothing is cut at 80.
         self._progress = _NotedProgress(
             lambda: self._summary,
             TextColumn("{task.description}", table_column=_fixed()),
@@ -74,8 +83,11 @@ class RunProgress:
             refresh_per_second=4,
             transient=False,
         )
+        name_width = _name_width(console.width, planned, slugs)
         self._total = self._progress.add_task(
-            _short(f"{stage} cells", NAME_WIDTH + 2), total=sum(planned.values())
+            _short(f"{stage} cells", name_width + 2),
+            total=sum(planned.values()),
+            completed=sum(done.values()),
         )
         self._lines: dict[str, TaskID] = {}
         if len(planned) <= MAX_CONDITION_LINES:
@@ -83,8 +95,9 @@ class RunProgress:
                 if count:
                     slug = slugs.get(condition_id, condition_id)
                     self._lines[condition_id] = self._progress.add_task(
-                        f"  {_short(slug, NAME_WIDTH)}",
+                        f"  {_short(slug, name_width)}",
                         total=count,
+                        completed=done.get(condition_id, 0),
                     )
 
     def __enter__(self) -> RunProgress:
@@ -157,6 +170,15 @@ def _fixed() -> Column:
     """A column that keeps its content whole (rich otherwise cuts the widest with
     an ellipsis when the row is too long)."""
     return Column(no_wrap=True, overflow="ignore")
+
+
+def _name_width(width: int, planned: dict[str, int], slugs: dict[str, str]) -> int:
+    """Room for the slugs: what the terminal leaves beside the other columns (the
+    done/total as wide as the total's), at least NAME_WIDTH, at most the longest."""
+    digits = len(str(sum(planned.values())))
+    room = width - 1 - 2 - OTHER_COLUMNS - (2 * digits + 1)
+    longest = max((len(slugs.get(c, c)) for c in planned), default=0)
+    return max(NAME_WIDTH, min(room, longest))
 
 
 def _short(slug: str, width: int) -> str:

@@ -46,6 +46,7 @@ def run_in_pty(
     interrupt_when: str | None = None,
     timeout: float = 240,
     columns: int = 120,
+    cwd: Path | None = None,
 ) -> tuple[int, str]:
     """Run a command with a 120×40 pty as its terminal; returns (exit code, the screen
     text without escapes).
@@ -55,6 +56,8 @@ def run_in_pty(
     """
     pid, fd = pty.fork()
     if pid == 0:  # the child: its stdin, stdout and stderr are the pty
+        if cwd is not None:
+            os.chdir(cwd)
         os.execvpe(argv[0], argv, env)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
     chunks: list[bytes] = []
