@@ -152,7 +152,7 @@ def _first_stages(
             f"{where}: {str(exc).replace('facets.scorer', 'first')}"
         ) from None
     for stage in stages:
-        if stage.kind != "verifiable":
+        if not stage.is_verifiable:
             raise ConfigError(
                 f"{where}: first stage {stage.scorer!r} calls a model; a cascade's "
                 "first stages are verifiable scorers (the judge goes under `then`)"
@@ -359,4 +359,4 @@ def _result_metadata(result: ScoreResult) -> str | None:
 
 
 def cascades(conditions: Iterable[GradeCondition]) -> list[GradeCondition]:
-    return [c for c in conditions if c.kind == "cascade"]
+    return [c for c in conditions if c.is_cascade]

@@ -70,7 +70,7 @@ def project_grading(
     all_calls = sum(len(spec.cells) for spec in gen_specs)
     lines = []
     for condition in grade:
-        if condition.kind == "verifiable":
+        if condition.is_verifiable:
             lines.append(scorer_line(condition, all_calls))
             continue
         tokens = sum(
@@ -80,16 +80,14 @@ def project_grading(
             for cell in spec.cells
         )
         calls = all_calls
-        if condition.kind == "cascade" and all_calls:  # its judge: the undecided share
+        if condition.is_cascade and all_calls:  # its judge: the undecided share
             share = cascade_counts.undecided_share(study, condition).undecided
             calls = round(all_calls * share)
             tokens = tokens * calls / all_calls
         max_tokens = condition.judge_params.get(
             "max_tokens"
         ) or condition.scorer_params.get("max_tokens")
-        for model in (condition.grader_model or "").split(
-            ","
-        ):  # a model-graded panel: each model grades
+        for model in condition.models:  # a model-graded panel: each model grades
             lines.append(
                 line_for(
                     "grade",
@@ -109,7 +107,7 @@ def project_grading(
 def _grading_prompt(condition: GradeCondition, item: Item) -> str:
     """What a grader reads besides the solution: the rendered rubric, or a
     model-graded scorer's question and target."""
-    if condition.kind == "model_graded":
+    if condition.is_model_graded:
         return (
             f"{item.input}\n{item.target}"
             + " " * 4 * grade_stage.MODEL_GRADED_TEMPLATE_TOKENS

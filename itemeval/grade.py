@@ -82,20 +82,20 @@ def select_conditions(
 
     Pairwise conditions are left out: `select_pairwise` gives them."""
     generate, grade = _select(study, options)
-    return generate, [c for c in grade if c.kind != "pairwise"]
+    return generate, [c for c in grade if not c.is_pairwise]
 
 
 def select_pairwise(study: Study, options: GradeOptions) -> list[GradeCondition]:
     """The pairwise conditions this run covers, after --condition, --grader and
     --rubric."""
-    return [c for c in _select(study, options)[1] if c.kind == "pairwise"]
+    return [c for c in _select(study, options)[1] if c.is_pairwise]
 
 
 def _select(
     study: Study, options: GradeOptions
 ) -> tuple[list[GenerateCondition], list[GradeCondition]]:
     # a name these conditions answer to selects them; it never adds a plain judge
-    model_graded = [c for c in study.grade if c.kind in ("model_graded", "cascade")]
+    model_graded = [c for c in study.grade if c.is_model_graded or c.is_cascade]
     judge_names = [
         name
         for name in options.graders
@@ -111,7 +111,7 @@ def _select(
         grade = [
             c
             for c in grade
-            if c.kind != "verifiable"
+            if not c.is_verifiable
             and (not options.graders or _graded_by(c, options.graders))
             and (
                 not options.rubrics
@@ -134,9 +134,8 @@ def _graded_by(condition: GradeCondition, names: list[str] | tuple[str, ...]) ->
     scorer's name or model."""
     if condition.kind in ("judge", "pairwise", "cascade"):
         return condition.grader_name in names
-    models = (condition.grader_model or "").split(",")
-    return condition.kind == "model_graded" and (
-        condition.scorer in names or any(m in names for m in models)
+    return condition.is_model_graded and (
+        condition.scorer in names or any(m in names for m in condition.models)
     )
 
 
@@ -649,11 +648,11 @@ def judge_specs(
                         texts.get((item_id, int(epoch))) or "",
                     )
                 )
-        model_graded = condition.kind == "model_graded"
+        model_graded = condition.is_model_graded
         specs.append(
             TaskSpec(
                 name=condition.id,
-                model=(condition.grader_model or "").split(",")[0],
+                model=condition.models[0],
                 config=_judge_config(study, condition),
                 cells=cells,
                 cache_scope=response_cache.scope(study, cache_scope(condition.id)),
@@ -694,7 +693,7 @@ def _grading_cell(
         "replication": epoch,
         "solution_hash": solution_hash,
     }
-    if condition.kind == "model_graded":
+    if condition.is_model_graded:
         return Cell(
             sample_id=f"{gen_id}/{item.id}#{epoch}",
             prompt=item.input,
@@ -715,7 +714,7 @@ def _grading_cell(
 
 def _judge_config(study: Study, condition: GradeCondition) -> dict[str, Any]:
     if (
-        condition.kind == "model_graded"
+        condition.is_model_graded
     ):  # the limits of `graders:` defaults; the scorer's models carry them
         max_tokens = condition.scorer_params.get("max_tokens")
         return {
@@ -743,7 +742,7 @@ def _judge_sink(
 
     def to_row(outcome: SampleResult) -> tuple[str, dict[str, Any]]:
         condition = by_id[outcome.metadata["grade_condition_id"]]
-        if condition.kind == "pairwise":
+        if condition.is_pairwise:
             usd = call_usd(
                 run.prices.lookup(condition.grader_model),
                 outcome.usage,
@@ -753,7 +752,7 @@ def _judge_sink(
                 condition, outcome, run_id=run.run_id, usd=usd
             )
             return pairwise_grade.STORE, row
-        if condition.kind == "model_graded":
+        if condition.is_model_graded:
             usd = total_usd(
                 call_usd(run.prices.lookup(model), usage, cache_hit=cached)
                 for model, usage, cached in outcome.calls
@@ -766,7 +765,7 @@ def _judge_sink(
                 cache_hit=outcome.cache_hit,
             )
             row = judge_row(condition, outcome, run_id=run.run_id, usd=usd)
-        if condition.kind == "cascade":
+        if condition.is_cascade:
             meta = outcome.metadata
             key = (condition.id, meta["gen_condition_id"], meta["item_id"])
             trail = trails.get((*key, int(meta["replication"])))
@@ -809,7 +808,7 @@ def estimate_lines(
             + MODEL_GRADED_TEMPLATE_TOKENS
             for cell in spec.cells
         )
-        for model in (condition.grader_model or "").split(","):
+        for model in condition.models:
             lines.append(
                 line_for(
                     "grade",
@@ -823,7 +822,7 @@ def estimate_lines(
                     prices=prices,
                 )
             )
-    for condition in (c for c in grade if c.kind == "verifiable"):
+    for condition in (c for c in grade if c.is_verifiable):
         lines.append(
             scorer_line(
                 condition, int((todo["grade_condition_id"] == condition.id).sum())
@@ -882,7 +881,7 @@ def plan(
     # asked only for what they leave undecided
     judged, settled = settle_cascades(study, todo, grade, run_id=run_id or "")
     scope = lambda cid: options.cache_scope(cid, run_id or "")  # noqa: E731
-    judges = [c for c in grade if c.kind != "verifiable"]
+    judges = [c for c in grade if not c.is_verifiable]
     specs = judge_specs(study, judged, judges, cache_scope=scope)
     lines = estimate_lines(study, todo, grade, specs, prices)
     pair_specs = pairwise_grade.task_specs(study, pair_todo, pairs, cache_scope=scope)
@@ -953,7 +952,7 @@ def _execute(study: Study, work: StagePlan, run: Run) -> None:
         grade_verifiable(
             study,
             work.cells,
-            [c for c in work.grade if c.kind == "verifiable"],
+            [c for c in work.grade if c.is_verifiable],
             summaries,
             run_id=run.run_id,
             write=write,
@@ -961,16 +960,10 @@ def _execute(study: Study, work: StagePlan, run: Run) -> None:
         if work.settled.rows:
             _write_settled(work.settled, _Batches(write, summaries))
     if work.specs:
-        judges = [c for c in work.grade if c.kind != "verifiable"]
+        judges = [c for c in work.grade if not c.is_verifiable]
         run.execute(list(work.specs), _judge_sink(judges, run, work.settled))
 
 
 def _grader_models(conditions: list[GradeCondition]) -> list[str]:
     """The models that grade these conditions (a verifiable scorer calls none)."""
-    return [
-        m
-        for c in conditions
-        if c.kind != "verifiable"
-        for m in (c.grader_model or "").split(",")
-        if m
-    ]
+    return [m for c in conditions if not c.is_verifiable for m in c.models]

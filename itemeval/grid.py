@@ -303,7 +303,7 @@ def check_logprobs(
     readers = [
         c
         for c in grade
-        if c.kind == "verifiable" and "logprobs" in resolve(c.scorer, config_dir).needs
+        if c.is_verifiable and "logprobs" in resolve(c.scorer, config_dir).needs
     ]
     if not readers:
         return

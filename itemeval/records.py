@@ -157,6 +157,13 @@ class GenerateCondition:
     generated."""
 
 
+GradeKind = Literal[
+    "judge", "verifiable", "model_graded", "pairwise", "cascade", "human"
+]
+"""What grades a solution (the stored `grade_kind` column); `human` is one rater's
+labels (itemeval.labels)."""
+
+
 @dataclass(frozen=True)
 class GradeCondition:
     """A judge (grader × rubric), a verifiable scorer, a model-graded inspect
@@ -164,7 +171,7 @@ class GradeCondition:
 
     id: str
     slug: str
-    kind: Literal["judge", "verifiable", "model_graded", "pairwise", "cascade"]
+    kind: GradeKind
     payload: dict[str, Any]
     # judge conditions
     grader_name: str | None = None
@@ -181,6 +188,37 @@ class GradeCondition:
     orders: int = 2
     # cascade conditions: the verifiable stages run before the judge (itemeval.cascade)
     stages: tuple[GradeCondition, ...] = ()
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The models it calls: a judge's grader model, every model of a model-graded
+        scorer's panel; none for a verifiable scorer."""
+        return tuple(m for m in (self.grader_model or "").split(",") if m)
+
+    @property
+    def is_verifiable(self) -> bool:
+        """Scored in this process by a pure function: no model call, no cost."""
+        return self.kind == "verifiable"
+
+    @property
+    def is_judge(self) -> bool:
+        """A grader model reading a rendered rubric."""
+        return self.kind == "judge"
+
+    @property
+    def is_model_graded(self) -> bool:
+        """An inspect model-graded scorer replaying the solution to its models."""
+        return self.kind == "model_graded"
+
+    @property
+    def is_pairwise(self) -> bool:
+        """A grader model choosing the better of two conditions' answers."""
+        return self.kind == "pairwise"
+
+    @property
+    def is_cascade(self) -> bool:
+        """Verifiable stages first, a judge on what they leave undecided."""
+        return self.kind == "cascade"
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,12 @@ from .headline import headlines
 from .plan import choose_items
 from .records import GenerateCondition, GradeCondition
 from .scale_intervals import Bounds, bounded_interval, grade_scales
+from .scorers.registry import is_probability
 from .state import grade_state, graded_extra_judges
 from .study import Study
 
 GEN_FACETS = {"model": "model", "prompt": "prompt", "model_config": "model_config_name"}
 GRADE_FACETS = {"grader": "grader_name", "rubric": "rubric", "scorer": "scorer"}
-PROBABILITY_SCORERS = ("risk", "numeric_risk")
 
 
 @dataclass(frozen=True)
@@ -523,7 +523,7 @@ def _calibration(frame: pd.DataFrame, grade: list[GradeCondition]) -> list[dict]
     the positive option when P >= 0.5, and the grade says whether the prediction was the
     target.
     """
-    probability_ids = {c.id for c in grade if c.scorer in PROBABILITY_SCORERS}
+    probability_ids = {c.id for c in grade if is_probability(c.scorer)}
     rows = []
     scored = frame[
         (frame["status"] == "scored")

@@ -364,7 +364,7 @@ def solution_view(
 def grade_view(
     condition: GradeCondition, row: dict[str, Any], solution_hash: str | None
 ) -> GradeView:
-    grader = condition.grader_name if condition.kind == "judge" else condition.scorer
+    grader = condition.grader_name if condition.is_judge else condition.scorer
     return GradeView(
         grade_condition_id=condition.id,
         slug=condition.slug,
@@ -382,7 +382,7 @@ def grade_view(
         usd=row["usd"],
         stale=row["solution_hash"] != solution_hash,
         decided_by=cascade.decided_by(row.get("score_metadata"))
-        if condition.kind == "cascade"
+        if condition.is_cascade
         else None,
     )
 

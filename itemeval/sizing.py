@@ -88,7 +88,7 @@ def pick(generate: list[GenerateCondition], selector: str, what: str) -> str:
 def deciding_condition(study: Study, *, verifiable_only: bool) -> GradeCondition:
     """The grade condition whose scores decide: the first verifiable one (else, when
     allowed, the first grade condition)."""
-    verifiable = [c for c in study.grade if c.kind == "verifiable"]
+    verifiable = [c for c in study.grade if c.is_verifiable]
     if verifiable:
         return verifiable[0]
     if verifiable_only or not study.grade:

@@ -87,6 +87,13 @@ def canonical_name(name: str) -> str:
     return ALIASES.get(name, name)
 
 
+def is_probability(name: str | None) -> bool:
+    """Whether a scorer reports a probability (calibration reads its scores): its
+    registry entry's family says so, here and nowhere else."""
+    spec = SCORERS.get(canonical_name(name)) if name else None
+    return spec is not None and spec.family == "probability"
+
+
 def known_names() -> str:
     """Every scorer a config may name, by family, for error messages."""
     return (
