@@ -143,7 +143,7 @@ def _can_feed(kind: Kind, condition: GradeCondition, *, named: bool) -> bool:
     inspect scorer is trusted to store numbers; by default only itemeval's own are."""
     if kind in ("mean", "user"):
         return True
-    if condition.kind != "verifiable":
+    if not condition.is_verifiable:
         return False  # judges and model-graded scorers store a verdict, not an answer
     if kind != "correlation":
         return True
@@ -153,7 +153,7 @@ def _can_feed(kind: Kind, condition: GradeCondition, *, named: bool) -> bool:
 
 
 def _why_not(kind: Kind, name: str, condition: GradeCondition) -> str:
-    if condition.kind != "verifiable":
+    if not condition.is_verifiable:
         return (
             f"{name} reads the answer a scorer extracted, but {condition.slug} is a "
             f"{condition.kind} grade condition, which stores only its verdict"
