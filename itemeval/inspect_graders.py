@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .inspect_scorers import RULE_VERSION
 from .scorers.base import ScorerSpec
+from .send_guard import guard
 
 MODEL_GRADED = {
     "model_graded_qa": model_graded_qa,
@@ -77,12 +78,14 @@ def build_model_graded(
         else None
     )
     models = [
-        get_model(
-            model,
-            config=GenerateConfig(
-                temperature=GRADER_TEMPERATURE, cache=cache, **generate
-            ),
-            memoize=False,
+        guard(
+            get_model(
+                model,
+                config=GenerateConfig(
+                    temperature=GRADER_TEMPERATURE, cache=cache, **generate
+                ),
+                memoize=False,
+            )
         )
         for model in grader_models(params)
     ]

@@ -41,7 +41,7 @@ from inspect_ai.scorer import Target
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import LimitExceededError
 
-from . import heap, signals
+from . import heap, send_guard, signals
 from .budget import CallGate
 from .errors import ConfigError, is_write_failure
 from .outcomes import SampleResult
@@ -114,13 +114,15 @@ class _Journaling(Hooks):
             _route.log_files[data.eval_id] = name + ".eval"
 
     async def on_before_model_generate(self, data: BeforeModelGenerate) -> None:
-        # The last point before a request leaves (retries included): after a signal,
-        # none may. inspect lets only a limit error through a hook; the sample then ends
-        # without a row.
+        # Past the connection semaphore, each attempt (retries included): after a
+        # signal no call starts (send_guard withholds the requests of calls already
+        # past here). inspect lets only a limit error through a hook; the sample then
+        # ends without a row. A call let through counts as in flight for the drain.
         if _route is not None and signals.stop_requested():
             raise LimitExceededError(
                 "operator", value=1, limit=1, message=STOPPED_MESSAGE
             )
+        signals.call_started()
 
     async def on_sample_end(self, data: SampleEnd) -> None:
         # A sample whose row went out when its calls returned is done; this catches the
@@ -363,7 +365,7 @@ def build_model(name: str) -> Any:
     # <SERVICE>_BASE_URL / _API_KEY.
     quiet_banner()
     with contextlib.redirect_stdout(sys.stderr):
-        return get_model(name, memoize=False)
+        return send_guard.guard(get_model(name, memoize=False))
 
 
 def run_tasks(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import os
 import signal
 import sys
@@ -35,6 +36,11 @@ _stop = threading.Event()
 _drain = True
 _in_flight = 0
 _cancel: Callable[[], None] | None = None
+_this_call: contextvars.ContextVar[list[bool] | None] = contextvars.ContextVar(
+    "itemeval_call", default=None
+)
+"""The running sample's [counted in _in_flight], shared with the tasks it
+starts."""
 _hard_stop: threading.Timer | None = None
 
 
@@ -76,16 +82,38 @@ def drain_seconds() -> float:
 
 @contextlib.contextmanager
 def call_in_flight() -> Iterator[None]:
-    """Around one sample's model call(s): a first signal waits for these to return
-    before cancelling."""
-    global _in_flight
-    _in_flight += 1
+    """Around one sample's model call(s). Once a call of it gets past the connection
+    semaphore (call_started), a first signal waits for the sample to return before
+    cancelling."""
+    counted = [False]
+    token = _this_call.set(counted)
     try:
         yield
     finally:
-        _in_flight -= 1
-        if _in_flight == 0 and _stop.is_set() and _cancel is not None:
-            _cancel()  # nothing left worth waiting for
+        _this_call.reset(token)
+        if counted[0]:
+            _uncount()
+
+
+def call_started() -> None:
+    """The running sample's call got a connection and is about to be made: count it
+    in flight (once per sample, retries included).
+
+    Samples still waiting for a connection are not counted: after a signal none of them
+    makes its call, and waiting for them would hold the drain for nothing.
+    """
+    global _in_flight
+    counted = _this_call.get()
+    if counted is not None and not counted[0]:
+        counted[0] = True
+        _in_flight += 1
+
+
+def _uncount() -> None:
+    global _in_flight
+    _in_flight -= 1
+    if _in_flight == 0 and _stop.is_set() and _cancel is not None:
+        _cancel()  # nothing left worth waiting for
 
 
 def watch_interrupts() -> None:

@@ -26,7 +26,8 @@ What a request gets is decided by its last user message, unless the server-level
   are held until `release()`. `before_reply(n)` is called just before the n-th normal
   reply is written. `responder(body)`, when given, writes the reply text of every normal
   reply (None: the above).
-Every chat request body is kept in `requests`, and those given a normal reply in
+Every chat request body is kept in `requests` (with `_received`: when the kernel got
+it, monotonic s), and those given a normal reply in
 `answered()`; `max_in_flight` is the peak of concurrent requests, `in_flight` the count
 now. The server also speaks OpenAI's Batch API, with completion the test controls:
 `srv.batches` (tests/batch_api.py).
@@ -37,6 +38,8 @@ from __future__ import annotations
 import json
 import math
 import re
+import socket
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -395,6 +398,19 @@ def _batch_api(server: OpenAIServer) -> Any:
     return BatchAPI(server)
 
 
+def _kernel_received(sock: socket.socket) -> float:
+    """When the kernel got the request's last bytes (monotonic s), from TCP_INFO's
+    tcpi_last_data_recv (ms): a busy server reading late does not move it. Now where
+    unavailable."""
+    now = time.monotonic()
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+        last_data_recv_ms = struct.unpack_from("I", info, 8 + 11 * 4)[0]
+    except (OSError, AttributeError, struct.error):
+        return now
+    return now - last_data_recv_ms / 1000
+
+
 class _Handler(BaseHTTPRequestHandler):
     # HTTP/1.0 closes every connection after its response, so no idle keep-alive thread
     # outlives a test.
@@ -437,6 +453,7 @@ class _Handler(BaseHTTPRequestHandler):
         owner: OpenAIServer = self.server.owner  # type: ignore[attr-defined]
         if isinstance(body, dict):
             body["_authorization"] = self.headers.get("Authorization", "")
+            body["_received"] = _kernel_received(self.connection)
         try:
             reply = owner.respond(body, owner._enter(body))
             owner._record(
