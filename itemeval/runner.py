@@ -18,6 +18,7 @@ from .paths import StudyPaths
 from .plan import EvalWindow, eval_windows
 from .records import TaskSpec
 from .redact import redact
+from .store.held_rows import HeldRows
 from .store.journal import JournalWriter, replay_journals
 
 CELLS_PER_EVAL = 3000
@@ -198,49 +199,14 @@ class Runner:
     ) -> None:
         from . import inspect_tasks
 
-        with JournalWriter(self.paths, self.run_id) as journal:
-
-            def on_sample(result: SampleResult) -> None:
-                # inspect swallows a hook's exception, so one here would silently lose a
-                # paid row: record it as the condition's failure (exit 1) instead.
-                try:
-                    store, row = sink(result)
-                    journal.append(store, row)
-                    journaled(row)
-                except (
-                    OSError
-                ) as exc:  # a full disk: stop starting calls at once, the Ctrl-C way
-                    if execution.write_failure is None:
-                        execution.write_failure = write_failure_message(
-                            getattr(exc, "filename", None) or journal.path, exc
-                        )
-                        signals.request_stop(
-                            drain=False
-                        )  # replies could not be kept anyway
-                except Exception as exc:  # noqa: BLE001 - any failure to store a finished sample
-                    condition = result.metadata.get(
-                        "grade_condition_id"
-                    ) or result.metadata.get("condition_id")
-                    execution.failures.setdefault(
-                        str(condition),
-                        f"a finished sample could not be stored: "
-                        f"{type(exc).__name__}: {exc}",
-                    )
-
-            with inspect_tasks.sample_sink(
-                on_sample,
-                log_prefix=self.log_dir.relative_to(self.paths.root),
-                logprob_tokens=self.logprob_tokens,
-            ):
-                failures = inspect_tasks.run_tasks(
-                    self._build(window.tasks, execution),
-                    log_dir=self.log_dir,
-                    display=self.display,
-                    in_flight=window.in_flight,
-                    keep_feeding=lambda: (
-                        execution.write_failure is None and not self.stopped()
-                    ),
+        held = HeldRows()  # rows the journal could not take (a full disk)
+        try:
+            with JournalWriter(self.paths, self.run_id) as journal:
+                failures = self._run_into(
+                    window, sink, journaled, execution, journal, held
                 )
+        finally:
+            self._save_held(held, execution)
         if failures is None:
             execution.interrupted = True
             return
@@ -252,6 +218,69 @@ class Runner:
             error = inspect_tasks.write_error(message)
             if error is not None and execution.write_failure is None:
                 execution.write_failure = write_failure_message(self.log_dir, error)
+
+    def _run_into(
+        self,
+        window: EvalWindow,
+        sink: RowSink,
+        journaled: Journaled,
+        execution: Execution,
+        journal: JournalWriter,
+        held: HeldRows,
+    ) -> dict[str, str] | None:
+        from . import inspect_tasks
+
+        def on_sample(result: SampleResult) -> None:
+            # inspect swallows a hook's exception, so one here would silently lose a
+            # paid row: record it as the condition's failure (exit 1) instead.
+            store = row = None
+            try:
+                store, row = sink(result)
+                journal.append(store, row)
+                journaled(row)
+            except OSError as exc:  # a full disk: the row waits in memory
+                if row is not None:
+                    held.hold(store, row)
+                if execution.write_failure is None:
+                    execution.write_failure = write_failure_message(
+                        getattr(exc, "filename", None) or journal.path, exc
+                    )
+                    # No call starts now, the Ctrl-C way; the calls out return into
+                    # the drain and their paid replies are held too.
+                    signals.request_stop()
+            except Exception as exc:  # noqa: BLE001 - any failure to store a finished sample
+                condition = result.metadata.get(
+                    "grade_condition_id"
+                ) or result.metadata.get("condition_id")
+                execution.failures.setdefault(
+                    str(condition),
+                    f"a finished sample could not be stored: "
+                    f"{type(exc).__name__}: {exc}",
+                )
+
+        with inspect_tasks.sample_sink(
+            on_sample,
+            log_prefix=self.log_dir.relative_to(self.paths.root),
+            logprob_tokens=self.logprob_tokens,
+        ):
+            return inspect_tasks.run_tasks(
+                self._build(window.tasks, execution),
+                log_dir=self.log_dir,
+                display=self.display,
+                in_flight=window.in_flight,
+                keep_feeding=lambda: (
+                    execution.write_failure is None and not self.stopped()
+                ),
+            )
+
+    def _save_held(self, held: HeldRows, execution: Execution) -> None:
+        """Rows the journal could not take, written where they fit; the failure's
+        message says where."""
+        note = held.save(self.paths, self.run_id)
+        if note is not None:
+            execution.write_failure = f"{execution.write_failure or ''}; {note}".lstrip(
+                "; "
+            )
 
     def _build(self, specs: list[TaskSpec], execution: Execution) -> Iterator[Any]:
         """Each spec's inspect task, built as the eval reaches it; a condition whose
