@@ -195,7 +195,10 @@ def _metrics(study, grade, items, options, frame) -> list[dict[str, Any]]:
         if per_grade:  # grade facets: a metric belongs to one grade condition
             levels[facet] = {"column": column, "levels": mapping}
     chosen = frozenset(frame["item_id"]) if options.sample is not None else None
-    pairs = _compared(study.generate, options.compare) if options.compare else []
+    # a named pair only: `all` would be k(k-1)/2 paired bootstraps per metric (the
+    # report compares all, and must stay quick on a million grades)
+    named = options.compare and options.compare != ("all",)
+    pairs = _compared(study.generate, options.compare) if named else []
     return study_metrics(
         study,
         grade,
