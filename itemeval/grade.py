@@ -928,6 +928,9 @@ def _run_grade(
         result.notes.extend(work.notes)
         if work.empty:
             return result
+        note = response_cache.shared_note(study, list(work.lines))
+        if note and tell is not None:  # before the gate: it changes what is paid
+            tell(note)
         hint = hints.replayed_parse_failures(
             list(work.lines),
             only=options.only,

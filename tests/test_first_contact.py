@@ -215,3 +215,26 @@ def test_the_live_display_is_readable_at_80_columns(tmp_path):
         assert re.search(rf"{stage}: spend \$[\d.]+ .*\(cap \$5", screen), screen
         # inspect's banner, printed mid-run, would leave a second frame on screen
         assert "hooks enabled" not in screen
+
+
+def test_a_grade_names_the_study_whose_judge_calls_it_reuses(tmp_path, capsys):
+    config = base_config(
+        **{
+            "cache": True,
+            "facets__grader": ["k"],
+            "facets__rubric": ["r"],
+            "facets__scorer": None,
+            "graders": {"k": {"model": "itemeval/judge"}},
+        }
+    )
+    first = write_study(tmp_path / "one", config)
+    assert main(["generate", str(first), "--yes"]) == 0
+    assert main(["grade", str(first), "--yes"]) == 0
+    clone = write_study(tmp_path / "two", config)
+    assert main(["generate", str(clone), "--yes"]) == 0
+    capsys.readouterr()
+    assert main(["grade", str(clone), "--yes"]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    first_store = (tmp_path / "one" / "studies" / "t").resolve()
+    assert "4 of 4 calls are answered at $0 from earlier replies" in err, err
+    assert f"(4 from study t ({first_store}))" in err, err

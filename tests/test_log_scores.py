@@ -61,3 +61,21 @@ def test_a_generate_log_has_no_verdict_scores(tmp_path):
     study_dir = tmp_path / "studies" / "t"
     solutions = pd.read_parquet(study_dir / "solutions.parquet")
     assert set(_log_scores(study_dir, solutions["log_file"]).values()) == {None}
+
+
+def test_a_model_graded_scorers_verdicts_are_the_scores_of_its_grade_log(tmp_path):
+    qa = {"name": "model_graded_qa", "params": {"model": "itemeval/judge"}}
+    config = base_config(**{"cache": False, "facets__scorer": ["numeric", qa]})
+    path = write_study(tmp_path, config)
+    assert main(["generate", str(path), "--yes"]) == 0
+    assert main(["grade", str(path), "--yes"]) == 0
+    study_dir = tmp_path / "studies" / "t"
+    grades = pd.read_parquet(study_dir / "grades.parquet")
+    graded = grades[grades["grade_kind"] == "model_graded"]
+    assert len(graded) == 4 and graded["score"].notna().all()
+    scores = _log_scores(study_dir, graded["log_file"])
+    for row in graded.itertuples():
+        sample_id = f"{row.gen_condition_id}/{row.item_id}#{row.epoch}"
+        assert scores[sample_id] == row.score, row
+    # a verifiable scorer makes no call: no log
+    assert grades[grades["grade_kind"] == "verifiable"]["log_file"].isna().all()
