@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from . import chat, response_cache
+from . import batch, chat, response_cache
 from . import plan as planner
 from .cache_lookup import cached_sample_ids  # noqa: I001
 from .cost import lines_for_specs
@@ -300,7 +300,7 @@ def plan(
     )
     lines = lines_for_specs(
         "generate",
-        specs,
+        batch.without_held(study.paths.root, "generate", specs),
         {c.id: c.slug for c in conditions},
         observed=observed_lengths(study, "generate"),
         prices=prices,

@@ -11,7 +11,7 @@ from typing import Any, Callable
 import pandas as pd
 import pyarrow as pa
 
-from . import cascade, heap, hints, pairwise_grade, response_cache
+from . import batch, cascade, heap, hints, pairwise_grade, response_cache
 from . import plan as planner
 from .cache_lookup import cached_sample_ids  # noqa: I001
 from .config import CallLimits
@@ -792,7 +792,9 @@ def estimate_lines(
     observed = observed_lengths(study, "grade")
     lines = lines_for_specs(
         "grade",
-        [s for s in specs if s.scorer is None],
+        batch.without_held(
+            study.paths.root, "grade", [s for s in specs if s.scorer is None]
+        ),
         {c.id: c.slug for c in grade},
         observed=observed,
         prices=prices,

@@ -299,6 +299,9 @@ def test_status_and_batches_show_open_batches_and_cancel_them(
             _wait_recorded(tmp_path, 1)
             stop(proc, signal.SIGKILL)
         (batch_id,) = srv.batches.open_ids()
+        code, data = run(capsys, "estimate", str(path))
+        assert code == 0  # the open batch's cells are paid for already
+        assert data["stages"].get("generate", {"calls": 0})["calls"] == 0
         code, data = run(capsys, "status", str(path))
         assert code == 0
         (row,) = data["batches"]

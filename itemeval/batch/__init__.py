@@ -1,7 +1,14 @@
 """Durable provider batches (README "Batch mode"): a ledger of every submitted batch
 in the study directory, re-attached to by the next run."""
 
-from .executor import execute, is_durable, split
+from .executor import execute, is_durable, split, without_held
 from .ledger import open_submissions, submissions
 
-__all__ = ["execute", "is_durable", "open_submissions", "split", "submissions"]
+__all__ = [
+    "execute",
+    "is_durable",
+    "open_submissions",
+    "split",
+    "submissions",
+    "without_held",
+]

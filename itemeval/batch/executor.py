@@ -14,6 +14,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import signals
@@ -71,6 +72,24 @@ def split(specs: Sequence[TaskSpec]) -> tuple[list[TaskSpec], list[TaskSpec]]:
 
 def _live(config: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in config.items() if k != "batch"}
+
+
+def without_held(root: Path, stage: str, specs: Sequence[TaskSpec]) -> list[TaskSpec]:
+    """The specs less the cells an open batch of the stage holds: what an estimate
+    prices (they are paid for already; one that comes back unanswered is submitted
+    again under the cap's worst-case reservation)."""
+    held = ledger.held_keys(root, stage)
+    if not held:
+        return list(specs)
+    kept = []
+    for spec in specs:
+        cells = [
+            c
+            for c in spec.cells
+            if request_key(stage, spec.name, c.sample_id) not in held
+        ]
+        kept.append(replace(spec, cells=cells))
+    return kept
 
 
 def poll_seconds() -> float:
