@@ -44,6 +44,7 @@ from inspect_ai.util import LimitExceededError
 from . import heap, send_guard, signals
 from .budget import CallGate
 from .errors import ConfigError, is_write_failure
+from .log_scores import NO_CALL, VERDICT, grade_scorer
 from .outcomes import SampleResult
 from .records import Cell, TaskSpec
 from .redact import redact, redactor
@@ -56,16 +57,12 @@ except (
 ):  # pragma: no cover - a later inspect moved it; rows then carry no log_file
     eval_log_name = None
 
-# refused by the spend cap or after a signal: the cell stays missing
-NO_CALL = "itemeval_no_call"
 # the sample's result already went to the sink when its calls returned
 HANDED_ON = "itemeval_handed_on"
 # inspect's HTTP level (between DEBUG and INFO), at which it logs every provider
 # response
 HTTP_LOG_LEVEL = 15
 STOPPED_MESSAGE = "itemeval stopped: no call starts after an interrupt"
-# where a replay task's solver leaves the model-graded scorer's ScoreResult
-VERDICT = "itemeval_verdict"
 # What setting up one condition's model can raise (unknown provider, missing key or
 # package); such a condition fails alone while the others run.
 TASK_BUILD_ERRORS = (PrerequisiteError, ValueError, RuntimeError, ImportError)
@@ -307,8 +304,6 @@ def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
         step = _replay_and_score(scorer, gate)
     else:
         step = _generate_once(spec.cache_scope, gate)
-    from .log_scores import grade_scorer
-
     return Task(
         dataset=MemoryDataset(samples, name=spec.name),
         solver=[step],

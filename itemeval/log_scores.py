@@ -15,8 +15,14 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from .inspect_tasks import NO_CALL, VERDICT
 from .judge import judge_fields
+
+NO_CALL = "itemeval_no_call"
+"""Sample metadata: refused by the spend cap or after a signal, so no call was made
+(the cell stays missing)."""
+VERDICT = "itemeval_verdict"
+"""Sample metadata: where a replay task's solver leaves the model-graded scorer's
+ScoreResult."""
 
 SCORE_NAME = "verdict"
 """The score's name in the log (`inspect view`, read_eval_log's sample.scores)."""

@@ -18,10 +18,13 @@ INSPECT_ADAPTERS = {
     "itemeval.cache_lookup",
     "itemeval.inspect_dataset",
     "itemeval.inspect_logs",
+    "itemeval.log_scores",
+    "itemeval.cache_origins",
 }
 """The only modules that may import inspect_ai: building and running tasks, running
-inspect's scorers over stored solutions, the offline provider, a task as a dataset
-and reading inspect's logs."""
+inspect's scorers over stored solutions, the offline provider, a task as a dataset,
+reading inspect's logs, the scorers that write verdicts into them and naming whose
+calls the response cache holds."""
 
 LAYERS = [
     {
