@@ -13,15 +13,11 @@ because inspect does not pass it to providers; outside a sample it is 1.
 
 from __future__ import annotations
 
-import ast
-import hashlib
-import json
 import math
 import operator
 import os
 import re
 import secrets
-from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
 from typing import NamedTuple
@@ -41,6 +37,10 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from .arithmetic import Problem, find_problem, fmt
+from .draws import unit
+from .offline_judge import PAIRWISE_FORMAT, judge_reply, pairwise_reply
+
 try:  # private in inspect 0.3.285; losing it only makes every call epoch 1
     from inspect_ai.log._samples import sample_active
 except ImportError:  # pragma: no cover
@@ -59,12 +59,6 @@ _OPENERS = (
     "Breaking the problem down:",
     "Let's compute carefully.",
 )
-
-
-def unit(*parts: object) -> float:
-    """A uniform draw in (0, 1) fixed by `parts`."""
-    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
-    return (int.from_bytes(digest[:8], "big") + 0.5) / 2**64
 
 
 _attempts: dict[tuple[str, str, int], int] = {}
@@ -88,138 +82,6 @@ def _failure_draw(name: str, prompt: str, epoch: int) -> float:
         attempt,
         os.environ.get("ITEMEVAL_OFFLINE_SEED") or _PROCESS_SEED,
     )
-
-
-def fmt(value: Fraction) -> str:
-    """An integer as digits, anything else as a short decimal."""
-    if value.denominator == 1:
-        return str(value.numerator)
-    return f"{float(value):.6f}".rstrip("0").rstrip(".")
-
-
-# --- reading the problem
-# ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Problem:
-    """An arithmetic problem found in a prompt, with its worked steps."""
-
-    span: str
-    steps: tuple[
-        tuple[str, Fraction], ...
-    ]  # ("17 * 23", 391): left-hand side and its value
-    hardness: int  # operations, +1 for a number >= 100, +1 for decimals
-
-    @property
-    def answer(self) -> Fraction:
-        return self.steps[-1][1]
-
-
-_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
-_APPLY = {
-    "+": operator.add,
-    "-": operator.sub,
-    "*": operator.mul,
-    "/": operator.truediv,
-}
-_WORDS = [
-    (r"\bmultiplied by\b|\btimes\b|×", "*"),
-    (r"\bdivided by\b|÷", "/"),
-    (r"\bplus\b", "+"),
-    (r"\bminus\b", "-"),
-]
-_CANDIDATE = re.compile(r"[\d(][\d. \t+\-*/()]*")  # one line at a time
-_CHAIN_START = re.compile(r"\bstart(?:ing)? with (\d+(?:\.\d+)?)", re.I)
-_CHAIN_STEP = re.compile(
-    r"\b(add|plus|subtract|minus|multiply by|times|divide by)\s+(\d+(?:\.\d+)?)", re.I
-)
-_CHAIN_SYMBOL = {
-    "add": "+",
-    "plus": "+",
-    "subtract": "-",
-    "minus": "-",
-    "multiply by": "*",
-    "times": "*",
-    "divide by": "/",
-}
-
-
-def _apply(
-    symbol: str, left: Fraction, right: Fraction, steps: list[tuple[str, Fraction]]
-) -> Fraction:
-    if symbol == "/" and right == 0:
-        raise ZeroDivisionError("division by zero in the problem")
-    value = _APPLY[symbol](left, right)
-    steps.append((f"{fmt(left)} {symbol} {fmt(right)}", value))
-    return value
-
-
-def _evaluate(node: ast.AST, steps: list[tuple[str, Fraction]]) -> Fraction:
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return Fraction(str(node.value))
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -_evaluate(node.operand, steps)
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        left, right = _evaluate(node.left, steps), _evaluate(node.right, steps)
-        return _apply(_OPS[type(node.op)], left, right, steps)
-    raise ValueError("not plain arithmetic")
-
-
-def _hardness(steps: list[tuple[str, Fraction]], numbers: list[str]) -> int:
-    big = any(abs(float(n)) >= 100 for n in numbers)
-    decimal = any("." in n for n in numbers) or any(
-        v.denominator != 1 for _, v in steps
-    )
-    return len(steps) + int(big) + int(decimal)
-
-
-def _chain_problem(text: str) -> Problem | None:
-    """'Start with 36, add 14, then multiply by 3.' evaluated left to right."""
-    start = _CHAIN_START.search(text)
-    if start is None:
-        return None
-    tail = text[start.end() :].split("?")[0]
-    moves = _CHAIN_STEP.findall(tail)
-    if not moves:
-        return None
-    steps: list[tuple[str, Fraction]] = []
-    value = Fraction(start[1])
-    try:
-        for word, number in moves:
-            value = _apply(_CHAIN_SYMBOL[word.lower()], value, Fraction(number), steps)
-    except ZeroDivisionError:
-        return None
-    numbers = [start[1]] + [n for _, n in moves]
-    return Problem(
-        span=start[0] + tail, steps=tuple(steps), hardness=_hardness(steps, numbers)
-    )
-
-
-def _expression_problem(text: str) -> Problem | None:
-    """The candidate expression with the most operations ('12 times 7 plus 5' reads
-    as 12 * 7 + 5)."""
-    for pattern, symbol in _WORDS:
-        text = re.sub(pattern, f" {symbol} ", text, flags=re.I)
-    best: Problem | None = None
-    for match in _CANDIDATE.finditer(text):
-        span = match[0].strip().rstrip(" .+-*/(")
-        try:
-            steps: list[tuple[str, Fraction]] = []
-            _evaluate(ast.parse(span, mode="eval").body, steps)
-        except (SyntaxError, ValueError, ZeroDivisionError):
-            continue
-        if steps and (best is None or len(steps) >= len(best.steps)):
-            numbers = re.findall(r"\d+(?:\.\d+)?", span)
-            best = Problem(
-                span=span, steps=tuple(steps), hardness=_hardness(steps, numbers)
-            )
-    return best
-
-
-def find_problem(text: str) -> Problem | None:
-    """The arithmetic problem in a prompt, or None when there is none."""
-    return _chain_problem(text) or _expression_problem(text)
 
 
 # --- deciding and writing a solver reply
@@ -429,153 +291,6 @@ def solver_reply(
     return "\n".join(lines + [f"ANSWER: {fmt(final)}"])
 
 
-# --- the judge
-# -------------------------------------------------------------------------------
-
-_FINAL = re.compile(r"ANSWER:[ \t]*([^\n]*)", re.I)
-_REFERENCE = re.compile(
-    r"(?:\b(?:reference(?:[ \t]+(?:answer|solution))?|target(?:[ "
-    r"\t]+answer)?|(?:expected|correct|gold)[ \t]+answer)"
-    # inspect's model_graded_qa / model_graded_fact templates
-    r"|\[(?:criterion|expert)\])"
-    r"[ \t*_]*(?:[:=]|\n)\s*([^\n]+)",
-    re.I,
-)
-_GRADE_PROTOCOL = re.compile(r"GRADE: \$LETTER")
-_SUBMISSION = re.compile(r"^\[Submission\]:[ \t]*(\S[^\n]*)\n(?:\*+|\[)", re.M)
-
-
-def _number(text: str) -> float | None:
-    cleaned = text.strip().strip("*_`$ ").rstrip(".").replace(",", "").rstrip("%")
-    try:
-        return float(cleaned)
-    except ValueError:
-        return None
-
-
-def _same(candidate: str, reference: str) -> bool:
-    a, b = _number(candidate), _number(reference)
-    if a is not None and b is not None:
-        return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
-    return (
-        candidate.strip().strip("*_`").rstrip(".").casefold()
-        == reference.strip().strip("*_`").rstrip(".").casefold()
-    )
-
-
-def judge_verdict(model: str, text: str) -> tuple[int, str]:
-    """1 when the last `ANSWER:` equals the reference line, else 0, with a one-line
-    reason."""
-    finals = [m[1].strip() for m in _FINAL.finditer(text) if m[1].strip()]
-    numeric = [f for f in finals if _number(f) is not None]
-    # A one-line submission in inspect's model-graded template is the answer itself.
-    submitted = [m[1].strip() for m in _SUBMISSION.finditer(text)]
-    candidate = (numeric or finals or submitted or [None])[-1]
-    # An empty `{target}` leaves the next heading where the reference should be: that is
-    # no reference.
-    reference = next(
-        (m for m in _REFERENCE.finditer(text) if not m[1].lstrip().startswith("#")),
-        None,
-    )
-    if candidate is None or reference is None:
-        # Nothing to compare: still answer, but deterministically, like a judge
-        # guessing.
-        return int(
-            unit("guess", model, text) < 0.5
-        ), "Could not find both a final answer and a reference."
-    ref = reference[1].strip()
-    if _same(candidate, ref):
-        return 1, f"The final answer {candidate} matches the reference {ref}."
-    return 0, f"The final answer {candidate} does not match the reference {ref}."
-
-
-def judge_reply(model: str, text: str, *, malformed_rate: float, scale: int = 1) -> str:
-    """A short review ending in a fenced JSON verdict, malformed for a `malformed_rate`
-    share of inputs.
-
-    Asked in inspect's model-graded protocol (`GRADE: $LETTER`), it ends with `GRADE: C`
-    or `GRADE: I` instead.
-    """
-    score, reason = judge_verdict(model, text)
-    lines = ["I compared the candidate's final answer with the reference.", reason]
-    if _GRADE_PROTOCOL.search(text):
-        malformed = unit("malformed", model, text) < malformed_rate
-        return "\n".join(
-            lines
-            + [
-                "I cannot settle on a grade."
-                if malformed
-                else f"GRADE: {'C' if score else 'I'}"
-            ]
-        )
-    if unit("malformed", model, text) < malformed_rate:
-        kind = int(unit("malformed-kind", model, text) * 3)
-        if kind == 0:  # no JSON object at all
-            return "\n".join(lines + [f"Score: {score * scale} out of {scale}."])
-        payload: dict[str, object] = {
-            "verdict": "correct" if score else "incorrect",
-            "reasoning": reason,
-        }
-        if kind == 2:  # a score that is not a number
-            payload = {"score": "pass" if score else "fail", "reasoning": reason}
-    else:
-        payload = {"score": score * scale, "reasoning": reason}
-        asked = _CRITERIA_ASKED.search(text)
-        if asked is not None:
-            payload = _with_criteria(payload, model, text, asked[1], scale)
-    return "\n".join(lines + ["", "```json", json.dumps(payload), "```"])
-
-
-_PAIRWISE_ANSWER = re.compile(
-    r"\[The start of answer ([AB])\]\n(.*?)\n?\[The end of answer \1\]", re.S
-)
-_PAIRWISE_FORMAT = '{"winner": "A"'
-
-
-def pairwise_reply(model: str, text: str, *, malformed_rate: float) -> str:
-    """A pairwise verdict (builtin:pairwise's layout): the answer whose final answer
-    matches the reference wins, both or neither is a tie; decided by content alone,
-    so the order shown never changes it."""
-    answers = dict(_PAIRWISE_ANSWER.findall(text))
-    head = text[: text.find("[The start of answer")]
-    if set(answers) == {"A", "B"}:
-        score_a = judge_verdict(model, f"{head}\n{answers['A']}")[0]
-        score_b = judge_verdict(model, f"{head}\n{answers['B']}")[0]
-        winner = "tie" if score_a == score_b else ("A" if score_a > score_b else "B")
-    else:  # another layout: still answer, deterministically, like a judge guessing
-        winner = "AB"[unit("pairwise-guess", model, text) < 0.5]
-    reason = (
-        f"Answer {winner} has the correct final answer."
-        if winner != "tie"
-        else ("Both answers are equally good.")
-    )
-    if unit("malformed", model, text) < malformed_rate:
-        return f"{reason}\nI prefer {winner}."
-    payload = json.dumps({"winner": winner, "reasoning": reason})
-    return "\n".join([reason, "", "```json", payload, "```"])
-
-
-_CRITERIA_ASKED = re.compile(r'"criteria": \{((?:"[\w-]+": <number>(?:, )?)+)\}')
-
-
-def _with_criteria(
-    payload: dict[str, object], model: str, text: str, asked: str, scale: int
-) -> dict[str, object]:
-    """A verdict per criterion the rubric's format suffix names: mostly the overall
-    verdict, deterministically off for about one criterion in four; the total is their
-    sum, as a rubric with points per criterion adds them up."""
-    verdict = 1 if payload["score"] else 0
-    criteria = {}
-    for name in re.findall(r'"([\w-]+)": <number>', asked):
-        off = unit("criterion", name, model, text) < 0.25
-        criteria[name] = (1 - verdict if off else verdict) * scale
-    return {
-        "score": sum(criteria.values()),
-        "criteria": criteria,
-        "reasoning": payload["reasoning"],
-    }
-
-
 # --- the inspect provider
 # --------------------------------------------------------------------
 
@@ -691,7 +406,7 @@ class OfflineModel(ModelAPI):
             raise RuntimeError(f"itemeval/{name}: injected failure")
         if name == "echo":
             return last_user, None
-        if name.startswith("judge") and _PAIRWISE_FORMAT in prompt:
+        if name.startswith("judge") and PAIRWISE_FORMAT in prompt:
             return pairwise_reply(
                 name, prompt, malformed_rate=settings.malformed_rate
             ), None

@@ -216,7 +216,7 @@ OVERSIZED = {
     "itemeval.cli": 1300,
     "itemeval.grade": 1000,
     "itemeval.inspect_tasks": 880,
-    "itemeval.offline": 820,
+    "itemeval.offline": 520,
     "itemeval.console": 700,
     "itemeval.inspect_scorers": 650,
     "itemeval.report": 600,
