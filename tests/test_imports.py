@@ -20,11 +20,12 @@ INSPECT_ADAPTERS = {
     "itemeval.inspect_logs",
     "itemeval.log_scores",
     "itemeval.cache_origins",
+    "itemeval.send_guard",
 }
 """The only modules that may import inspect_ai: building and running tasks, running
 inspect's scorers over stored solutions, the offline provider, a task as a dataset,
-reading inspect's logs, the scorers that write verdicts into them and naming whose
-calls the response cache holds."""
+reading inspect's logs, the scorers that write verdicts into them, naming whose
+calls the response cache holds and refusing a call once a run is stopping."""
 
 LAYERS = [
     {
