@@ -198,7 +198,7 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
             signals.call_in_flight()
         ):  # a first Ctrl-C waits for this call, so its paid reply is kept
             try:
-                state = await generate(state, cache=cache)
+                state = await _generate_past_empty(state, generate, cache)
             finally:
                 if gate is not None:
                     await gate.release(
@@ -208,6 +208,45 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
         return state
 
     return solve
+
+
+async def _generate_past_empty(
+    state: TaskState, generate: Generate, cache: bool | CachePolicy
+) -> TaskState:
+    """The call, asked again when inspect's cache answered it with an empty reply.
+
+    inspect caches a reply with no choices like any other, so that error came back on
+    every re-run. Such an entry is passed over: the call is made afresh under a cache
+    scope of its own (a later run finds the good reply there).
+    """
+    sent = len(state.messages)
+    try:
+        return await generate(state, cache=cache)
+    except IndexError:  # inspect reading the first choice of a reply with none
+        if state.output.choices or not isinstance(cache, CachePolicy):
+            raise
+        if not _last_call_was_cached():
+            raise  # a fresh empty reply: the provider's error, kept as the row's
+    _say_once(
+        "inspect's response cache held an empty reply (no choices) for a call: "
+        "passed over, the call is made again"
+    )
+    del state.messages[sent:]
+    fresh = CachePolicy(
+        expiry=cache.expiry,
+        per_epoch=cache.per_epoch,
+        scopes={**(cache.scopes or {}), "itemeval_after_empty": "1"},
+    )
+    return await generate(state, cache=fresh)
+
+
+_said: set[str] = set()
+
+
+def _say_once(message: str) -> None:
+    if message not in _said:
+        _said.add(message)
+        print(f"note: {message}", file=sys.stderr)
 
 
 def cache_policy(scope: str, metadata: dict[str, Any]) -> CachePolicy:
