@@ -7,17 +7,11 @@ import asyncio
 import contextlib
 import functools
 import gc
-import importlib
-import inspect as pyinspect
 import math
-import sys
-import types
-import typing
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Any
 
 from inspect_ai.model import ChatMessageUser, ModelOutput
 from inspect_ai.scorer import (
@@ -39,11 +33,12 @@ from inspect_ai.solver._multiple_choice import (
     set_choices_based_on_generated_response,
 )
 from inspect_ai.solver._task_state import Choices
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import BaseModel, ConfigDict
 
 from .errors import ConfigError
-from .hashing import content_hash
+from .scorer_signature import params_model
 from .scorers.base import ScoreContext, ScoreResult, ScorerSpec
+from .user_scorers import load_user_scorer
 
 CATALOGUE: dict[str, Callable[..., Any]] = {
     "match": match,
@@ -99,124 +94,6 @@ def _cached_text_normaliser(normalize: Callable[..., str]) -> Callable[..., str]
 
 
 _memoise_normalisation()
-
-
-# ---- params: validated against each scorer's own signature
-# -------------------------------------------------
-
-
-def params_model(
-    name: str, factory: Callable[..., Any], *, extra: Mapping[str, tuple[Any, Any]] = {}
-) -> type[BaseModel]:
-    """A strict pydantic model of the factory's params that YAML can express
-    (callables and models are left out)."""
-    try:
-        hints = typing.get_type_hints(factory)
-    except (
-        NameError,
-        TypeError,
-    ):  # a user's annotation that cannot be resolved: its params take any value
-        hints = {}
-    fields: dict[str, tuple[Any, Any]] = dict(extra)
-    for param in pyinspect.signature(factory).parameters.values():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        annotation = _yaml_part(hints.get(param.name, Any))
-        if annotation is None:
-            continue
-        fields[param.name] = (
-            annotation,
-            ... if param.default is param.empty else param.default,
-        )
-    config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
-    return create_model(
-        f"{name.replace(':', '_').replace('.', '_')}_params",
-        __config__=config,
-        **fields,
-    )
-
-
-_PLAIN = (str, int, float, bool, type(None))
-
-
-def _yaml_part(annotation: Any) -> Any:
-    """The part of an annotation a YAML value can take, or None when it can take none
-    (a callable, a Model)."""
-    if annotation is Any or annotation in _PLAIN:
-        return annotation
-    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if origin is Literal:
-        return annotation
-    if origin in (Union, types.UnionType):
-        kept = [part for part in (_yaml_part(arg) for arg in args) if part is not None]
-        if not kept or kept == [type(None)]:
-            return None
-        return Union[tuple(kept)]  # type: ignore[return-value]
-    if origin in (list, tuple, Sequence) and all(
-        _yaml_part(arg) is not None for arg in args if arg is not Ellipsis
-    ):
-        return list[_yaml_part(args[0])] if args else list  # type: ignore[misc]
-    if (
-        origin in (dict, Mapping)
-        and args
-        and args[0] is str
-        and _yaml_part(args[1]) is not None
-    ):
-        return dict[str, _yaml_part(args[1])]  # type: ignore[misc]
-    return None
-
-
-# ---- user scorers: `module.path:function`
-# ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class UserScorer:
-    factory: Callable[..., Any]
-    source_hash: str
-
-
-def load_user_scorer(ref: str, config_dir: Path) -> UserScorer:
-    """Import `module.path:function` (the config's directory first on the path) and
-    hash the module's source."""
-    module_name, _, function = ref.partition(":")
-    if not module_name or not function:
-        raise ConfigError(
-            f"scorer {ref!r}: a user scorer is written `module.path:function`"
-        )
-    added = str(config_dir) not in sys.path
-    if added:
-        sys.path.insert(0, str(config_dir))
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(
-            f"scorer {ref!r}: cannot import module {module_name!r} ({exc}); "
-            "put it beside the config "
-            "or install it"
-        ) from None
-    finally:
-        if added:
-            sys.path.remove(str(config_dir))
-    factory = getattr(module, function, None)
-    if not callable(factory):
-        found = ", ".join(
-            sorted(
-                n
-                for n, v in vars(module).items()
-                if callable(v) and not n.startswith("_")
-            )
-        )
-        raise ConfigError(
-            f"scorer {ref!r}: {module_name} has no function {function!r} (it "
-            f"has: {found or 'none'})"
-        )
-    source = (
-        Path(module.__file__).read_text(encoding="utf-8")
-        if getattr(module, "__file__", None)
-        else ""
-    )
-    return UserScorer(factory=factory, source_hash=content_hash(source)[:16])
 
 
 # ---- scoring

@@ -219,7 +219,7 @@ OVERSIZED = {
     "itemeval.inspect_tasks": 880,
     "itemeval.offline": 520,
     "itemeval.console": 700,
-    "itemeval.inspect_scorers": 650,
+    "itemeval.inspect_scorers": 500,
     "itemeval.report": 600,
     "itemeval.results": 600,
     "itemeval.show": 550,
