@@ -1,7 +1,8 @@
 """The baseline: a plain inspect `eval()` of prompts written by a benchmark, with sample
 logging on.
 
-Usage: `python benchmarks/plain_inspect.py SPEC.json LOG_DIR`. SPEC holds `model`,
+Usage: `python benchmarks/plain_inspect.py SPEC.json LOG_DIR`. SPEC holds `model` (or
+`models`: a task per model, all running at once),
 `prompts` (a list of `{id, prompt, metadata}`), `config` (GenerateConfig fields),
 `epochs` and `eval` (extra keyword arguments to `eval()`, e.g. `log_buffer`). One task,
 one model call per sample, no scorer, exactly what a user would write by hand around
@@ -31,15 +32,20 @@ def main(spec_path: str, log_dir: str) -> int:
         )
         for p in spec["prompts"]
     ]
-    task = Task(
-        dataset=MemoryDataset(samples),
-        solver=[generate()],
-        name=spec.get("name", "plain"),
-        model=get_model(spec["model"]),
-        config=GenerateConfig(**spec.get("config", {})),
-    )
+    models = spec.get("models") or [spec["model"]]
+    tasks = [
+        Task(
+            dataset=MemoryDataset(samples),
+            solver=[generate()],
+            name=spec.get("name", "plain"),
+            model=get_model(model),
+            config=GenerateConfig(**spec.get("config", {})),
+        )
+        for model in models
+    ]
     logs = eval(
-        task,
+        tasks,
+        max_tasks=len(tasks),
         log_dir=log_dir,
         display="none",
         epochs=spec.get("epochs", 1),

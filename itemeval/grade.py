@@ -923,13 +923,15 @@ def _run_grade(
     result = StageResult(stage="grade", study=study.config.study)
     generate, grade = select_conditions(study, options)
     pairs = select_pairwise(study, options)
-    check_providers(_grader_models(grade + pairs))
     with open_run(study, "grade", result, options) as run:
         work = plan(study, options, prices=run.prices, run_id=run.run_id)
         result.conditions = work.condition_runs()
         result.notes.extend(work.notes)
         if work.empty:
             return result
+        # after the no-op return: checking providers loads inspect-ai (seconds), and
+        # a refusal here still comes before anything is written
+        check_providers(_grader_models(grade + pairs))
         note = response_cache.shared_note(study, list(work.lines))
         if note and tell is not None:  # before the gate: it changes what is paid
             tell(note)

@@ -329,8 +329,11 @@ def sample_for(cell: Cell) -> Sample:
     )
 
 
-def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
-    samples = [sample_for(cell) for cell in spec.cells]
+def build_task(
+    spec: TaskSpec, gate: CallGate | None = None, window: int | None = None
+) -> Task:
+    """The inspect task of one spec; with a `window`, its cells are fed that many at a
+    time (a new one as each ends) instead of all up front."""
     if spec.scorer is not None:
         from .inspect_graders import build_model_graded
 
@@ -344,7 +347,7 @@ def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
     else:
         step = _generate_once(spec.cache_scope, gate)
     return Task(
-        dataset=MemoryDataset(samples, name=spec.name),
+        dataset=_dataset(spec, window),
         solver=[step],
         scorer=grade_scorer(spec.metadata),  # each verdict as a score in the log
         name=spec.name,
@@ -352,6 +355,14 @@ def build_task(spec: TaskSpec, gate: CallGate | None = None) -> Task:
         config=GenerateConfig(**spec.config),
         metadata=spec.metadata,
     )
+
+
+def _dataset(spec: TaskSpec, window: int | None) -> Any:
+    if window is None or window >= len(spec.cells):
+        return MemoryDataset([sample_for(cell) for cell in spec.cells], name=spec.name)
+    from .inspect_feed import CellFeed
+
+    return CellFeed(spec.cells, window, sample_for)
 
 
 def quiet_banner() -> None:

@@ -13,9 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
+from .lazy import lazy_import
 from .stats import BOOTSTRAP_RESAMPLES, LEVEL, NAN, _resample_weights
+
+sps = lazy_import("scipy.stats")  # loaded at its first use
 
 ELO_BASE = 1000.0
 ELO_SCALE = 400.0 / math.log(10.0)

@@ -4,7 +4,6 @@ columns of the stores."""
 from __future__ import annotations
 
 import hashlib
-import itertools
 from dataclasses import dataclass, replace
 from typing import Sequence
 
@@ -369,16 +368,16 @@ def eval_batches(specs: Sequence[TaskSpec], max_cells: int) -> list[list[TaskSpe
 
 @dataclass(frozen=True)
 class EvalWindow:
-    """One inspect eval: its tasks in the order they start, at most `in_flight` of them
-    running at once.
+    """One inspect eval: a task per condition, in the order they start, at most
+    `in_flight` of them running at once, each holding at most `window` cells.
 
-    A task starts as soon as an earlier one ends, so the eval never waits for one task's
-    slowest call while others have cells left, and only `in_flight` tasks' samples are
-    held in memory.
+    A task is fed its cells `window` at a time, a new one as each ends, so a slow call
+    holds up nothing but itself and only `in_flight * window` cells are held in memory.
     """
 
     tasks: list[TaskSpec]
     in_flight: int
+    window: int
 
 
 MAX_TASKS_IN_FLIGHT = 32
@@ -387,26 +386,11 @@ MAX_TASKS_IN_FLIGHT = 32
 def eval_windows(
     specs: Sequence[TaskSpec], cells_per_eval: int, cells_in_flight: int
 ) -> list[EvalWindow]:
-    """Cut task specs into evals of about `cells_per_eval` cells, each fed as tasks
-    of about `cells_in_flight / in_flight` cells, every condition taking its turn."""
+    """Cut task specs into evals of about `cells_per_eval` cells, a task per condition,
+    the `cells_in_flight` shared by the tasks running at once."""
     windows = []
     for batch in eval_batches(specs, cells_per_eval):
-        in_flight = min(
-            MAX_TASKS_IN_FLIGHT, max(2, len(batch))
-        )  # inspect feeds a running eval only above 1
-        size = max(1, cells_in_flight // in_flight)
-        chunks = [
-            [
-                replace(spec, cells=spec.cells[start : start + size])
-                for start in range(0, len(spec.cells), size)
-            ]
-            for spec in batch
-        ]
-        turns = [
-            chunk
-            for turn in itertools.zip_longest(*chunks)
-            for chunk in turn
-            if chunk is not None
-        ]
-        windows.append(EvalWindow(turns, in_flight))
+        in_flight = min(MAX_TASKS_IN_FLIGHT, len(batch))
+        window = max(1, cells_in_flight // in_flight)
+        windows.append(EvalWindow(list(batch), in_flight, window))
     return windows

@@ -25,7 +25,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy import stats as sps
+
+from .lazy import lazy_import
+
+sps = lazy_import("scipy.stats")  # loaded at its first use
 
 MAX_ITEMS = 10_000_000
 """The search for a number of items stops here: past it a design is out of reach."""

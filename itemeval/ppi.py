@@ -13,7 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
+
+from .lazy import lazy_import
+
+sps = lazy_import("scipy.stats")  # loaded at its first use
 
 LEVEL = 0.95
 

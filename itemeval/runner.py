@@ -264,7 +264,7 @@ class Runner:
             logprob_tokens=self.logprob_tokens,
         ):
             return inspect_tasks.run_tasks(
-                self._build(window.tasks, execution),
+                self._build(window, execution),
                 log_dir=self.log_dir,
                 display=self.display,
                 in_flight=window.in_flight,
@@ -282,16 +282,16 @@ class Runner:
                 "; "
             )
 
-    def _build(self, specs: list[TaskSpec], execution: Execution) -> Iterator[Any]:
+    def _build(self, window: EvalWindow, execution: Execution) -> Iterator[Any]:
         """Each spec's inspect task, built as the eval reaches it; a condition whose
         model cannot be set up (or whose earlier task failed) is skipped."""
         from . import inspect_tasks
 
-        for spec in specs:
+        for spec in window.tasks:
             if spec.name in execution.failures:
                 continue
             try:
-                yield inspect_tasks.build_task(spec, self.gate_for(spec))
+                yield inspect_tasks.build_task(spec, self.gate_for(spec), window.window)
             except (
                 inspect_tasks.TASK_BUILD_ERRORS
             ) as exc:  # one condition's model cannot be set up

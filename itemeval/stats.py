@@ -16,7 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
+
+from .lazy import lazy_import
+
+sps = lazy_import("scipy.stats")  # loaded at its first use
 
 LEVEL = 0.95
 BOOTSTRAP_RESAMPLES = 2_000

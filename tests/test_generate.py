@@ -229,13 +229,13 @@ def test_a_run_cut_into_several_evals_writes_every_cell_once_with_its_own_log(
     )  # the collector sees every object again once the evals are over
 
 
-def test_a_slow_call_holds_up_only_its_own_task_not_the_rest_of_the_eval(
+def test_a_slow_call_holds_up_only_itself_not_the_rest_of_the_eval(
     tmp_path, capsys, monkeypatch
 ):
-    # 8 cells, fed to inspect as tasks of one cell, two at a time. The first call to
-    # arrive is held at the server: the other seven must all be answered meanwhile (a
-    # batch of tasks would wait for the held one), and never more than two at once (the
-    # tasks in flight bound the memory).
+    # 8 cells, fed to one inspect task two at a time. The first call to arrive is held
+    # at the server: the other seven must all be answered meanwhile (a batch of cells
+    # would wait for the held one), and never more than two at once (the cells in
+    # flight bound the memory).
     rows = [
         {"qid": f"q{i}", "question": f"[q{i}] What is {i} + 1?", "answer": str(i + 1)}
         for i in range(8)
@@ -285,7 +285,7 @@ def test_a_slow_call_holds_up_only_its_own_task_not_the_rest_of_the_eval(
         sorted(stored["item_id"]) == [f"q{i}" for i in range(8)]
         and stored["error"].isna().all()
     )
-    assert stored["log_file"].nunique() == 8  # a task (and log) per cell
+    assert stored["log_file"].nunique() == 1  # one task (and log), fed cell by cell
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ INSPECT_ADAPTERS = {
     "itemeval.log_scores",
     "itemeval.cache_origins",
     "itemeval.send_guard",
+    "itemeval.inspect_feed",
 }
 """The only modules that may import inspect_ai: building and running tasks, running
 inspect's scorers over stored solutions, the offline provider, a task as a dataset,

@@ -318,52 +318,39 @@ def test_eval_batches_take_a_slice_of_every_condition(sizes, max_cells, expected
 @pytest.mark.parametrize(
     ("sizes", "per_eval", "in_flight_cells", "expected"),
     [
-        # one condition: two tasks at a time, so one starts while the other finishes its
-        # slowest call
-        ({"a": 10}, 100, 10, [(2, [("a", 5), ("a", 5)])]),
-        # conditions take turns, so every one keeps running while its earlier task
-        # drains
-        (
-            {"a": 6, "b": 3},
-            100,
-            4,
-            [(2, [("a", 2), ("b", 2), ("a", 2), ("b", 1), ("a", 2)])],
-        ),
-        # two evals of about 6 cells, each fed as tasks of 2
-        ({"a": 6, "b": 6}, 6, 4, [(2, [("a", 2), ("b", 2), ("a", 1), ("b", 1)])] * 2),
-        # more conditions than tasks may run at once: at most 32, each task at least one
-        # cell
+        # one condition: one task, fed 10 cells at a time
+        ({"a": 30}, 100, 10, [(1, 10, [("a", 30)])]),
+        # a task per condition, the cells in flight shared between them
+        ({"a": 6, "b": 3}, 100, 4, [(2, 2, [("a", 6), ("b", 3)])]),
+        # two evals of about 6 cells
+        ({"a": 6, "b": 6}, 6, 4, [(2, 2, [("a", 3), ("b", 3)])] * 2),
+        # more conditions than tasks may run at once: at most 32, each fed at least one
+        # cell at a time
         (
             {f"c{i}": 2 for i in range(40)},
             1000,
             16,
-            [(32, [(f"c{i}", 1) for i in range(40)] * 2)],
+            [(32, 1, [(f"c{i}", 2) for i in range(40)])],
         ),
         ({"a": 0}, 100, 10, []),
-        # the default sizes: 3 conditions of 3,000 in two evals of 4,500, tasks of 200
+        # the default sizes: 3 conditions of 3,000 in three evals, 200 cells each held
         (
             {"a": 3000, "b": 3000, "c": 3000},
-            6000,
+            3000,
             600,
-            [
-                (
-                    3,
-                    [(n, 200) for _ in range(7) for n in "abc"]
-                    + [(n, 100) for n in "abc"],
-                )
-            ]
-            * 2,
+            [(3, 200, [(n, 1000) for n in "abc"])] * 3,
         ),
     ],
 )
-def test_eval_windows_feed_every_condition_in_turns(
+def test_eval_windows_run_a_task_per_condition_fed_a_window_at_a_time(
     sizes, per_eval, in_flight_cells, expected
 ):
     windows = plan.eval_windows(
         [spec(name, n) for name, n in sizes.items()], per_eval, in_flight_cells
     )
     assert [
-        (w.in_flight, [(t.name, len(t.cells)) for t in w.tasks]) for w in windows
+        (w.in_flight, w.window, [(t.name, len(t.cells)) for t in w.tasks])
+        for w in windows
     ] == expected
     for name, n in sizes.items():  # every cell exactly once, in order
         ran = [

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import sparse, stats
+
+from ..lazy import lazy_import
+
+# loaded at their first use: the metrics registry is imported by commands that never
+# compute a metric (status, a no-op generate)
+sparse = lazy_import("scipy.sparse")
+stats = lazy_import("scipy.stats")
 
 
 def _item_sums(item_of_row: np.ndarray, n_items: int, row_stats: Any) -> Any:

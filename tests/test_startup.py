@@ -1,0 +1,72 @@
+"""Commands that call no model import only what they need (issue 27, "start fast").
+
+Checked on the modules a command leaves in `sys.modules`, in a fresh interpreter:
+what a command loads does not depend on the machine's speed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from itemeval.cli import main
+from tests.helpers import base_config, write_study
+
+HEAVY = ("inspect_ai", "pandas", "pyarrow", "scipy", "matplotlib", "girth", "numpy")
+PROBE = """
+import json, sys
+from itemeval.cli import main
+try:
+    main({args!r})
+except SystemExit:
+    pass
+print("\\nLOADED " + json.dumps(sorted(m for m in {heavy!r} if m in sys.modules)))
+"""
+
+
+def loaded(args: list[str], cwd=None) -> list[str]:
+    """The heavy packages `itemeval ARGS` leaves imported, in a fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(args=args, heavy=HEAVY)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+    )
+    line = [x for x in done.stdout.splitlines() if x.startswith("LOADED ")]
+    assert line, done.stderr[-2000:]
+    return json.loads(line[-1].removeprefix("LOADED "))
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["generate", "--help"]])
+def test_version_and_help_load_no_heavy_library(args):
+    assert loaded(args) == []
+
+
+def test_commands_with_nothing_to_do_load_neither_inspect_nor_scipy(tmp_path, capsys):
+    # a study whose cells are all generated and graded (offline models, a judge)
+    study = base_config(
+        facets__grader=["j"],
+        facets__rubric=["r"],
+        graders={"j": {"model": "itemeval/judge", "max_tokens": 256}},
+    )
+    config = str(write_study(tmp_path, study))
+    assert main(["generate", config, "--yes", "--display", "none"]) == 0
+    assert main(["grade", config, "--yes", "--display", "none"]) == 0
+    capsys.readouterr()
+    for args in (
+        ["generate", config, "--display", "none"],
+        ["grade", config, "--display", "none"],
+        ["status", config],
+        ["estimate", config],
+        ["export", config],
+    ):
+        heavy = loaded(args, cwd=tmp_path)
+        # the store is read with pandas and pyarrow; no model, no statistics
+        assert not {"inspect_ai", "scipy", "matplotlib", "girth"} & set(heavy), (
+            args,
+            heavy,
+        )
