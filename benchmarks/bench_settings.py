@@ -40,19 +40,18 @@ CANDIDATES: dict[str, dict] = {
         "log_realtime": True,
         "log_buffer": 10,
     },
-    "realtime on, log_buffer=100": {"log_realtime": True, "log_buffer": 100},
-    "realtime off, log_buffer=100": {"log_buffer": 100},
     "realtime off, log_buffer=2000": {"log_buffer": 2000},
+    # the raw request/response of successful calls leaves inspect view's API tab
     "log_model_api=False": {"log_model_api": False},
+    # no control socket (inspect ctl) for the eval process
+    "ctl_server=False": {"ctl_server": False},
+    # logger records kept out of the transcripts below warning
+    "log_level_transcript=warning": {"log_level_transcript": "warning"},
     "max_connections=100": {"max_connections": 100},
-    "max_samples=100": {"max_samples": 100},
 }
-_CALL = (
-    "            log_realtime=False,\n            log_buffer=500,\n            "
-    "score=False,\n"
-)
+_CALL = "            log_realtime=False,\n            log_buffer=500,\n"
 _PATCHED = (
-    '            **{"log_realtime": False, "log_buffer": 500, "score": False,\n'
+    '            **{"log_realtime": False, "log_buffer": 500,\n'
     "               "
     '**__import__("json").loads(__import__("os").environ.get('
     '"ITEMEVAL_BENCH_EVAL_KWARGS", '

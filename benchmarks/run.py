@@ -32,6 +32,7 @@ BENCHMARKS = {
     "longtail": "bench_longtail.py",
     "view": "bench_view.py",
     "pairwise": "bench_pairwise.py",
+    "startup": "bench_startup.py",
 }
 # bench_store.py prints its verdict on one line; its two targets are read back from it.
 _STORE_LINE = re.compile(

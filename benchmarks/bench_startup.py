@@ -1,0 +1,96 @@
+"""The fixed cost of the commands that call no model: wall seconds, median of several
+runs, each a whole process (interpreter start-up included), plus how many modules
+each loads (`python -X importtime`, which does not depend on the machine's load).
+
+Run: `.venv/bin/python benchmarks/bench_startup.py [--repeats N]`. Target (issue 27):
+every command <= 1.0 s median on a quiet machine. The study is small and complete
+(500 items, two offline models, a numeric scorer and an offline judge: 1,000
+solutions, 2,000 grades), so generate and grade have nothing to do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from common import (
+    ITEMEVAL,
+    PYTHON,
+    Result,
+    bench_env,
+    itemeval,
+    median,
+    report,
+    run,
+    say,
+    temp_dir,
+    write_study,
+)
+
+MAX_S = 1.0
+ITEMS = 500
+
+
+def commands(config: Path) -> dict[str, list[str]]:
+    study = str(config)
+    return {
+        "--version": ["--version"],
+        "--help": ["--help"],
+        "generate (nothing to do)": ["generate", study, "--display", "none", "--yes"],
+        "grade (nothing to do)": ["grade", study, "--display", "none", "--yes"],
+        "status": ["status", study],
+        "estimate (nothing to do)": ["estimate", study],
+        "export": ["export", study],
+        "results": ["results", study],
+    }
+
+
+def modules_loaded(args: list[str], root: Path) -> int:
+    """How many modules `itemeval ARGS` imports, from `-X importtime`."""
+    done = run(
+        [PYTHON, "-X", "importtime", "-m", "itemeval", *args],
+        env=bench_env(root),
+        cwd=root,
+    ).check("itemeval " + " ".join(args[:1]))
+    return sum(line.startswith("import time:") for line in done.stderr.splitlines())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    results = []
+    with temp_dir("startup") as root:
+        config = write_study(
+            root,
+            items=ITEMS,
+            models=["itemeval/arith-good", "itemeval/arith-weak"],
+            grader=True,
+        )
+        itemeval("generate", config, root=root)
+        itemeval("grade", config, root=root)
+        for label, command in commands(config).items():
+            walls = [
+                run([ITEMEVAL, *command], env=bench_env(root), cwd=root)
+                .check(label)
+                .wall_s
+                for _ in range(max(1, args.repeats))
+            ]
+            count = modules_loaded(command, root) - 1  # the header line
+            say(f"{label}: median {median(walls):.2f} s, {count} modules")
+            results.append(
+                Result(
+                    f"startup: {label}",
+                    median(walls),
+                    "s",
+                    MAX_S,
+                    detail=f"{count} modules",
+                    samples=walls,
+                )
+            )
+    return report(results)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
