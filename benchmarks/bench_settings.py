@@ -35,7 +35,7 @@ from common import (
 )
 
 CANDIDATES: dict[str, dict] = {
-    "current (realtime off, log_buffer=500)": {},
+    "current (realtime off, log_buffer<=500)": {},
     "inspect defaults (realtime on, log_buffer=10)": {
         "log_realtime": True,
         "log_buffer": 10,
@@ -49,9 +49,10 @@ CANDIDATES: dict[str, dict] = {
     "log_level_transcript=warning": {"log_level_transcript": "warning"},
     "max_connections=100": {"max_connections": 100},
 }
-_CALL = "            log_realtime=False,\n            log_buffer=500,\n"
+_CALL = "            log_realtime=False,\n"
+_BUFFER = "            log_buffer=log_buffer,\n"
 _PATCHED = (
-    '            **{"log_realtime": False, "log_buffer": 500,\n'
+    '            **{"log_realtime": False, "log_buffer": log_buffer,\n'
     "               "
     '**__import__("json").loads(__import__("os").environ.get('
     '"ITEMEVAL_BENCH_EVAL_KWARGS", '
@@ -69,12 +70,13 @@ def patched_copy(dest: Path) -> Path:
     )
     module = dest / "itemeval" / "inspect_tasks.py"
     source = module.read_text(encoding="utf-8")
-    if _CALL not in source:
+    if _CALL not in source or _BUFFER not in source:
         raise SystemExit(
             f"cannot patch {module}: run_tasks' eval() call changed; update "
             "bench_settings._CALL"
         )
-    module.write_text(source.replace(_CALL, _PATCHED), encoding="utf-8")
+    patched = source.replace(_CALL, _PATCHED).replace(_BUFFER, "")
+    module.write_text(patched, encoding="utf-8")
     return dest
 
 

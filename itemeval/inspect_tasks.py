@@ -413,6 +413,10 @@ def build_model(name: str) -> Any:
         return send_guard.guard(get_model(name, memoize=False))
 
 
+LOG_BUFFER = 500
+"""Finished samples an `.eval` log takes in one write, at most."""
+
+
 def run_tasks(
     tasks: Iterable[Task],
     *,
@@ -420,6 +424,7 @@ def run_tasks(
     display: str,
     in_flight: int,
     keep_feeding: Callable[[], bool] = lambda: True,
+    log_buffer: int = LOG_BUFFER,
 ) -> dict[str, str] | None:
     """Run the tasks in one eval, `in_flight` at a time, each starting as soon as an
     earlier one ends.
@@ -455,7 +460,9 @@ def run_tasks(
             # buffer (live view of running samples): together about 30% less CPU per
             # sample; finished samples keep their full transcripts.
             log_realtime=False,
-            log_buffer=500,
+            # each task holds its finished samples until this many are written: a
+            # bound on the samples held, as the feed's window bounds those running
+            log_buffer=log_buffer,
             # the rows are journaled already: do not read every sample back
             log_header_only=True,
             # a grade task's scorer writes each verdict into its log (log_scores.py);

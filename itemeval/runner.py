@@ -268,6 +268,7 @@ class Runner:
                 log_dir=self.log_dir,
                 display=self.display,
                 in_flight=window.in_flight,
+                log_buffer=min(inspect_tasks.LOG_BUFFER, window.window),
                 keep_feeding=lambda: (
                     execution.write_failure is None and not self.stopped()
                 ),
