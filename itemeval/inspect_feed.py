@@ -15,10 +15,20 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 
 from inspect_ai import SampleSource
-from inspect_ai.dataset import Sample
+from inspect_ai.dataset import MemoryDataset, Sample
 
 from . import signals
-from .records import Cell
+from .records import Cell, TaskSpec
+
+
+def task_dataset(
+    spec: TaskSpec, window: int | None, sample: Callable[[Cell], Sample]
+) -> MemoryDataset | SampleSource:
+    """A spec's cells as an inspect dataset: all up front when they fit in `window`
+    (or no window is given), else fed `window` at a time."""
+    if window is None or window >= len(spec.cells):
+        return MemoryDataset([sample(cell) for cell in spec.cells], name=spec.name)
+    return CellFeed(spec.cells, window, sample)
 
 
 class CellFeed(SampleSource):

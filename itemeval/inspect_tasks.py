@@ -44,6 +44,7 @@ from inspect_ai.util import LimitExceededError
 from . import heap, send_guard, signals
 from .budget import CallGate
 from .errors import ConfigError, is_write_failure
+from .inspect_feed import task_dataset
 from .log_scores import NO_CALL, VERDICT, grade_scorer
 from .outcomes import SampleResult
 from .records import Cell, TaskSpec
@@ -332,8 +333,7 @@ def sample_for(cell: Cell) -> Sample:
 def build_task(
     spec: TaskSpec, gate: CallGate | None = None, window: int | None = None
 ) -> Task:
-    """The inspect task of one spec; with a `window`, its cells are fed that many at a
-    time (a new one as each ends) instead of all up front."""
+    """One spec's inspect task; a `window` feeds its cells that many at a time."""
     if spec.scorer is not None:
         from .inspect_graders import build_model_graded
 
@@ -347,7 +347,7 @@ def build_task(
     else:
         step = _generate_once(spec.cache_scope, gate)
     return Task(
-        dataset=_dataset(spec, window),
+        dataset=task_dataset(spec, window, sample_for),
         solver=[step],
         scorer=grade_scorer(spec.metadata),  # each verdict as a score in the log
         name=spec.name,
@@ -355,14 +355,6 @@ def build_task(
         config=GenerateConfig(**spec.config),
         metadata=spec.metadata,
     )
-
-
-def _dataset(spec: TaskSpec, window: int | None) -> Any:
-    if window is None or window >= len(spec.cells):
-        return MemoryDataset([sample_for(cell) for cell in spec.cells], name=spec.name)
-    from .inspect_feed import CellFeed
-
-    return CellFeed(spec.cells, window, sample_for)
 
 
 def quiet_banner() -> None:
@@ -413,8 +405,7 @@ def build_model(name: str) -> Any:
         return send_guard.guard(get_model(name, memoize=False))
 
 
-LOG_BUFFER = 500
-"""Finished samples an `.eval` log takes in one write, at most."""
+LOG_BUFFER = 500  # finished samples an `.eval` log takes in one write, at most
 
 
 def run_tasks(
