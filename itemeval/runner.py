@@ -30,13 +30,13 @@ models (24,000 cells, 8 conditions, whole-process peak): evals of 6,000 cells 40
 against 358 MB for the evals of 600 cells that earlier versions ran one after
 another."""
 
-CELLS_IN_FLIGHT = 400
+CELLS_IN_FLIGHT = 300
 """Cells held at once inside one eval, shared by its running tasks (a task per
 condition, fed a new cell as each ends; its log written every window of finished
 cells); `ITEMEVAL_CELLS_IN_FLIGHT` overrides it. Measured on the offline models
 (24,000 cells, 8 conditions, whole-process peak, a loaded machine): 600 cells 422 MB,
-400 cells 368 MB. A window of 400 / 8 = 50 cells a task still keeps more calls ready
-than a provider's connections take."""
+400 cells 388 MB three evals in and still rising, so 300. A window of 300 / 8 = 37
+cells a task still keeps more calls ready than a provider's connections take."""
 
 RowSink = Callable[[SampleResult], "tuple[str, dict[str, Any]]"]
 """Turns one finished sample into (store name, row) for the journal."""
