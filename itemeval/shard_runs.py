@@ -19,7 +19,8 @@ from typing import Any, Callable
 from .errors import EXIT_BUDGET
 from .store.lock import LAUNCHER_ENV, own_token
 
-SIGNALLED = {128 + signal.SIGINT, 128 + signal.SIGTERM, 128 + signal.SIGHUP}
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+SIGNALLED = {128 + number for number in STOP_SIGNALS}
 """Exit codes of a shard stopped by a signal: it is not retried."""
 RETRIES = 1
 """A shard that fails (not stopped by the cap or a signal) runs once more; it resumes
@@ -59,7 +60,11 @@ def shard_outcome(code: int, out: bytes, err: bytes) -> dict[str, Any]:
     message = (err.decode(errors="replace").strip().splitlines() or [f"exit {code}"])[
         -1
     ][:300]
-    stopped = code == EXIT_BUDGET or code in SIGNALLED
+    if code != 0 and data.get("outcome") == "completed" and data.get("exit_code") == 0:
+        # its summary is written, so its rows were safe: the launcher's Ctrl-C only
+        # caught it exiting (Python then dies of the signal, -2)
+        code = 0
+    stopped = code == EXIT_BUDGET or code in SIGNALLED or -code in STOP_SIGNALS
     return {
         "code": code,
         "data": data,

