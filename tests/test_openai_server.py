@@ -163,7 +163,6 @@ def test_inspect_openai_api_provider_reads_usage_and_cache(monkeypatch, tmp_path
 
 
 def test_inspect_records_server_errors_without_waiting(tmp_path):
-    started = time.perf_counter()
     with OpenAIServer() as srv:
         model = get_model(
             "openai-api/local/m",
@@ -185,8 +184,7 @@ def test_inspect_records_server_errors_without_waiting(tmp_path):
         and "injected bad request" in errors["BAD400"]
     )
     assert errors["What is 1 + 2?"] is None
-    assert sorted(srv.statuses) == [200, 400, 500]
-    assert time.perf_counter() - started < 10
+    assert sorted(srv.statuses) == [200, 400, 500]  # each asked once: no retry waited
 
 
 def test_inspect_retries_a_rate_limit_once(tmp_path):
