@@ -110,12 +110,6 @@ def test_a_bad_pricing_file_leaves_no_lock_and_writes_nothing(tmp_path, capsys, 
             "status",
             "graders.j.model",
         ),
-        (
-            ["itemeval/arith-good"],
-            {"j": {"model": "nosuchprov/judge"}},
-            "grade",
-            "no provider 'nosuchprov'",
-        ),
     ],
 )
 def test_a_model_no_provider_knows_is_refused_before_anything_is_written(
@@ -131,6 +125,27 @@ def test_a_model_no_provider_knows_is_refused_before_anything_is_written(
     err = capsys.readouterr().err
     assert code == 2 and message in err, err
     assert not (tmp_path / "studies").exists()
+
+
+def test_a_judge_no_provider_knows_is_refused_before_any_grade_is_written(
+    tmp_path, capsys
+):
+    """A grade with nothing to do loads no provider (it starts fast); one with
+    solutions to grade refuses the unknown judge before writing anything."""
+    path = write_study(
+        tmp_path,
+        base_config(
+            graders={"j": {"model": "nosuchprov/judge"}},
+            facets__grader=["j"],
+            facets__rubric=["r"],
+        ),
+    )
+    assert main(["generate", str(path), "--yes"]) == 0
+    capsys.readouterr()
+    code = main(["grade", str(path), "--yes"])
+    err = capsys.readouterr().err
+    assert code == 2 and "no provider 'nosuchprov'" in err, err
+    assert not list((tmp_path / "studies").rglob("grades*")), err
 
 
 @pytest.mark.parametrize("command", ["status", "estimate", "generate", "grade"])

