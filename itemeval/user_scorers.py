@@ -3,8 +3,6 @@ the hash of its source."""
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +10,7 @@ from typing import Any
 
 from .errors import ConfigError
 from .hashing import content_hash
+from .user_code import import_beside
 
 
 @dataclass(frozen=True)
@@ -28,20 +27,14 @@ def load_user_scorer(ref: str, config_dir: Path) -> UserScorer:
         raise ConfigError(
             f"scorer {ref!r}: a user scorer is written `module.path:function`"
         )
-    added = str(config_dir) not in sys.path
-    if added:
-        sys.path.insert(0, str(config_dir))
     try:
-        module = importlib.import_module(module_name)
+        module = import_beside(module_name, config_dir)
     except ImportError as exc:
         raise ConfigError(
             f"scorer {ref!r}: cannot import module {module_name!r} ({exc}); "
             "put it beside the config "
             "or install it"
         ) from None
-    finally:
-        if added:
-            sys.path.remove(str(config_dir))
     factory = getattr(module, function, None)
     if not callable(factory):
         found = ", ".join(

@@ -73,3 +73,19 @@ def write_study(
     path = root / "config.yaml"
     path.write_text(yaml.safe_dump(config or base_config(), sort_keys=False))
     return path
+
+
+NO_METADATA = {"input": "question", "target": "answer", "id": "qid"}
+
+
+def local_model_config(**overrides):
+    """A study of the local OpenAI-compatible server's model over rows without
+    metadata, answered fresh (no response cache)."""
+    return base_config(
+        **{
+            "cache": False,
+            "solvers__models": ["openai-api/local/m"],
+            "benchmark__mapping": NO_METADATA,
+            **overrides,
+        }
+    )

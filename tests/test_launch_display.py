@@ -9,7 +9,7 @@ import re
 import subprocess
 import sys
 
-from tests.helpers import base_config, write_study
+from tests.helpers import local_model_config, write_study
 from tests.openai_server import OpenAIServer
 from tests.test_terminal import ROWS, run_in_pty
 
@@ -18,17 +18,7 @@ def test_launch_shows_one_display_and_one_honest_count_after_ctrl_c(tmp_path):
     # The server answers 12 calls and holds the rest, so the launch cannot end before
     # the Ctrl-C lands, however slow the machine; the 1 s drain then cancels the held
     # calls.
-    config = base_config(
-        **{
-            "cache": False,
-            "solvers__models": ["openai-api/local/m"],
-            "benchmark__mapping": {
-                "input": "question",
-                "target": "answer",
-                "id": "qid",
-            },
-        }
-    )
+    config = local_model_config()
     path = write_study(tmp_path, config, rows=ROWS)
     launch = [sys.executable, "-m", "itemeval", "launch", "generate", str(path)]
     launch += ["--shards", "2", "--yes"]

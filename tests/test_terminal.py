@@ -15,7 +15,7 @@ import termios
 import time
 from pathlib import Path
 
-from tests.helpers import base_config, write_study
+from tests.helpers import base_config, local_model_config, write_study
 from tests.openai_server import OpenAIServer
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Za-z0-9]|\r")
@@ -123,17 +123,7 @@ def test_after_ctrl_c_one_summary_says_how_to_finish(tmp_path):
     # The local server answers 12 calls and holds the rest, so the run cannot end before
     # the Ctrl-C lands, however slow the machine; the 1 s drain then cancels the held
     # calls.
-    config = base_config(
-        **{
-            "cache": False,
-            "solvers__models": ["openai-api/local/m"],
-            "benchmark__mapping": {
-                "input": "question",
-                "target": "answer",
-                "id": "qid",
-            },
-        }
-    )
+    config = local_model_config()
     path = write_study(tmp_path, config, rows=ROWS)
     with OpenAIServer(answer_limit=12) as srv:
         env = {

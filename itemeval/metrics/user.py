@@ -3,15 +3,14 @@ hashed."""
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
 from ..hashing import content_hash
+from ..user_code import import_beside
 
 ARGUMENTS = ("scores", "answers", "targets", "metadata")
 """What a user metric may accept, in this order; it may accept fewer."""
@@ -30,19 +29,13 @@ def load_user_metric(ref: str, config_dir: Path) -> UserMetric:
     module_name, _, name = ref.partition(":")
     if not module_name or not name:
         raise ConfigError(f"metric {ref!r}: a user metric is `module.path:function`")
-    added = str(config_dir) not in sys.path
-    if added:
-        sys.path.insert(0, str(config_dir))
     try:
-        module = importlib.import_module(module_name)
+        module = import_beside(module_name, config_dir)
     except ImportError as exc:
         raise ConfigError(
             f"metric {ref!r}: cannot import {module_name!r} ({exc}); put it beside "
             "the config or install it"
         ) from None
-    finally:
-        if added:
-            sys.path.remove(str(config_dir))
     function = getattr(module, name, None)
     if not callable(function):
         raise ConfigError(f"metric {ref!r}: {module_name} has no function {name!r}")
