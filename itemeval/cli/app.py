@@ -1,0 +1,113 @@
+"""The typer app and what every command shares: loading the study, the stage
+options, the spend gate's question and a stage's outcome rendered."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+
+from .. import __version__, help_text
+from .options import DISPLAYS
+
+if TYPE_CHECKING:
+    from ..outcomes import StageResult
+    from ..study import Study
+
+help_text.install()
+app = typer.Typer(
+    name="itemeval",
+    help="Generate-then-grade, item-level LLM evaluation on inspect-ai. Run "
+    "`itemeval init my-study` to start.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    # click's plain help: no `<bool>` after every flag, and it fits 80 columns
+    rich_markup_mode=None,
+)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"itemeval {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        Optional[bool],
+        typer.Option(
+            "--version",
+            callback=_show_version,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ] = None,
+) -> None:
+    """Generate-then-grade, item-level LLM evaluation on inspect-ai. Run `itemeval
+    init my-study` to start."""
+
+
+def _study(config: Path, base_dir: Path | None, *, reads: str = "table") -> Study:
+    """The loaded study; `reads="snapshot"` for the read-only commands (a study on
+    object storage is then read through its published snapshot)."""
+    from dataclasses import replace
+
+    from .. import console
+    from ..study import load_study
+
+    study = load_study(
+        config, base_dir
+    )  # everything is validated before anything is written
+    console.warn(
+        study.warnings
+    )  # e.g. a template's unknown {placeholder}: every command says so, on stderr
+    return (
+        replace(study, loaded=replace(study.loaded, reads=reads))
+        if reads != "table"
+        else study
+    )
+
+
+def _stage_options(display: str | None, **values: Any) -> dict[str, Any]:
+    chosen = display or ("itemeval" if sys.stderr.isatty() else "none")
+    if chosen not in DISPLAYS:
+        raise typer.BadParameter(f"unknown display {chosen!r}", param_hint="--display")
+    return {**values, "display": chosen}
+
+
+def _asker():  # noqa: ANN202 - a question -> bool function, or None when nobody can answer
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return None
+
+    def ask(question: str) -> bool:
+        return typer.confirm(question, default=False, err=True)
+
+    return ask
+
+
+def _finish(
+    result: StageResult,
+    json_out: bool,
+    config: Path | None = None,
+    *,
+    ids: bool = False,
+) -> int:
+    from .. import console
+
+    if json_out:
+        console.print_json(console.stage_dict(result))
+    else:
+        console.render_stage(result, console.stderr(), ids=ids)
+        if (
+            config is not None
+            and result.stage == "grade"
+            and any(c.rows for c in result.conditions)
+        ):
+            console.tell(
+                f"the numbers, with confidence intervals: itemeval results {config}"
+            )
+    return result.exit_code

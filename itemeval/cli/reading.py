@@ -1,0 +1,316 @@
+"""The commands that read a study: status, commit, export, results, report and
+show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+
+from ..errors import ConfigError
+from .app import _study, app
+from .options import (
+    BaseDir,
+    Conditions,
+    ConfigArg,
+    Ids,
+    Json,
+    Sample,
+    Stratify,
+)
+
+if TYPE_CHECKING:
+    from ..study import Study
+
+
+@app.command()
+def status(
+    config: ConfigArg,
+    base_dir: BaseDir = None,
+    json_out: Json = False,
+    ids: Ids = False,
+) -> None:
+    """Show the condition grid (slugs; ids with --ids) and per-condition completion and
+    spend; never writes.
+
+    \b
+    Example: itemeval status configs/demo.yaml --json
+    """
+    from .. import console
+    from ..batch.listing import batch_rows, render
+    from ..status import study_status
+
+    report = study_status(_study(config, base_dir, reads="snapshot"))
+    open_batches = batch_rows(report.study.paths.root)
+    if json_out:
+        console.print_json({**console.status_dict(report), "batches": open_batches})
+    else:
+        console.render_status(report, console.stdout(), ids=ids)
+        if open_batches:  # a study that never ran in batch mode shows nothing more
+            out = console.stdout()
+            render(
+                open_batches,
+                lambda line: out.print(line, markup=False, highlight=False),
+            )
+
+
+@app.command()
+def commit(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) -> None:
+    """Merge the journal parts of finished shards (`generate|grade --shard K/N`) into
+    the stores; safe to repeat.
+
+    \b
+    Example: itemeval generate configs/demo.yaml --shard 0/2 & itemeval generate configs/demo.yaml --shard 1/2; wait; itemeval commit configs/demo.yaml
+    """  # noqa: E501 (an example line: click prints it as written)
+    from .. import console
+    from ..commit import commit as commit_study
+
+    recovered = commit_study(_study(config, base_dir))
+    if json_out:
+        console.print_json({"recovered_rows": recovered})
+    else:
+        rows = ", ".join(f"{n} {store}" for store, n in recovered.items()) or "nothing"
+        console.tell(f"committed: {rows} rows from journal parts")
+
+
+@app.command()
+def export(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) -> None:
+    """Write export/grades_long.parquet and .csv: one row per grade joined to its
+    solution and item.
+
+    Never aggregated: every grading event, with facet values, ready for IRT or mixed
+    models.
+
+    \b
+    Example: itemeval export configs/demo.yaml && python -c "import pandas; print(pandas.read_csv('studies/demo/export/grades_long.csv').groupby(['grade_condition_slug', 'model']).score.mean())"
+    """  # noqa: E501 (an example line: click prints it as written)
+    from .. import console
+    from ..export import run_export
+
+    result = run_export(_study(config, base_dir, reads="snapshot"))
+    if json_out:
+        console.print_json(console.export_dict(result))
+    else:
+        console.render_export(result, console.stderr())
+
+
+@app.command()
+def results(
+    config: ConfigArg,
+    compared: Annotated[
+        Optional[list[str]], typer.Argument(hidden=True, show_default=False)
+    ] = None,
+    base_dir: BaseDir = None,
+    json_out: Json = False,
+    reducer: Annotated[
+        str,
+        typer.Option(
+            "--reducer",
+            help="Replications to one score per item: mean, median, mode, "
+            "max, min, majority, pass@K or at_least:K.",
+        ),
+    ] = "mean",
+    ci: Annotated[
+        str,
+        typer.Option(
+            "--ci",
+            help="Interval over items: auto (Wilson for 0/1 scores, bounded Wilson "
+            "for other scores: never off their scale), t, wilson or bootstrap.",
+        ),
+    ] = "auto",
+    seed: Annotated[
+        int,
+        typer.Option(
+            "--seed", help="Seed of the bootstrap's resampling and of --sample."
+        ),
+    ] = 0,
+    sample: Sample = None,
+    stratify: Stratify = None,
+    item_ids: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--items",
+            help="Only the item with this id (repeatable). Bare (`results CONFIG "
+            "--items`): the item analysis: difficulty, discrimination, 2PL IRT and "
+            "flags per item (--csv then writes these rows).",
+        ),
+    ] = None,
+    by: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--by",
+            help="Marginals per level of a facet: model, prompt, "
+            "model_config, grader, rubric, scorer or an item metadata column "
+            "(repeatable).",
+        ),
+    ] = None,
+    compare: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--compare",
+            help="Paired comparison of two generate "
+            "conditions, `--compare A B`, or of every pair, "
+            "`--compare all`.",
+        ),
+    ] = None,
+    threshold: Annotated[
+        Optional[float],
+        typer.Option(
+            "--threshold",
+            help="Pass mark of the agreement confusion "
+            "(default: the middle of the observed scale).",
+        ),
+    ] = None,
+    csv: Annotated[
+        Optional[Path],
+        typer.Option("--csv", help="Also write the cells to this CSV file."),
+    ] = None,
+) -> None:
+    """Per cell of the grid: mean item score with SE and 95% CI; marginals, paired
+    comparisons, grader agreement and calibration. Computed from the stores; never
+    writes them.
+
+    \b
+    Example: itemeval results configs/demo.yaml --by model --compare arith-good arith-weak
+    """  # noqa: E501 (an example line: click prints it as written)
+    from .. import console
+    from ..results import ResultsOptions, study_results
+
+    if compared and not compare:
+        raise ConfigError(
+            f"unexpected argument(s) {' '.join(compared)}; did you mean --compare A B?"
+        )
+    options = ResultsOptions(
+        reducer=reducer,
+        ci=ci,
+        seed=seed,
+        by=tuple(by or ()),
+        compare=(*(compare or ()), *(compared or ())),
+        threshold=threshold,
+        sample=sample,
+        stratify=stratify,
+        ids=tuple(i for i in item_ids or () if i != ITEM_ANALYSIS),
+    )
+    items = ITEM_ANALYSIS in (item_ids or ())  # a bare --items: the item analysis
+    study = _study(config, base_dir, reads="snapshot")
+    report = study_results(study, options)
+    data = report.as_dict()
+    if csv is not None and not items:
+        import pandas as pd
+
+        pd.DataFrame(data["cells"]).to_csv(csv, index=False)
+    if items:
+        data = _item_analysis(study, data, csv, options.ids)
+    from ..until_decided import with_sequential
+
+    data = with_sequential(study, data)
+    if json_out:
+        console.print_json(data)
+        return
+    console.render_results(data, console.stdout())
+    from .. import efficiency_render
+
+    if data.get("sequential"):
+        efficiency_render.render_sequential_compare(
+            data["sequential"], console.stdout()
+        )
+    if items:
+        efficiency_render.render_items(data["items"], console.stdout(), report.slugs)
+
+
+@app.command()
+def report(
+    config: ConfigArg,
+    base_dir: BaseDir = None,
+    json_out: Json = False,
+    out: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--out",
+            help="Write the HTML here instead of "
+            "<study dir>/reports/<study>-<UTC time>.html.",
+        ),
+    ] = None,
+) -> None:
+    """Write one self-contained HTML report (no network needed): the grid and spend,
+    results with CIs, a forest plot, facet marginals, paired differences, grader
+    agreement, calibration, item difficulty, errors, logs.
+
+    \b
+    Example: itemeval report configs/demo.yaml --out demo.html
+    """
+    from .. import console
+    from ..report import write_report
+
+    written = write_report(_study(config, base_dir, reads="snapshot"), out)
+    if json_out:
+        console.print_json(
+            {
+                "path": str(written.path),
+                "shared": written.shared,
+                "sections": written.sections,
+            }
+        )
+    else:
+        console.tell(f"report written: {written.path}")
+        if written.shared:
+            console.tell(f"copied beside the study: {written.shared}")
+
+
+@app.command()
+def show(
+    config: ConfigArg,
+    item_id: Annotated[
+        Optional[str], typer.Argument(help="The item to show.", show_default=False)
+    ] = None,
+    base_dir: BaseDir = None,
+    condition: Conditions = None,
+    failures: Annotated[
+        bool,
+        typer.Option(
+            "--failures",
+            help="List the cells of the chosen conditions that have an "
+            "error or a parse failure, with the message.",
+        ),
+    ] = False,
+    json_out: Json = False,
+) -> None:
+    """One item up close: its input and target, its rendered prompt, every stored
+    solution side by side and every grade with the judge's reasoning; or, with
+    --failures, the failed cells of some conditions. Never writes.
+
+    \b
+    Example: itemeval show configs/demo.yaml arith-001 --condition arith-weak_concise_default
+    """  # noqa: E501 (an example line: click prints it as written)
+    from .. import console
+    from ..show import ShowOptions, show_study
+    from ..show_render import render_show
+
+    options = ShowOptions(
+        item_id=item_id, conditions=tuple(condition or ()), failures=failures
+    )
+    view = show_study(_study(config, base_dir, reads="snapshot"), options)
+    if json_out:
+        console.print_json(view.as_dict())
+    else:
+        render_show(view, console.stdout())
+
+
+def _item_analysis(
+    study: Study, data: dict[str, Any], csv: Path | None, ids: tuple[str, ...]
+) -> dict[str, Any]:
+    """`results --items`: the per-item rows go in the document (and the CSV)."""
+    from ..item_results import items_frame, study_items
+    from ..results import _clean, grade_conditions
+
+    rows = _clean(study_items(study, grade_conditions(study)))
+    if ids:  # --items ID as well: those items' rows (the analysis uses every item)
+        rows = [row for row in rows if row["item_id"] in ids]
+    if csv is not None:
+        items_frame(rows).to_csv(csv, index=False)
+    return {**data, "items": rows}
+
+
+ITEM_ANALYSIS = "*"
+"""The value a bare `results --items` gets: the item analysis (SPEC §24)."""

@@ -1,0 +1,253 @@
+"""The commands around the stages: init, batches, view, import and plan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import ConfigError
+from .app import _asker, _study, app
+from .options import (
+    Alpha,
+    BaseDir,
+    ConfigArg,
+    Json,
+    MaxUsd,
+    SampleSeed,
+    Yes,
+)
+
+
+@app.command()
+def init(
+    directory: Annotated[
+        Path, typer.Argument(help="Directory to create the study in.")
+    ],
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite files that already exist.")
+    ] = False,
+    base_dir: BaseDir = None,
+    json_out: Json = False,
+) -> None:
+    """Scaffold a runnable offline study: config, a prompt, a rubric and a tiny dataset.
+
+    \b
+    Example: itemeval init my-study && cd my-study && itemeval status config.yaml
+    """
+    from .. import console
+    from ..scaffold import scaffold
+
+    target = base_dir / directory if base_dir is not None else directory
+    written = scaffold(target, force=force)
+    if json_out:
+        console.print_json(
+            {"directory": str(target), "written": [str(path) for path in written]}
+        )
+    else:
+        console.render_init(written, target, console.stderr())
+
+
+@app.command()
+def batches(
+    config: ConfigArg,
+    cancel: Annotated[
+        bool,
+        typer.Option(
+            "--cancel",
+            help="Ask the provider to cancel every open batch; the next generate or "
+            "grade collects what they answered.",
+        ),
+    ] = False,
+    base_dir: BaseDir = None,
+    json_out: Json = False,
+) -> None:
+    """List the study's open provider batches (batch mode), or cancel them.
+
+    \b
+    Example: itemeval batches study.yaml --cancel
+    """
+    from .. import console
+    from ..batch.listing import batch_rows, cancel_open, render
+    from ..recovery import locked
+
+    study = _study(config, base_dir)
+    cancelled = None
+    if cancel:
+        with locked(study, "batches"):
+            cancelled = cancel_open(study.paths.root)
+    rows = batch_rows(study.paths.root)
+    if json_out:
+        extra = {} if cancelled is None else {"cancelled": cancelled}
+        console.print_json({"batches": rows, **extra})
+        return
+    out = console.stdout()
+    for row in cancelled or []:
+        out.print(f"{row['batch_id']}: {row['state']}", markup=False, highlight=False)
+    render(rows, lambda line: out.print(line, markup=False, highlight=False))
+
+
+@app.command()
+def view(
+    config: ConfigArg,
+    base_dir: BaseDir = None,
+    port: Annotated[
+        int,
+        typer.Option("--port", min=0, help="Port to listen on (default: a free one)."),
+    ] = 0,
+    host: Annotated[
+        str,
+        typer.Option(
+            "--host", help="Address to bind (default 127.0.0.1; others warn)."
+        ),
+    ] = "127.0.0.1",
+    label: Annotated[
+        bool, typer.Option("--label", help="Serve the labelling queue (needs --rater).")
+    ] = False,
+    rater: Annotated[
+        Optional[str],
+        typer.Option("--rater", help="Who labels: grade condition human-NAME."),
+    ] = None,
+    rubric: Annotated[
+        Optional[str], typer.Option("--rubric", help="The rubric to label against.")
+    ] = None,
+    scale: Annotated[
+        Optional[str],
+        typer.Option(
+            "--scale", help="Score range LOW-HIGH (default: the rubric's, else 0-1)."
+        ),
+    ] = None,
+    sample: Annotated[
+        Optional[int],
+        typer.Option(
+            "--sample", min=1, help="Label a random N answers (fixed by --seed)."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the queue's order.")] = 0,
+    blind: Annotated[
+        bool,
+        typer.Option("--blind", help="Hide each answer's condition while labelling."),
+    ] = False,
+) -> None:
+    """Serve the study as a local web app (grid, items, one item, labelling queue) until
+    interrupted.
+
+    \b
+    Example: itemeval view configs/demo.yaml --label --rater alice --sample 200 --blind
+    """
+    from ..label_queue import QueueOptions
+    from ..labels import check_rater
+    from ..view import LabelSettings, ViewSettings
+    from ..view.serve import serve
+
+    if label and rater is None:
+        raise ConfigError("--label needs --rater NAME (whose labels these are)")
+    settings = ViewSettings(
+        warm=True,
+        label=LabelSettings(
+            rater=check_rater(rater),
+            rubric=rubric,
+            scale=scale,
+            queue=QueueOptions(sample=sample, seed=seed, blind=blind),
+        )
+        if label and rater
+        else None,
+    )
+    serve(_study(config, base_dir, reads="snapshot"), settings, host=host, port=port)
+
+
+@app.command("import")
+def import_logs(
+    config: ConfigArg,
+    logs: Annotated[
+        list[str],
+        typer.Argument(metavar="LOG...", help="inspect .eval/.json logs, or folders."),
+    ],
+    base_dir: BaseDir = None,
+    id_field: Annotated[
+        Optional[str],
+        typer.Option(
+            "--id-field",
+            help="Match items by this sample metadata field instead of the sample id.",
+        ),
+    ] = None,
+    json_out: Json = False,
+) -> None:
+    """Existing inspect logs as the solutions of imported conditions; no model call.
+
+    \b
+    Example: itemeval import configs/demo.yaml logs/ && itemeval grade configs/demo.yaml
+    """
+    from .. import console
+    from ..importer import run_import
+    from ..study import load_study
+
+    study = load_study(config, base_dir, pin=True)
+    result = run_import(study, list(logs), id_field=id_field)
+    if json_out:
+        console.print_json(result.as_dict())
+    else:
+        console.render_import(result, console.stderr())
+
+
+@app.command()
+def plan(
+    config: ConfigArg,
+    detect: Annotated[
+        float,
+        typer.Option("--detect", help="The difference of mean scores to detect."),
+    ],
+    power: Annotated[
+        float, typer.Option("--power", help="The chance of detecting it.")
+    ] = 0.8,
+    alpha: Alpha = 0.05,
+    compare: Annotated[
+        Optional[tuple[str, str]],
+        typer.Option(
+            "--compare",
+            metavar="A B",
+            help="The two generate conditions (default: the pair that varies most).",
+        ),
+    ] = None,
+    pilot: Annotated[
+        Optional[int],
+        typer.Option(
+            "--pilot",
+            min=2,
+            help="First generate and grade N random items of the conditions (kept).",
+        ),
+    ] = None,
+    seed: SampleSeed = 0,
+    base_dir: BaseDir = None,
+    yes: Yes = False,
+    max_usd: MaxUsd = None,
+    json_out: Json = False,
+) -> None:
+    """How many items x replications detect a difference with the asked power, each
+    priced by the estimate, from the variance of stored (or piloted) grades.
+
+    \b
+    Example: itemeval plan configs/demo.yaml --detect 0.1 --compare arith-good_concise_default arith-weak_concise_default
+    """  # noqa: E501 (an example line: click prints it as written)
+    from .. import console
+    from ..efficiency_render import render_plan
+    from ..sizing import PlanOptions, plan_study
+
+    options = PlanOptions(
+        detect=detect,
+        power=power,
+        alpha=alpha,
+        compare=tuple(compare or ()),
+        pilot=pilot,
+        seed=seed,
+        yes=yes,
+        max_usd=max_usd,
+    )
+    report = plan_study(
+        _study(config, base_dir), options, ask=_asker(), tell=console.tell
+    )
+    if json_out:
+        console.print_json(report.as_dict())
+    else:
+        render_plan(report.as_dict(), console.stdout())
