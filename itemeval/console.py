@@ -6,19 +6,22 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from .condition_tables import CONDITION, SPEND, print_table
 from .outcomes import StageResult
 from .pricing import format_usd as _usd
 from .pricing import total_usd
-from .tables import Column, Row, count, fits, fitted, money, tokens
+from .status_console import render_status, status_dict
+from .tables import Column, count, money, tokens
 
-# the status and cost modules pull in pandas, which `itemeval --help` must not wait for
+# the cost module pulls in pandas, which `itemeval --help` must not wait for
 if TYPE_CHECKING:
     from .cost import Estimate
-    from .status import StatusReport
+
+__all__ = ["render_status", "status_dict"]  # `status` is rendered in status_console
 
 PIPED = 80
 """Width for output that is not a terminal (logs, CI, pipes) when neither COLUMNS
@@ -79,170 +82,6 @@ def error(message: str) -> None:
 def print_json(data: Any) -> None:
     """The one JSON document of a `--json` command, on stdout."""
     sys.stdout.write(json.dumps(data, indent=2, default=str, ensure_ascii=False) + "\n")
-
-
-def status_dict(report: StatusReport) -> dict[str, Any]:
-    study = report.study
-    return {
-        "study": study.config.study,
-        "study_dir": str(study.paths.root),
-        "items": len(study.items),
-        "replications": study.replications,
-        "datasets": [vars(d) for d in study.datasets],
-        "generate": [
-            {
-                "condition_id": row.condition.id,
-                "slug": row.condition.slug,
-                "model": row.condition.model,
-                "prompt": row.condition.prompt.ref,
-                "prompt_hash": row.condition.prompt.hash,
-                "model_config": row.condition.model_config_name,
-                "params": row.condition.params,
-                **{
-                    k: getattr(row, k)
-                    for k in (
-                        "cells",
-                        "done",
-                        "errors",
-                        "empty",
-                        "truncated",
-                        "missing",
-                        "usd",
-                    )
-                },
-            }
-            for row in report.generate
-        ],
-        "grade": [
-            {
-                "condition_id": row.condition.id,
-                "slug": row.condition.slug,
-                "kind": row.condition.kind,
-                "grader": row.condition.grader_name,
-                "grader_model": row.condition.grader_model,
-                "rubric": row.condition.rubric.ref if row.condition.rubric else None,
-                "scorer": row.condition.scorer,
-                **{
-                    k: getattr(row, k)
-                    for k in (
-                        "solutions",
-                        "done",
-                        "parse_failed",
-                        "stale",
-                        "errors",
-                        "pending",
-                        "usd",
-                    )
-                },
-            }
-            for row in report.grade
-        ],
-        "spend_usd": {
-            "generate": total_usd(row.usd for row in report.generate),
-            "grade": total_usd(row.usd for row in report.grade),
-        },
-        "journal_rows_pending": report.journal_rows,
-        "running": report.running,
-        "notes": list(report.notes),
-        "warnings": list(study.warnings),
-    }
-
-
-def render_status(report: StatusReport, console: Console, *, ids: bool = False) -> None:
-    data = status_dict(report)
-    if report.running:
-        holder = report.running
-        console.print(
-            f"running now: `{holder.get('command')}` (pid {holder.get('pid')} "
-            f"on {holder.get('host')}, "
-            f"since {holder.get('started_at')}); its finished rows reach the "
-            "stores when it ends",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
-        )
-    for note in report.notes:
-        console.print(note, markup=False, highlight=False)
-    console.print(
-        f"[bold]{data['study']}[/bold]  {data['study_dir']}  items: {data['items']}  "
-        f"replications: {data['replications']}"
-    )
-    _print_table(
-        console, "generate conditions", _GENERATE_STATUS, data["generate"], ids=ids
-    )
-    _print_table(console, "grade conditions", _GRADE_STATUS, data["grade"], ids=ids)
-    spend = data["spend_usd"]
-    console.print(
-        f"spend so far: generate {_usd(spend['generate'])}, grade "
-        f"{_usd(spend['grade'])}"
-    )
-    if report.journal_rows:
-        console.print(
-            f"{report.journal_rows} finished rows are in the journal of a "
-            "running command"
-        )
-
-
-_CONDITION = Column("condition", lambda row: row["slug"], kind="name")
-_CONDITION_ID = Column("condition id", lambda row: row["condition_id"], kind="text")
-_SPEND = Column("spend", lambda row: money(row["usd"]))
-
-_GENERATE_STATUS = (
-    _CONDITION,
-    Column("model", lambda row: row["model"], kind="text", optional=1),
-    Column("prompt", lambda row: row["prompt"], kind="text", optional=2),
-    Column("config", lambda row: row["model_config"], kind="text", optional=3),
-    Column("cells", count("cells")),
-    Column("done", count("done")),
-    Column("err", count("errors")),
-    Column("empty", count("empty")),
-    Column("trunc", count("truncated")),
-    _SPEND,
-)
-_GRADE_STATUS = (
-    _CONDITION,
-    Column("model", lambda row: row["grader_model"] or "-", kind="text", optional=1),
-    Column("rubric", lambda row: row["rubric"] or "-", kind="text", optional=2),
-    Column("solutions", count("solutions")),
-    Column("done", count("done")),
-    Column("pfail", count("parse_failed")),
-    Column("stale", count("stale")),
-    Column("err", count("errors")),
-    Column("pend", count("pending")),
-    _SPEND,
-)
-
-
-def _print_table(
-    console: Console,
-    title: str,
-    columns: Sequence[Column],
-    rows: Sequence[Row],
-    *,
-    ids: bool = False,
-) -> None:
-    """A table of conditions by slug; with `ids`, by id when the whole ids fit, else
-    with the ids listed below it."""
-    if ids:
-        table = fitted(
-            console,
-            title,
-            [_CONDITION_ID if column is _CONDITION else column for column in columns],
-            rows,
-        )
-        if fits(console, table):
-            console.print(table)
-            return
-    console.print(fitted(console, title, columns, rows))
-    if ids and rows:
-        console.print("condition ids:", highlight=False)
-        for row in rows:
-            console.print(
-                f"  {row['condition_id']}",
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
-            )
 
 
 def stage_dict(result: StageResult) -> dict[str, Any]:
@@ -322,7 +161,7 @@ def _print_stage_table(data: dict[str, Any], console: Console, *, ids: bool) -> 
     if not busy:
         return
     columns = [
-        _CONDITION,
+        CONDITION,
         *(
             [Column("planned", count("planned"))]
             if any(row["planned"] != row["rows"] for row in busy)
@@ -336,9 +175,9 @@ def _print_stage_table(data: dict[str, Any], console: Console, *, ids: bool) -> 
             else []
         ),
         Column("cached", count("cache_hits")),
-        _SPEND,
+        SPEND,
     ]
-    _print_table(console, f"{data['stage']} — {data['study']}", columns, busy, ids=ids)
+    print_table(console, f"{data['stage']} — {data['study']}", columns, busy, ids=ids)
     idle = len(data["conditions"]) - len(busy)
     if idle:
         console.print(
@@ -383,7 +222,7 @@ def render_estimate(
             if line["stage"] == stage and line["calls"]
         ]
         if rows:
-            _print_table(console, f"{title}: {stage}", _ESTIMATE, rows, ids=ids)
+            print_table(console, f"{title}: {stage}", _ESTIMATE, rows, ids=ids)
     for stage, totals in data["stages"].items():
         console.print(
             f"{stage}: {totals['calls']:,} calls, expected "
@@ -416,7 +255,7 @@ def render_estimate(
 
 
 _ESTIMATE = (
-    _CONDITION,
+    CONDITION,
     Column("model", lambda line: line["model"], kind="text", optional=5),
     Column("calls", count("calls")),
     Column("cached", count("cached"), optional=6),
@@ -500,159 +339,8 @@ def render_init(written: list[Any], directory: Any, console: Console) -> None:
 # ---- results -------------------------------------------------------------------------
 
 
-def _num(value: Any, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _ci(row: dict[str, Any]) -> str:
-    return "-" if row["ci_low"] is None else f"{row['ci_low']:.3f}–{row['ci_high']:.3f}"
-
-
-def _number(header: str, cell: Any, width: int) -> Column:
-    """A results number: a fixed minimum width, so columns line up from table to
-    table."""
-    return Column(header, cell, min_width=width)
-
-
 def render_results(data: dict[str, Any], console: Console) -> None:
-    """The results as tables designed for 80 columns: slugs cut from the middle only
-    when needed, ids in `--json`."""
-    slugs = data["slugs"]
-
-    def name(header: str, key: str, default: str = "") -> Column:
-        return Column(
-            header, lambda row: slugs[row[key]] if row[key] else default, kind="name"
-        )
-
-    n = _number("n", count("items"), 3)
-    mean, ci = (
-        _number("mean", lambda row: _num(row["mean"]), 5),
-        _number("95% CI", _ci, 11),
-    )
+    """`itemeval results` as tables designed for 80 columns (results_console)."""
     from . import results_console
 
-    results_console.render_headline(data, console)
-    results_console.cell_tables(console, data, [n, mean, ci])
-    if data["marginals"]:
-        results_console.per_grade(
-            console,
-            data,
-            data["marginals"],
-            lambda slug, rows: f"{slug}: by facet, mean per item, 95% CI",
-            [
-                Column("facet", lambda row: row["facet"], kind="name"),
-                Column("level", lambda row: str(row["level"]), kind="name"),
-                n,
-                mean,
-                ci,
-            ],
-            named=False,
-        )
-    if data.get("metrics"):
-        results_console.render_metrics(console, data, [_number("95% CI", _ci, 11)])
-    if data.get("criteria"):
-        results_console.per_grade(
-            console,
-            data,
-            data["criteria"],
-            lambda slug, rows: f"{slug}: criteria, mean per item, 95% CI",
-            [
-                Column("criterion", lambda row: row["criterion"], kind="name"),
-                n,
-                mean,
-                ci,
-            ],
-        )
-    if data.get("criteria_agreement"):
-        console.print(
-            fitted(
-                console,
-                "agreement per criterion",
-                [
-                    name("A", "a"),
-                    name("B", "b"),
-                    Column("criterion", lambda row: row["criterion"], kind="name"),
-                    _number("n", count("n"), 3),
-                    _number("exact", lambda row: _num(row["exact"]), 5),
-                    _number("rho", lambda row: _num(row["spearman"]), 5),
-                    _number("kappa", lambda row: _num(row["kappa_quadratic"]), 5),
-                ],
-                data["criteria_agreement"],
-            )
-        )
-    if data["comparisons"]:
-        results_console.render_comparisons(console, data, ci)
-    if data["agreement"]:
-        console.print(
-            fitted(
-                console,
-                "grader agreement",
-                [
-                    name("A", "a"),
-                    name("B", "b"),
-                    _number("n", count("n"), 3),
-                    *(
-                        _number(header, lambda row, key=key: _num(row[key]), 5)
-                        for header, key in (
-                            ("exact", "exact"),
-                            ("rho", "spearman"),
-                            ("kappa", "kappa_quadratic"),
-                            ("alpha", "alpha_interval"),
-                        )
-                    ),
-                ],
-                data["agreement"],
-            )
-        )
-    if data.get("corrected"):
-        console.print(
-            fitted(
-                console,
-                "judge means corrected by human labels (prediction-powered)",
-                [
-                    name("solver", "gen_condition_id"),
-                    name("judge", "grade_condition_id"),
-                    Column("rater", lambda row: row["rater"], kind="name"),
-                    _number("labels", count("n_labelled"), 6),
-                    _number("mean", lambda row: _num(row["mean"]), 5),
-                    _number("95% CI", _ci, 11),
-                ],
-                data["corrected"],
-            )
-        )
-    if data.get("cascades"):
-        console.print(
-            fitted(
-                console,
-                "cascades: which stage decided",
-                [
-                    name("solver", "gen_condition_id"),
-                    name("cascade", "grade_condition_id"),
-                    Column("decided by", lambda row: row["decided_by"], kind="name"),
-                    _number("n", count("n"), 4),
-                ],
-                data["cascades"],
-            )
-        )
-    if data["calibration"]:
-        console.print(
-            fitted(
-                console,
-                "calibration",
-                [
-                    name("solver", "gen_condition_id"),
-                    name("scorer", "grade_condition_id"),
-                    _number("n", count("n"), 3),
-                    *(
-                        _number(header, lambda row, key=key: _num(row[key]), width)
-                        for header, key, width in (
-                            ("ECE", "ece", 5),
-                            ("ECE mass", "ece_equal_mass", 8),
-                            ("Brier", "brier", 5),
-                            ("AUC", "auc", 5),
-                        )
-                    ),
-                ],
-                data["calibration"],
-            )
-        )
+    results_console.render_results(data, console)

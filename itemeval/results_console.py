@@ -162,10 +162,6 @@ def _cell_names(data: dict[str, Any]) -> dict[str, str]:
     } or dict(data["slugs"])
 
 
-def _num(value: Any) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
 def _metric(row: Row) -> str:
     """precision[b] for a per-class row."""
     return f"{row['metric']}[{row['class']}]" if "class" in row else row["metric"]
@@ -193,3 +189,159 @@ def render_comparisons(console: Console, data: dict[str, Any], ci: Column) -> No
 
 def _p(value: Any) -> str:
     return "-" if value is None else f"{value:.4f}"
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _ci(row: dict[str, Any]) -> str:
+    return "-" if row["ci_low"] is None else f"{row['ci_low']:.3f}–{row['ci_high']:.3f}"
+
+
+def _number(header: str, cell: Any, width: int) -> Column:
+    """A results number: a fixed minimum width, so columns line up from table to
+    table."""
+    return Column(header, cell, min_width=width)
+
+
+def render_results(data: dict[str, Any], console: Console) -> None:
+    """The results as tables designed for 80 columns: slugs cut from the middle only
+    when needed, ids in `--json`."""
+    slugs = data["slugs"]
+
+    def name(header: str, key: str, default: str = "") -> Column:
+        return Column(
+            header, lambda row: slugs[row[key]] if row[key] else default, kind="name"
+        )
+
+    n = _number("n", count("items"), 3)
+    mean, ci = (
+        _number("mean", lambda row: _num(row["mean"]), 5),
+        _number("95% CI", _ci, 11),
+    )
+    render_headline(data, console)
+    cell_tables(console, data, [n, mean, ci])
+    if data["marginals"]:
+        per_grade(
+            console,
+            data,
+            data["marginals"],
+            lambda slug, rows: f"{slug}: by facet, mean per item, 95% CI",
+            [
+                Column("facet", lambda row: row["facet"], kind="name"),
+                Column("level", lambda row: str(row["level"]), kind="name"),
+                n,
+                mean,
+                ci,
+            ],
+            named=False,
+        )
+    if data.get("metrics"):
+        render_metrics(console, data, [_number("95% CI", _ci, 11)])
+    if data.get("criteria"):
+        per_grade(
+            console,
+            data,
+            data["criteria"],
+            lambda slug, rows: f"{slug}: criteria, mean per item, 95% CI",
+            [
+                Column("criterion", lambda row: row["criterion"], kind="name"),
+                n,
+                mean,
+                ci,
+            ],
+        )
+    if data.get("criteria_agreement"):
+        console.print(
+            fitted(
+                console,
+                "agreement per criterion",
+                [
+                    name("A", "a"),
+                    name("B", "b"),
+                    Column("criterion", lambda row: row["criterion"], kind="name"),
+                    _number("n", count("n"), 3),
+                    _number("exact", lambda row: _num(row["exact"]), 5),
+                    _number("rho", lambda row: _num(row["spearman"]), 5),
+                    _number("kappa", lambda row: _num(row["kappa_quadratic"]), 5),
+                ],
+                data["criteria_agreement"],
+            )
+        )
+    if data["comparisons"]:
+        render_comparisons(console, data, ci)
+    if data["agreement"]:
+        console.print(
+            fitted(
+                console,
+                "grader agreement",
+                [
+                    name("A", "a"),
+                    name("B", "b"),
+                    _number("n", count("n"), 3),
+                    *(
+                        _number(header, lambda row, key=key: _num(row[key]), 5)
+                        for header, key in (
+                            ("exact", "exact"),
+                            ("rho", "spearman"),
+                            ("kappa", "kappa_quadratic"),
+                            ("alpha", "alpha_interval"),
+                        )
+                    ),
+                ],
+                data["agreement"],
+            )
+        )
+    if data.get("corrected"):
+        console.print(
+            fitted(
+                console,
+                "judge means corrected by human labels (prediction-powered)",
+                [
+                    name("solver", "gen_condition_id"),
+                    name("judge", "grade_condition_id"),
+                    Column("rater", lambda row: row["rater"], kind="name"),
+                    _number("labels", count("n_labelled"), 6),
+                    _number("mean", lambda row: _num(row["mean"]), 5),
+                    _number("95% CI", _ci, 11),
+                ],
+                data["corrected"],
+            )
+        )
+    if data.get("cascades"):
+        console.print(
+            fitted(
+                console,
+                "cascades: which stage decided",
+                [
+                    name("solver", "gen_condition_id"),
+                    name("cascade", "grade_condition_id"),
+                    Column("decided by", lambda row: row["decided_by"], kind="name"),
+                    _number("n", count("n"), 4),
+                ],
+                data["cascades"],
+            )
+        )
+    if data["calibration"]:
+        console.print(
+            fitted(
+                console,
+                "calibration",
+                [
+                    name("solver", "gen_condition_id"),
+                    name("scorer", "grade_condition_id"),
+                    _number("n", count("n"), 3),
+                    *(
+                        _number(header, lambda row, key=key: _num(row[key]), width)
+                        for header, key, width in (
+                            ("ECE", "ece", 5),
+                            ("ECE mass", "ece_equal_mass", 8),
+                            ("Brier", "brier", 5),
+                            ("AUC", "auc", 5),
+                        )
+                    ),
+                ],
+                data["calibration"],
+            )
+        )

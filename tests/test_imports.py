@@ -226,7 +226,6 @@ OVERSIZED = {
     "itemeval.grade": 1000,
     "itemeval.inspect_tasks": 880,
     "itemeval.offline": 520,
-    "itemeval.console": 700,
     "itemeval.inspect_scorers": 500,
     "itemeval.report": 600,
     "itemeval.results": 600,
