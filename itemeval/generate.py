@@ -300,7 +300,7 @@ def plan(
     )
     lines = lines_for_specs(
         "generate",
-        batch.without_held(study.paths.root, "generate", specs),
+        batch.without_held(study.paths, "generate", specs),
         {c.id: c.slug for c in conditions},
         observed=observed_lengths(study, "generate"),
         prices=prices,

@@ -793,7 +793,7 @@ def estimate_lines(
     lines = lines_for_specs(
         "grade",
         batch.without_held(
-            study.paths.root, "grade", [s for s in specs if s.scorer is None]
+            study.paths, "grade", [s for s in specs if s.scorer is None]
         ),
         {c.id: c.slug for c in grade},
         observed=observed,

@@ -223,7 +223,7 @@ class Run:
                 execution = runner.execute(specs, sink, journaled)
             finally:  # the entries its calls left in the shared cache are its own
                 cache_origins.record(self.study, specs, started_ns)
-        if batched or batch.open_submissions(paths.root, stage=self.stage):
+        if batched or batch.open_submissions(paths, stage=self.stage):
             batch.execute(self, batched, sink, lambda row: _count(summaries, row))
         for condition in self.result.conditions:
             condition.failure = execution.failures.get(

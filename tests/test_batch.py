@@ -18,6 +18,7 @@ import pytest
 
 from itemeval.batch import ledger
 from itemeval.cli import main
+from itemeval.paths import StudyPaths
 from tests.helpers import ARITH, base_config, write_study
 from tests.openai_server import OpenAIServer
 
@@ -118,7 +119,7 @@ def test_batch_generate_stores_rows_like_a_live_run_at_the_batch_price(
     manifest = json.loads(Path(result["manifest"]).read_text())
     assert manifest["batch"]["submitted"] == 2
     assert manifest["batch"]["saving_usd"] == pytest.approx(rows["usd"].sum())
-    done = ledger.submissions(tmp_path / "studies" / "t")
+    done = ledger.submissions(StudyPaths(tmp_path / "studies" / "t"))
     assert [s.state for s in done] == ["closed", "closed"]
 
 
@@ -168,7 +169,7 @@ def _wait_recorded(root: Path, count: int) -> None:
     right after the provider accepts it)."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        recorded = ledger.open_submissions(root / "studies" / "t")
+        recorded = ledger.open_submissions(StudyPaths(root / "studies" / "t"))
         if sum(s.batch_id is not None for s in recorded) >= count:
             return
         time.sleep(0.02)
@@ -331,7 +332,7 @@ def test_a_host_without_a_batch_api_fails_the_condition_and_loses_nothing(
         (condition,) = result["conditions"]
         assert "batch submission failed" in condition["failure"]
         assert "test-key" not in json.dumps(result)
-        assert ledger.open_submissions(tmp_path / "studies" / "t") == []
+        assert ledger.open_submissions(StudyPaths(tmp_path / "studies" / "t")) == []
         srv.batches.enabled, srv.batches.auto_complete = True, True
         code, result = run(capsys, "generate", str(path), "--yes")
         assert code == 0, result

@@ -14,11 +14,11 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import signals
 from ..cost import worst_case_usd
+from ..paths import StudyPaths
 from ..pricing import format_usd
 from ..records import Cell, TaskSpec
 from ..store.journal import JournalWriter, replay_journals
@@ -74,11 +74,13 @@ def _live(config: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in config.items() if k != "batch"}
 
 
-def without_held(root: Path, stage: str, specs: Sequence[TaskSpec]) -> list[TaskSpec]:
+def without_held(
+    paths: StudyPaths, stage: str, specs: Sequence[TaskSpec]
+) -> list[TaskSpec]:
     """The specs less the cells an open batch of the stage holds: what an estimate
     prices (they are paid for already; one that comes back unanswered is submitted
     again under the cap's worst-case reservation)."""
-    held = ledger.held_keys(root, stage)
+    held = ledger.held_keys(paths, stage)
     if not held:
         return list(specs)
     kept = []
@@ -120,8 +122,8 @@ class BatchRun:
     clients: dict[str, BatchClient] = field(default_factory=dict)
 
     @property
-    def root(self) -> Any:
-        return self.run.study.paths.root
+    def paths(self) -> StudyPaths:
+        return self.run.study.paths
 
     def client(self, model: str) -> BatchClient:
         if model not in self.clients:
@@ -137,7 +139,7 @@ def execute(
 ) -> None:
     """Collect the stage's open batches, submit the rest of `specs`, wait for all."""
     state = BatchRun(run, sink, journaled)
-    state.waiting = ledger.open_submissions(state.root, stage=run.stage)
+    state.waiting = ledger.open_submissions(state.paths, stage=run.stage)
     display = WaitingDisplay(run.options.display)
     try:
         with signals.interrupts_as_flag():
@@ -211,7 +213,9 @@ def _look(state: BatchRun) -> bool:
             short |= _collect(state, submission, status) < len(submission.requests)
         else:
             if status.status != submission.status:
-                submission = ledger.update(state.root, submission, status=status.status)
+                submission = ledger.update(
+                    state.paths, submission, status=status.status
+                )
             still.append(submission)
     state.waiting = still
     return short
@@ -228,9 +232,9 @@ def _attach(state: BatchRun, submission: ledger.Submission) -> ledger.Submission
         found = client.find_by_file(submission.file_id, submission.created_at)
     if found is None:
         return ledger.update(
-            state.root, submission, state="closed", note="never created"
+            state.paths, submission, state="closed", note="never created"
         )
-    return ledger.update(state.root, submission, batch_id=found)
+    return ledger.update(state.paths, submission, batch_id=found)
 
 
 def _collect(state: BatchRun, submission: ledger.Submission, status: Status) -> int:
@@ -263,7 +267,7 @@ def _collect(state: BatchRun, submission: ledger.Submission, status: Status) -> 
     _store(state, rows)
     state.collected += 1
     _settle(state, submission, sum(r["usd"] or 0.0 for _, r in rows))
-    ledger.update(state.root, submission, state="closed", status=status.status)
+    ledger.update(state.paths, submission, state="closed", status=status.status)
     return len(rows)
 
 
@@ -295,7 +299,7 @@ def _settle(state: BatchRun, submission: ledger.Submission, actual: float) -> No
 def _submit_all(state: BatchRun, specs: Sequence[TaskSpec]) -> None:
     import openai
 
-    held = ledger.held_keys(state.root, state.run.stage) | state.answered | state.sent
+    held = ledger.held_keys(state.paths, state.run.stage) | state.answered | state.sent
     size = _size(state.run)
     for spec in specs:
         todo = [
@@ -345,7 +349,7 @@ def _submit(state: BatchRun, spec: TaskSpec, chunk: list[tuple[str, Cell]]) -> b
     client = state.client(spec.model)
     file_id = client.upload([request_line(spec, cell, key) for key, cell in chunk])
     submission = ledger.save(
-        state.root,
+        state.paths,
         ledger.Submission(
             id=ledger.new_id(),
             stage=run.stage,
@@ -366,10 +370,10 @@ def _submit(state: BatchRun, spec: TaskSpec, chunk: list[tuple[str, Cell]]) -> b
         )
     except openai.APIStatusError:  # refused: no batch exists, its cells are free
         state.reserved.pop(submission.id, None)
-        ledger.update(state.root, submission, state="closed", note="refused")
+        ledger.update(state.paths, submission, state="closed", note="refused")
         raise
     submission = ledger.update(
-        state.root, submission, batch_id=batch_id, status="validating"
+        state.paths, submission, batch_id=batch_id, status="validating"
     )
     state.waiting.append(submission)
     state.sent.update(requests)

@@ -7,6 +7,11 @@ provider gave it. A process killed between the two leaves a record without a bat
 the next run finds the batch by its input file (`client.find_by_file`). A record is
 `open` until the batch's results are in the store (or it ended without them); then it
 stays on disk as `closed`, for the evidence.
+
+For a study on object storage every record is also uploaded beside the study's tables
+as it is written (before the run waits), and read back from there before the ledger is
+read, so a re-run on another machine, or from an emptied working dir, finds the same
+open batches (`shared.py`).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..paths import StudyPaths
 from ..store.files import fsync_path, write_json_atomic
 
 FOLDER = "batches"
@@ -60,46 +66,68 @@ class Submission:
         return self.state == "open"
 
 
-def folder(root: Path) -> Path:
-    return Path(root) / FOLDER
+def folder(paths: StudyPaths) -> Path:
+    return paths.root / FOLDER
 
 
 def new_id() -> str:
     return f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
 
 
-def save(root: Path, submission: Submission) -> Submission:
-    """Write the record to the disk (flushed, then renamed into place)."""
-    where = folder(root)
+def save(paths: StudyPaths, submission: Submission) -> Submission:
+    """Write the record to the disk (flushed, then renamed into place) and, for a
+    study on object storage, to the study's URI: a failed upload raises, so nothing
+    is submitted or waited on that another machine could not find."""
+    from . import shared
+
+    where = folder(paths)
     where.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(where / f"{submission.id}.json", asdict(submission))
+    path = where / f"{submission.id}.json"
+    write_json_atomic(path, asdict(submission))
     fsync_path(where)  # the new entry itself survives a power cut
+    shared.upload(paths, path)
     return submission
 
 
-def update(root: Path, submission: Submission, **changes: Any) -> Submission:
-    return save(root, replace(submission, **changes))
+def update(paths: StudyPaths, submission: Submission, **changes: Any) -> Submission:
+    return save(paths, replace(submission, **changes))
 
 
-def load(path: Path) -> Submission:
-    data = json.loads(path.read_text(encoding="utf-8"))
+def parse(text: str) -> Submission:
+    data = json.loads(text)
     data["requests"] = {k: Request(**v) for k, v in data["requests"].items()}
     return Submission(**data)
 
 
-def submissions(root: Path, *, stage: str | None = None) -> list[Submission]:
-    """Every recorded submission (oldest first), of one stage when given."""
-    where = folder(root)
+def load(path: Path) -> Submission:
+    return parse(path.read_text(encoding="utf-8"))
+
+
+def submissions(paths: StudyPaths, *, stage: str | None = None) -> list[Submission]:
+    """Every recorded submission (oldest first), of one stage when given; a study on
+    object storage first takes in the records other machines wrote."""
+    from . import shared
+
+    shared.fetch(paths)
+    where = folder(paths)
     found = [load(p) for p in sorted(where.glob("*.json"))] if where.is_dir() else []
     return [s for s in found if stage is None or s.stage == stage]
 
 
-def open_submissions(root: Path, *, stage: str | None = None) -> list[Submission]:
-    return [s for s in submissions(root, stage=stage) if s.is_open]
+def open_submissions(
+    paths: StudyPaths, *, stage: str | None = None
+) -> list[Submission]:
+    return [s for s in submissions(paths, stage=stage) if s.is_open]
 
 
-def held_keys(root: Path, stage: str) -> frozenset[str]:
+def held_keys(paths: StudyPaths, stage: str) -> frozenset[str]:
     """The custom ids an open batch of the stage holds: cells not to submit again."""
     return frozenset(
-        key for s in open_submissions(root, stage=stage) for key in s.requests
+        key for s in open_submissions(paths, stage=stage) for key in s.requests
     )
+
+
+def progress(submission: Submission) -> tuple[bool, bool]:
+    """How far a record has come: created (it has a batch id), then closed. Neither
+    ever goes back, so of two copies of one record the further one is the truth."""
+    return (submission.state == "closed", submission.batch_id is not None)

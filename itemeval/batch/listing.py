@@ -4,14 +4,14 @@ cancelling them (README "Batch mode")."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
+from ..paths import StudyPaths
 from . import ledger
 from .display import age_text
 
 
-def batch_rows(root: Path, now: float | None = None) -> list[dict[str, Any]]:
+def batch_rows(paths: StudyPaths, now: float | None = None) -> list[dict[str, Any]]:
     """One row per open batch: ids, stage, model, age, requests, last known state."""
     now = time.time() if now is None else now
     return [
@@ -26,11 +26,11 @@ def batch_rows(root: Path, now: float | None = None) -> list[dict[str, Any]]:
             "requests": len(s.requests),
             "state": s.status,
         }
-        for s in ledger.open_submissions(root)
+        for s in ledger.open_submissions(paths)
     ]
 
 
-def cancel_open(root: Path) -> list[dict[str, Any]]:
+def cancel_open(paths: StudyPaths) -> list[dict[str, Any]]:
     """Ask the provider to cancel every open batch. Each stays recorded as open, so
     the next generate or grade collects what it answered before it stopped; its
     other requests are then missing cells."""
@@ -39,7 +39,7 @@ def cancel_open(root: Path) -> list[dict[str, Any]]:
     from .client import BatchClient
 
     rows = []
-    for submission in ledger.open_submissions(root):
+    for submission in ledger.open_submissions(paths):
         if submission.batch_id is None:
             continue
         try:
@@ -47,7 +47,7 @@ def cancel_open(root: Path) -> list[dict[str, Any]]:
         except openai.APIError as exc:
             state = f"cancel failed: {exc}"
         else:
-            ledger.update(root, submission, status=state)
+            ledger.update(paths, submission, status=state)
         rows.append(
             {
                 "submission": submission.id,

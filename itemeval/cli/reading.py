@@ -42,7 +42,7 @@ def status(
     from ..status import study_status
 
     report = study_status(_study(config, base_dir, reads="snapshot"))
-    open_batches = batch_rows(report.study.paths.root)
+    open_batches = batch_rows(report.study.paths)
     if json_out:
         console.print_json({**console.status_dict(report), "batches": open_batches})
     else:

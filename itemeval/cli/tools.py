@@ -76,8 +76,8 @@ def batches(
     cancelled = None
     if cancel:
         with locked(study, "batches"):
-            cancelled = cancel_open(study.paths.root)
-    rows = batch_rows(study.paths.root)
+            cancelled = cancel_open(study.paths)
+    rows = batch_rows(study.paths)
     if json_out:
         extra = {} if cancelled is None else {"cancelled": cancelled}
         console.print_json({"batches": rows, **extra})
