@@ -25,8 +25,9 @@ from typing import Any
 
 from ..paths import StudyPaths
 from ..store.files import fsync_path, write_json_atomic
-
-FOLDER = "batches"
+from . import shared
+from .shared import FOLDER as FOLDER  # where the records live, named once
+from .shared import folder
 
 
 @dataclass(frozen=True)
@@ -66,10 +67,6 @@ class Submission:
         return self.state == "open"
 
 
-def folder(paths: StudyPaths) -> Path:
-    return paths.root / FOLDER
-
-
 def new_id() -> str:
     return f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
 
@@ -78,8 +75,6 @@ def save(paths: StudyPaths, submission: Submission) -> Submission:
     """Write the record to the disk (flushed, then renamed into place) and, for a
     study on object storage, to the study's URI: a failed upload raises, so nothing
     is submitted or waited on that another machine could not find."""
-    from . import shared
-
     where = folder(paths)
     where.mkdir(parents=True, exist_ok=True)
     path = where / f"{submission.id}.json"
@@ -93,21 +88,15 @@ def update(paths: StudyPaths, submission: Submission, **changes: Any) -> Submiss
     return save(paths, replace(submission, **changes))
 
 
-def parse(text: str) -> Submission:
-    data = json.loads(text)
+def load(path: Path) -> Submission:
+    data = json.loads(path.read_text(encoding="utf-8"))
     data["requests"] = {k: Request(**v) for k, v in data["requests"].items()}
     return Submission(**data)
-
-
-def load(path: Path) -> Submission:
-    return parse(path.read_text(encoding="utf-8"))
 
 
 def submissions(paths: StudyPaths, *, stage: str | None = None) -> list[Submission]:
     """Every recorded submission (oldest first), of one stage when given; a study on
     object storage first takes in the records other machines wrote."""
-    from . import shared
-
     shared.fetch(paths)
     where = folder(paths)
     found = [load(p) for p in sorted(where.glob("*.json"))] if where.is_dir() else []
@@ -125,9 +114,3 @@ def held_keys(paths: StudyPaths, stage: str) -> frozenset[str]:
     return frozenset(
         key for s in open_submissions(paths, stage=stage) for key in s.requests
     )
-
-
-def progress(submission: Submission) -> tuple[bool, bool]:
-    """How far a record has come: created (it has a batch id), then closed. Neither
-    ever goes back, so of two copies of one record the further one is the truth."""
-    return (submission.state == "closed", submission.batch_id is not None)

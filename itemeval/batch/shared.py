@@ -4,7 +4,7 @@
 A machine works in its own dir (`paths.root`); the URI is where machines meet. Each
 record is uploaded whole (one PUT: readers see all of it or none) every time it is
 written, and read back before the ledger is read. Two copies of one record are settled
-by how far each has come (`ledger.progress`): a batch id, once given, and `closed`,
+by how far each has come (`progress`): a batch id, once given, and `closed`,
 once written, are never taken back, so the further copy wins and the other is never
 written over it. A local study's ledger is already where every run reads it: these
 do nothing there.
@@ -14,18 +14,27 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..paths import StudyPaths
 from ..store.files import write_json_atomic
 
-if TYPE_CHECKING:
-    from .ledger import Submission
+FOLDER = "batches"
+
+
+def folder(paths: StudyPaths) -> Path:
+    """This machine's copy of the ledger."""
+    return paths.root / FOLDER
+
+
+def progress(record: dict[str, Any]) -> tuple[bool, bool]:
+    """How far a record has come: created (it has a batch id), then closed. Neither
+    ever goes back, so of two copies of one record the further one is the truth."""
+    return (record.get("state") == "closed", record.get("batch_id") is not None)
 
 
 def _fs(paths: StudyPaths) -> tuple[Any, str]:
     from ..store.remote import filesystem_for, join_uri, storage_options_for
-    from .ledger import FOLDER
 
     assert paths.remote is not None
     fs, root = filesystem_for(paths.remote, storage_options_for(paths.remote))
@@ -36,8 +45,8 @@ def upload(paths: StudyPaths, path: Path) -> None:
     """Copy one written record to the study's URI."""
     if paths.remote is None:
         return
-    fs, folder = _fs(paths)
-    fs.put_file(str(path), f"{folder}/{path.name}")
+    fs, shared = _fs(paths)
+    fs.put_file(str(path), f"{shared}/{path.name}")
 
 
 def fetch(paths: StudyPaths) -> None:
@@ -46,25 +55,20 @@ def fetch(paths: StudyPaths) -> None:
     (its upload failed) is uploaded again."""
     if paths.remote is None:
         return
-    from .ledger import folder as local_folder
-
-    fs, folder = _fs(paths)
-    if not fs.exists(folder):
+    fs, shared = _fs(paths)
+    if not fs.exists(shared):
         return
-    here = local_folder(paths)
-    for name in sorted(fs.ls(folder, detail=False)):
+    here = folder(paths)
+    for name in sorted(fs.ls(shared, detail=False)):
         if name.endswith(".json"):
-            _settle(paths, fs, name, here / name.rsplit("/", 1)[-1])
+            _settle(fs, name, here / name.rsplit("/", 1)[-1])
 
 
-def _settle(paths: StudyPaths, fs: Any, remote: str, local: Path) -> None:
-    from .ledger import load, parse, progress
-
-    text = fs.cat_file(remote).decode("utf-8")
-    theirs: Submission = parse(text)
-    mine = load(local) if local.exists() else None
+def _settle(fs: Any, remote: str, local: Path) -> None:
+    theirs = json.loads(fs.cat_file(remote))
+    mine = json.loads(local.read_text("utf-8")) if local.exists() else None
     if mine is None or progress(theirs) > progress(mine):
         local.parent.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(local, json.loads(text))
+        write_json_atomic(local, theirs)
     elif progress(mine) > progress(theirs):
         fs.put_file(str(local), remote)
