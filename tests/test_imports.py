@@ -66,6 +66,7 @@ LAYERS = [
         "itemeval.cli.app",
         "itemeval.cli.options",
         "itemeval.cli.stages",
+        "itemeval.cli.planning",
         "itemeval.cli.reading",
         "itemeval.cli.tools",
         "itemeval.console",

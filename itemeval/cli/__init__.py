@@ -1,6 +1,6 @@
 """The itemeval command line: each command parses, loads the study, calls one library
-function and renders. The commands live by stage (`stages`, `reading`, `tools`); this
-module lists them in the order `--help` shows and maps errors to exit codes."""
+function and renders. The commands live by job (`stages`, `planning`, `reading`,
+`tools`); this module lists them in `--help`'s order and maps errors to exit codes."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import typer
 
 from .. import signals
 from ..errors import EXIT_CONFIG, ItemevalError, error_document
-from . import reading, stages, tools  # noqa: F401 - importing them registers them
+from . import planning, reading, stages, tools  # noqa: F401 - importing them registers them
 from .app import app
 from .reading import ITEM_ANALYSIS
 

@@ -72,6 +72,25 @@ def _study(config: Path, base_dir: Path | None, *, reads: str = "table") -> Stud
     )
 
 
+def _selection(
+    condition: list[str] | None,
+    limit: int | None,
+    item_ids: list[str] | None,
+    sample: int | None,
+    seed: int,
+    stratify: str | None,
+) -> dict[str, Any]:
+    """The options that choose a stage's cells, as the stages' options take them."""
+    return {
+        "conditions": tuple(condition or ()),
+        "limit": limit,
+        "ids": tuple(item_ids or ()),
+        "sample": sample,
+        "seed": seed,
+        "stratify": stratify,
+    }
+
+
 def _stage_options(display: str | None, **values: Any) -> dict[str, Any]:
     chosen = display or ("itemeval" if sys.stderr.isatty() else "none")
     if chosen not in DISPLAYS:

@@ -207,16 +207,23 @@ def results(
     data = with_sequential(study, data)
     if json_out:
         console.print_json(data)
-        return
-    console.render_results(data, console.stdout())
-    from .. import efficiency_render
+    else:
+        _render_results(data, report.slugs, items=items)
 
+
+def _render_results(
+    data: dict[str, Any], slugs: dict[str, str], *, items: bool
+) -> None:
+    """The results' tables; then a sequential comparison's and the item analysis'."""
+    from .. import console, efficiency_render
+
+    console.render_results(data, console.stdout())
     if data.get("sequential"):
         efficiency_render.render_sequential_compare(
             data["sequential"], console.stdout()
         )
     if items:
-        efficiency_render.render_items(data["items"], console.stdout(), report.slugs)
+        efficiency_render.render_items(data["items"], console.stdout(), slugs)
 
 
 @app.command()

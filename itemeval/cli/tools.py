@@ -1,4 +1,4 @@
-"""The commands around the stages: init, batches, view, import and plan."""
+"""The commands around the stages: init, batches, view and import."""
 
 from __future__ import annotations
 
@@ -8,15 +8,11 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import ConfigError
-from .app import _asker, _study, app
+from .app import _study, app
 from .options import (
-    Alpha,
     BaseDir,
     ConfigArg,
     Json,
-    MaxUsd,
-    SampleSeed,
-    Yes,
 )
 
 
@@ -189,65 +185,3 @@ def import_logs(
         console.print_json(result.as_dict())
     else:
         console.render_import(result, console.stderr())
-
-
-@app.command()
-def plan(
-    config: ConfigArg,
-    detect: Annotated[
-        float,
-        typer.Option("--detect", help="The difference of mean scores to detect."),
-    ],
-    power: Annotated[
-        float, typer.Option("--power", help="The chance of detecting it.")
-    ] = 0.8,
-    alpha: Alpha = 0.05,
-    compare: Annotated[
-        Optional[tuple[str, str]],
-        typer.Option(
-            "--compare",
-            metavar="A B",
-            help="The two generate conditions (default: the pair that varies most).",
-        ),
-    ] = None,
-    pilot: Annotated[
-        Optional[int],
-        typer.Option(
-            "--pilot",
-            min=2,
-            help="First generate and grade N random items of the conditions (kept).",
-        ),
-    ] = None,
-    seed: SampleSeed = 0,
-    base_dir: BaseDir = None,
-    yes: Yes = False,
-    max_usd: MaxUsd = None,
-    json_out: Json = False,
-) -> None:
-    """How many items x replications detect a difference with the asked power, each
-    priced by the estimate, from the variance of stored (or piloted) grades.
-
-    \b
-    Example: itemeval plan configs/demo.yaml --detect 0.1 --compare arith-good_concise_default arith-weak_concise_default
-    """  # noqa: E501 (an example line: click prints it as written)
-    from .. import console
-    from ..efficiency_render import render_plan
-    from ..sizing import PlanOptions, plan_study
-
-    options = PlanOptions(
-        detect=detect,
-        power=power,
-        alpha=alpha,
-        compare=tuple(compare or ()),
-        pilot=pilot,
-        seed=seed,
-        yes=yes,
-        max_usd=max_usd,
-    )
-    report = plan_study(
-        _study(config, base_dir), options, ask=_asker(), tell=console.tell
-    )
-    if json_out:
-        console.print_json(report.as_dict())
-    else:
-        render_plan(report.as_dict(), console.stdout())
