@@ -3,7 +3,7 @@ losing sample transcripts.
 
 Run: `.venv/bin/python benchmarks/bench_settings.py [--rounds N] [--cells 2000]` (about
 12 minutes for 2 rounds; not part of `make bench`). It copies the `itemeval` package
-into a temp dir and patches the copy's `inspect_tasks.run_tasks` so the keyword
+into a temp dir and patches the copy's `inspect_run.run_tasks` so the keyword
 arguments of its `eval()` call can be overridden from the environment
 (`ITEMEVAL_BENCH_EVAL_KWARGS`, JSON); the checkout is never touched. Each round runs the
 unchanged settings and then every candidate on a fresh 2,000-cell study (1 condition ×
@@ -68,7 +68,7 @@ def patched_copy(dest: Path) -> Path:
         dest / "itemeval",
         ignore=shutil.ignore_patterns("__pycache__"),
     )
-    module = dest / "itemeval" / "inspect_tasks.py"
+    module = dest / "itemeval" / "inspect_run.py"
     source = module.read_text(encoding="utf-8")
     if _CALL not in source or _BUFFER not in source:
         raise SystemExit(

@@ -11,7 +11,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 
 from .errors import ConfigError
 from .imported import condition_of, log_payload
-from .inspect_tasks import read_sample
+from .inspect_samples import read_sample
 from .outcomes import SampleResult
 from .records import GenerateCondition, Item
 

@@ -198,7 +198,7 @@ class Runner:
         journaled: Journaled,
         execution: Execution,
     ) -> None:
-        from . import inspect_tasks
+        from . import inspect_run
 
         held = HeldRows()  # rows the journal could not take (a full disk)
         try:
@@ -216,7 +216,7 @@ class Runner:
             (name, message) for name, message in failures.items() if name in known
         )
         for message in failures.values():
-            error = inspect_tasks.write_error(message)
+            error = inspect_run.write_error(message)
             if error is not None and execution.write_failure is None:
                 execution.write_failure = write_failure_message(self.log_dir, error)
 
@@ -229,7 +229,7 @@ class Runner:
         journal: JournalWriter,
         held: HeldRows,
     ) -> dict[str, str] | None:
-        from . import inspect_tasks
+        from . import inspect_run
 
         def on_sample(result: SampleResult) -> None:
             # inspect swallows a hook's exception, so one here would silently lose a
@@ -259,21 +259,17 @@ class Runner:
                     f"{type(exc).__name__}: {exc}",
                 )
 
-        with inspect_tasks.sample_sink(
+        return inspect_run.run_tasks(
+            self._build(window, execution),
             on_sample,
+            log_dir=self.log_dir,
             log_prefix=self.log_dir.relative_to(self.paths.root),
             logprob_tokens=self.logprob_tokens,
-        ):
-            return inspect_tasks.run_tasks(
-                self._build(window, execution),
-                log_dir=self.log_dir,
-                display=self.display,
-                in_flight=window.in_flight,
-                log_buffer=min(inspect_tasks.LOG_BUFFER, window.window),
-                keep_feeding=lambda: (
-                    execution.write_failure is None and not self.stopped()
-                ),
-            )
+            display=self.display,
+            in_flight=window.in_flight,
+            log_buffer=min(inspect_run.LOG_BUFFER, window.window),
+            keep_feeding=lambda: execution.write_failure is None and not self.stopped(),
+        )
 
     def _save_held(self, held: HeldRows, execution: Execution) -> None:
         """Rows the journal could not take, written where they fit; the failure's

@@ -1,5 +1,5 @@
 """The feed that hands inspect one task whenever a running one ends
-(inspect_tasks._Feed)."""
+(inspect_run._Feed)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from itemeval import inspect_tasks
+from itemeval import inspect_run
 
 
 def task(name: str, first: int, size: int = 2) -> Task:
@@ -29,7 +29,7 @@ def ended(t: Task, status: str = "success") -> SimpleNamespace:
 
 
 def feed(tasks: list[Task], keep=lambda: True):
-    source = inspect_tasks._Feed(iter(tasks), keep)
+    source = inspect_run._Feed(iter(tasks), keep)
     source.start(2)
     return source
 
@@ -69,7 +69,7 @@ def test_no_task_starts_once_the_run_is_stopping(monkeypatch, stop):
         [task("a", 0), task("a", 2), task("a", 4)], keep=lambda: not stopping["now"]
     )
     if stop == "signal":
-        monkeypatch.setattr(inspect_tasks.signals, "stop_requested", lambda: True)
+        monkeypatch.setattr(inspect_run.signals, "stop_requested", lambda: True)
     else:
         stopping["now"] = True
     assert asyncio.run(source.task_complete(ended(source.first[0]))) is None
