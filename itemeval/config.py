@@ -1,30 +1,23 @@
-"""The study config: strict pydantic models of the YAML and `load_config`, which
-resolves its paths."""
+"""The study config: strict pydantic models of the YAML, and the loaded config that
+resolves its paths (`config_load.load_config` reads one)."""
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    ValidationError,
     create_model,
     model_validator,
 )
 
-from .errors import ConfigError
-from .hashing import content_hash
 from .paths import StudyPaths, is_remote, work_dir
 from .records import REASONING_EFFORTS, SAMPLING_PARAMS, SamplingParam
-from .textfiles import read_utf8
-from .yaml_text import YamlRefused, cut, load_yaml, shorten
 
 MAX_REPLICATIONS = 10_000
 """More is a typo (`1e9` planned 4·10⁹ cells and a 30 GiB allocation), not a study."""
@@ -335,163 +328,3 @@ class LoadedConfig:
     def input_path(self, relative: str) -> Path:
         """Inputs (datasets, templates, pricing) are relative to the config file."""
         return (self.config_dir / relative).resolve()
-
-
-def load_config(path: str | Path, base_dir: str | Path | None = None) -> LoadedConfig:
-    """Read, parse and validate a study config; raise ConfigError naming the file and
-    field on any problem."""
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file not found: {path}")
-    text = read_utf8(path, "config")
-    raw = _parse_yaml(text, path)
-    config = _validate(raw, path)
-    _check_semantics(config, path)
-    # Relative to the config file, like prompts_dir, datasets and pricing_path: the same
-    # config run from any directory is the same study. -C/--base-dir overrides it.
-    base = Path(base_dir) if base_dir is not None else path.resolve().parent
-    return LoadedConfig(
-        config=config,
-        path=path.resolve(),
-        text_hash=content_hash(text),
-        base_dir=base.resolve(),
-    )
-
-
-def _parse_yaml(text: str, path: Path) -> dict[str, Any]:
-    try:
-        raw = load_yaml(text)
-    except RecursionError:
-        raise ConfigError(f"{path}: YAML nested too deeply to read") from None
-    except YamlRefused as exc:
-        raise ConfigError(
-            f"{path}: refused YAML at {_where(exc)}: {exc.problem}"
-        ) from None
-    except yaml.MarkedYAMLError as exc:
-        raise ConfigError(
-            f"{path}: malformed YAML at {_where(exc)}: "
-            f"{shorten(str(exc.problem or exc))}"
-        ) from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: malformed YAML: {exc}") from None
-    if not isinstance(raw, dict):
-        raise ConfigError(
-            f"{path}: a study config must be a YAML mapping with at least "
-            f"`study:`, got {type(raw).__name__}"
-        )
-    return raw
-
-
-def _where(exc: yaml.MarkedYAMLError) -> str:
-    mark = exc.problem_mark or exc.context_mark
-    return (
-        f"line {mark.line + 1}, column {mark.column + 1}"
-        if mark
-        else "unknown position"
-    )
-
-
-def _validate(raw: dict[str, Any], path: Path) -> StudyConfig:
-    try:
-        return StudyConfig.model_validate(raw)
-    except ValidationError as exc:
-        errors = exc.errors()
-        lines = [_describe_error(err)[:400] for err in errors[:_SHOWN_ERRORS]]
-        if len(errors) > _SHOWN_ERRORS:
-            lines.append(f"… and {len(errors) - _SHOWN_ERRORS:,} more errors")
-        raise ConfigError(
-            f"{path}: invalid config:\n" + "\n".join(f"  - {line}" for line in lines)
-        ) from None
-
-
-_SHOWN_ERRORS = 20
-"""Config errors listed in one message: a hostile config must not print megabytes."""
-
-
-def _describe_error(err: dict[str, Any]) -> str:
-    loc = tuple(str(part) for part in err["loc"])
-    dotted = ".".join(loc) or "(top level)"
-    if err["type"] == "extra_forbidden":
-        hint = _closest_key(loc)
-        return f"{dotted}: unknown key" + (f" — did you mean {hint}?" if hint else "")
-    if err["type"] == "missing":
-        return f"{dotted}: required field is missing"
-    if err["type"] == "string_pattern_mismatch" and loc == ("study",):
-        return (
-            f"study: {cut(err['input'])} is not a valid study name (lower-case "
-            "letters, digits, '_' and '-', starting with a letter or digit, at "
-            "most 64 chars)"
-        )
-    return f"{dotted}: {err['msg']} (got {cut(err.get('input'))})"
-
-
-def _closest_key(loc: tuple[str, ...]) -> str | None:
-    """The valid key nearest to an unknown one, found by walking the models along the
-    error's path."""
-    model: Any = StudyConfig
-    for part in loc[:-1]:
-        field = _field_named(model, part)
-        if field is None:
-            continue  # a list index, a dict key (grader name) or a union tag
-        model = _model_of(field.annotation)
-        if model is None:
-            return None
-    names = [f.alias or name for name, f in model.model_fields.items()]
-    match = difflib.get_close_matches(loc[-1], names, n=1, cutoff=0.6)
-    return match[0] if match else None
-
-
-def _field_named(model: Any, name: str) -> Any:
-    for field_name, field in getattr(model, "model_fields", {}).items():
-        if name in (field_name, field.alias):
-            return field
-    return None
-
-
-def _model_of(annotation: Any) -> Any:
-    """The BaseModel class inside an annotation like `list[X]`, `X | None` or
-    `dict[str, X]`."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()):
-        found = _model_of(arg)
-        if found is not None:
-            return found
-    return None
-
-
-def _check_semantics(config: StudyConfig, path: Path) -> None:
-    facets = config.facets
-    if not facets.grader and not facets.scorer:
-        raise ConfigError(
-            f"{path}: facets: set at least one of facets.grader or "
-            "facets.scorer, or nothing will be graded"
-        )
-    for name in facets.grader:
-        if "/" not in name and name not in config.graders:
-            known = ", ".join(sorted(config.graders)) or "none defined"
-            raise ConfigError(
-                f"{path}: facets.grader: unknown grader {name!r} (graders: {known}); "
-                "define it under `graders:` or use a model id containing '/'"
-            )
-    ids = [
-        (f"solvers.models[{i}]", model) for i, model in enumerate(config.solvers.models)
-    ]
-    ids += [
-        (f"graders.{name}.model", grader.model)
-        for name, grader in config.graders.items()
-    ]
-    for where, model in ids:
-        provider, _, name = model.partition("/")
-        if not provider or not name:
-            raise ConfigError(
-                f"{path}: {where}: {model!r} is not a model id; write "
-                "<provider>/<model>, "
-                "e.g. openai/gpt-4.1-mini or itemeval/arith-good"
-            )
-    names = [m.name for m in facets.model_config_]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        raise ConfigError(
-            f"{path}: facets.model_config: duplicate name(s) {', '.join(duplicates)}"
-        )

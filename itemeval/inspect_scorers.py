@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import functools
 import gc
-import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
@@ -15,7 +14,6 @@ from typing import Any
 
 from inspect_ai.model import ChatMessageUser, ModelOutput
 from inspect_ai.scorer import (
-    Score,
     Target,
     answer,
     choice,
@@ -26,7 +24,6 @@ from inspect_ai.scorer import (
     multi_scorer,
     pattern,
 )
-from inspect_ai.scorer._metric import value_to_float
 from inspect_ai.solver import TaskState
 from inspect_ai.solver._multiple_choice import (
     parse_answers,
@@ -36,6 +33,7 @@ from inspect_ai.solver._task_state import Choices
 from pydantic import BaseModel, ConfigDict
 
 from .errors import ConfigError
+from .inspect_verdicts import to_result
 from .scorer_signature import params_model
 from .scorers.base import ScoreContext, ScoreResult, ScorerSpec
 from .user_scorers import load_user_scorer
@@ -59,8 +57,6 @@ version is a new grade condition."""
 _MODEL = (
     "itemeval/stored"  # the model name on rebuilt states; the scorers never call it
 )
-_TO_FLOAT = value_to_float()
-_LETTERS = {letter: _TO_FLOAT(letter) for letter in ("C", "I", "P", "N")}
 
 
 def _memoise_normalisation() -> None:
@@ -248,138 +244,6 @@ def _state(
         else ModelOutput.from_content(_MODEL, solution)
     )
     return state
-
-
-def to_result(score: Score | None, solution: str) -> ScoreResult:
-    """A ScoreResult keeping inspect's value (as `raw`), answer, explanation and
-    metadata.
-
-    Letters and other scalars become floats as inspect's `value_to_float` maps them (C
-    1, P 0.5, I 0, N 0). A scorer that declines (None, or inspect's unscored NaN) and a
-    list or dict value are failures, not 0.
-    """
-    if score is None:
-        return ScoreResult(
-            score=None,
-            answer=None,
-            parse_error="unscored",
-            explanation="the scorer returned no score",
-        )
-    value = score.value
-    if (
-        score.metadata is None and not score.reason
-    ):  # the usual case: a letter, or a float (f1)
-        if isinstance(value, str) and value in _LETTERS:
-            return _plain_result(
-                _LETTERS[value], value, score.answer, score.explanation, solution
-            )
-        if type(value) is float and math.isfinite(value):
-            return _plain_result(
-                value, repr(value), score.answer, score.explanation, solution
-            )
-    explanation = None if score.explanation == solution else score.explanation
-    # The grader's conversation (model-graded scorers) is in the .eval log already; the
-    # rest is stored as JSON.
-    meta = {
-        key: _plain(value)
-        for key, value in (score.metadata or {}).items()
-        if key != "grading"
-    }
-    if score.reason:
-        meta["reason"] = str(score.reason)
-    raw = _raw(value)
-    answer = (
-        None if score.answer == solution else score.answer
-    )  # the whole solution is in the solutions store
-    common = {
-        "answer": answer,
-        "explanation": explanation,
-        "raw": raw,
-        "metadata": meta or None,
-    }
-    if isinstance(value, float) and math.isnan(value):
-        return ScoreResult(score=None, parse_error="unscored", **common)
-    if isinstance(value, dict):
-        return _mapping_result(value, common)
-    if isinstance(value, list):
-        return ScoreResult(score=None, parse_error="score_not_scalar", **common)
-    if isinstance(value, str) and not _is_known(value):
-        return ScoreResult(score=None, parse_error="score_not_numeric", **common)
-    return ScoreResult(score=_TO_FLOAT(value), **common)
-
-
-def _mapping_result(value: dict, common: dict[str, Any]) -> ScoreResult:
-    """A score with several named values (SPEC §20): each kept as a criterion, the score
-    is the declared total (`score`/`total`) or their mean."""
-    from .criteria import mapping_score
-
-    score, criteria = mapping_score(value)
-    if score is None:
-        return ScoreResult(score=None, parse_error="criterion_not_numeric", **common)
-    metadata = {**(common["metadata"] or {}), "criteria": criteria}
-    return ScoreResult(score=score, **{**common, "metadata": metadata})
-
-
-def _plain_result(
-    number: float, raw: str, answer: str | None, explanation: str | None, solution: str
-) -> ScoreResult:
-    """A plain verdict; the whole solution as answer or explanation is not repeated
-    (it is in the solutions store). Verdicts that say nothing but their value are
-    shared: one object per value, not one per row."""
-    answer = None if answer == solution else answer
-    explanation = None if explanation == solution else explanation
-    if answer is None and explanation is None:
-        shared = _SHARED_RESULTS.get(raw)
-        if shared is None:
-            shared = ScoreResult(score=number, answer=None, raw=raw)
-            if (
-                len(_SHARED_RESULTS) < _SHARED_RESULTS_LIMIT
-            ):  # a user scorer's floats may take any value
-                _SHARED_RESULTS[raw] = shared
-        return shared
-    return ScoreResult(score=number, answer=answer, explanation=explanation, raw=raw)
-
-
-_SHARED_RESULTS: dict[str, ScoreResult] = {}
-"""raw value -> its plain ScoreResult (frozen): the letters, and f1's values in steps
-of 0.01."""
-_SHARED_RESULTS_LIMIT = 1024
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-able copy of a metadata value (pydantic models dumped, other objects as
-    text)."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)
-
-
-def _raw(value: Any) -> str | None:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        import json
-
-        return json.dumps(value, default=str)
-    return repr(float(value)) if math.isfinite(value) else None
-
-
-def _is_known(value: str) -> bool:
-    """Whether inspect's value_to_float reads the string (it would otherwise log a
-    warning and return 0)."""
-    lowered = value.lower()
-    if value in ("C", "I", "P", "N") or lowered in ("yes", "no", "true", "false"):
-        return True
-    try:
-        return math.isfinite(float(value))
-    except ValueError:
-        return False
 
 
 # ---- the registry's entry points

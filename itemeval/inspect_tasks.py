@@ -134,7 +134,7 @@ def _last_call_was_cached() -> bool:
 def _replay_and_score(scorer: Any, gate: CallGate | None) -> Solver:
     """The stored solution as the model's output, then inspect's model-graded scorer
     on it (its calls are the cost)."""
-    from .inspect_scorers import to_result
+    from .inspect_verdicts import to_result
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         solution = state.metadata["solution"]

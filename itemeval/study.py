@@ -9,7 +9,8 @@ from typing import Any
 
 from . import chat, dataset_locks, pairwise
 from .cascade import cascade_conditions
-from .config import LoadedConfig, StudyConfig, load_config
+from .config import LoadedConfig, StudyConfig
+from .config_load import load_config
 from .criteria import split_front_matter
 from .errors import ConfigError
 from .grid import (

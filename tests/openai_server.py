@@ -48,7 +48,8 @@ from typing import Any
 
 import pytest
 
-from itemeval.offline import find_claim, find_problem, fmt, token_logprobs
+from itemeval.arithmetic import find_problem, fmt
+from itemeval.offline_solver import find_claim, token_logprobs
 
 TRIGGERS = ("FAIL500", "RATE429", "BUSY429", "HANG", "BAD400", "AUTH401")
 CHAT_PATH = "/v1/chat/completions"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from itemeval.cli import main
-from itemeval.config import load_config
+from itemeval.config_load import load_config
 from tests.helpers import base_config, write_study
 
 

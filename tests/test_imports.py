@@ -16,6 +16,7 @@ INSPECT_ADAPTERS = {
     "itemeval.inspect_hooks",
     "itemeval.inspect_samples",
     "itemeval.inspect_scorers",
+    "itemeval.inspect_verdicts",
     "itemeval.inspect_graders",
     "itemeval.offline",
     "itemeval.cache_lookup",
@@ -228,11 +229,8 @@ def test_runtime_imports_resolve_relative_and_skip_type_checking(tmp_path, monke
 MAX_LINES = 450
 OVERSIZED = {
     "itemeval.grade": 1000,
-    "itemeval.offline": 520,
-    "itemeval.inspect_scorers": 500,
     "itemeval.report": 600,
     "itemeval.results": 600,
-    "itemeval.config": 520,
 }
 """Modules still over MAX_LINES, each with a ceiling it may not pass: split one and
 lower (or drop) its entry; never raise a ceiling, split instead."""

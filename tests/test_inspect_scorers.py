@@ -354,8 +354,8 @@ def test_plain_verdicts_share_one_result_per_value_and_keep_any_other_answer(
 ):
     from inspect_ai.scorer import Score
 
-    from itemeval import inspect_scorers
-    from itemeval.inspect_scorers import to_result
+    from itemeval import inspect_verdicts
+    from itemeval.inspect_verdicts import to_result
 
     correct = to_result(
         Score(value="C", answer="the reply", explanation="the reply"), "the reply"
@@ -390,13 +390,13 @@ def test_plain_verdicts_share_one_result_per_value_and_keep_any_other_answer(
         half.raw,
     ) == (0.5, "0.5")
 
-    monkeypatch.setattr(inspect_scorers, "_SHARED_RESULTS", {})
+    monkeypatch.setattr(inspect_verdicts, "_SHARED_RESULTS", {})
     monkeypatch.setattr(
-        inspect_scorers, "_SHARED_RESULTS_LIMIT", 3
+        inspect_verdicts, "_SHARED_RESULTS_LIMIT", 3
     )  # a user scorer's floats may be any value
     values = [i / 7 for i in range(10)]
     results = [to_result(Score(value=v, answer="x"), "x") for v in values]
     assert [r.score for r in results] == values and [r.raw for r in results] == [
         repr(v) for v in values
     ]
-    assert len(inspect_scorers._SHARED_RESULTS) == 3
+    assert len(inspect_verdicts._SHARED_RESULTS) == 3

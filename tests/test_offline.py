@@ -19,7 +19,7 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.solver import generate
 
-from itemeval import offline
+from itemeval import arithmetic, offline_judge, offline_solver
 from itemeval.judge import parse_judge_reply, with_format_suffix
 
 REPO = Path(__file__).resolve().parent.parent
@@ -100,8 +100,8 @@ def solver_logs(tmp_path_factory):
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r["qid"])
 def test_solver_reads_every_demo_problem_inside_a_prompt(row):
-    problem = offline.find_problem(PROMPT.format(q=row["question"]))
-    assert problem is not None and offline.fmt(problem.answer) == row["answer"]
+    problem = arithmetic.find_problem(PROMPT.format(q=row["question"]))
+    assert problem is not None and arithmetic.fmt(problem.answer) == row["answer"]
 
 
 @pytest.mark.parametrize(
@@ -117,23 +117,25 @@ def test_solver_reads_every_demo_problem_inside_a_prompt(row):
     ],
 )
 def test_find_problem_cases(text, answer):
-    problem = offline.find_problem(text)
-    assert (problem and offline.fmt(problem.answer)) == answer
+    problem = arithmetic.find_problem(text)
+    assert (problem and arithmetic.fmt(problem.answer)) == answer
 
 
 def test_base_rates_for_known_numbered_and_other_names():
-    assert [offline.base_rate(m) for m in SOLVERS] == [0.92, 0.72, 0.45]
-    assert offline.base_rate("arith-80") == 0.80
-    assert 0.35 <= offline.base_rate("arith-mystery") <= 0.9
-    assert offline.base_rate("arith-mystery") == offline.base_rate("arith-mystery")
+    assert [offline_solver.base_rate(m) for m in SOLVERS] == [0.92, 0.72, 0.45]
+    assert offline_solver.base_rate("arith-80") == 0.80
+    assert 0.35 <= offline_solver.base_rate("arith-mystery") <= 0.9
+    assert offline_solver.base_rate("arith-mystery") == offline_solver.base_rate(
+        "arith-mystery"
+    )
 
 
 def test_temperature_and_wording_move_the_rate():
-    problem = offline.find_problem("What is 17 * 23?")
+    problem = arithmetic.find_problem("What is 17 * 23?")
     plain = "Compute: What is 17 * 23?"
-    cold = offline.correct_probability("arith-fair", plain, problem, 0.0)
-    hot = offline.correct_probability("arith-fair", plain, problem, 1.0)
-    cued = offline.correct_probability(
+    cold = offline_solver.correct_probability("arith-fair", plain, problem, 0.0)
+    hot = offline_solver.correct_probability("arith-fair", plain, problem, 1.0)
+    cued = offline_solver.correct_probability(
         "arith-fair", "Think step by step. " + plain, problem, 0.0
     )
     assert hot == pytest.approx(cold - 0.06)
@@ -146,7 +148,7 @@ def test_greedy_replications_repeat_and_sampled_ones_vary():
     def texts(temperature, seed=None):
         return [
             {
-                offline.solver_reply(
+                offline_solver.solver_reply(
                     "arith-fair", p, temperature=temperature, epoch=e, seed=seed
                 )
                 for e in (1, 2, 3)
@@ -164,7 +166,9 @@ def test_wrong_answers_are_close_to_the_truth():
     answers = [
         float(
             final_answer(
-                offline.solver_reply("arith-weak", prompt, temperature=1.0, epoch=e)
+                offline_solver.solver_reply(
+                    "arith-weak", prompt, temperature=1.0, epoch=e
+                )
             )
         )
         for e in range(1, 40)
@@ -191,7 +195,9 @@ def _rubric(target: str, final: str, i: int = 0) -> str:
     ],
 )
 def test_judge_scores_the_last_answer_against_the_reference(target, final, score):
-    reply = offline.judge_reply("judge", _rubric(target, final), malformed_rate=0.0)
+    reply = offline_judge.judge_reply(
+        "judge", _rubric(target, final), malformed_rate=0.0
+    )
     parsed = parse_judge_reply(reply)
     assert (parsed.score, parsed.parse_error) == (score, None)
     assert reply.rstrip().endswith("```") and "reasoning" in reply
@@ -207,7 +213,7 @@ def test_judge_reads_the_builtin_rubric_and_scales_to_ten():
     )
     assert (
         parse_judge_reply(
-            offline.judge_reply("judge", text, malformed_rate=0.0, scale=10)
+            offline_judge.judge_reply("judge", text, malformed_rate=0.0, scale=10)
         ).score
         == 10
     )
@@ -215,14 +221,14 @@ def test_judge_reads_the_builtin_rubric_and_scales_to_ten():
 
 def test_judge_without_a_reference_still_answers_deterministically():
     text = "Candidate solution:\nANSWER: 5"
-    reply = offline.judge_reply("judge", text, malformed_rate=0.0)
-    assert reply == offline.judge_reply("judge", text, malformed_rate=0.0)
+    reply = offline_judge.judge_reply("judge", text, malformed_rate=0.0)
+    assert reply == offline_judge.judge_reply("judge", text, malformed_rate=0.0)
     assert parse_judge_reply(reply).score in (0, 1)
 
 
 def test_judge_malformed_share_and_kinds():
     replies = [
-        offline.judge_reply(
+        offline_judge.judge_reply(
             "judge", _rubric(str(2 * i), str(2 * i), i), malformed_rate=0.3
         )
         for i in range(400)
@@ -237,7 +243,7 @@ def test_judge_malformed_share_and_kinds():
     }
     assert all(
         parse_judge_reply(
-            offline.judge_reply("judge", _rubric("1", "1", i), malformed_rate=0.0)
+            offline_judge.judge_reply("judge", _rubric("1", "1", i), malformed_rate=0.0)
         ).score
         == 1
         for i in range(100)
