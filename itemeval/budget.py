@@ -200,6 +200,23 @@ class SpendCap:
             changed.notify_all()
             return False
 
+    def hold(self, worst: float) -> bool:
+        """Reserve `worst` for spend outside any call (a provider batch, billed as a
+        whole when it ends), taking more of a lease when one is held; False, and the
+        run stops, when it cannot fit. The holder settles it by adding what it cost
+        less `worst` to `spent`."""
+        need = self.spent + sum(self._in_flight.values()) + worst - self.cap
+        if need > 0 and self.lease is not None and not self._dry:
+            granted = self.lease.take(need)
+            self.cap += granted
+            self._dry = granted < need
+            need -= granted
+        if need > 0:
+            self.stopped = True
+            return False
+        self.spent += worst
+        return True
+
     def slots(self, model: str, limit: int) -> asyncio.Semaphore:
         """A model's call slots for this event loop (each eval runs its own loop):
         reservations wait for one, so calls reserved but still queued for a

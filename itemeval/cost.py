@@ -69,6 +69,9 @@ class EstimateLine:
 class Estimate:
     lines: list[EstimateLine] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    open_batches: dict[str, Any] | None = None
+    """What batches earlier runs left open hold (batches, requests, usd_worst): billed
+    when they end, not counted in the lines."""
 
     def total(self, attribute: str, stage: str | None = None) -> float | None:
         return total_usd(
@@ -166,6 +169,7 @@ class Estimate:
             f"+ {MESSAGE_OVERHEAD_TOKENS} "
             "per call",
             "notes": list(self.notes),
+            **({"open_batches": self.open_batches} if self.open_batches else {}),
         }
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from . import cascade, cascade_counts
 from . import generate as gen_stage
 from . import grade as grade_stage
+from .batch.listing import held_by_open, held_note
 from .cost import (
     Estimate,
     EstimateLine,
@@ -164,7 +165,15 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
             cascade_counts.estimate_note(c, cascade_counts.undecided_share(study, c))
             for c in cascade.cascades(grade)
         ]
-    return Estimate(lines=merge_lines(lines), notes=notes + _notes(lines, prices))
+    held = held_by_open(study.paths, _stages(options.stage))
+    notes += [held_note(held)] if held else []
+    return Estimate(
+        lines=merge_lines(lines), notes=notes + _notes(lines, prices), open_batches=held
+    )
+
+
+def _stages(stage: str) -> tuple[str, ...]:
+    return ("generate", "grade") if stage == "all" else (stage,)
 
 
 def _notes(lines: list[EstimateLine], prices: PriceTable) -> list[str]:

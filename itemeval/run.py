@@ -191,6 +191,7 @@ class Run:
             ]
         # Durable batch mode runs apart from inspect (README "Batch mode").
         batched, specs = batch.split(specs)
+        held = batch.hold_open(self)  # earlier runs' open batches: billed all the same
         paths = self.study.paths
         runner = Runner(
             paths=paths,
@@ -224,7 +225,7 @@ class Run:
             finally:  # the entries its calls left in the shared cache are its own
                 cache_origins.record(self.study, specs, started_ns)
         if batched or batch.open_submissions(paths, stage=self.stage):
-            batch.execute(self, batched, sink, lambda row: _count(summaries, row))
+            batch.execute(self, batched, sink, lambda r: _count(summaries, r), held)
         for condition in self.result.conditions:
             condition.failure = execution.failures.get(
                 condition.condition_id, condition.failure

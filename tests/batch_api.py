@@ -12,6 +12,7 @@ more happens until the test says so (no timers, no sleeps):
     srv.batches.expire(done=2)       # answers the first 2 requests, then `expired`
     srv.batches.fail()               # `failed`, no output
     srv.batches.auto_complete = True # batches complete as soon as they are created
+    srv.batches.wait_looked(id, 2)   # the client has asked about a batch twice
 
 Each request line is answered exactly as the chat route would (the same arithmetic
 replies, triggers, usage), and counted in `OpenAIServer.answered()`; a `FAIL500` line
@@ -49,6 +50,8 @@ class BatchAPI:
         self.contents: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.submissions = 0
+        self.looks: dict[str, int] = {}
+        """Retrieves of each batch: how often the client asked about it."""
         self.auto_complete = False
         self.enabled = True
         """False: a host without a Batch API (batches routes answer 404)."""
@@ -64,6 +67,13 @@ class BatchAPI:
         with self._created:
             return self._created.wait_for(
                 lambda: len(self.batches) >= count, timeout=timeout
+            )
+
+    def wait_looked(self, batch_id: str, count: int, timeout: float = 60.0) -> bool:
+        """Block until the client asked about the batch `count` times."""
+        with self._created:
+            return self._created.wait_for(
+                lambda: self.looks.get(batch_id, 0) >= count, timeout=timeout
             )
 
     def submitted(self, substr: str = "") -> int:
@@ -200,7 +210,9 @@ class BatchAPI:
         return 200, batch
 
     def _retrieve(self, batch_id: str) -> dict[str, Any]:
-        with self._lock:
+        with self._created:
+            self.looks[batch_id] = self.looks.get(batch_id, 0) + 1
+            self._created.notify_all()
             batch = self.batches[batch_id]
             shown = dict(batch)
             if batch["status"] == "validating":

@@ -3,9 +3,11 @@ in the study directory, re-attached to by the next run."""
 
 from .executor import execute, is_durable, split, without_held
 from .ledger import open_submissions, submissions
+from .reserve import hold_open
 
 __all__ = [
     "execute",
+    "hold_open",
     "is_durable",
     "open_submissions",
     "split",

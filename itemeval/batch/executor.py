@@ -17,22 +17,19 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import signals
-from ..cost import worst_case_usd
 from ..paths import StudyPaths
 from ..pricing import format_usd
-from ..records import Cell, TaskSpec
+from ..records import TaskSpec
 from ..store.journal import JournalWriter, replay_journals
-from . import ledger
+from . import ledger, reserve
 from .client import TERMINAL, BatchClient, Status
 from .display import WaitingDisplay
-from .requests import provider_model, request_key, request_line, result
+from .requests import provider_model, request_key, result
+from .submit import submit_all
 
 if TYPE_CHECKING:
     from ..run import Run
     from ..runner import RowSink
-
-DEFAULT_SIZE = 5000
-"""Requests per batch when `budget.batch` is `true` (OpenAI takes up to 50,000)."""
 
 POLL_S = 30.0
 """Seconds between two looks at the open batches; `ITEMEVAL_BATCH_POLL_S` overrides
@@ -118,7 +115,7 @@ class BatchRun:
     sent: set[str] = field(default_factory=set)
     """Custom ids submitted in this run: none goes twice in one run."""
     reserved: dict[str, float] = field(default_factory=dict)
-    """This run's own batches: the worst case the spend cap holds for each."""
+    """The worst case the spend cap holds for each open batch, by submission id."""
     clients: dict[str, BatchClient] = field(default_factory=dict)
 
     @property
@@ -136,22 +133,24 @@ def execute(
     specs: Sequence[TaskSpec],
     sink: RowSink,
     journaled: Callable[[dict[str, Any]], None],
+    held: dict[str, float] | None = None,
 ) -> None:
-    """Collect the stage's open batches, submit the rest of `specs`, wait for all."""
-    state = BatchRun(run, sink, journaled)
+    """Collect the stage's open batches, submit the rest of `specs`, wait for all.
+    `held`: what the cap holds for batches earlier runs left open (`hold_open`)."""
+    state = BatchRun(run, sink, journaled, reserved=dict(held or {}))
     state.waiting = ledger.open_submissions(state.paths, stage=run.stage)
     display = WaitingDisplay(run.options.display)
     try:
         with signals.interrupts_as_flag():
             _look(state)  # what finished while nobody watched comes in first
             if not signals.stop_requested():
-                _submit_all(state, specs)
+                submit_all(state, specs)
             while state.waiting and not signals.stop_requested():
                 display.show(state.waiting, state.statuses, state.answered)
                 _sleep(poll_seconds())
                 if _look(state) and not signals.stop_requested():
                     # cells an ended batch left unanswered are missing again
-                    _submit_all(state, specs)
+                    submit_all(state, specs)
     except KeyboardInterrupt:  # a second Ctrl-C: every batch is recorded already
         state.stopped = True
     _finish(state)
@@ -166,6 +165,7 @@ def _sleep(seconds: float) -> None:
 
 def _finish(state: BatchRun) -> None:
     result = state.run.result
+    reserve.release(state.run.cap, state.reserved)
     if state.saving_usd:
         result.notes.append(
             f"batch mode saved {format_usd(state.saving_usd)} against live prices"
@@ -266,7 +266,8 @@ def _collect(state: BatchRun, submission: ledger.Submission, status: Status) -> 
         state.answered.add(line["custom_id"])
     _store(state, rows)
     state.collected += 1
-    _settle(state, submission, sum(r["usd"] or 0.0 for _, r in rows))
+    actual = sum(r["usd"] or 0.0 for _, r in rows)
+    reserve.settle(state.run.cap, state.reserved, submission.id, actual)
     ledger.update(state.paths, submission, state="closed", status=status.status)
     return len(rows)
 
@@ -283,129 +284,3 @@ def _store(state: BatchRun, rows: list[tuple[str, dict[str, Any]]]) -> None:
             replay_journals(run.study.paths)
         except OSError as exc:  # the journal keeps the rows for the next command
             run.write_failed(exc, getattr(exc, "filename", None))
-
-
-def _settle(state: BatchRun, submission: ledger.Submission, actual: float) -> None:
-    """A batch of this run that ended: its reservation becomes what it cost. (An
-    earlier run's batch was approved under that run's cap.)"""
-    cap = state.run.cap
-    if state.reserved.pop(submission.id, None) is not None and cap is not None:
-        cap.spent += actual
-
-
-# ---- submitting ---------------------------------------------------------------------
-
-
-def _submit_all(state: BatchRun, specs: Sequence[TaskSpec]) -> None:
-    import openai
-
-    held = ledger.held_keys(state.paths, state.run.stage) | state.answered | state.sent
-    size = _size(state.run)
-    for spec in specs:
-        todo = [
-            (key, cell)
-            for cell in spec.cells
-            if (key := request_key(state.run.stage, spec.name, cell.sample_id))
-            not in held
-        ]
-        for start in range(0, len(todo), size):
-            try:
-                if not _submit(state, spec, todo[start : start + size]):
-                    return
-            except openai.APIError as exc:  # e.g. a host without a Batch API
-                _failed(state, spec, exc)
-                break
-
-
-def _failed(state: BatchRun, spec: TaskSpec, exc: Exception) -> None:
-    """A condition whose batch could not be submitted fails (exit 1) without
-    stopping the others; its cells stay missing."""
-    from ..redact import redact
-
-    message = redact(f"batch submission failed: {type(exc).__name__}: {exc}")
-    for condition in state.run.result.conditions:
-        if condition.condition_id == spec.name and condition.failure is None:
-            condition.failure = message
-
-
-def _size(run: Run) -> int:
-    batch = run.study.config.budget.batch
-    return DEFAULT_SIZE if batch is True else max(1, int(batch))
-
-
-def _submit(state: BatchRun, spec: TaskSpec, chunk: list[tuple[str, Cell]]) -> bool:
-    """Record, upload and create one batch; False when the spend cap (or a stop)
-    says no further batch may go."""
-    import openai
-
-    run = state.run
-    factor = run.prices.batch_factor(spec.model)
-    worst = _worst(run, spec, chunk, factor)
-    if not _fits(run, worst, sum(state.reserved.values())):
-        return False
-    requests = {
-        key: ledger.Request(spec.name, cell.metadata, None) for key, cell in chunk
-    }
-    client = state.client(spec.model)
-    file_id = client.upload([request_line(spec, cell, key) for key, cell in chunk])
-    submission = ledger.save(
-        state.paths,
-        ledger.Submission(
-            id=ledger.new_id(),
-            stage=run.stage,
-            model=spec.model,
-            run_id=run.run_id,
-            config=dict(spec.config),
-            requests=requests,
-            file_id=file_id,
-            price_factor=factor,
-        ),
-    )
-    if worst is not None:
-        state.reserved[submission.id] = worst
-    try:
-        batch_id = client.create(
-            file_id,
-            {"itemeval_study": run.study.config.study, "itemeval": submission.id},
-        )
-    except openai.APIStatusError:  # refused: no batch exists, its cells are free
-        state.reserved.pop(submission.id, None)
-        ledger.update(state.paths, submission, state="closed", note="refused")
-        raise
-    submission = ledger.update(
-        state.paths, submission, batch_id=batch_id, status="validating"
-    )
-    state.waiting.append(submission)
-    state.sent.update(requests)
-    state.submitted += 1
-    return not signals.stop_requested()
-
-
-def _worst(
-    run: Run, spec: TaskSpec, chunk: list[tuple[str, Cell]], factor: float
-) -> float | None:
-    """The most the batch can cost at its batch price (None: the run is uncapped or
-    the model unpriced)."""
-    price = run.prices.lookup(spec.model)
-    if run.cap is None or price is None:
-        return None
-    max_tokens = spec.config.get("max_tokens")
-    return factor * sum(
-        worst_case_usd(price, _prompt_text(cell), max_tokens) for _, cell in chunk
-    )
-
-
-def _prompt_text(cell: Cell) -> str:
-    return "\n".join([*(text for _, text in cell.preamble), cell.prompt])
-
-
-def _fits(run: Run, worst: float | None, reserved: float) -> bool:
-    """Whether a batch whose worst case is `worst` still fits under the cap; a batch
-    that does not stops the run before it is submitted (exit 4)."""
-    cap = run.cap
-    if cap is None or worst is None:
-        return True
-    if cap.spent + reserved + worst <= cap.cap:
-        return True
-    cap.stopped = True
-    return False

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from ..paths import StudyPaths
+from ..pricing import format_usd, total_usd
 from . import ledger
 from .display import age_text
 
@@ -28,6 +29,32 @@ def batch_rows(paths: StudyPaths, now: float | None = None) -> list[dict[str, An
         }
         for s in ledger.open_submissions(paths)
     ]
+
+
+def held_by_open(paths: StudyPaths, stages: tuple[str, ...]) -> dict[str, Any] | None:
+    """What the stages' open batches hold: the provider bills them when they end,
+    and the run that collects them holds their worst case under its cap. None when
+    there are none."""
+    from .reserve import worst_usd
+
+    found = [s for s in ledger.open_submissions(paths) if s.stage in stages]
+    if not found:
+        return None
+    return {
+        "batches": len(found),
+        "requests": sum(len(s.requests) for s in found),
+        "usd_worst": total_usd(worst_usd(s) for s in found),
+    }
+
+
+def held_note(held: dict[str, Any]) -> str:
+    worst = held["usd_worst"]
+    cost = "an unknown amount" if worst is None else f"up to {format_usd(worst)}"
+    return (
+        f"{held['batches']} open batch(es) of earlier runs hold {held['requests']} "
+        f"requests (not counted above): {cost} more when they end; a run under "
+        "max_usd holds that first"
+    )
 
 
 def cancel_open(paths: StudyPaths) -> list[dict[str, Any]]:
