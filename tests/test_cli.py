@@ -42,6 +42,17 @@ def test_every_command_has_help_with_an_example(capsys):
         assert "Example:" in out, name
 
 
+def test_root_help_lists_the_commands_in_the_order_a_user_meets_them(capsys):
+    from itemeval.cli import COMMANDS as ORDER
+
+    assert set(ORDER) == set(COMMANDS)  # the command modules' import order is not it
+    assert main(["--help"]) == 0
+    lines = capsys.readouterr().out.split("Commands:", 1)[1].splitlines()
+    listed = [line.split()[0] for line in lines if line.startswith("  ")]
+    assert listed == list(ORDER)
+    assert listed[:4] == ["init", "status", "batches", "estimate"]
+
+
 def test_help_is_instant_and_does_not_import_inspect():
     code = (
         "import sys; from itemeval.cli import main; "
