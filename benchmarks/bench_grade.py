@@ -236,7 +236,7 @@ def noop(repeats: int) -> list[Result]:
 def judge_spec(config: Path, root: Path) -> dict:
     """The plain-inspect spec of exactly the judge prompts itemeval builds for the
     study's solutions."""
-    from itemeval.grade import _judge_config, judge_prompt
+    from itemeval.judge_grade import _judge_config, judge_prompt
     from itemeval.store import read_store
     from itemeval.study import load_study
 

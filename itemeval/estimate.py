@@ -17,7 +17,9 @@ from .cost import (
     merge_lines,
     scorer_line,
 )
+from .grade_select import select_conditions
 from .grid import generated
+from .judge_grade import judge_prompt
 from .pricing import PriceTable, load_prices
 from .records import GradeCondition, Item
 from .recovery import recover_if_idle
@@ -113,7 +115,7 @@ def _grading_prompt(condition: GradeCondition, item: Item) -> str:
             f"{item.input}\n{item.target}"
             + " " * 4 * grade_stage.MODEL_GRADED_TEMPLATE_TOKENS
         )
-    return grade_stage.judge_prompt(condition, item, "")
+    return judge_prompt(condition, item, "")
 
 
 def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
@@ -132,7 +134,7 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
         stratify=options.stratify,
         force=options.force,
     )
-    generate, grade = grade_stage.select_conditions(study, opts)
+    generate, grade = select_conditions(study, opts)
     items = opts.items(study)
     lines: list[EstimateLine] = []
     gen = None

@@ -20,7 +20,7 @@ from .outcomes import ConditionRun
 from .records import GenerateCondition, GradeCondition, TaskSpec
 
 if TYPE_CHECKING:
-    from .grade import Settled
+    from .cascade_grade import Settled
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import yaml
 
 from itemeval.cli import main
 from itemeval.cost import estimate_tokens
-from itemeval.grade import judge_prompt
+from itemeval.judge_grade import judge_prompt
 from itemeval.pricing import load_prices
 from itemeval.study import load_study
 from tests.conftest import REPO

@@ -591,7 +591,7 @@ def test_judge_call_errors_are_rows_that_the_next_run_retries(
 
 
 def test_a_model_id_used_as_grader_still_has_bounded_retries(tmp_path):
-    from itemeval.grade import _judge_config
+    from itemeval.judge_grade import _judge_config
     from itemeval.study import load_study
 
     study = load_study(
@@ -807,13 +807,13 @@ def _grade_table(grade_id: str, parse_ok: list[bool]):
 def test_grade_rows_are_written_in_batches_and_counted_once_written(
     sizes, limit, writes, monkeypatch
 ):
-    from itemeval import grade
+    from itemeval import verifiable_grade as grade
     from itemeval.outcomes import ConditionRun
 
     monkeypatch.setattr(grade, "_WRITE_ROWS", limit)
     seen: list[int] = []
     summaries = {"a": ConditionRun("a", "a"), "b": ConditionRun("b", "b")}
-    batches = grade._Batches(lambda table: seen.append(table.num_rows), summaries)
+    batches = grade.Batches(lambda table: seen.append(table.num_rows), summaries)
     for index, size in enumerate(sizes):
         batches.add(
             "ab"[index % 2], _grade_table("ab"[index % 2], [index % 2 == 0] * size)
@@ -829,7 +829,7 @@ def test_grade_rows_are_written_in_batches_and_counted_once_written(
 
 
 def test_rows_whose_write_failed_are_not_counted(monkeypatch):
-    from itemeval import grade
+    from itemeval import verifiable_grade as grade
     from itemeval.outcomes import ConditionRun
 
     def refuse(table):
@@ -837,14 +837,14 @@ def test_rows_whose_write_failed_are_not_counted(monkeypatch):
 
     monkeypatch.setattr(grade, "_WRITE_ROWS", 2)
     summaries = {"a": ConditionRun("a", "a")}
-    batches = grade._Batches(refuse, summaries)
+    batches = grade.Batches(refuse, summaries)
     with pytest.raises(OSError, match="disk full"):
         batches.add("a", _grade_table("a", [True, False, True]))
     assert summaries["a"].rows == 0 and summaries["a"].parse_failures == 0
 
 
 def test_pending_groups_give_each_generate_conditions_rows_by_scorer_in_plan_order():
-    from itemeval.grade import _pending_groups
+    from itemeval.verifiable_grade import pending_groups as _pending_groups
 
     todo = pd.DataFrame(
         {

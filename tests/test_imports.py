@@ -228,7 +228,6 @@ def test_runtime_imports_resolve_relative_and_skip_type_checking(tmp_path, monke
 
 MAX_LINES = 450
 OVERSIZED = {
-    "itemeval.grade": 1000,
     "itemeval.report": 600,
     "itemeval.results": 600,
 }

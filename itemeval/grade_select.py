@@ -1,0 +1,143 @@
+"""Which grade conditions a grade run covers (after --condition, --grader and
+--rubric) and the grades each still owes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from . import plan as planner
+from .errors import ConfigError
+from .grid import matches, select
+from .records import GRADE_KEY, GenerateCondition, GradeCondition, Item
+from .state import grade_state, solution_state
+from .store.journal import journaled_keys
+from .study import Study, extra_judges, extra_pairwise
+
+if TYPE_CHECKING:
+    from .grade import GradeOptions
+
+
+def select_conditions(
+    study: Study, options: GradeOptions
+) -> tuple[list[GenerateCondition], list[GradeCondition]]:
+    """(generate conditions, grade conditions) this run covers, after --condition,
+    --grader and --rubric.
+
+    Pairwise conditions are left out: `select_pairwise` gives them."""
+    generate, grade = _select(study, options)
+    return generate, [c for c in grade if not c.is_pairwise]
+
+
+def select_pairwise(study: Study, options: GradeOptions) -> list[GradeCondition]:
+    """The pairwise conditions this run covers, after --condition, --grader and
+    --rubric."""
+    return [c for c in _select(study, options)[1] if c.is_pairwise]
+
+
+def _select(
+    study: Study, options: GradeOptions
+) -> tuple[list[GenerateCondition], list[GradeCondition]]:
+    # a name these conditions answer to selects them; it never adds a plain judge
+    model_graded = [c for c in study.grade if c.is_model_graded or c.is_cascade]
+    judge_names = [
+        name
+        for name in options.graders
+        if not any(_graded_by(c, [name]) for c in model_graded)
+    ]
+    grade = (
+        study.grade
+        + study.pairwise
+        + extra_judges(study, judge_names)
+        + extra_pairwise(study, judge_names)
+    )
+    if options.graders or options.rubrics:
+        grade = [
+            c
+            for c in grade
+            if not c.is_verifiable
+            and (not options.graders or _graded_by(c, options.graders))
+            and (
+                not options.rubrics
+                or (c.rubric is not None and c.rubric.ref in options.rubrics)
+            )
+        ]
+        if not grade:
+            raise ConfigError(
+                f"no judge condition matches --grader {list(options.graders)} "
+                f"--rubric {list(options.rubrics)}"
+            )
+    gen_selectors, grade_selectors = _split_selectors(
+        study.generate, grade, list(options.conditions)
+    )
+    return select(study.generate, gen_selectors), select(grade, grade_selectors)
+
+
+def _graded_by(condition: GradeCondition, names: list[str] | tuple[str, ...]) -> bool:
+    """Whether `--grader` names this condition: a judge's grader name; a model-graded
+    scorer's name or model."""
+    if condition.kind in ("judge", "pairwise", "cascade"):
+        return condition.grader_name in names
+    return condition.is_model_graded and (
+        condition.scorer in names or any(m in names for m in condition.models)
+    )
+
+
+def _split_selectors(
+    generate: list[GenerateCondition], grade: list[GradeCondition], selectors: list[str]
+) -> tuple[list[str], list[str]]:
+    """--condition may name generate or grade conditions; each narrows its own side."""
+    gen, grade_side = [], []
+    for selector in selectors:
+        matched_gen = any(matches(c, selector) for c in generate)
+        if not (matched_gen or any(matches(c, selector) for c in grade)):
+            known = ", ".join(c.slug for c in [*generate, *grade])
+            raise ConfigError(
+                f"--condition: no condition matches {selector!r} (conditions: {known})"
+            )
+        (gen if matched_gen else grade_side).append(selector)
+    return gen, grade_side
+
+
+def pending(
+    study: Study,
+    generate: list[GenerateCondition],
+    grade: list[GradeCondition],
+    items: list[Item],
+    *,
+    force: bool,
+    only: tuple[str, ...] = (),
+) -> pd.DataFrame:
+    """(grade condition × solution) pairs to grade now, with the solution's current
+    hash."""
+    if not grade:  # e.g. a run of pairwise judges only
+        return pd.DataFrame(columns=[*GRADE_KEY, "solution_hash", "state"])
+    merged = solution_state(
+        study, [c.id for c in generate], [item.id for item in items]
+    )
+    return planner.plan_grade(grade_state(study, grade, merged), force=force, only=only)
+
+
+def shard_pending(
+    study: Study, grade: list[GradeCondition], todo: pd.DataFrame, shard: planner.Shard
+) -> pd.DataFrame:
+    """The shard's part of the pending grades, less those its own earlier journal parts
+    already hold.
+
+    A grade belongs to the shard of (grade condition, item); with `--shard-by model`, of
+    its grader model (a verifiable scorer's cells go by scorer name).
+    """
+    owners = {c.id: c.grader_model or c.scorer for c in grade}
+    todo = todo[planner.in_shard(todo, shard, "grade_condition_id", owners)]
+    done = journaled_keys(study.paths, shard.tag, "grades", GRADE_KEY)
+    if done:
+        keep = [
+            tuple(
+                int(v) if name == "epoch" else v for name, v in zip(GRADE_KEY, values)
+            )
+            not in done
+            for values in zip(*(todo[name] for name in GRADE_KEY))
+        ]
+        todo = todo[keep]
+    return todo.reset_index(drop=True)
