@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 from .errors import ConfigError
 from .grid import JUDGE_TEMPERATURE
 from .hashing import condition_id, sha256_hex, slug_part
-from .judge import _canonical, _load_object, _object_spans, _plain, candidates
 from .prompts import placeholders, render
 from .records import GenerateCondition, GradeCondition, Item, Template
+from .reply_objects import first_object, objects_with, plain
 
 if TYPE_CHECKING:
     from .config import Grader, StudyConfig
@@ -198,28 +198,21 @@ _POSITIONS = {"a": "A", "b": "B", "tie": TIE}
 
 def parse_verdict(text: str | None, quoted: Iterable[str] = ()) -> Verdict:
     """The winner and reasoning of a pairwise reply, read by the pointwise judge's rule
-    (SPEC §15): candidates in `judge.candidates` order; the first JSON object with a
+    (SPEC §15): candidates in `reply_objects.candidates` order; the first JSON object with a
     top-level `winner` that is not one of the `quoted` objects of the two answers is
     the verdict, and its winner must be "A", "B" or "tie" (case and spaces aside),
     else `invalid_winner`. When no candidate is left: `no_json_object` (none, or none
     is JSON) or `no_winner`, whichever the last candidate read gave."""
-    excluded = set(quoted)
-    failure = "no_json_object"
-    for candidate in candidates(text or ""):
-        obj = _load_object(candidate)
-        if obj is None:
-            failure = "no_json_object"
-        elif "winner" not in obj:
-            failure = "no_winner"
-        elif _canonical(obj) not in excluded:
-            return _verdict(obj)
-    return Verdict(None, None, None, failure)
+    obj, failure = first_object(
+        text, "winner", quoted, invalid="no_json_object", missing="no_winner"
+    )
+    return _verdict(obj) if obj is not None else Verdict(None, None, None, failure)
 
 
 def _verdict(obj: dict[str, Any]) -> Verdict:
     reasoning = None if obj.get("reasoning") is None else str(obj["reasoning"])
     value = obj["winner"]
-    raw = value if isinstance(value, str) else json.dumps(_plain(value))
+    raw = value if isinstance(value, str) else json.dumps(plain(value))
     position = _POSITIONS.get(value.strip().lower()) if isinstance(value, str) else None
     if position is None:
         return Verdict(None, raw, reasoning, "invalid_winner")
@@ -229,13 +222,7 @@ def _verdict(obj: dict[str, Any]) -> Verdict:
 def quoted_verdicts(*answers: str) -> list[str]:
     """The JSON objects with a `winner` key in the answers, as canonical JSON: a judge
     quoting one from an answer has not given a verdict."""
-    found = []
-    for text in answers:
-        for start, end in _object_spans(text or ""):
-            obj = _load_object(text[start:end])
-            if obj is not None and "winner" in obj:
-                found.append(_canonical(obj))
-    return sorted(set(found))
+    return objects_with("winner", *answers)
 
 
 def winner_id(position: str | None, order: int, a: str, b: str) -> str | None:

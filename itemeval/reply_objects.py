@@ -1,0 +1,254 @@
+"""The JSON objects in a judge's reply and the one SPEC §15 reads as its verdict,
+for pointwise (`score`) and pairwise (`winner`) judges alike."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Iterable
+
+# Pairs of ``` fences, with or without a language tag; the tag never contains a brace,
+# so the object search below can look at the whole content between the fences.
+_JSON_ESCAPES = frozenset('"\\/bfnrtu')
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+_TRAILING_COMMA_END = re.compile(r"\s*[}\]]")
+
+
+def _brace_ends(text: str, start: int, stop: int) -> dict[int, int | None]:
+    """For each `{` outside JSON strings scanned from `start`: the index after its `}`,
+    or None.
+
+    The scan ends when the `{` at `start` closes, or at `stop`; braces still open there
+    never close. A brace's answer depends only on the text after it, so one scan settles
+    every brace it passes.
+    """
+    ends: dict[int, int | None] = {}
+    open_braces: list[int] = []
+    in_string = escaped = False
+    for index in range(start, stop):
+        char = text[index]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "{":
+            open_braces.append(index)
+        elif char == "}":
+            ends[open_braces.pop()] = index + 1
+            if not open_braces:
+                break
+    ends.update(dict.fromkeys(open_braces))
+    return ends
+
+
+def _object_spans(
+    text: str, start: int = 0, stop: int | None = None
+) -> list[tuple[int, int]]:
+    """Balanced, non-overlapping `{...}` spans in `text[start:stop]`, left to right.
+
+    A `{` that never closes (prose, a LaTeX `\\left\\{`, a reply cut off mid-object) is
+    skipped, so a complete object after it is still found.
+    """
+    stop = len(text) if stop is None else stop
+    spans: list[tuple[int, int]] = []
+    known: dict[int, int | None] = {}
+    index = text.find("{", start, stop)
+    while index != -1:
+        if index not in known:
+            known.update(_brace_ends(text, index, stop))
+        end = known[index]
+        if end is None:
+            index = text.find("{", index + 1, stop)
+        else:
+            spans.append((index, end))
+            index = text.find("{", end, stop)
+    return spans
+
+
+def _is_json_escape(text: str, index: int) -> bool:
+    """Whether the backslash at `index`, inside a JSON string, starts an escape JSON
+    should read.
+
+    Yes for `\\"`, `\\\\`, `\\/`, `\\n`, `\\uXXXX`, and `\\b \\f \\r \\t` when no letter
+    follows. No for anything else, which is then kept as a literal backslash, so LaTeX
+    such as `\\(`, `\\frac`, `\\times`, `\\beta`, `\\right` and `\\underline` reaches
+    the reasoning as written. A tab before a word ("\\tName") is therefore read as a
+    backslash and "tName": rare in judge prose, unlike LaTeX.
+    """
+    nxt = text[index + 1 : index + 2]
+    if nxt == "u":
+        return _HEX4.match(text, index + 2) is not None
+    if nxt and nxt in "bfrt":
+        return not text[index + 2 : index + 3].isalpha()
+    return nxt != "" and nxt in _JSON_ESCAPES
+
+
+def _tolerant_json(text: str) -> str:
+    """The text with LaTeX backslashes in strings made literal and trailing commas
+    dropped."""
+    out: list[str] = []
+    index, in_string = 0, False
+    while index < len(text):
+        char = text[index]
+        if in_string and char == "\\":
+            keep = _is_json_escape(text, index)
+            out.append(text[index : index + 2] if keep else "\\\\")
+            index += 2 if keep else 1
+            continue
+        if char == '"':
+            in_string = not in_string
+        elif (
+            not in_string and char == "," and _TRAILING_COMMA_END.match(text, index + 1)
+        ):
+            char = ""  # a trailing comma: tolerated, the judge's intent is unambiguous
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+class RawNumber(str):
+    """A JSON number kept as the text the judge wrote, so `score_raw` is exact
+    ("7.0", "1e999")."""
+
+
+def _load_object(span: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(
+            _tolerant_json(span),
+            # literal newlines inside strings are common in judge reasoning
+            strict=False,
+            parse_int=RawNumber,
+            parse_float=RawNumber,
+            parse_constant=RawNumber,
+        )
+    except (
+        json.JSONDecodeError,
+        RecursionError,
+    ):  # RecursionError: absurdly deep nesting
+        return None
+    return value if isinstance(value, dict) else None
+
+
+_CANDIDATE = re.compile(r"""\{\s*(?:["'}]|[A-Za-z_]\w*\s*:)""")
+"""How a JSON object (or a judge's failed attempt at one: single quotes, bare keys)
+opens; `{1, 2}` does not."""
+_CODE_FENCE = re.compile(
+    r"```[ \t]*(?!json\b|jsonc\b|JSON\b)[A-Za-z][\w+-]*[^\n]*\n.*?```", re.DOTALL
+)
+
+
+_JSON_FENCE = re.compile(r"```[ \t]*(?:jsonc?\b|JSON\b)?(.*?)```", re.DOTALL)
+"""A fenced block that may hold a verdict: untagged or json (other tags blanked)."""
+
+
+def _blank(text: str, pattern: re.Pattern[str]) -> str:
+    return pattern.sub(lambda match: " " * len(match.group(0)), text)
+
+
+def _spans_in(text: str, start: int = 0, stop: int | None = None) -> list[str]:
+    """The object-like spans of `text[start:stop]`: an unclosed one at the end first,
+    then the complete ones last to first.
+
+    An object the judge opened after its last complete one and never closed (a cut-off
+    reply) is returned as the unclosed text, so it is read and fails to parse.
+    """
+    stop = len(text) if stop is None else stop
+    spans = [
+        span
+        for span in _object_spans(text, start, stop)
+        if _CANDIDATE.match(text, span[0])
+    ]
+    after = spans[-1][1] if spans else start
+    unclosed = _CANDIDATE.search(text, after, stop)
+    tail = [text[unclosed.start() : stop]] if unclosed is not None else []
+    return tail + [text[a:b] for a, b in reversed(spans)]
+
+
+def candidates(text: str) -> list[str]:
+    """The reply's candidate verdicts in the order SPEC §15 reads them.
+
+    Fenced blocks (untagged or json) last to first, then raw objects outside any fence
+    last to first. Objects in a fence tagged with another language (```python) are code,
+    never read.
+    """
+    visible = _blank(text, _CODE_FENCE)
+    fenced: list[str] = []
+    for match in _JSON_FENCE.finditer(visible):
+        fenced = _spans_in(visible, match.start(1), match.end(1)) + fenced
+    raw = _spans_in(_blank(visible, _JSON_FENCE))
+    return fenced + raw
+
+
+def last_candidate(text: str) -> str | None:
+    """The first candidate `candidates` reads, or None when the reply has none."""
+    found = candidates(text)
+    return found[0] if found else None
+
+
+def objects_with(key: str, *texts: str) -> list[str]:
+    """The JSON objects with a top-level `key` in the texts, as canonical JSON text
+    (sorted, each once): what a judge quoting from an answer would copy."""
+    found = []
+    for text in texts:
+        text = text or ""
+        for start, end in _object_spans(text):
+            obj = _load_object(text[start:end])
+            if obj is not None and key in obj:
+                found.append(_canonical(obj))
+    return sorted(set(found))
+
+
+def _canonical(obj: dict[str, Any]) -> str:
+    """The object as JSON text, equal for equal values (10 and 10.0 alike)."""
+    return json.dumps(_as_floats(plain(obj)), sort_keys=True, ensure_ascii=False)
+
+
+def _as_floats(value: Any) -> Any:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, list):
+        return [_as_floats(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_floats(item) for key, item in value.items()}
+    return value
+
+
+def plain(value: Any) -> Any:
+    """The value with raw numbers turned back into numbers, for writing as JSON text."""
+    if isinstance(value, RawNumber):
+        return (
+            float(value)
+            if value[-1:].isalpha() or "." in value or "e" in value.lower()
+            else int(value)
+        )
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    return value
+
+
+def first_object(
+    text: str | None, key: str, quoted: Iterable[str], *, invalid: str, missing: str
+) -> tuple[dict[str, Any] | None, str]:
+    """SPEC §15's reading of a judge's reply, for pointwise and pairwise judges alike:
+    (the first candidate, in `candidates` order, that parses as a JSON object with a
+    top-level `key` and is none of the `quoted` objects, ""), else (None, the failure
+    of the last candidate read: `invalid` when it was no JSON object, `missing` when
+    it had no `key`; `no_json_object` when the reply has no candidate)."""
+    excluded = set(quoted)
+    failure = "no_json_object"
+    for candidate in candidates(text or ""):
+        obj = _load_object(candidate)
+        if obj is None:
+            failure = invalid
+        elif key not in obj:
+            failure = missing
+        elif _canonical(obj) not in excluded:
+            return obj, ""
+    return None, failure
