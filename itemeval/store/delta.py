@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import ConfigError, StoreError
+from .delta_integrity import record_delta, verify_delta
 from .remote import storage_options_for
 from .schemas import STORES
 from .table import (
@@ -73,8 +74,15 @@ def upsert_delta(
     transactions = _app_transactions(app_id, app_version)
     try:
         if _create(table_uri, store, table, options, transactions):
-            return table.num_rows
-        return _merge_with_retries(table_uri, store, table, options, transactions)
+            written = table.num_rows
+        else:
+            written = _merge_with_retries(
+                table_uri, store, table, options, transactions
+            )
+        committed = open_delta(table_uri, options)
+        if committed is not None:
+            record_delta(committed, options)
+        return written
     except STORAGE_ERRORS as exc:
         raise StoreError(
             f"cannot write the {store} table at {table_uri}: {exc}; check the "
@@ -107,6 +115,8 @@ def read_delta(
         table = open_delta(table_uri, options)
         if table is None:
             return schema.empty_table().select(names)
+        pinned = {c: where[c] for c in partition_columns(store) if c in (where or {})}
+        verify_delta(table, options, pinned)
         return scan_delta(table, store, names, where=where)
     except STORAGE_ERRORS as exc:
         raise StoreError(
@@ -248,6 +258,9 @@ def _merge_with_retries(
         _check_table_schema(current, store)
         if _already_committed(current, transactions):
             return 0
+        # a MERGE rewrites the files it touches: never from damaged ones
+        touched = {c: _distinct(table, c) for c in partition_columns(store)}
+        verify_delta(current, options, touched)
         try:
             (
                 current.merge(

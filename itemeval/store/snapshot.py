@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import StoreError
 from .delta import STORAGE_ERRORS, open_delta, scan_delta
+from .delta_integrity import verify_delta
 from .remote import filesystem_for, join_uri, storage_options_for
 from .schemas import STORES
 from .table import check_columns, last_per_key, where_filter
@@ -94,6 +95,10 @@ def read_snapshot(
     )
     fs, root = filesystem_for(study_uri, options)
     try:
+        # the snapshot is a copy: a damaged table is refused here as by every writer
+        table = open_delta(join_uri(study_uri, store), options)
+        if table is not None:
+            verify_delta(table, options)
         for _ in range(_READ_ATTEMPTS):
             latest = _read_latest(fs, root, study_uri)
             entry = latest.stores.get(store) if latest else None
