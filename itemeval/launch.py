@@ -89,13 +89,14 @@ def run_launch(
         result.notes.extend(work.notes)
         if work.empty:
             return result
-        run.approve(list(work.lines), ask, tell)
-        run.begin(list(work.generate), list(work.grade))
-        _wait_for_orphans(study, tell)
         shard_of = {
             k: plan.Shard(k, options.shards, options.shard_by)
             for k in range(options.shards)
         }
+        _check_batches(study, options, list(shard_of.values()))
+        run.approve(list(work.lines), ask, tell)
+        run.begin(list(work.generate), list(work.grade))
+        _wait_for_orphans(study, tell)
         caps = _caps(run.max_usd, work, shard_of)
         with run.progress() as progress, _watch(study, options, progress):
             if options.engine == "ray":
@@ -171,6 +172,23 @@ def _wait_for_orphans(study: Study, tell: Tell | None) -> None:
             "shards of an earlier launch are still running here (pid "
             f"{', '.join(map(str, pids))}); "
             "stop them (kill -TERM), then launch again"
+        )
+
+
+def _check_batches(
+    study: Study, options: LaunchOptions, shards: list[plan.Shard]
+) -> None:
+    """Each shard collects only the batches it made (README "Batch mode"): open
+    batches of another run would wait for no one, so they are collected first."""
+    from .batch.listing import not_of
+
+    others = not_of(study.paths, options.stage, shards)
+    if others:
+        raise ConfigError(
+            f"{len(others)} batch(es) that an earlier {options.stage} submitted "
+            f"(not a launch of {options.shards} shards by {options.shard_by}) are "
+            f"still open: collect them first with `itemeval {options.stage} CONFIG` "
+            "(it waits for them), or launch the same shards again (nothing was run)"
         )
 
 

@@ -138,7 +138,8 @@ def execute(
     """Collect the stage's open batches, submit the rest of `specs`, wait for all.
     `held`: what the cap holds for batches earlier runs left open (`hold_open`)."""
     state = BatchRun(run, sink, journaled, reserved=dict(held or {}))
-    state.waiting = ledger.open_submissions(state.paths, stage=run.stage)
+    found = ledger.open_submissions(state.paths, stage=run.stage)
+    state.waiting = ledger.owned(found, run.options.shard)
     display = WaitingDisplay(run.options.display)
     try:
         with signals.interrupts_as_flag():

@@ -21,13 +21,16 @@ import time
 import uuid
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..paths import StudyPaths
 from ..store.files import fsync_path, write_json_atomic
 from . import shared
 from .shared import FOLDER as FOLDER  # where the records live, named once
 from .shared import folder
+
+if TYPE_CHECKING:
+    from ..plan import Shard
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,9 @@ class Submission:
     """The provider's last reported status (validating, in_progress, completed...)."""
     price_factor: float = 1.0
     """The share of the live price this batch is billed at (0.5: half price)."""
+    shard: str | None = None
+    """The shard that submitted it (`K/N by cell`), which alone collects it; None:
+    a run of the whole study, which collects every open batch."""
     note: str | None = None
 
     @property
@@ -107,6 +113,20 @@ def open_submissions(
     paths: StudyPaths, *, stage: str | None = None
 ) -> list[Submission]:
     return [s for s in submissions(paths, stage=stage) if s.is_open]
+
+
+def shard_key(shard: Shard | None) -> str | None:
+    """How a submission names the shard that made it: the same K, N and split (cells
+    or models) make the same cells."""
+    return None if shard is None else f"{shard.index}/{shard.count} by {shard.by}"
+
+
+def owned(found: list[Submission], shard: Shard | None) -> list[Submission]:
+    """The submissions a run collects: a shard its own (two shards never look at one
+    batch, so its rows are in one shard's journal only), a whole run every one."""
+    if shard is None:
+        return found
+    return [s for s in found if s.shard == shard_key(shard)]
 
 
 def held_keys(paths: StudyPaths, stage: str) -> frozenset[str]:

@@ -4,12 +4,15 @@ cancelling them (README "Batch mode")."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..paths import StudyPaths
 from ..pricing import format_usd, total_usd
 from . import ledger
 from .display import age_text
+
+if TYPE_CHECKING:
+    from ..plan import Shard
 
 
 def batch_rows(paths: StudyPaths, now: float | None = None) -> list[dict[str, Any]]:
@@ -29,6 +32,16 @@ def batch_rows(paths: StudyPaths, now: float | None = None) -> list[dict[str, An
         }
         for s in ledger.open_submissions(paths)
     ]
+
+
+def not_of(
+    paths: StudyPaths, stage: str, shards: list[Shard]
+) -> list[ledger.Submission]:
+    """The stage's open batches that none of `shards` would collect (made by a run
+    of the whole study, or by other shards)."""
+    keys = {ledger.shard_key(shard) for shard in shards}
+    found = ledger.open_submissions(paths, stage=stage)
+    return [s for s in found if s.shard not in keys]
 
 
 def held_by_open(paths: StudyPaths, stages: tuple[str, ...]) -> dict[str, Any] | None:

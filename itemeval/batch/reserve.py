@@ -33,7 +33,8 @@ def hold_open(run: Run) -> dict[str, float]:
     if cap is None:
         return {}
     held, unknown = {}, 0
-    for submission in ledger.open_submissions(run.study.paths, stage=run.stage):
+    found = ledger.open_submissions(run.study.paths, stage=run.stage)
+    for submission in ledger.owned(found, run.options.shard):
         worst = worst_usd(submission)
         if worst is None:
             unknown += 1

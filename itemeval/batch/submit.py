@@ -79,6 +79,7 @@ def _submit(state: BatchRun, spec: TaskSpec, chunk: list[tuple[str, Cell]]) -> b
         config=dict(spec.config),
         requests=requests,
         price_factor=factor,
+        shard=ledger.shard_key(run.options.shard),
     )
     if total is not None:
         state.reserved[submission.id] = total
