@@ -15,7 +15,7 @@ from .records import GradeCondition
 from .store import read_store
 
 if TYPE_CHECKING:
-    from .study import Study
+    from .paths import StudyPaths
 
 
 # ---- results: who decided ------------------------------------------------------------
@@ -54,11 +54,11 @@ class Share:
     undecided (the worst case, which keeps the spend gate and the cap safe)."""
 
 
-def undecided_share(study: Study, condition: GradeCondition) -> Share:
+def undecided_share(paths: StudyPaths, condition: GradeCondition) -> Share:
     """Of the cascade's stored grade rows, those its judge was asked about (a reply
     or a call error), over all of them."""
     table = read_store(
-        study.paths,
+        paths,
         "grades",
         ["judge_completion", "error"],
         where={"grade_condition_id": [condition.id]},

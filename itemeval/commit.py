@@ -13,7 +13,7 @@ def commit(study: Study) -> dict[str, int]:
     """Merge every finished shard's journal parts into the stores (idempotent), and
     pin and store the items."""
     paths = study.paths
-    with locked(study, " ".join(command_line())) as recovered:
+    with locked(study.paths, " ".join(command_line())) as recovered:
         dataset_locks.pin(
             paths.dataset_locks,
             dataset_locks.read_locks(paths.dataset_locks),

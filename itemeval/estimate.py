@@ -84,7 +84,7 @@ def project_grading(
         )
         calls = all_calls
         if condition.is_cascade and all_calls:  # its judge: the undecided share
-            share = cascade_counts.undecided_share(study, condition).undecided
+            share = cascade_counts.undecided_share(study.paths, condition).undecided
             calls = round(all_calls * share)
             tokens = tokens * calls / all_calls
         max_tokens = condition.judge_params.get(
@@ -121,7 +121,7 @@ def _grading_prompt(condition: GradeCondition, item: Item) -> str:
 def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
     """No model calls, no network, no keys: read the config and the stores, and price
     the plan."""
-    recovered, pending = recover_if_idle(study)
+    recovered, pending = recover_if_idle(study.paths)
     prices = load_prices(study.pricing_path)
     opts = grade_stage.GradeOptions(
         conditions=options.conditions,
@@ -164,7 +164,9 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
         )
     if options.stage in ("all", "grade"):
         notes += [
-            cascade_counts.estimate_note(c, cascade_counts.undecided_share(study, c))
+            cascade_counts.estimate_note(
+                c, cascade_counts.undecided_share(study.paths, c)
+            )
             for c in cascade.cascades(grade)
         ]
     held = held_by_open(study.paths, _stages(options.stage))

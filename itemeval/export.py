@@ -131,7 +131,7 @@ def run_export(study: Study) -> ExportResult:
     """Write the long table as parquet and CSV under the study's export/ dir, each
     file replaced atomically."""
     paths = study.paths
-    with locked(study, "itemeval export") as recovered:
+    with locked(study.paths, "itemeval export") as recovered:
         table = long_table(study)
         paths.export.mkdir(parents=True, exist_ok=True)
         arrow = pa.Table.from_pandas(table, preserve_index=False)

@@ -16,6 +16,7 @@ from .cost import lines_for_specs
 from .grid import generated, select
 from .hashing import canonical_json, text_hash
 from .outcomes import SampleResult, StageResult
+from .paths import StudyPaths
 from .pricing import PriceTable, call_usd, format_usd, total_usd
 from .records import SAMPLING_PARAMS, Cell, GenerateCondition, Item, TaskSpec
 from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
@@ -47,7 +48,7 @@ def plan_cells(
 
 
 def shard_cells(
-    study: Study,
+    paths: StudyPaths,
     conditions: list[GenerateCondition],
     cells: pd.DataFrame,
     shard: planner.Shard,
@@ -60,7 +61,7 @@ def shard_cells(
         )
     ]
     done = journaled_keys(
-        study.paths, shard.tag, "solutions", ("condition_id", "item_id", "epoch")
+        paths, shard.tag, "solutions", ("condition_id", "item_id", "epoch")
     )
     if done:
         keep = [
@@ -193,10 +194,10 @@ def solution_row(
     }
 
 
-def _sink(study: Study, conditions: list[GenerateCondition], run: Run) -> RowSink:
+def _sink(items: list[Item], conditions: list[GenerateCondition], run: Run) -> RowSink:
     """Turns each finished sample into a solutions row for the journal."""
     by_id = {c.id: c for c in conditions}
-    items = {item.id: item for item in study.items}
+    by_item = {item.id: item for item in items}
 
     def to_row(result: SampleResult) -> tuple[str, dict[str, Any]]:
         meta = result.metadata
@@ -206,7 +207,7 @@ def _sink(study: Study, conditions: list[GenerateCondition], run: Run) -> RowSin
         )
         row = solution_row(
             condition,
-            items[meta["item_id"]],
+            by_item[meta["item_id"]],
             int(meta["replication"]),
             result,
             run_id=run.run_id,
@@ -291,7 +292,7 @@ def plan(
         items = options.items(study)
     cells = plan_cells(study, conditions, items, force=options.force or options.fresh)
     if options.shard is not None:
-        cells = shard_cells(study, conditions, cells, options.shard)
+        cells = shard_cells(study.paths, conditions, cells, options.shard)
     specs = task_specs(
         study,
         conditions,
@@ -355,5 +356,5 @@ def _run_generate(
             tell(note)
         run.approve(list(work.lines), ask, tell)
         run.begin(conditions, [])
-        run.execute(work.specs, _sink(study, conditions, run))
+        run.execute(work.specs, _sink(study.items, conditions, run))
     return result

@@ -57,7 +57,7 @@ def run_import(
     ]
     conditions = {f.condition.id: f.condition for f in found}
     run_id = new_run_id("import")
-    with locked(study, "import"):
+    with locked(study.paths, "import"):
         manifest = start_manifest(
             study,
             stage="import",

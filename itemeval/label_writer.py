@@ -35,7 +35,7 @@ class LabelWriter:
         """Make `row` durable; returns where it went ("store" or "journal")."""
         with self._lock:
             try:
-                with locked(self.study, "itemeval view --label"):
+                with locked(self.study.paths, "itemeval view --label"):
                     upsert(self.study.paths, "grades", [row])
                 return "store"
             except StudyLocked:

@@ -17,14 +17,12 @@ from .store.journal import (
     set_aside_lines,
 )
 from .store.lock import study_lock
-from .study import Study
 
 
 @contextlib.contextmanager
-def locked(study: Study, command: str) -> Iterator[dict[str, int]]:
+def locked(paths: StudyPaths, command: str) -> Iterator[dict[str, int]]:
     """Hold the study lock, first bringing a dead run's journal into the stores;
     yields rows recovered per store."""
-    paths = study.paths
     try:
         paths.root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -82,17 +80,17 @@ def set_aside_notes(paths: StudyPaths) -> list[str]:
     ]
 
 
-def recover_if_idle(study: Study) -> tuple[dict[str, int], int]:
+def recover_if_idle(paths: StudyPaths) -> tuple[dict[str, int], int]:
     """For read-only commands: replay a dead run's journal when nobody holds the lock.
 
     Returns (rows recovered per store, rows still pending in a running command's
     journal).
     """
-    pending = sum(pending_journal_rows(study.paths).values())
+    pending = sum(pending_journal_rows(paths).values())
     if not pending:
         return {}, 0
     try:
-        with locked(study, "itemeval (recovering the journal)") as recovered:
+        with locked(paths, "itemeval (recovering the journal)") as recovered:
             return recovered, 0
     except StudyLocked:
         return {}, pending

@@ -391,7 +391,7 @@ def open_run(
     with (
         _as_shard(study.paths)
         if options.shard is not None
-        else locked(study, " ".join(command_line())) as recovered
+        else locked(study.paths, " ".join(command_line())) as recovered
     ):
         result.recovered = recovered
         if options.shard is None:

@@ -85,18 +85,20 @@ def pick(generate: list[GenerateCondition], selector: str, what: str) -> str:
     return found[0].id
 
 
-def deciding_condition(study: Study, *, verifiable_only: bool) -> GradeCondition:
-    """The grade condition whose scores decide: the first verifiable one (else, when
-    allowed, the first grade condition)."""
-    verifiable = [c for c in study.grade if c.is_verifiable]
+def deciding_condition(
+    grade: list[GradeCondition], *, verifiable_only: bool
+) -> GradeCondition:
+    """The grade condition whose scores decide: the first verifiable one of `grade`
+    (else, when allowed, the first one)."""
+    verifiable = [c for c in grade if c.is_verifiable]
     if verifiable:
         return verifiable[0]
-    if verifiable_only or not study.grade:
+    if verifiable_only or not grade:
         raise ConfigError(
             "facets.scorer: add a verifiable scorer (e.g. numeric); its scores decide, "
             "and judges are not used for that"
         )
-    return study.grade[0]
+    return grade[0]
 
 
 def score_matrix(
@@ -114,7 +116,7 @@ def plan_study(
     """The options and the recommended one, after an optional pilot run."""
     if not 0 < options.power < 1 or not 0 < options.alpha < 1 or options.detect == 0:
         raise ConfigError("--detect must be non-zero; --power and --alpha in (0, 1)")
-    grader = deciding_condition(study, verifiable_only=False)
+    grader = deciding_condition(study.grade, verifiable_only=False)
     pairs = _pairs(study, options.compare)
     if options.pilot is not None:
         _pilot(study, options, sorted({c for p in pairs for c in p}), grader, ask, tell)

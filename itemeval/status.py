@@ -62,7 +62,7 @@ class StatusReport:
 def study_status(study: Study) -> StatusReport:
     """The grid's completion and spend; first recovers a dead run's journal when the
     study is idle."""
-    recovered, pending = recover_if_idle(study)
+    recovered, pending = recover_if_idle(study.paths)
     notes = [
         f"recovered {n} {store} rows from the journal of an interrupted run"
         for store, n in recovered.items()

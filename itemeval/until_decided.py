@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from . import sequential, stats
 from .budget import check_gate
@@ -100,7 +101,7 @@ def run_until_decided(
     study: Study, options: SequentialOptions, *, ask: Ask | None, tell: Tell | None
 ) -> SequentialResult:
     check(options)
-    grader = deciding_condition(study, verifiable_only=True)
+    grader = deciding_condition(study.grade, verifiable_only=True)
     a = pick(study.generate, options.pair[0], "--until-decided")
     b = pick(study.generate, options.pair[1], "--until-decided")
     if a == b:
@@ -128,7 +129,8 @@ def run_until_decided(
         manifest.write()  # a round's own run may have marked this one abandoned
         if stage is not None or result.decision != "undecided":
             break
-    _fixed(study, result, order)
+    if result.rounds:
+        _fixed(_scores(study, result), result, order)
     manifest.finish(
         result.outcome,  # type: ignore[arg-type]
         decision=result.decision,
@@ -192,7 +194,9 @@ def _round(
         result.outcome, result.exit_code = graded.outcome, graded.exit_code
         return graded
     found = sequential.look(
-        differences(study, result, items), options.alpha, options.margin
+        differences(_scores(study, result), result, items),
+        options.alpha,
+        options.margin,
     )
     result.decision, result.items_run = found.decision, found.items
     result.cs_low, result.cs_high, result.mean = found.low, found.high, found.mean
@@ -209,16 +213,22 @@ def _add_usd(total: float | None, stage: StageResult) -> float | None:
     return total + sum(spent)
 
 
-def differences(
-    study: Study, result: SequentialResult, items: list[Item]
-) -> np.ndarray:
-    """A - B item scores (replications averaged) of items both have, in run order."""
+def _scores(study: Study, result: SequentialResult) -> pd.DataFrame:
+    """The stored scores of the deciding grade condition (results.graded_frame)."""
     from .results import graded_frame
-    from .sizing import score_matrix
 
     grade = [c for c in study.grade if c.id == result.grade_condition_id]
     frame = graded_frame(study, grade)
-    frame = frame[frame["status"] == "scored"]
+    return frame[frame["status"] == "scored"]
+
+
+def differences(
+    frame: pd.DataFrame, result: SequentialResult, items: list[Item]
+) -> np.ndarray:
+    """A - B item scores (replications averaged) of items both have, in run order;
+    `frame` holds the deciding condition's scores (`_scores`)."""
+    from .sizing import score_matrix
+
     ids = [item.id for item in items]
     d = _item_means(score_matrix(frame, result.a, ids)) - _item_means(
         score_matrix(frame, result.b, ids)
@@ -233,11 +243,12 @@ def _item_means(scores: np.ndarray) -> np.ndarray:
     )
 
 
-def _fixed(study: Study, result: SequentialResult, order: list[Item]) -> None:
-    """The fixed-n paired t interval on the same items, for comparison."""
+def _fixed(frame: pd.DataFrame, result: SequentialResult, order: list[Item]) -> None:
+    """The fixed-n paired t interval on the same items, for comparison; `frame` holds
+    the deciding condition's scores."""
     if not result.rounds:
         return
-    d = differences(study, result, order[: result.rounds[-1]["items_asked"]])
+    d = differences(frame, result, order[: result.rounds[-1]["items_asked"]])
     interval = stats.t_interval(d)
     result.fixed_low, result.fixed_high = interval.ci_low, interval.ci_high
 

@@ -71,7 +71,7 @@ def batches(
     study = _study(config, base_dir)
     cancelled = None
     if cancel:
-        with locked(study, "batches"):
+        with locked(study.paths, "batches"):
             cancelled = cancel_open(study.paths)
     rows = batch_rows(study.paths)
     if json_out:
