@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
 
@@ -25,6 +25,9 @@ from .stage_plan import StagePlan
 from .state import observed_lengths, solution_state, superseded_notes
 from .store.journal import journaled_keys
 from .study import Study
+
+if TYPE_CHECKING:
+    from .config import StudyConfig
 
 
 @dataclass(frozen=True)
@@ -98,22 +101,28 @@ def _cell(condition: GenerateCondition, item: Item, epoch: int) -> Cell:
     )
 
 
+def call_config(config: StudyConfig) -> dict[str, Any]:
+    """What every generate call is configured with besides its condition's sampling
+    parameters: the solvers' limits, and batch mode when it is on."""
+    batch = config.budget.batch
+    return {**config.solvers.inspect_limits(), **({"batch": batch} if batch else {})}
+
+
 def task_specs(
-    study: Study,
+    items: list[Item],
     conditions: list[GenerateCondition],
     cells: pd.DataFrame,
     *,
-    cache_scope: Callable[[str], str] = str,
+    config: dict[str, Any],
+    cache_scope: Callable[[str], str | None],
 ) -> list[TaskSpec]:
     """One inspect task per condition with cells to run; each sample is one (item,
-    replication).
+    replication) of `items`.
 
-    `cache_scope` maps a condition id to its response-cache scope (a fresh run's
-    differs).
+    `config` is every call's (`call_config`) over the condition's own parameters;
+    `cache_scope` maps a condition id to its response-cache scope (None: no cache).
     """
-    items = {item.id: item for item in study.items}
-    runtime = study.config.solvers.inspect_limits()
-    batch = study.config.budget.batch
+    by_item = {item.id: item for item in items}
     by_condition = {
         cid: frame for cid, frame in cells.groupby("condition_id", sort=False)
     }
@@ -121,17 +130,16 @@ def task_specs(
     for condition in (c for c in conditions if c.id in by_condition):
         frame = by_condition[condition.id]
         task_cells = [
-            _cell(condition, items[item_id], int(epoch))
+            _cell(condition, by_item[item_id], int(epoch))
             for item_id, epoch in zip(frame["item_id"], frame["epoch"])
         ]
-        config = {**condition.params, **runtime, **({"batch": batch} if batch else {})}
         specs.append(
             TaskSpec(
                 name=condition.id,
                 model=condition.model,
-                config=config,
+                config={**condition.params, **config},
                 cells=task_cells,
-                cache_scope=response_cache.scope(study, cache_scope(condition.id)),
+                cache_scope=cache_scope(condition.id),
                 metadata={"itemeval_stage": "generate", "condition_id": condition.id},
             )
         )
@@ -294,10 +302,13 @@ def plan(
     if options.shard is not None:
         cells = shard_cells(study.paths, conditions, cells, options.shard)
     specs = task_specs(
-        study,
+        study.items,
         conditions,
         cells,
-        cache_scope=lambda cid: options.cache_scope(cid, run_id or ""),
+        config=call_config(study.config),
+        cache_scope=lambda cid: response_cache.scope(
+            study, options.cache_scope(cid, run_id or "")
+        ),
     )
     lines = lines_for_specs(
         "generate",

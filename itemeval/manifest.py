@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError
 from .outcomes import Outcome
-from .records import GenerateCondition, GradeCondition
+from .records import GenerateCondition, GradeCondition, Template
 from .store.files import reserve_space, write_json_atomic
 
 if TYPE_CHECKING:
@@ -128,8 +128,7 @@ def _grade_entry(condition: GradeCondition) -> dict[str, Any]:
     }
 
 
-def _templates(study: Study) -> list[dict[str, Any]]:
-    templates = [*study.prompts.values(), *study.rubrics.values()]
+def _templates(templates: list[Template]) -> list[dict[str, Any]]:
     return [
         {
             "kind": t.kind,
@@ -194,7 +193,7 @@ def start_manifest(
         "config_hash": study.loaded.text_hash,
         "options": options,
         "datasets": [vars(d) for d in study.datasets],
-        "templates": _templates(study),
+        "templates": _templates([*study.prompts.values(), *study.rubrics.values()]),
         "models": sorted(
             {c.model for c in generate}
             | {c.grader_model for c in grade if c.grader_model}
