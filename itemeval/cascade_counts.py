@@ -3,15 +3,16 @@ the estimate of solutions not generated yet) and who decided what (for `results`
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pyarrow.compute as pc
 
-from .cascade import cascades, decided_by
+from .cascade import cascades, decided_by, judge_name
 from .records import GradeCondition
+from .result_values import Decided
 from .store import read_store
 
 if TYPE_CHECKING:
@@ -39,6 +40,57 @@ def decided_counts(
     keys = ["gen_condition_id", "grade_condition_id", "decided_by"]
     counts = graded.assign(decided_by=stage).groupby(keys, sort=True).size()
     return [{**dict(zip(keys, key)), "n": int(n)} for key, n in counts.items()]
+
+
+@dataclass(frozen=True)
+class Settled:
+    """A cascade cell's graded solutions: settled by its cheap scorers (each a judge
+    call saved) or sent to its judge."""
+
+    gen_condition_id: str
+    grade_condition_id: str
+    graded: int
+    settled: int
+    judged: int
+    usd_saved: float | None
+    """The calls saved at the cascade's judge spend per judge call; None when
+    unknown (no priced judge call yet)."""
+
+
+def settled(
+    decided: Iterable[Decided],
+    conditions: Iterable[GradeCondition],
+    spend: Mapping[str, float | None],
+) -> list[Settled]:
+    """Per (generate condition, cascade), from `decided_counts` and each grade
+    condition's spend: a solution no stage decided (`none`) was sent to the judge,
+    which gave no verdict."""
+    judges = {c.id: (judge_name(c), "none") for c in cascades(conditions)}
+    cells: dict[tuple[str, str], list[int]] = {}
+    for row in decided:
+        counts = cells.setdefault(
+            (row.gen_condition_id, row.grade_condition_id), [0, 0]
+        )
+        asked = row.decided_by in judges.get(row.grade_condition_id, ())
+        counts[1 if asked else 0] += row.n
+    judged: dict[str, int] = {}
+    for (_, grade_id), (_, asked) in cells.items():
+        judged[grade_id] = judged.get(grade_id, 0) + asked
+    return [
+        Settled(
+            gen_id,
+            grade_id,
+            graded=scorers + asked,
+            settled=scorers,
+            judged=asked,
+            usd_saved=_saved(scorers, judged[grade_id], spend.get(grade_id)),
+        )
+        for (gen_id, grade_id), (scorers, asked) in cells.items()
+    ]
+
+
+def _saved(calls: int, judged: int, usd: float | None) -> float | None:
+    return None if usd is None or not judged else calls * usd / judged
 
 
 # ---- the estimate of solutions not generated yet -------------------------------------

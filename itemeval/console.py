@@ -20,6 +20,7 @@ from .tables import Column, count, money, tokens
 # the cost module pulls in pandas, which `itemeval --help` must not wait for
 if TYPE_CHECKING:
     from .cost import Estimate
+    from .result_values import ResultsReport
 
 __all__ = ["render_status", "status_dict"]  # `status` is rendered in status_console
 
@@ -339,8 +340,8 @@ def render_init(written: list[Any], directory: Any, console: Console) -> None:
 # ---- results -------------------------------------------------------------------------
 
 
-def render_results(data: dict[str, Any], console: Console) -> None:
+def render_results(results: ResultsReport, console: Console) -> None:
     """`itemeval results` as tables designed for 80 columns (results_console)."""
     from . import results_console
 
-    results_console.render_results(data, console)
+    results_console.render_results(results, console)

@@ -10,9 +10,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .result_values import ResultsReport
+
 
 def pairwise_section(
-    results: dict[str, Any], slugs: dict[str, str], svg: Callable[[Any], str]
+    results: ResultsReport, slugs: dict[str, str], svg: Callable[[Any], str]
 ) -> str:
     """Per pairwise judge: the win-rate matrix (row beats column; ties half), a table of
     its biases per pair, and the Bradley–Terry strengths with 95% intervals."""
@@ -22,8 +24,8 @@ def pairwise_section(
         "log-strengths (the first condition by id at 0) with item-bootstrap 95% "
         "intervals; Elo = 1000 + 173.7 × strength.</p>"
     ]
-    pairs = pd.DataFrame(results["pairwise"])
-    strengths = pd.DataFrame(results.get("strengths") or [])
+    pairs = pd.DataFrame(results.pairwise)
+    strengths = pd.DataFrame(results.strengths)
     for grade_id, rows in pairs.groupby("grade_condition_id", sort=False):
         name = html.escape(slugs.get(grade_id, grade_id))
         parts.append(f"<h3>{name}</h3>")

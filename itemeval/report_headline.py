@@ -12,6 +12,7 @@ import pandas as pd
 
 from .cell_names import cell_name
 from .report_html import _e, _table
+from .result_values import ResultsReport
 
 ALPHA = 0.05
 MARK = "holm-significant"
@@ -19,22 +20,22 @@ MARK = "holm-significant"
 in the SVG), so a reader's script, and the tests, can find them."""
 
 
-def names(results: dict[str, Any]) -> dict[str, str]:
+def names(results: ResultsReport) -> dict[str, str]:
     """Generate condition id -> its varying facets ("arith-good | concise | cold"),
     grade condition ids -> their slug."""
-    shown = dict(results["slugs"])
-    for gen_id, facets in results.get("cell_facets", {}).items():
+    shown = dict(results.slugs)
+    for gen_id, facets in results.cell_facets.items():
         shown[gen_id] = cell_name(facets)
     return shown
 
 
-def headline_section(results: dict[str, Any]) -> str:
+def headline_section(results: ResultsReport) -> str:
     """The sentences `results` opens with, one per grade condition."""
-    if not results.get("headline"):
+    if not results.headline:
         return "<h2>Headline</h2><p>No graded cell yet.</p>"
     items = "".join(
-        f'<li class="{"lead" if row["detectable"] else "tie"}">{_e(row["text"])}</li>'
-        for row in results["headline"]
+        f'<li class="{"lead" if row.detectable else "tie"}">{_e(row.text)}</li>'
+        for row in results.headline
     )
     return (
         '<h2>Headline</h2><p class="muted">Per grade condition: the generate '
@@ -44,11 +45,11 @@ def headline_section(results: dict[str, Any]) -> str:
     )
 
 
-def differences_section(results: dict[str, Any], svg: Callable[[Any], str]) -> str:
+def differences_section(results: ResultsReport, svg: Callable[[Any], str]) -> str:
     """One heatmap of row − column per grade condition; a cell whose Holm-adjusted
     p is below 0.05 is outlined and starred."""
     shown = names(results)
-    frame = pd.DataFrame(results["comparisons"])
+    frame = pd.DataFrame(results.comparisons)
     marked = sum(
         1 for p in frame["p_adjusted"] if p is not None and p == p and p < ALPHA
     )

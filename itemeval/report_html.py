@@ -1,8 +1,9 @@
-"""HTML pieces the report's sections share: escaping, numbers and tables."""
+"""HTML pieces the report's sections share: escaping, numbers, tables and plots."""
 
 from __future__ import annotations
 
 import html
+import io
 from typing import Any
 
 
@@ -29,3 +30,20 @@ def _table(headers: list[str], rows: list[list[Any]], left: int = 1) -> str:
         for row in rows
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def svg(figure: Any) -> str:
+    import matplotlib.pyplot as plt
+
+    buffer = io.StringIO()
+    # no metadata block: it only names matplotlib's web site and the date, and makes the
+    # file differ run to run
+    figure.savefig(
+        buffer,
+        format="svg",
+        bbox_inches="tight",
+        metadata={"Creator": None, "Date": None, "Format": None, "Type": None},
+    )
+    plt.close(figure)
+    text = buffer.getvalue()
+    return f'<div class="plot">{text[text.index("<svg") :]}</div>'

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from .result_values import ResultsReport
 
 
-def metrics_section(results: dict[str, Any], slugs: dict[str, str]) -> str:
+def metrics_section(results: ResultsReport, slugs: dict[str, str]) -> str:
     from .report_html import _num, _table
 
     rows = [
@@ -19,7 +19,7 @@ def metrics_section(results: dict[str, Any], slugs: dict[str, str]) -> str:
             _num(r["value"]),
             f"{_num(r['ci_low'])} – {_num(r['ci_high'])}",
         ]
-        for r in results["metrics"]
+        for r in results.metrics
     ]
     return (
         '<h2>Metrics</h2><p class="muted">Global metrics over each cell\'s items; '
@@ -28,7 +28,7 @@ def metrics_section(results: dict[str, Any], slugs: dict[str, str]) -> str:
     )
 
 
-def criteria_section(results: dict[str, Any], slugs: dict[str, str]) -> str:
+def criteria_section(results: ResultsReport, slugs: dict[str, str]) -> str:
     from .report_html import _num, _table
 
     rows = [
@@ -40,13 +40,13 @@ def criteria_section(results: dict[str, Any], slugs: dict[str, str]) -> str:
             _num(r["mean"]),
             f"{_num(r['ci_low'])} – {_num(r['ci_high'])}",
         ]
-        for r in results["criteria"]
+        for r in results.criteria
     ]
     parts = [
         "<h2>Criteria</h2>",
         _table(["solver", "grader", "criterion", "items", "mean", "95% CI"], rows, 3),
     ]
-    if results.get("criteria_agreement"):
+    if results.criteria_agreement:
         agreement = [
             [
                 slugs[r["a"]],
@@ -57,7 +57,7 @@ def criteria_section(results: dict[str, Any], slugs: dict[str, str]) -> str:
                 _num(r["spearman"]),
                 _num(r["kappa_quadratic"]),
             ]
-            for r in results["criteria_agreement"]
+            for r in results.criteria_agreement
         ]
         headers = ["A", "B", "criterion", "n", "exact", "Spearman", "kappa"]
         parts += ["<h3>Agreement per criterion</h3>", _table(headers, agreement, 3)]

@@ -8,10 +8,9 @@ stale ones are pending.
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -23,13 +22,25 @@ from .grid import matches
 from .headline import headlines
 from .plan import choose_items
 from .records import GenerateCondition, GradeCondition
+from .result_values import (
+    Calibration,
+    Cell,
+    Comparison,
+    Decided,
+    Headline,
+    Marginal,
+    ResultsReport,
+    records,
+    typed,
+)
+from .result_values import clean as _clean  # noqa: F401 (cli.reading's import)
+from .results_agreement import agreement, calibration
+from .results_facets import GEN_FACETS, facet_level, facet_levels, marginals
 from .scale_intervals import Bounds, bounded_interval, grade_scales
-from .scorers.registry import is_probability
 from .state import grade_state, graded_extra_judges
 from .study import Study
 
-GEN_FACETS = {"model": "model", "prompt": "prompt", "model_config": "model_config_name"}
-GRADE_FACETS = {"grader": "grader_name", "rubric": "rubric", "scorer": "scorer"}
+__all__ = ["GEN_FACETS", "ResultsReport", "facet_level"]
 
 
 @dataclass(frozen=True)
@@ -49,51 +60,6 @@ class ResultsOptions:
     stratify: str | None = None
     ids: tuple[str, ...] = ()
     """Only the items with these ids (`--items`)."""
-
-
-@dataclass
-class ResultsReport:
-    study: str
-    reducer: str
-    ci_method: str
-    cells: list[dict[str, Any]] = field(default_factory=list)
-    marginals: list[dict[str, Any]] = field(default_factory=list)
-    comparisons: list[dict[str, Any]] = field(default_factory=list)
-    agreement: list[dict[str, Any]] = field(default_factory=list)
-    calibration: list[dict[str, Any]] = field(default_factory=list)
-    corrected: list[dict[str, Any]] = field(default_factory=list)
-    """Judge means corrected by human labels (itemeval.human_results)."""
-    pairwise: list[dict[str, Any]] = field(default_factory=list)
-    strengths: list[dict[str, Any]] = field(default_factory=list)
-    criteria: list[dict[str, Any]] = field(default_factory=list)
-    """Per (cell, criterion) of grades with several criteria (SPEC §20)."""
-    criteria_agreement: list[dict[str, Any]] = field(default_factory=list)
-    """Agreement of two grade conditions on each criterion both scored."""
-    metrics: list[dict[str, Any]] = field(default_factory=list)
-    """Global metrics per cell and per --by level, when the study declares any."""
-    cascades: list[dict[str, Any]] = field(default_factory=list)
-    """Per cascade cell: how many graded solutions each stage decided."""
-    slugs: dict[str, str] = field(default_factory=dict)
-    headline: list[dict[str, Any]] = field(default_factory=list)
-    """Per grade condition: the best generate condition and its lead (headline.py)."""
-    cell_facets: dict[str, dict[str, str]] = field(default_factory=dict)
-    """Generate condition id -> {facet: level} of the facets that vary (cell_names)."""
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready: numpy scalars as Python numbers, NaN (undefined) as None."""
-        return _clean(asdict(self))
-
-
-def _clean(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _clean(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(item) for item in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and value != value:
-        return None
-    return value
 
 
 def check_options(options: ResultsOptions) -> None:
@@ -127,61 +93,99 @@ def study_results(
     check_options(options)
     grade = grade_conditions(study)
     frame = graded_frame(study, grade) if frame is None else frame
-    chosen_ids = None
-    if options.sample is not None or options.ids:
-        chosen = choose_items(
-            study.items,
-            sample=options.sample,
-            seed=options.seed,
-            stratify=options.stratify,
-            ids=options.ids,
-        )
-        chosen_ids = [item.id for item in chosen]
+    chosen_ids = _chosen(study, options)
+    if chosen_ids is not None:
         frame = frame[frame["item_id"].isin(chosen_ids)]
-    report = ResultsReport(
+    items = item_scores(frame, options.reducer)
+    cells = _cells(frame, items, study.generate, grade, options)
+    facets = cell_facets(study.generate)
+    names = {gen_id: cell_name(levels) for gen_id, levels in facets.items()}
+    long = criteria_results.scored_criteria(frame)
+    pairwise, strengths = pairwise_results.results_lists(
+        study, seed=options.seed, items=chosen_ids
+    )
+    pairs = _compared(study.generate, options.compare) if options.compare else []
+    return ResultsReport(
         study=study.config.study,
         reducer=options.reducer,
         ci_method=options.ci,
-        slugs={c.id: c.slug for c in [*study.generate, *grade]},
-    )
-    items = item_scores(frame, options.reducer)
-    report.cells = _cells(frame, items, study.generate, grade, options)
-    report.cell_facets = cell_facets(study.generate)
-    report.headline = headlines(
-        items,
-        report.cells,
-        grade,
-        {gid: cell_name(facets) for gid, facets in report.cell_facets.items()},
+        cells=typed(Cell, cells),
+        marginals=typed(Marginal, _marginals(study, items, long, grade, options)),
+        comparisons=typed(
+            Comparison, _comparisons(items, pairs, grade) if pairs else []
+        ),
+        agreement=records(_agreement(frame, grade, options)),
+        calibration=typed(Calibration, calibration(frame, grade)),
+        corrected=records(human_results.corrected(frame, grade)),
+        pairwise=records(pairwise),
+        strengths=records(strengths),
+        criteria=records(
+            criteria_results.criteria_cells(long, _bounded(options, None))
+        ),
+        criteria_agreement=records(criteria_results.criteria_agreement(long)),
+        metrics=records(
+            _metrics(study, grade, items, options, frame)
+            if study.config.metrics
+            else []
+        ),
+        cascades=typed(Decided, cascade_counts.decided_counts(frame, grade)),
+        slugs={c.id: c.slug for c in [*study.generate, *grade, *study.pairwise]},
+        headline=typed(Headline, headlines(items, cells, grade, names)),
+        cell_facets=facets,
     )
 
-    def interval(values: np.ndarray) -> stats.Interval:
-        return _interval(values, options)
 
-    long = criteria_results.scored_criteria(frame)
-    report.criteria = criteria_results.criteria_cells(long, interval)
+def _chosen(study: Study, options: ResultsOptions) -> list[str] | None:
+    """The ids of `--sample` / `--items`, or None: every item."""
+    if options.sample is None and not options.ids:
+        return None
+    chosen = choose_items(
+        study.items,
+        sample=options.sample,
+        seed=options.seed,
+        stratify=options.stratify,
+        ids=options.ids,
+    )
+    return [item.id for item in chosen]
+
+
+def _bounded(
+    options: ResultsOptions, bounds: Bounds | None
+) -> Callable[[np.ndarray], stats.Interval]:
+    return lambda values: _interval(values, options, bounds)
+
+
+def _marginals(
+    study: Study,
+    items: pd.DataFrame,
+    long: pd.DataFrame,
+    grade: list[GradeCondition],
+    options: ResultsOptions,
+) -> list[dict[str, Any]]:
+    """The marginal means of every `--by` facet, in the order asked."""
+    rows: list[dict[str, Any]] = []
     for facet in options.by:
-        report.marginals += (
-            criteria_results.criteria_marginals(long, interval)
+        rows += (
+            criteria_results.criteria_marginals(long, _bounded(options, None))
             if facet == "criterion"
-            else _marginals(study, items, facet, grade, options)
+            else marginals(
+                study,
+                items,
+                facet,
+                grade,
+                lambda values, bounds: _interval(values, options, bounds),
+            )
         )
-    if options.compare:
-        report.comparisons = _comparisons(
-            items, _compared(study.generate, options.compare), grade
-        )
-    report.agreement = _agreement(frame, grade, options.threshold)
-    human_results.extend_agreement(report.agreement, frame, grade, seed=options.seed)
-    report.corrected = human_results.corrected(frame, grade)
-    report.criteria_agreement = criteria_results.criteria_agreement(long)
-    report.calibration = _calibration(frame, grade)
-    report.cascades = cascade_counts.decided_counts(frame, grade)
-    report.pairwise, report.strengths = pairwise_results.results_lists(
-        study, seed=options.seed, items=chosen_ids
-    )
-    report.slugs.update({c.id: c.slug for c in study.pairwise})
-    if study.config.metrics:
-        report.metrics = _metrics(study, grade, items, options, frame)
-    return report
+    return rows
+
+
+def _agreement(
+    frame: pd.DataFrame, grade: list[GradeCondition], options: ResultsOptions
+) -> list[dict[str, Any]]:
+    """Grader agreement, with the human-label figures (human_results) added."""
+    rows = agreement(frame, grade, options.threshold)
+    human_results.extend_agreement(rows, frame, grade, seed=options.seed)
+    return rows
 
 
 def _metrics(study, grade, items, options, frame) -> list[dict[str, Any]]:
@@ -191,7 +195,7 @@ def _metrics(study, grade, items, options, frame) -> list[dict[str, Any]]:
 
     levels = {}
     for facet in (f for f in options.by if f != "criterion"):
-        column, mapping, per_grade = _facet_levels(study, facet, grade)
+        column, mapping, per_grade = facet_levels(study, facet, grade)
         if per_grade:  # grade facets: a metric belongs to one grade condition
             levels[facet] = {"column": column, "levels": mapping}
     chosen = frozenset(frame["item_id"]) if options.sample is not None else None
@@ -326,100 +330,6 @@ def _cells(
     return rows
 
 
-# ---- marginals
-# --------------------------------------------------------------------------------------
-
-
-def _marginals(
-    study: Study,
-    items: pd.DataFrame,
-    facet: str,
-    grade: list[GradeCondition],
-    options: ResultsOptions,
-) -> list[dict[str, Any]]:
-    """Per level of `facet`: each item's score averaged over the other facets, then
-    the interval over items."""
-    column, mapping, per_grade = _facet_levels(study, facet, grade)
-    frame = items.assign(level=items[column].map(mapping)).dropna(subset=["level"])
-    groups = ["grade_condition_id", "level"] if per_grade else ["level"]
-    rows, scales = [], grade_scales(items)
-    for key, group in frame.groupby(groups, sort=True):
-        grade_id, level = key if per_grade else (None, key[0])
-        interval = _interval(
-            group.groupby("item_id")["score"].mean().to_numpy(dtype=float),
-            options,
-            scales.get(grade_id),
-        )
-        rows.append(
-            {
-                "facet": facet,
-                "level": level,
-                "grade_condition_id": grade_id,
-                "items": interval.n,
-                "mean": interval.mean,
-                "se": interval.se,
-                "ci_low": interval.ci_low,
-                "ci_high": interval.ci_high,
-            }
-        )
-    return rows
-
-
-def _facet_levels(
-    study: Study, facet: str, grade: list[GradeCondition]
-) -> tuple[str, dict[str, Any], bool]:
-    """(the column of the item scores a facet reads, {value: level}, whether levels
-    are within each grade condition)."""
-    if facet in GEN_FACETS:
-        return (
-            "gen_condition_id",
-            {c.id: facet_level(c, facet) for c in study.generate},
-            True,
-        )
-    if facet in GRADE_FACETS:
-        return (
-            "grade_condition_id",
-            {c.id: _grade_level(c, facet) for c in grade},
-            False,
-        )
-    known = (
-        set().union(*(item.metadata for item in study.items)) if study.items else set()
-    )
-    if facet not in known:
-        facets = ", ".join([*GEN_FACETS, *GRADE_FACETS, *sorted(known)])
-        raise ConfigError(f"--by: unknown facet {facet!r}; use one of {facets}")
-    return (
-        "item_id",
-        {item.id: _scalar(item.metadata.get(facet)) for item in study.items},
-        True,
-    )
-
-
-def facet_level(condition: GenerateCondition, facet: str) -> str:
-    """A generate condition's level of `facet` (model, prompt or model_config)."""
-    return (
-        condition.prompt.ref
-        if facet == "prompt"
-        else getattr(condition, GEN_FACETS[facet])
-    )
-
-
-def _grade_level(condition: GradeCondition, facet: str) -> str | None:
-    if facet == "rubric":
-        return condition.rubric.ref if condition.rubric else None
-    if facet == "grader":
-        return condition.grader_name or condition.scorer
-    return condition.scorer
-
-
-def _scalar(value: Any) -> Any:
-    return (
-        value
-        if value is None or isinstance(value, (str, int, float, bool))
-        else json.dumps(value)
-    )
-
-
 # ---- paired comparisons
 # --------------------------------------------------------------------------------------
 
@@ -471,90 +381,3 @@ def _comparisons(
     for row, p in zip(rows, adjusted):
         row["p_adjusted"] = p
     return rows
-
-
-# ---- agreement between grade conditions over the same solutions
-# ------------------------------------------------
-
-
-def _agreement(
-    frame: pd.DataFrame, grade: list[GradeCondition], threshold: float | None
-) -> list[dict]:
-    scored = frame[frame["status"] == "scored"]
-    wide = scored.pivot_table(
-        index=["gen_condition_id", "item_id", "epoch"],
-        columns="grade_condition_id",
-        values="score",
-    )
-    rows = []
-    for a, b in combinations([c.id for c in grade if c.id in wide.columns], 2):
-        x, y = wide[a].to_numpy(dtype=float), wide[b].to_numpy(dtype=float)
-        result = stats.agreement(x, y)
-        if result.n == 0:
-            continue
-        both = ~(np.isnan(x) | np.isnan(y))
-        cut = (
-            threshold
-            if threshold is not None
-            else _midpoint(np.concatenate([x[both], y[both]]))
-        )
-        rows.append(
-            {
-                "a": a,
-                "b": b,
-                **asdict(result),
-                "threshold": cut,
-                "confusion": stats.threshold_confusion(x, y, cut),
-            }
-        )
-    return rows
-
-
-def _midpoint(values: np.ndarray) -> float:
-    return float((values.min() + values.max()) / 2)
-
-
-# ---- calibration of probability scorers
-# ------------------------------------------------------------------------
-
-
-def _calibration(frame: pd.DataFrame, grade: list[GradeCondition]) -> list[dict]:
-    """For `risk` / `numeric_risk` with two options: P(positive option) against whether
-    the target is positive.
-
-    The target's class is not stored on a grade, but follows from it: the prediction is
-    the positive option when P >= 0.5, and the grade says whether the prediction was the
-    target.
-    """
-    probability_ids = {c.id for c in grade if is_probability(c.scorer)}
-    rows = []
-    scored = frame[
-        (frame["status"] == "scored")
-        & frame["grade_condition_id"].isin(probability_ids)
-    ]
-    for (gen_id, grade_id), group in scored.groupby(
-        ["gen_condition_id", "grade_condition_id"], sort=False
-    ):
-        risk = group["score_metadata"].map(_risk_score).to_numpy(dtype=float)
-        predicted_positive = risk >= 0.5
-        outcome = np.where(
-            group["score"].to_numpy() == 1.0, predicted_positive, ~predicted_positive
-        ).astype(float)
-        outcome[np.isnan(risk)] = np.nan
-        result = stats.calibration(risk, outcome)
-        if result.n:
-            rows.append(
-                {
-                    "gen_condition_id": gen_id,
-                    "grade_condition_id": grade_id,
-                    **asdict(result),
-                }
-            )
-    return rows
-
-
-def _risk_score(metadata: Any) -> float:
-    if not isinstance(metadata, str):
-        return float("nan")
-    value = json.loads(metadata).get("risk_score")
-    return float(value) if isinstance(value, (int, float)) else float("nan")

@@ -11,7 +11,8 @@ from rich.console import Console
 from rich.text import Text
 
 from .cell_names import HEADERS, cell_name
-from .tables import Column, Row, count, fitted
+from .result_values import ResultsReport
+from .tables import Column, Row, count, field, fitted
 
 CI_NAMES = {  # README "Intervals" says how the bounded one differs
     "wilson": "Wilson",
@@ -21,23 +22,25 @@ CI_NAMES = {  # README "Intervals" says how the bounded one differs
 }
 
 
-def render_headline(data: dict[str, Any], console: Console) -> None:
+def render_headline(results: ResultsReport, console: Console) -> None:
     """Per grade condition, the sentence a reader can quote (headline.py)."""
-    if not data.get("headline"):
+    if not results.headline:
         return
-    console.print(Text(f"{data['study']}: headline", style="bold"))
-    for row in data["headline"]:
-        console.print(Text(f"- {row['text']}"))
+    console.print(Text(f"{results.study}: headline", style="bold"))
+    for row in results.headline:
+        console.print(Text(f"- {row.text}"))
     console.print()
 
 
-def facet_columns(data: dict[str, Any]) -> list[Column]:
+def facet_columns(results: ResultsReport) -> list[Column]:
     """One name column per varying facet of the generate conditions; the slug when
     the results carry no facets."""
-    facets = data.get("cell_facets") or {}
+    facets = results.cell_facets
     if not facets:
-        slugs = data["slugs"]
-        return [Column("solver", lambda row: slugs[row["gen_condition_id"]], "name")]
+        slugs = results.slugs
+        return [
+            Column("solver", lambda row: slugs[field(row, "gen_condition_id")], "name")
+        ]
     shown = next(iter(facets.values())).keys()
     return [
         Column(HEADERS[facet], _level(facets, facet), kind="name") for facet in shown
@@ -45,12 +48,12 @@ def facet_columns(data: dict[str, Any]) -> list[Column]:
 
 
 def _level(facets: dict[str, dict[str, str]], facet: str) -> Callable[[Row], str]:
-    return lambda row: facets.get(row["gen_condition_id"], {}).get(facet, "")
+    return lambda row: facets.get(field(row, "gen_condition_id"), {}).get(facet, "")
 
 
 def per_grade(
     console: Console,
-    data: dict[str, Any],
+    results: ResultsReport,
     rows: Sequence[Row],
     title: Callable[[str, list[Row]], str],
     columns: Sequence[Column],
@@ -61,10 +64,10 @@ def per_grade(
     `named`."""
     groups: dict[str, list[Row]] = {}
     for row in rows:
-        groups.setdefault(row["grade_condition_id"], []).append(row)
+        groups.setdefault(field(row, "grade_condition_id"), []).append(row)
     for grade_id, group in groups.items():
-        slug = data["slugs"].get(grade_id, grade_id) or "every grade condition"
-        shown = [*facet_columns(data), *columns] if named else list(columns)
+        slug = results.slugs.get(grade_id, grade_id) or "every grade condition"
+        shown = [*facet_columns(results), *columns] if named else list(columns)
         # the title on a line of its own: as the table's title it wraps at the
         # table's width, which is often narrower than the terminal
         console.print(Text(title(slug, group), style="italic"))
@@ -74,27 +77,27 @@ def per_grade(
 def ci_names(rows: Sequence[Row]) -> str:
     """The interval methods the rows used ("Wilson, bounded Wilson")."""
     methods = dict.fromkeys(
-        CI_NAMES.get(m, m) for r in rows if (m := r.get("ci_method"))
+        CI_NAMES.get(m, m) for r in rows if (m := field(r, "ci_method"))
     )
     return ", ".join(methods) or "-"
 
 
 def cell_tables(
-    console: Console, data: dict[str, Any], numbers: Sequence[Column]
+    console: Console, results: ResultsReport, numbers: Sequence[Column]
 ) -> None:
     """The grid's cells: a table per grade condition."""
 
-    reducer = "" if data["reducer"] == "mean" else f" ({data['reducer']})"
+    reducer = "" if results.reducer == "mean" else f" ({results.reducer})"
 
     def title(slug: str, rows: list[Row]) -> str:
         return f"{slug}: mean per item{reducer}, 95% CI ({ci_names(rows)})"
 
     counts = [("pend", "pending"), ("err", "errors"), ("pfail", "parse_failures")]
-    zero = {key for _, key in counts if not any(c[key] for c in data["cells"])}
+    zero = {key for _, key in counts if not any(field(c, key) for c in results.cells)}
     per_grade(
         console,
-        data,
-        data["cells"],
+        results,
+        results.cells,
         title,
         [
             *numbers,
@@ -110,78 +113,97 @@ def cell_tables(
 
 
 def render_metrics(
-    console: Console, data: dict[str, Any], numbers: Sequence[Column]
+    console: Console, results: ResultsReport, numbers: Sequence[Column]
 ) -> None:
     """Global metrics beside the means: per cell, then per --by level, a table per
     grade condition each."""
     columns = [
         Column("metric", _metric, kind="name"),
         Column("n", count("n"), min_width=3),
-        Column("value", lambda row: _num(row["value"]), min_width=5),
+        Column("value", lambda row: _num(field(row, "value")), min_width=5),
         *numbers,
     ]
-    cells = [r for r in data["metrics"] if not r.get("facet") and "a" not in r]
-    levels = [row for row in data["metrics"] if row.get("facet")]
-    pairs = [row for row in data["metrics"] if "a" in row]
+    cells = [r for r in results.metrics if not r.get("facet") and "a" not in r]
+    levels = [row for row in results.metrics if row.get("facet")]
+    pairs = [row for row in results.metrics if "a" in row]
     title = "metrics, 95% CI (item bootstrap)"
-    per_grade(console, data, cells, lambda slug, rows: f"{slug}: {title}", columns)
+    per_grade(console, results, cells, lambda slug, rows: f"{slug}: {title}", columns)
     per_grade(
         console,
-        data,
+        results,
         levels,
         lambda slug, rows: f"{slug}: by facet, {title}",
         [
-            Column("facet", lambda row: row["facet"], kind="name"),
-            Column("level", lambda row: str(row["level"]), kind="name"),
+            Column("facet", lambda row: field(row, "facet"), kind="name"),
+            Column("level", lambda row: str(field(row, "level")), kind="name"),
             *columns,
         ],
         named=False,
     )
-    names = _cell_names(data)
+    names = _cell_names(results)
     per_grade(
         console,
-        data,
+        results,
         pairs,
         lambda slug, rows: f"{slug}: metrics A − B, 95% CI (paired item bootstrap)",
         [
-            Column("A", lambda row: names.get(row["a"], row["a"]), kind="name"),
-            Column("B", lambda row: names.get(row["b"], row["b"]), kind="name"),
+            Column(
+                "A",
+                lambda row: names.get(field(row, "a"), field(row, "a")),
+                kind="name",
+            ),
+            Column(
+                "B",
+                lambda row: names.get(field(row, "b"), field(row, "b")),
+                kind="name",
+            ),
             columns[0],
             columns[1],
-            Column("A − B", lambda row: _num(row["value"]), min_width=6),
+            Column("A − B", lambda row: _num(field(row, "value")), min_width=6),
             *numbers,
         ],
         named=False,
     )
 
 
-def _cell_names(data: dict[str, Any]) -> dict[str, str]:
+def _cell_names(results: ResultsReport) -> dict[str, str]:
     return {
-        gen_id: cell_name(facets)
-        for gen_id, facets in (data.get("cell_facets") or {}).items()
-    } or dict(data["slugs"])
+        gen_id: cell_name(facets) for gen_id, facets in (results.cell_facets).items()
+    } or dict(results.slugs)
 
 
 def _metric(row: Row) -> str:
     """precision[b] for a per-class row."""
-    return f"{row['metric']}[{row['class']}]" if "class" in row else row["metric"]
+    return (
+        f"{field(row, 'metric')}[{field(row, 'class')}]"
+        if "class" in row
+        else field(row, "metric")
+    )
 
 
-def render_comparisons(console: Console, data: dict[str, Any], ci: Column) -> None:
+def render_comparisons(console: Console, results: ResultsReport, ci: Column) -> None:
     """`--compare`: A − B per grade condition, the pair named by its facets."""
-    names = _cell_names(data)
+    names = _cell_names(results)
     per_grade(
         console,
-        data,
-        data["comparisons"],
+        results,
+        results.comparisons,
         lambda slug, rows: f"{slug}: paired differences A − B (Holm-adjusted p)",
         [
-            Column("A", lambda row: names.get(row["a"], row["a"]), kind="name"),
-            Column("B", lambda row: names.get(row["b"], row["b"]), kind="name"),
+            Column(
+                "A",
+                lambda row: names.get(field(row, "a"), field(row, "a")),
+                kind="name",
+            ),
+            Column(
+                "B",
+                lambda row: names.get(field(row, "b"), field(row, "b")),
+                kind="name",
+            ),
             Column("n", count("n"), min_width=3),
-            Column("diff", lambda row: _num(row["diff"]), min_width=6),
+            Column("diff", lambda row: _num(field(row, "diff")), min_width=6),
             ci,
-            Column("p adj", lambda row: _p(row["p_adjusted"]), min_width=6),
+            Column("p adj", lambda row: _p(field(row, "p_adjusted")), min_width=6),
         ],
         named=False,
     )
@@ -195,8 +217,12 @@ def _num(value: Any, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _ci(row: dict[str, Any]) -> str:
-    return "-" if row["ci_low"] is None else f"{row['ci_low']:.3f}–{row['ci_high']:.3f}"
+def _ci(row: Row) -> str:
+    return (
+        "-"
+        if field(row, "ci_low") is None
+        else f"{field(row, 'ci_low'):.3f}–{field(row, 'ci_high'):.3f}"
+    )
 
 
 def _number(header: str, cell: Any, width: int) -> Column:
@@ -205,45 +231,36 @@ def _number(header: str, cell: Any, width: int) -> Column:
     return Column(header, cell, min_width=width)
 
 
-def render_results(data: dict[str, Any], console: Console) -> None:
+def render_results(results: ResultsReport, console: Console) -> None:
     """The results as tables designed for 80 columns: slugs cut from the middle only
     when needed, ids in `--json`."""
-    slugs = data["slugs"]
-
-    def name(header: str, key: str, default: str = "") -> Column:
-        return Column(
-            header, lambda row: slugs[row[key]] if row[key] else default, kind="name"
-        )
-
     n = _number("n", count("items"), 3)
-    mean, ci = (
-        _number("mean", lambda row: _num(row["mean"]), 5),
-        _number("95% CI", _ci, 11),
-    )
-    render_headline(data, console)
-    cell_tables(console, data, [n, mean, ci])
-    if data["marginals"]:
+    mean = _number("mean", lambda row: _num(field(row, "mean")), 5)
+    ci = _number("95% CI", _ci, 11)
+    render_headline(results, console)
+    cell_tables(console, results, [n, mean, ci])
+    if results.marginals:
         per_grade(
             console,
-            data,
-            data["marginals"],
+            results,
+            results.marginals,
             lambda slug, rows: f"{slug}: by facet, mean per item, 95% CI",
             [
-                Column("facet", lambda row: row["facet"], kind="name"),
-                Column("level", lambda row: str(row["level"]), kind="name"),
+                Column("facet", lambda row: row.facet, kind="name"),
+                Column("level", lambda row: str(row.level), kind="name"),
                 n,
                 mean,
                 ci,
             ],
             named=False,
         )
-    if data.get("metrics"):
-        render_metrics(console, data, [_number("95% CI", _ci, 11)])
-    if data.get("criteria"):
+    if results.metrics:
+        render_metrics(console, results, [_number("95% CI", _ci, 11)])
+    if results.criteria:
         per_grade(
             console,
-            data,
-            data["criteria"],
+            results,
+            results.criteria,
             lambda slug, rows: f"{slug}: criteria, mean per item, 95% CI",
             [
                 Column("criterion", lambda row: row["criterion"], kind="name"),
@@ -252,33 +269,47 @@ def render_results(data: dict[str, Any], console: Console) -> None:
                 ci,
             ],
         )
-    if data.get("criteria_agreement"):
+    _agreement_tables(results, console, ci)
+    _side_tables(results, console)
+
+
+def _named(slugs: dict[str, str], header: str, key: str) -> Column:
+    """A column of condition slugs."""
+    return Column(
+        header, lambda row: slugs[field(row, key)] if field(row, key) else "", "name"
+    )
+
+
+def _agreement_tables(results: ResultsReport, console: Console, ci: Column) -> None:
+    """Agreement per criterion, the paired differences, and grader agreement."""
+    slugs = results.slugs
+    if results.criteria_agreement:
         console.print(
             fitted(
                 console,
                 "agreement per criterion",
                 [
-                    name("A", "a"),
-                    name("B", "b"),
+                    _named(slugs, "A", "a"),
+                    _named(slugs, "B", "b"),
                     Column("criterion", lambda row: row["criterion"], kind="name"),
                     _number("n", count("n"), 3),
                     _number("exact", lambda row: _num(row["exact"]), 5),
                     _number("rho", lambda row: _num(row["spearman"]), 5),
                     _number("kappa", lambda row: _num(row["kappa_quadratic"]), 5),
                 ],
-                data["criteria_agreement"],
+                results.criteria_agreement,
             )
         )
-    if data["comparisons"]:
-        render_comparisons(console, data, ci)
-    if data["agreement"]:
+    if results.comparisons:
+        render_comparisons(console, results, ci)
+    if results.agreement:
         console.print(
             fitted(
                 console,
                 "grader agreement",
                 [
-                    name("A", "a"),
-                    name("B", "b"),
+                    _named(slugs, "A", "a"),
+                    _named(slugs, "B", "b"),
                     _number("n", count("n"), 3),
                     *(
                         _number(header, lambda row, key=key: _num(row[key]), 5)
@@ -290,51 +321,56 @@ def render_results(data: dict[str, Any], console: Console) -> None:
                         )
                     ),
                 ],
-                data["agreement"],
+                results.agreement,
             )
         )
-    if data.get("corrected"):
+
+
+def _side_tables(results: ResultsReport, console: Console) -> None:
+    """Corrected judge means, who decided in each cascade, and calibration."""
+    slugs = results.slugs
+    if results.corrected:
         console.print(
             fitted(
                 console,
                 "judge means corrected by human labels (prediction-powered)",
                 [
-                    name("solver", "gen_condition_id"),
-                    name("judge", "grade_condition_id"),
+                    _named(slugs, "solver", "gen_condition_id"),
+                    _named(slugs, "judge", "grade_condition_id"),
                     Column("rater", lambda row: row["rater"], kind="name"),
                     _number("labels", count("n_labelled"), 6),
                     _number("mean", lambda row: _num(row["mean"]), 5),
                     _number("95% CI", _ci, 11),
                 ],
-                data["corrected"],
+                results.corrected,
             )
         )
-    if data.get("cascades"):
+    if results.cascades:
         console.print(
             fitted(
                 console,
                 "cascades: which stage decided",
                 [
-                    name("solver", "gen_condition_id"),
-                    name("cascade", "grade_condition_id"),
-                    Column("decided by", lambda row: row["decided_by"], kind="name"),
+                    _named(slugs, "solver", "gen_condition_id"),
+                    _named(slugs, "cascade", "grade_condition_id"),
+                    Column("decided by", lambda row: row.decided_by, kind="name"),
                     _number("n", count("n"), 4),
                 ],
-                data["cascades"],
+                results.cascades,
             )
         )
-    if data["calibration"]:
+    if results.calibration:
         console.print(
             fitted(
                 console,
                 "calibration",
                 [
-                    name("solver", "gen_condition_id"),
-                    name("scorer", "grade_condition_id"),
+                    _named(slugs, "solver", "gen_condition_id"),
+                    _named(slugs, "scorer", "grade_condition_id"),
                     _number("n", count("n"), 3),
                     *(
-                        _number(header, lambda row, key=key: _num(row[key]), width)
-                        for header, key, width in (
+                        _number(header, lambda row, key=key: _num(field(row, key)), w)
+                        for header, key, w in (
                             ("ECE", "ece", 5),
                             ("ECE mass", "ece_equal_mass", 8),
                             ("Brier", "brier", 5),
@@ -342,6 +378,6 @@ def render_results(data: dict[str, Any], console: Console) -> None:
                         )
                     ),
                 ],
-                data["calibration"],
+                results.calibration,
             )
         )

@@ -8,6 +8,7 @@ column, so a wider terminal shows more of it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
@@ -18,7 +19,8 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-Row = dict[str, Any]
+Row = Any
+"""A mapping, or a typed row (result_values): `field` reads either."""
 
 
 def money(value: float | None) -> str:
@@ -139,7 +141,12 @@ class Column:
 
 
 def count(key: str) -> Callable[[Row], str]:
-    return lambda row: f"{row[key]:,}"
+    return lambda row: f"{field(row, key):,}"
+
+
+def field(row: Any, key: str) -> Any:
+    """A row's `key`: a mapping's item or a typed row's attribute (result_values)."""
+    return row[key] if isinstance(row, Mapping) else getattr(row, key)
 
 
 def fitted(

@@ -22,6 +22,8 @@ from statsmodels.stats.proportion import proportion_confint
 from itemeval import console
 from itemeval.cli import main
 from itemeval.headline import headlines
+from itemeval.results import ResultsOptions, study_results
+from itemeval.study import load_study
 from tests.helpers import base_config, write_study
 
 
@@ -234,9 +236,10 @@ def test_default_intervals_are_wilson_and_stay_on_the_scale(study, capsys):
 
 
 def test_the_console_opens_with_the_headline(study, capsys):
-    data = results_json(capsys, study)
     out = io.StringIO()
-    console.render_results(data, Console(file=out, width=80))
+    typed = study_results(load_study(study, study.parent), ResultsOptions())
+    assert typed.as_dict() == results_json(capsys, study)
+    console.render_results(typed, Console(file=out, width=80))
     lines = out.getvalue().splitlines()
     assert lines[0] == "t: headline"
     assert " ".join(lines[1:4]).startswith("- scorer_numeric: arith-good is best")

@@ -53,6 +53,7 @@ LAYERS = [
         "itemeval.scaffold",
         "itemeval.results",
         "itemeval.report",
+        "itemeval.report_plots",
         "itemeval.show",
         "itemeval.show.select",
         "itemeval.show.item",
@@ -227,10 +228,7 @@ def test_runtime_imports_resolve_relative_and_skip_type_checking(tmp_path, monke
 
 
 MAX_LINES = 450
-OVERSIZED = {
-    "itemeval.report": 600,
-    "itemeval.results": 600,
-}
+OVERSIZED: dict[str, int] = {}
 """Modules still over MAX_LINES, each with a ceiling it may not pass: split one and
 lower (or drop) its entry; never raise a ceiling, split instead."""
 

@@ -19,6 +19,8 @@ from statsmodels.stats.proportion import proportion_confint
 
 from itemeval import console
 from itemeval.cli import main
+from itemeval.results import ResultsOptions, study_results
+from itemeval.study import load_study
 from tests.helpers import base_config, write_study
 
 ROWS = [
@@ -313,7 +315,11 @@ def test_csv_holds_the_cells_and_the_table_fits_80_columns(study, capsys, tmp_pa
     ]
     assert np.allclose(cells["mean"], [c["mean"] for c in data["cells"]])
     buffer = io.StringIO()
-    console.render_results(data, Console(file=buffer, width=80))
+    typed = study_results(
+        load_study(study, study.parent), ResultsOptions(by=("model",), compare=("all",))
+    )
+    assert typed.as_dict() == {k: v for k, v in data.items() if k != "sequential"}
+    console.render_results(typed, Console(file=buffer, width=80))
     lines = buffer.getvalue().splitlines()
     assert max(map(len, lines)) <= 80 and any(
         "paired differences" in line for line in lines

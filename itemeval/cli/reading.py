@@ -21,6 +21,7 @@ from .options import (
 )
 
 if TYPE_CHECKING:
+    from ..result_values import ResultsReport
     from ..study import Study
 
 
@@ -208,22 +209,22 @@ def results(
     if json_out:
         console.print_json(data)
     else:
-        _render_results(data, report.slugs, items=items)
+        _render_results(report, data, items=items)
 
 
 def _render_results(
-    data: dict[str, Any], slugs: dict[str, str], *, items: bool
+    report: ResultsReport, data: dict[str, Any], *, items: bool
 ) -> None:
     """The results' tables; then a sequential comparison's and the item analysis'."""
     from .. import console, efficiency_render
 
-    console.render_results(data, console.stdout())
+    console.render_results(report, console.stdout())
     if data.get("sequential"):
         efficiency_render.render_sequential_compare(
             data["sequential"], console.stdout()
         )
     if items:
-        efficiency_render.render_items(data["items"], console.stdout(), slugs)
+        efficiency_render.render_items(data["items"], console.stdout(), report.slugs)
 
 
 @app.command()

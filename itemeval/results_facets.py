@@ -1,0 +1,113 @@
+"""The facets `results --by` groups by, and the marginal means per level of one.
+
+A generate facet (model, prompt, model_config) and an item metadata key have levels
+within each grade condition; a grade facet (grader, rubric, scorer) has levels across
+them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import ConfigError
+from .records import GenerateCondition, GradeCondition
+from .scale_intervals import Bounds, grade_scales
+from .stats import Interval
+from .study import Study
+
+GEN_FACETS = {"model": "model", "prompt": "prompt", "model_config": "model_config_name"}
+GRADE_FACETS = {"grader": "grader_name", "rubric": "rubric", "scorer": "scorer"}
+
+
+def marginals(
+    study: Study,
+    items: pd.DataFrame,
+    facet: str,
+    grade: list[GradeCondition],
+    interval: Callable[[np.ndarray, Bounds | None], Interval],
+) -> list[dict[str, Any]]:
+    """Per level of `facet`: each item's score averaged over the other facets, then
+    the interval over items (`interval(values, the scores' bounds)`)."""
+    column, mapping, per_grade = facet_levels(study, facet, grade)
+    frame = items.assign(level=items[column].map(mapping)).dropna(subset=["level"])
+    groups = ["grade_condition_id", "level"] if per_grade else ["level"]
+    rows, scales = [], grade_scales(items)
+    for key, group in frame.groupby(groups, sort=True):
+        grade_id, level = key if per_grade else (None, key[0])
+        result = interval(
+            group.groupby("item_id")["score"].mean().to_numpy(dtype=float),
+            scales.get(grade_id),
+        )
+        rows.append(
+            {
+                "facet": facet,
+                "level": level,
+                "grade_condition_id": grade_id,
+                "items": result.n,
+                "mean": result.mean,
+                "se": result.se,
+                "ci_low": result.ci_low,
+                "ci_high": result.ci_high,
+            }
+        )
+    return rows
+
+
+def facet_levels(
+    study: Study, facet: str, grade: list[GradeCondition]
+) -> tuple[str, dict[str, Any], bool]:
+    """(the column of the item scores a facet reads, {value: level}, whether levels
+    are within each grade condition)."""
+    if facet in GEN_FACETS:
+        return (
+            "gen_condition_id",
+            {c.id: facet_level(c, facet) for c in study.generate},
+            True,
+        )
+    if facet in GRADE_FACETS:
+        return (
+            "grade_condition_id",
+            {c.id: _grade_level(c, facet) for c in grade},
+            False,
+        )
+    known = (
+        set().union(*(item.metadata for item in study.items)) if study.items else set()
+    )
+    if facet not in known:
+        facets = ", ".join([*GEN_FACETS, *GRADE_FACETS, *sorted(known)])
+        raise ConfigError(f"--by: unknown facet {facet!r}; use one of {facets}")
+    return (
+        "item_id",
+        {item.id: _scalar(item.metadata.get(facet)) for item in study.items},
+        True,
+    )
+
+
+def facet_level(condition: GenerateCondition, facet: str) -> str:
+    """A generate condition's level of `facet` (model, prompt or model_config)."""
+    return (
+        condition.prompt.ref
+        if facet == "prompt"
+        else getattr(condition, GEN_FACETS[facet])
+    )
+
+
+def _grade_level(condition: GradeCondition, facet: str) -> str | None:
+    if facet == "rubric":
+        return condition.rubric.ref if condition.rubric else None
+    if facet == "grader":
+        return condition.grader_name or condition.scorer
+    return condition.scorer
+
+
+def _scalar(value: Any) -> Any:
+    return (
+        value
+        if value is None or isinstance(value, (str, int, float, bool))
+        else json.dumps(value)
+    )
