@@ -35,12 +35,10 @@ from .result_values import (
 )
 from .result_values import clean as _clean  # noqa: F401 (cli.reading's import)
 from .results_agreement import agreement, calibration
-from .results_facets import GEN_FACETS, facet_level, facet_levels, marginals
+from .results_facets import facet_levels, marginals
 from .scale_intervals import Bounds, bounded_interval, grade_scales
 from .state import grade_state, graded_extra_judges
 from .study import Study
-
-__all__ = ["GEN_FACETS", "ResultsReport", "facet_level"]
 
 
 @dataclass(frozen=True)
