@@ -45,8 +45,23 @@ def _has_entries(model: str) -> bool:
 
 
 async def _lookup(spec: TaskSpec) -> list[str]:
+    from inspect_ai.model._cache import cache_fetch
+
+    found, keys = [], []
+    for cell, entry in await cache_entries(spec, spec.cells):
+        with contextlib.redirect_stdout(sys.stderr):
+            if cache_fetch(entry) is not None:
+                found.append(cell.sample_id)
+                keys.append(entry.key)
+    FOUND[spec.name] = (spec.model, tuple(keys))
+    return found
+
+
+async def cache_entries(spec: TaskSpec, cells: list[Cell]) -> list[tuple[Cell, Any]]:
+    """Each cell's key in inspect's cache (a CacheEntry), as the task's call would
+    make it; batch mode stores its replies under them too."""
     from inspect_ai.model import GenerateConfig
-    from inspect_ai.model._cache import CacheEntry, cache_fetch
+    from inspect_ai.model._cache import CacheEntry
 
     from .inspect_tasks import build_model, cache_policy
 
@@ -59,8 +74,8 @@ async def _lookup(spec: TaskSpec) -> list[str]:
         config.max_tokens = (
             model.api.max_tokens_for_config(config) or model.api.max_tokens()
         )
-    found, keys = [], []
-    for cell in spec.cells:
+    entries = []
+    for cell in cells:
         messages = _conversation(cell, config)
         prepared = await model._prepare_input(messages, [], None, config)
         entry = CacheEntry(
@@ -72,12 +87,8 @@ async def _lookup(spec: TaskSpec) -> list[str]:
             tool_choice=prepared.tool_choice,
             tools=prepared.tools,
         )
-        with contextlib.redirect_stdout(sys.stderr):
-            if cache_fetch(entry) is not None:
-                found.append(cell.sample_id)
-                keys.append(entry.key)
-    FOUND[spec.name] = (spec.model, tuple(keys))
-    return found
+        entries.append((cell, entry))
+    return entries
 
 
 def _conversation(cell: Cell, config: Any) -> list[Any]:
@@ -91,3 +102,35 @@ def _conversation(cell: Cell, config: Any) -> list[Any]:
     if config.system_message:
         messages = [ChatMessageSystem(content=config.system_message), *messages]
     return messages
+
+
+def store_replies(spec: TaskSpec, replies: list[tuple[Cell, dict[str, Any]]]) -> int:
+    """Write chat completions (a provider batch's answers) into the cache under the
+    cells' keys; how many were stored."""
+    return asyncio.run(_store(spec, replies))
+
+
+async def _store(spec: TaskSpec, replies: list[tuple[Cell, dict[str, Any]]]) -> int:
+    from inspect_ai.model._cache import cache_store
+
+    bodies = {cell.sample_id: body for cell, body in replies}
+    stored = 0
+    for cell, entry in await cache_entries(spec, [cell for cell, _ in replies]):
+        with contextlib.redirect_stdout(sys.stderr):
+            stored += bool(cache_store(entry, model_output(bodies[cell.sample_id])))
+    return stored
+
+
+def model_output(body: dict[str, Any]) -> Any:
+    """A chat completion as inspect's ModelOutput, read the way its openai provider
+    reads a live one."""
+    from inspect_ai.model._openai import (
+        chat_choices_from_openai,
+        model_output_from_openai,
+    )
+    from openai.types.chat import ChatCompletion
+
+    completion = ChatCompletion.model_validate(body)
+    return model_output_from_openai(
+        completion, chat_choices_from_openai(completion, [])
+    )

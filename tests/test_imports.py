@@ -236,6 +236,8 @@ PRIVATE_INSPECT = {
     "inspect_ai.model._cache": "the response cache: its root, a model's folder and "
     "an entry's key and fetch, so estimate prices cached calls at $0 and names whose "
     "calls they were (inspect has no public cache lookup)",
+    "inspect_ai.model._openai": "model_output_from_openai: a provider batch's "
+    "chat completion read as inspect reads a live one, for the response cache",
     "inspect_ai._eval.task.util": "sample_messages: the messages inspect sends for a "
     "sample, the key of its cache entry",
     "inspect_ai._eval.loader": "load_task_spec: a task file@function as a dataset",

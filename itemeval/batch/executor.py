@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 from .. import signals
 from ..paths import StudyPaths
 from ..pricing import format_usd
-from ..records import TaskSpec
+from ..records import Cell, TaskSpec
 from ..store.journal import JournalWriter, replay_journals
-from . import ledger, reserve
+from . import cache, ledger, reserve
 from .client import TERMINAL, BatchClient, Status
 from .display import WaitingDisplay
 from .requests import provider_model, request_key, result
@@ -117,6 +117,8 @@ class BatchRun:
     reserved: dict[str, float] = field(default_factory=dict)
     """The worst case the spend cap holds for each open batch, by submission id."""
     clients: dict[str, BatchClient] = field(default_factory=dict)
+    cells: dict[str, tuple[TaskSpec, Cell]] = field(default_factory=dict)
+    """The cells this run planned, by custom id: what a reply is cached under."""
 
     @property
     def paths(self) -> StudyPaths:
@@ -138,6 +140,11 @@ def execute(
     """Collect the stage's open batches, submit the rest of `specs`, wait for all.
     `held`: what the cap holds for batches earlier runs left open (`hold_open`)."""
     state = BatchRun(run, sink, journaled, reserved=dict(held or {}))
+    state.cells = {
+        request_key(run.stage, spec.name, cell.sample_id): (spec, cell)
+        for spec in specs
+        for cell in spec.cells
+    }
     found = ledger.open_submissions(state.paths, stage=run.stage)
     state.waiting = ledger.owned(found, run.options.shard)
     display = WaitingDisplay(run.options.display)
@@ -266,11 +273,23 @@ def _collect(state: BatchRun, submission: ledger.Submission, status: Status) -> 
         rows.append((store, row))
         state.answered.add(line["custom_id"])
     _store(state, rows)
+    cache.store(_answered(state, lines))
     state.collected += 1
     actual = sum(r["usd"] or 0.0 for _, r in rows)
     reserve.settle(state.run.cap, state.reserved, submission.id, actual)
     ledger.update(state.paths, submission, state="closed", status=status.status)
     return len(rows)
+
+
+def _answered(state: BatchRun, lines: list[dict[str, Any]]) -> list[cache.Answered]:
+    """The answers of the cells this run planned, for inspect's cache."""
+    found = []
+    for line in lines:
+        response = line.get("response") or {}
+        planned = state.cells.get(line.get("custom_id", ""))
+        if planned is not None and response.get("status_code") == 200:
+            found.append((*planned, response.get("body") or {}))
+    return found
 
 
 def _store(state: BatchRun, rows: list[tuple[str, dict[str, Any]]]) -> None:
