@@ -78,8 +78,8 @@ def marginal_plots(results: ResultsReport, slugs: dict[str, str]) -> str:
 def agreement(
     frame: pd.DataFrame, results: ResultsReport, slugs: dict[str, str]
 ) -> str:
-    import matplotlib.pyplot as plt
-
+    """The agreement table, then per pair (the first 12) a confusion table when both
+    score 0/1, else a scatter of their scores."""
     wide = frame[frame["status"] == "scored"].pivot_table(
         index=["gen_condition_id", "item_id", "epoch"],
         columns="grade_condition_id",
@@ -122,6 +122,15 @@ def agreement(
             left=2,
         ),
     ]
+    return "".join(parts + _pair_plots(wide, results, slugs))
+
+
+def _pair_plots(
+    wide: pd.DataFrame, results: ResultsReport, slugs: dict[str, str]
+) -> list[str]:
+    import matplotlib.pyplot as plt
+
+    parts = []
     rng = np.random.default_rng(0)
     for row in results.agreement[:12]:
         both = wide[[row["a"], row["b"]]].dropna()
@@ -148,7 +157,7 @@ def agreement(
         axes.set_xlabel(slugs[row["a"]], fontsize=7)
         axes.set_ylabel(slugs[row["b"]], fontsize=7)
         parts.append(svg(figure))
-    return "".join(parts)
+    return parts
 
 
 def reliability(results: ResultsReport, slugs: dict[str, str]) -> str:

@@ -283,101 +283,98 @@ def _named(slugs: dict[str, str], header: str, key: str) -> Column:
 def _agreement_tables(results: ResultsReport, console: Console, ci: Column) -> None:
     """Agreement per criterion, the paired differences, and grader agreement."""
     slugs = results.slugs
-    if results.criteria_agreement:
-        console.print(
-            fitted(
-                console,
-                "agreement per criterion",
-                [
-                    _named(slugs, "A", "a"),
-                    _named(slugs, "B", "b"),
-                    Column("criterion", lambda row: row["criterion"], kind="name"),
-                    _number("n", count("n"), 3),
-                    _number("exact", lambda row: _num(row["exact"]), 5),
-                    _number("rho", lambda row: _num(row["spearman"]), 5),
-                    _number("kappa", lambda row: _num(row["kappa_quadratic"]), 5),
-                ],
-                results.criteria_agreement,
-            )
-        )
+    _print(
+        console,
+        "agreement per criterion",
+        _criteria_agreement(slugs),
+        results.criteria_agreement,
+    )
     if results.comparisons:
         render_comparisons(console, results, ci)
-    if results.agreement:
-        console.print(
-            fitted(
-                console,
-                "grader agreement",
-                [
-                    _named(slugs, "A", "a"),
-                    _named(slugs, "B", "b"),
-                    _number("n", count("n"), 3),
-                    *(
-                        _number(header, lambda row, key=key: _num(row[key]), 5)
-                        for header, key in (
-                            ("exact", "exact"),
-                            ("rho", "spearman"),
-                            ("kappa", "kappa_quadratic"),
-                            ("alpha", "alpha_interval"),
-                        )
-                    ),
-                ],
-                results.agreement,
-            )
-        )
+    _print(console, "grader agreement", _grader_agreement(slugs), results.agreement)
 
 
 def _side_tables(results: ResultsReport, console: Console) -> None:
     """Corrected judge means, who decided in each cascade, and calibration."""
     slugs = results.slugs
-    if results.corrected:
-        console.print(
-            fitted(
-                console,
-                "judge means corrected by human labels (prediction-powered)",
-                [
-                    _named(slugs, "solver", "gen_condition_id"),
-                    _named(slugs, "judge", "grade_condition_id"),
-                    Column("rater", lambda row: row["rater"], kind="name"),
-                    _number("labels", count("n_labelled"), 6),
-                    _number("mean", lambda row: _num(row["mean"]), 5),
-                    _number("95% CI", _ci, 11),
-                ],
-                results.corrected,
+    _print(
+        console,
+        "judge means corrected by human labels (prediction-powered)",
+        _corrected(slugs),
+        results.corrected,
+    )
+    _print(console, "cascades: which stage decided", _cascades(slugs), results.cascades)
+    _print(console, "calibration", _calibration(slugs), results.calibration)
+
+
+def _print(
+    console: Console, title: str, columns: Sequence[Column], rows: Sequence[Row]
+) -> None:
+    if rows:
+        console.print(fitted(console, title, columns, rows))
+
+
+def _criteria_agreement(slugs: dict[str, str]) -> list[Column]:
+    return [
+        _named(slugs, "A", "a"),
+        _named(slugs, "B", "b"),
+        Column("criterion", lambda row: row["criterion"], kind="name"),
+        _number("n", count("n"), 3),
+        _number("exact", lambda row: _num(row["exact"]), 5),
+        _number("rho", lambda row: _num(row["spearman"]), 5),
+        _number("kappa", lambda row: _num(row["kappa_quadratic"]), 5),
+    ]
+
+
+def _grader_agreement(slugs: dict[str, str]) -> list[Column]:
+    return [
+        _named(slugs, "A", "a"),
+        _named(slugs, "B", "b"),
+        _number("n", count("n"), 3),
+        *(
+            _number(header, lambda row, key=key: _num(row[key]), 5)
+            for header, key in (
+                ("exact", "exact"),
+                ("rho", "spearman"),
+                ("kappa", "kappa_quadratic"),
+                ("alpha", "alpha_interval"),
             )
-        )
-    if results.cascades:
-        console.print(
-            fitted(
-                console,
-                "cascades: which stage decided",
-                [
-                    _named(slugs, "solver", "gen_condition_id"),
-                    _named(slugs, "cascade", "grade_condition_id"),
-                    Column("decided by", lambda row: row.decided_by, kind="name"),
-                    _number("n", count("n"), 4),
-                ],
-                results.cascades,
+        ),
+    ]
+
+
+def _corrected(slugs: dict[str, str]) -> list[Column]:
+    return [
+        _named(slugs, "solver", "gen_condition_id"),
+        _named(slugs, "judge", "grade_condition_id"),
+        Column("rater", lambda row: row["rater"], kind="name"),
+        _number("labels", count("n_labelled"), 6),
+        _number("mean", lambda row: _num(row["mean"]), 5),
+        _number("95% CI", _ci, 11),
+    ]
+
+
+def _cascades(slugs: dict[str, str]) -> list[Column]:
+    return [
+        _named(slugs, "solver", "gen_condition_id"),
+        _named(slugs, "cascade", "grade_condition_id"),
+        Column("decided by", lambda row: row.decided_by, kind="name"),
+        _number("n", count("n"), 4),
+    ]
+
+
+def _calibration(slugs: dict[str, str]) -> list[Column]:
+    return [
+        _named(slugs, "solver", "gen_condition_id"),
+        _named(slugs, "scorer", "grade_condition_id"),
+        _number("n", count("n"), 3),
+        *(
+            _number(header, lambda row, key=key: _num(field(row, key)), width)
+            for header, key, width in (
+                ("ECE", "ece", 5),
+                ("ECE mass", "ece_equal_mass", 8),
+                ("Brier", "brier", 5),
+                ("AUC", "auc", 5),
             )
-        )
-    if results.calibration:
-        console.print(
-            fitted(
-                console,
-                "calibration",
-                [
-                    _named(slugs, "solver", "gen_condition_id"),
-                    _named(slugs, "scorer", "grade_condition_id"),
-                    _number("n", count("n"), 3),
-                    *(
-                        _number(header, lambda row, key=key: _num(field(row, key)), w)
-                        for header, key, w in (
-                            ("ECE", "ece", 5),
-                            ("ECE mass", "ece_equal_mass", 8),
-                            ("Brier", "brier", 5),
-                            ("AUC", "auc", 5),
-                        )
-                    ),
-                ],
-                results.calibration,
-            )
-        )
+        ),
+    ]
