@@ -64,14 +64,14 @@ def settled(
 ) -> list[Settled]:
     """Per (generate condition, cascade), from `decided_counts` and each grade
     condition's spend: a solution no stage decided (`none`) was sent to the judge,
-    which gave no verdict."""
+    which gave no verdict. Cascades not among `conditions` are left out."""
     judges = {c.id: (judge_name(c), "none") for c in cascades(conditions)}
     cells: dict[tuple[str, str], list[int]] = {}
-    for row in decided:
+    for row in (r for r in decided if r.grade_condition_id in judges):
         counts = cells.setdefault(
             (row.gen_condition_id, row.grade_condition_id), [0, 0]
         )
-        asked = row.decided_by in judges.get(row.grade_condition_id, ())
+        asked = row.decided_by in judges[row.grade_condition_id]
         counts[1 if asked else 0] += row.n
     judged: dict[str, int] = {}
     for (_, grade_id), (_, asked) in cells.items():

@@ -51,6 +51,13 @@ def cascade(grade_id: str, judge: str = "j") -> SimpleNamespace:
             [Settled("g1", "c", 4, 3, 1, None)],
             id="two-cheap-stages-unpriced-judge",
         ),
+        pytest.param(
+            # a cascade whose condition is not given: its judge is unknown, left out
+            [("g1", "c", "numeric", 1), ("g1", "other", "numeric", 2)],
+            {"c": 0.1},
+            [Settled("g1", "c", 1, 1, 0, None)],
+            id="unknown-cascade-left-out",
+        ),
     ],
 )
 def test_settled_counts_judge_calls_saved_and_their_cost(decided, spend, expected):
