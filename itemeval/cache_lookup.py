@@ -50,9 +50,11 @@ async def _lookup(spec: TaskSpec) -> list[str]:
     found, keys = [], []
     for cell, entry in await cache_entries(spec, spec.cells):
         with contextlib.redirect_stdout(sys.stderr):
-            if cache_fetch(entry) is not None:
-                found.append(cell.sample_id)
-                keys.append(entry.key)
+            cached = cache_fetch(entry)
+        # a reply with no choices is passed over and asked again (paid) by the run
+        if cached is not None and cached.choices:
+            found.append(cell.sample_id)
+            keys.append(entry.key)
     FOUND[spec.name] = (spec.model, tuple(keys))
     return found
 
