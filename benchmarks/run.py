@@ -33,6 +33,7 @@ BENCHMARKS = {
     "view": "bench_view.py",
     "pairwise": "bench_pairwise.py",
     "startup": "bench_startup.py",
+    "journal": "bench_journal.py",
 }
 # bench_store.py prints its verdict on one line; its two targets are read back from it.
 _STORE_LINE = re.compile(

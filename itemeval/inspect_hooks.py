@@ -17,15 +17,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
+from inspect_ai.event import ModelEvent
 from inspect_ai.hooks import (
     BeforeModelGenerate,
     Hooks,
+    ModelUsageData,
     RunStart,
     SampleEnd,
     TaskStart,
     hooks,
 )
+from inspect_ai.log import transcript
 from inspect_ai.log._samples import sample_active
+from inspect_ai.model import ModelOutput
 from inspect_ai.solver import TaskState
 from inspect_ai.util import LimitExceededError
 
@@ -70,6 +74,10 @@ class Route:
 _ROUTE: contextvars.ContextVar[Route | None] = contextvars.ContextVar(
     "itemeval_route", default=None
 )
+_CALLING: contextvars.ContextVar[TaskState | None] = contextvars.ContextVar(
+    "itemeval_calling", default=None
+)
+"""The sample whose one model call is its row (a generate cell), while it calls."""
 
 
 @contextlib.contextmanager
@@ -119,6 +127,17 @@ class Journaling(Hooks):
             )
         signals.call_started()
 
+    async def on_model_usage(self, data: ModelUsageData) -> None:
+        # The earliest point inspect shows a parsed reply, still inside its call: before
+        # it caches the reply, gives the connection back, puts the output in the
+        # sample's state and returns to the solver (issue 26 case 8).
+        state = _CALLING.get()
+        if state is None or _ROUTE.get() is None:
+            return
+        events = [e for e in transcript().events if isinstance(e, ModelEvent)]
+        if events and not events[-1].pending and events[-1].output.choices:
+            hand_on(state, events[-1].output)
+
     async def on_sample_end(self, data: SampleEnd) -> None:
         # A sample whose row went out when its calls returned is done; this catches the
         # rest (errors).
@@ -135,10 +154,23 @@ class Journaling(Hooks):
                 route.sink(result)
 
 
-def hand_on(state: TaskState) -> None:
-    """Pass the running sample's result to the sink now that its calls have returned."""
+@contextlib.contextmanager
+def calling(state: TaskState) -> Iterator[None]:
+    """The sample's row goes out from inside its model call, as soon as inspect has
+    parsed the reply (a reply with no choices, or one from the cache, goes out when the
+    call returns)."""
+    token = _CALLING.set(state)
+    try:
+        yield
+    finally:
+        _CALLING.reset(token)
+
+
+def hand_on(state: TaskState, output: ModelOutput | None = None) -> None:
+    """Pass the running sample's result to the sink now that its calls have returned
+    (once: a sample already handed on is left alone)."""
     route = _ROUTE.get()
-    if route is None:
+    if route is None or state.metadata.get(HANDED_ON):
         return
     active = sample_active()
     try:
@@ -146,6 +178,7 @@ def hand_on(state: TaskState) -> None:
             state,
             route.log_file(active.eval_id if active is not None else None),
             logprob_tokens=route.logprob_tokens,
+            output=output,
         )
     except Exception:  # noqa: BLE001 - never fail a sample whose call succeeded: its end reads it instead
         return

@@ -46,14 +46,18 @@ def read_sample(
 
 
 def read_state(
-    state: TaskState, log_file: str | None = None, *, logprob_tokens: int = 8
+    state: TaskState,
+    log_file: str | None = None,
+    *,
+    logprob_tokens: int = 8,
+    output: ModelOutput | None = None,
 ) -> SampleResult:
     """The same values from a running sample whose calls have just returned without
-    error."""
+    error; `output` is the last call's when inspect has not yet put it in `state`."""
     events = [event for event in transcript().events if isinstance(event, ModelEvent)]
     return _result(
         state.metadata,
-        state.output,
+        state.output if output is None else output,
         events,
         error=None,
         uuid=state.uuid,

@@ -33,7 +33,7 @@ from . import send_guard, signals
 from .budget import CallGate
 from .errors import ConfigError
 from .inspect_feed import task_dataset
-from .inspect_hooks import hand_on
+from .inspect_hooks import calling, hand_on
 from .inspect_samples import usage_counts
 from .log_scores import NO_CALL, VERDICT, grade_scorer
 from .records import Cell, TaskSpec
@@ -63,13 +63,14 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
             signals.call_in_flight()
         ):  # a first Ctrl-C waits for this call, so its paid reply is kept
             try:
-                state = await _generate_past_empty(state, generate, cache)
+                with calling(state):
+                    state = await _generate_past_empty(state, generate, cache)
+                hand_on(state)  # if the usage hook did not (a cached reply, no usage)
             finally:
                 if gate is not None:
                     await gate.release(
                         key, usage_counts(state.output.usage), _last_call_was_cached()
                     )
-            hand_on(state)
         return state
 
     return solve
@@ -153,13 +154,12 @@ def _replay_and_score(scorer: Any, gate: CallGate | None) -> Solver:
         with signals.call_in_flight():
             try:
                 score = await scorer(state, Target(list(state.metadata["targets"])))
+                # plain values: the log stores JSON
+                state.metadata[VERDICT] = asdict(to_result(score, solution))
+                hand_on(state)  # the row first, then the cap's bookkeeping
             finally:
                 if gate is not None:
                     await gate.release(key, _summed_usage(), _last_call_was_cached())
-            state.metadata[VERDICT] = asdict(
-                to_result(score, solution)
-            )  # plain values: the log stores JSON
-            hand_on(state)
         return state
 
     return solve
