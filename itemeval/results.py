@@ -33,7 +33,6 @@ from .result_values import (
     records,
     typed,
 )
-from .result_values import clean as _clean  # noqa: F401 (cli.reading's import)
 from .results_agreement import agreement, calibration
 from .results_facets import facet_levels, marginals
 from .scale_intervals import Bounds, bounded_interval, grade_scales

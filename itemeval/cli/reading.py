@@ -310,9 +310,10 @@ def _item_analysis(
 ) -> dict[str, Any]:
     """`results --items`: the per-item rows go in the document (and the CSV)."""
     from ..item_results import items_frame, study_items
-    from ..results import _clean, grade_conditions
+    from ..result_values import clean
+    from ..results import grade_conditions
 
-    rows = _clean(study_items(study, grade_conditions(study)))
+    rows = clean(study_items(study, grade_conditions(study)))
     if ids:  # --items ID as well: those items' rows (the analysis uses every item)
         rows = [row for row in rows if row["item_id"] in ids]
     if csv is not None:
