@@ -26,6 +26,7 @@ INSPECT_ADAPTERS = {
     "itemeval.cache_origins",
     "itemeval.send_guard",
     "itemeval.inspect_feed",
+    "itemeval.inspect_batch_log",
 }
 """The only modules that may import inspect_ai: building and running tasks, running
 inspect's scorers over stored solutions, the offline provider, a task as a dataset,

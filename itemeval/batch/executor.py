@@ -254,6 +254,7 @@ def _collect(state: BatchRun, submission: ledger.Submission, status: Status) -> 
     factor = submission.price_factor
     log_file = f"{ledger.FOLDER}/{submission.id}.json"
     rows: list[tuple[str, dict[str, Any]]] = []
+    answers: list[tuple[str, Cell | None, dict[str, Any], str | None]] = []
     for line in lines:
         request = submission.requests.get(line.get("custom_id", ""))
         if request is None:
@@ -272,13 +273,38 @@ def _collect(state: BatchRun, submission: ledger.Submission, status: Status) -> 
             state.saving_usd += live - row["usd"]
         rows.append((store, row))
         state.answered.add(line["custom_id"])
+        planned = state.cells.get(line["custom_id"])
+        body = (line.get("response") or {}).get("body") or {}
+        answers.append((line["custom_id"], planned and planned[1], body, sample.error))
     _store(state, rows)
     cache.store(_answered(state, lines))
+    _log(state, submission, answers)
     state.collected += 1
     actual = sum(r["usd"] or 0.0 for _, r in rows)
     reserve.settle(state.run.cap, state.reserved, submission.id, actual)
     ledger.update(state.paths, submission, state="closed", status=status.status)
     return len(rows)
+
+
+def _log(state: BatchRun, submission: ledger.Submission, answers: list[Any]) -> None:
+    """The batch's inspect log beside the stage's live logs; a log that cannot be
+    written loses no row (they are stored already)."""
+    from ..inspect_batch_log import write
+
+    paths = state.paths
+    folder = paths.logs_generate if submission.stage == "generate" else paths.logs_grade
+    try:
+        write(
+            folder,
+            submission=submission.id,
+            batch_id=submission.batch_id,
+            stage=submission.stage,
+            model=submission.model,
+            created_at=submission.created_at,
+            answers=answers,
+        )
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        state.run.result.notes.append(f"batch {submission.id}: no inspect log: {exc}")
 
 
 def _answered(state: BatchRun, lines: list[dict[str, Any]]) -> list[cache.Answered]:
