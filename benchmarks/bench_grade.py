@@ -236,7 +236,8 @@ def noop(repeats: int) -> list[Result]:
 def judge_spec(config: Path, root: Path) -> dict:
     """The plain-inspect spec of exactly the judge prompts itemeval builds for the
     study's solutions."""
-    from itemeval.judge_grade import _judge_config, judge_prompt
+    from itemeval.grid import Judging
+    from itemeval.judge_grade import judge_prompt
     from itemeval.store import read_store
     from itemeval.study import load_study
 
@@ -253,8 +254,9 @@ def judge_spec(config: Path, root: Path) -> dict:
         }
         for r in table
     ]
+    judging = Judging(study.config.graders, study.config.budget.batch, str)
     config_fields = {
-        k: v for k, v in _judge_config(study, condition).items() if k != "cache_prompt"
+        k: v for k, v in judging.config(condition).items() if k != "cache_prompt"
     }
     return {
         "model": condition.grader_model,

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
+from .paths import StudyPaths
 from .records import TaskSpec
 from .study import Study
 
@@ -25,10 +26,10 @@ UNRECORDED = ""
 """The origin of an entry no itemeval run noted."""
 
 
-def where(study: Study) -> str:
+def where(name: str, paths: StudyPaths) -> str:
     """A study as the notes name it: its name and its store's place."""
-    place = study.paths.remote or str(Path(study.paths.root).resolve())
-    return f"{study.config.study} ({place})"
+    place = paths.remote or str(Path(paths.root).resolve())
+    return f"{name} ({place})"
 
 
 def record(study: Study, specs: Iterable[TaskSpec], since_ns: int) -> None:
@@ -46,8 +47,9 @@ def record(study: Study, specs: Iterable[TaskSpec], since_ns: int) -> None:
                 if entry.is_file() and entry.stat().st_mtime_ns >= since_ns
             ]
             if keys:
+                name = study.config.study
                 lines = "".join(
-                    json.dumps({"key": key, "study": where(study)}) + "\n"
+                    json.dumps({"key": key, "study": where(name, study.paths)}) + "\n"
                     for key in keys
                 )
                 path = _origins_file(model)
@@ -75,9 +77,9 @@ def origins(model: str, keys: Iterable[str]) -> Counter[str]:
     return Counter(noted.get(key, UNRECORDED) for key in keys)
 
 
-def describe(counts: Counter[str], study: Study) -> str:
-    """`16 from study a (/x/studies/a), 8 from this study`, largest first."""
-    own = where(study)
+def describe(counts: Counter[str], own: str) -> str:
+    """`16 from study a (/x/studies/a), 8 from this study`, largest first; `own` is
+    this study as `where` names it."""
     parts = []
     for origin, n in counts.most_common():
         if origin == own:

@@ -11,9 +11,9 @@ import pandas as pd
 from . import cascade
 from .records import GradeCondition
 from .store.table import coerce_rows
-from .study import Study
 from .verifiable_grade import (
     Batches,
+    Solutions,
     pending_groups,
     score_context,
     solution_texts,
@@ -32,7 +32,11 @@ class Settled:
 
 
 def settle_cascades(
-    study: Study, todo: pd.DataFrame, grade: list[GradeCondition], *, run_id: str
+    solutions: Solutions,
+    todo: pd.DataFrame,
+    grade: list[GradeCondition],
+    *,
+    run_id: str,
 ) -> tuple[pd.DataFrame, Settled]:
     """Run the cascades' first stages ($0) over their pending solutions: the plan
     less what they decided (so judges are planned, priced and asked only for the
@@ -41,16 +45,16 @@ def settle_cascades(
     settled = Settled(rows=[], trails={})
     if not by_id or todo.empty:
         return todo, settled
-    items = {item.id: item for item in study.items}
+    items = {item.id: item for item in solutions.items}
     keep = [True] * len(todo)
     for gen_id, groups in pending_groups(todo, by_id).items():
-        texts = solution_texts(study, gen_id)
+        texts = solution_texts(solutions.paths, gen_id)
         for grade_id, positions in groups:
             condition, chunk = by_id[grade_id], todo.iloc[positions]
             keys = [(i, int(e)) for i, e in zip(chunk["item_id"], chunk["epoch"])]
-            solutions = [(texts.get(k) or "", items[k[0]], k[1]) for k in keys]
+            answers = [(texts.get(k) or "", items[k[0]], k[1]) for k in keys]
             trails = cascade.run_first(
-                condition, solutions, score_context, study.loaded.config_dir
+                condition, answers, score_context, solutions.config_dir
             )
             hashes = chunk["solution_hash"].tolist()
             for pos, key, solution_hash, trail in zip(positions, keys, hashes, trails):

@@ -69,7 +69,7 @@ def project_grading(
         if line.calls
     }
     items = {item.id: item for item in study.items}
-    observed = observed_lengths(study, "grade")
+    observed = observed_lengths(study.paths, "grade")
     all_calls = sum(len(spec.cells) for spec in gen_specs)
     lines = []
     for condition in grade:

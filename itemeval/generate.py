@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
 
-from . import batch, chat, response_cache
+from . import batch, cache_origins, chat, response_cache
 from . import plan as planner
 from .cache_lookup import cached_sample_ids  # noqa: I001
 from .cost import lines_for_specs
@@ -307,14 +307,14 @@ def plan(
         cells,
         config=call_config(study.config),
         cache_scope=lambda cid: response_cache.scope(
-            study, options.cache_scope(cid, run_id or "")
+            study.config.cache, study.paths, options.cache_scope(cid, run_id or "")
         ),
     )
     lines = lines_for_specs(
         "generate",
         batch.without_held(study.paths, "generate", specs),
         {c.id: c.slug for c in conditions},
-        observed=observed_lengths(study, "generate"),
+        observed=observed_lengths(study.paths, "generate"),
         prices=prices,
         cached_sample_ids=cached_sample_ids,
     )
@@ -362,7 +362,8 @@ def _run_generate(
         result.notes.extend(work.notes)
         if work.empty:
             return result
-        note = response_cache.shared_note(study, work.lines)
+        origin = cache_origins.where(study.config.study, study.paths)
+        note = response_cache.shared_note(study.config.cache, origin, work.lines)
         if note and tell is not None:  # before the gate: it changes what is paid
             tell(note)
         run.approve(list(work.lines), ask, tell)

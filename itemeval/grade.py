@@ -3,11 +3,11 @@ grades.parquet."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from . import batch, heap, hints, pairwise_grade, response_cache
+from . import batch, cache_origins, heap, hints, pairwise_grade, response_cache
 from .cache_lookup import cached_sample_ids  # noqa: I001
 from .cascade_grade import settle_cascades, write_settled
 from .cost import (
@@ -18,16 +18,18 @@ from .cost import (
     merge_lines,
     scorer_line,
 )
-from .grade_select import pending, select_conditions, select_pairwise, shard_pending
+from .grade_select import pending, select_grade, shard_pending
+from .grid import Judging
 from .judge_grade import judge_sink, judge_specs
 from .outcomes import StageResult
+from .paths import StudyPaths
 from .pricing import PriceTable
-from .records import GradeCondition, Item, TaskSpec
+from .records import GenerateCondition, GradeCondition, Item, TaskSpec
 from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
 from .stage_plan import StagePlan
-from .state import grade_superseded_notes, observed_lengths
+from .state import Stored, grade_superseded_notes, observed_lengths, stored_of
 from .study import Study
-from .verifiable_grade import Batches, grade_verifiable
+from .verifiable_grade import Batches, Solutions, grade_verifiable
 
 MODEL_GRADED_TEMPLATE_TOKENS = 250
 """Tokens of inspect's model-graded template and instructions around the question,
@@ -47,7 +49,7 @@ class GradeOptions(StageOptions):
 
 
 def estimate_lines(
-    study: Study,
+    paths: StudyPaths,
     todo: pd.DataFrame,
     grade: list[GradeCondition],
     specs: list[TaskSpec],
@@ -56,12 +58,10 @@ def estimate_lines(
     """The estimate of exactly this plan: judges by their rendered prompts, scorers
     at no cost, and each model of a model-graded scorer by the question, solution and
     target it is shown (plus its template)."""
-    observed = observed_lengths(study, "grade")
+    observed = observed_lengths(paths, "grade")
     lines = lines_for_specs(
         "grade",
-        batch.without_held(
-            study.paths, "grade", [s for s in specs if s.scorer is None]
-        ),
+        batch.without_held(paths, "grade", [s for s in specs if s.scorer is None]),
         {c.id: c.slug for c in grade},
         observed=observed,
         prices=prices,
@@ -131,43 +131,87 @@ def plan(
     solutions in `regenerated` are left out (an estimate counts their grading with
     the generate plan that re-runs them).
     """
-    generate, grade = select_conditions(study, options)
-    pairs = select_pairwise(study, options)
-    if items is None:
-        items = options.items(study)
+    generate, grade, pairs = select_grade(study, options)
+    stored = stored_of(study)
+    items = options.items(study) if items is None else items
+    todo, pair_todo = _pending(
+        stored, generate, grade, pairs, items, options, regenerated
+    )
+    cache, paths = study.config.cache, study.paths
+    judging = Judging(
+        study.config.graders,
+        study.config.budget.batch,
+        lambda cid: response_cache.scope(
+            cache, paths, options.cache_scope(cid, run_id or "")
+        ),
+    )
+    work = _tasks(
+        _solutions(study), judging, todo, pair_todo, grade, pairs, prices, run_id
+    )
+    notes = grade_superseded_notes(study, grade)
+    notes += pairwise_grade.superseded_notes(study, pairs)
+    return replace(work, generate=tuple(generate), notes=tuple(notes))
+
+
+def _pending(
+    stored: Stored,
+    generate: list[GenerateCondition],
+    grade: list[GradeCondition],
+    pairs: list[GradeCondition],
+    items: list[Item],
+    options: GradeOptions,
+    regenerated: frozenset[tuple[str, str, int]],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The pending grades and pairwise verdicts of these conditions over these
+    items, less those of `regenerated` solutions; a shard's own part only."""
     force = options.force or options.fresh
     todo = _without(
-        pending(study, generate, grade, items, force=force, only=options.only),
+        pending(stored, generate, grade, items, force=force, only=options.only),
         regenerated,
     )
     pair_todo = pairwise_grade.pending(
-        study, generate, pairs, items, force=force, only=options.only
+        stored, generate, pairs, items, force=force, only=options.only
     )
     if options.shard is not None:
-        todo = shard_pending(study, grade, todo, options.shard)
-        pair_todo = pairwise_grade.shard_pending(study, pairs, pair_todo, options.shard)
+        paths, shard = stored.paths, options.shard
+        todo = shard_pending(paths, grade, todo, shard)
+        pair_todo = pairwise_grade.shard_pending(paths, pairs, pair_todo, shard)
+    return todo, pair_todo
+
+
+def _tasks(
+    solutions: Solutions,
+    judging: Judging,
+    todo: pd.DataFrame,
+    pair_todo: pd.DataFrame,
+    grade: list[GradeCondition],
+    pairs: list[GradeCondition],
+    prices: PriceTable,
+    run_id: str | None,
+) -> StagePlan:
+    """The plan of these pending cells: the cascades settled, the judges' inspect
+    tasks and the estimate (its generate conditions and notes left to `plan`)."""
     # a cascade's scorers cost nothing and run now: its judge is planned, priced and
     # asked only for what they leave undecided
-    judged, settled = settle_cascades(study, todo, grade, run_id=run_id or "")
-    scope = lambda cid: options.cache_scope(cid, run_id or "")  # noqa: E731
+    judged, settled = settle_cascades(solutions, todo, grade, run_id=run_id or "")
     judges = [c for c in grade if not c.is_verifiable]
-    specs = judge_specs(study, judged, judges, cache_scope=scope)
-    lines = estimate_lines(study, todo, grade, specs, prices)
-    pair_specs = pairwise_grade.task_specs(study, pair_todo, pairs, cache_scope=scope)
+    specs = judge_specs(solutions, judged, judges, judging)
+    paths = solutions.paths
+    lines = estimate_lines(paths, todo, grade, specs, prices)
+    pair_specs = pairwise_grade.task_specs(
+        paths, solutions.items, pair_todo, pairs, judging
+    )
     if pairs:
-        lines += pairwise_grade.estimate_lines(study, pair_specs, pairs, prices)
-    notes = grade_superseded_notes(study, grade)
-    notes += pairwise_grade.superseded_notes(study, pairs)
+        lines += pairwise_grade.estimate_lines(paths, pair_specs, pairs, prices)
     return StagePlan(
         stage="grade",
-        generate=tuple(generate),
+        generate=(),
         grade=tuple(grade + pairs),
         cells=todo,
         pair_cells=pair_todo,
         owners={c.id: c.grader_model or c.scorer for c in grade + pairs},
         specs=tuple([*specs, *pair_specs]),
         lines=tuple(merge_lines(lines)),
-        notes=tuple(notes),
         settled=settled,
         providers=tuple(_grader_models(grade + pairs)),
     )
@@ -188,8 +232,8 @@ def _run_grade(
     study: Study, options: GradeOptions, ask: Ask | None, tell: Tell | None
 ) -> StageResult:
     result = StageResult(stage="grade", study=study.config.study)
-    generate, grade = select_conditions(study, options)
-    pairs = select_pairwise(study, options)
+    # --condition, --grader and --rubric are checked before the lock is taken
+    _, grade, pairs = select_grade(study, options)
     with open_run(study, "grade", result, options) as run:
         work = plan(study, options, prices=run.prices, run_id=run.run_id)
         result.conditions = work.condition_runs()
@@ -199,7 +243,8 @@ def _run_grade(
         # after the no-op return: checking providers loads inspect-ai (seconds), and
         # a refusal here still comes before anything is written
         check_providers(_grader_models(grade + pairs))
-        note = response_cache.shared_note(study, list(work.lines))
+        origin = cache_origins.where(study.config.study, study.paths)
+        note = response_cache.shared_note(study.config.cache, origin, list(work.lines))
         if note and tell is not None:  # before the gate: it changes what is paid
             tell(note)
         hint = hints.replayed_parse_failures(
@@ -214,17 +259,21 @@ def _run_grade(
                 tell(hint)
         run.approve(list(work.lines), ask, tell)
         run.begin(list(work.generate), list(work.grade))
-        _execute(study, work, run)
+        _execute(work, run, _solutions(study))
     return result
 
 
-def _execute(study: Study, work: StagePlan, run: Run) -> None:
+def _solutions(study: Study) -> Solutions:
+    return Solutions(study.paths, study.items, study.loaded.config_dir)
+
+
+def _execute(work: StagePlan, run: Run, solutions: Solutions) -> None:
     """Score the verifiable grades and write what the cascades' scorers decided,
     then run the judges' tasks on inspect."""
     summaries = {s.condition_id: s for s in run.result.conditions}
     with run.row_writer("grades") as write:
         grade_verifiable(
-            study,
+            solutions,
             work.cells,
             [c for c in work.grade if c.is_verifiable],
             summaries,
@@ -235,7 +284,8 @@ def _execute(study: Study, work: StagePlan, run: Run) -> None:
             write_settled(work.settled, Batches(write, summaries))
     if work.specs:
         judges = [c for c in work.grade if not c.is_verifiable]
-        run.execute(list(work.specs), judge_sink(judges, run, work.settled))
+        sink = judge_sink(judges, run.prices, run.run_id, work.settled)
+        run.execute(list(work.specs), sink)
 
 
 def _grader_models(conditions: list[GradeCondition]) -> list[str]:

@@ -10,8 +10,9 @@ import pandas as pd
 from . import plan as planner
 from .errors import ConfigError
 from .grid import matches, select
+from .paths import StudyPaths
 from .records import GRADE_KEY, GenerateCondition, GradeCondition, Item
-from .state import grade_state, solution_state
+from .state import Stored
 from .store.journal import journaled_keys
 from .study import Study, extra_judges, extra_pairwise
 
@@ -23,22 +24,16 @@ def select_conditions(
     study: Study, options: GradeOptions
 ) -> tuple[list[GenerateCondition], list[GradeCondition]]:
     """(generate conditions, grade conditions) this run covers, after --condition,
-    --grader and --rubric.
-
-    Pairwise conditions are left out: `select_pairwise` gives them."""
-    generate, grade = _select(study, options)
-    return generate, [c for c in grade if not c.is_pairwise]
+    --grader and --rubric; pairwise conditions left out."""
+    generate, grade, _ = select_grade(study, options)
+    return generate, grade
 
 
-def select_pairwise(study: Study, options: GradeOptions) -> list[GradeCondition]:
-    """The pairwise conditions this run covers, after --condition, --grader and
-    --rubric."""
-    return [c for c in _select(study, options)[1] if c.is_pairwise]
-
-
-def _select(
+def select_grade(
     study: Study, options: GradeOptions
-) -> tuple[list[GenerateCondition], list[GradeCondition]]:
+) -> tuple[list[GenerateCondition], list[GradeCondition], list[GradeCondition]]:
+    """(generate conditions, grade conditions, pairwise conditions) this run covers,
+    after --condition, --grader and --rubric."""
     # a name these conditions answer to selects them; it never adds a plain judge
     model_graded = [c for c in study.grade if c.is_model_graded or c.is_cascade]
     judge_names = [
@@ -71,7 +66,12 @@ def _select(
     gen_selectors, grade_selectors = _split_selectors(
         study.generate, grade, list(options.conditions)
     )
-    return select(study.generate, gen_selectors), select(grade, grade_selectors)
+    grade = select(grade, grade_selectors)
+    return (
+        select(study.generate, gen_selectors),
+        [c for c in grade if not c.is_pairwise],
+        [c for c in grade if c.is_pairwise],
+    )
 
 
 def _graded_by(condition: GradeCondition, names: list[str] | tuple[str, ...]) -> bool:
@@ -101,7 +101,7 @@ def _split_selectors(
 
 
 def pending(
-    study: Study,
+    stored: Stored,
     generate: list[GenerateCondition],
     grade: list[GradeCondition],
     items: list[Item],
@@ -113,14 +113,15 @@ def pending(
     hash."""
     if not grade:  # e.g. a run of pairwise judges only
         return pd.DataFrame(columns=[*GRADE_KEY, "solution_hash", "state"])
-    merged = solution_state(
-        study, [c.id for c in generate], [item.id for item in items]
-    )
-    return planner.plan_grade(grade_state(study, grade, merged), force=force, only=only)
+    merged = stored.solutions([c.id for c in generate], [item.id for item in items])
+    return planner.plan_grade(stored.grades(grade, merged), force=force, only=only)
 
 
 def shard_pending(
-    study: Study, grade: list[GradeCondition], todo: pd.DataFrame, shard: planner.Shard
+    paths: StudyPaths,
+    grade: list[GradeCondition],
+    todo: pd.DataFrame,
+    shard: planner.Shard,
 ) -> pd.DataFrame:
     """The shard's part of the pending grades, less those its own earlier journal parts
     already hold.
@@ -130,7 +131,7 @@ def shard_pending(
     """
     owners = {c.id: c.grader_model or c.scorer for c in grade}
     todo = todo[planner.in_shard(todo, shard, "grade_condition_id", owners)]
-    done = journaled_keys(study.paths, shard.tag, "grades", GRADE_KEY)
+    done = journaled_keys(paths, shard.tag, "grades", GRADE_KEY)
     if done:
         keep = [
             tuple(

@@ -3,6 +3,8 @@ ids (README "Concepts")."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +98,30 @@ def resolve_grader(name: str, graders: dict[str, Grader]) -> Grader:
         f"grader {name!r} is not defined under `graders:` (defined: {known}) "
         "and is not a model id"
     )
+
+
+@dataclass(frozen=True)
+class Judging:
+    """What a judge's inspect task takes of the study's settings, and no more: the
+    `graders:` entries, `budget.batch`, and the response-cache scope of a condition's
+    calls (None: not cached)."""
+
+    graders: dict[str, Grader]
+    batch: bool | int
+    cache_scope: Callable[[str], str | None]
+
+    def config(self, condition: GradeCondition) -> dict[str, Any]:
+        """A judge's generate config (pointwise or pairwise): temperature 0, its
+        grader's limits (a bare model id gets the `graders:` defaults: inspect alone
+        retries forever), inspect's batch mode if `budget.batch` asks for it."""
+        grader = resolve_grader(condition.grader_name or "", self.graders)
+        return {
+            "temperature": 0.0,
+            "cache_prompt": "auto",
+            **condition.judge_params,
+            **grader.inspect_limits(),
+            **({"batch": self.batch} if self.batch else {}),
+        }
 
 
 def judge_condition(

@@ -3,27 +3,31 @@ condition, and the grade row of each reply."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from . import cascade, pairwise_grade, response_cache
+from . import cascade, pairwise_grade
 from .cascade_grade import Settled
 from .config import CallLimits
 from .criteria import format_suffix, rubric_criteria
-from .grid import resolve_grader
+from .grid import Judging
 from .judge import judge_fields, quoted_objects, with_format_suffix
 from .outcomes import SampleResult
-from .pricing import call_usd, total_usd
+from .pricing import PriceTable, call_usd, total_usd
 from .prompts import render
 from .records import Cell, GradeCondition, Item, TaskSpec
 from .reference import reference_targets
 from .scorers import ScoreResult
-from .study import Study
-from .verifiable_grade import NO_RESULT, grade_base, solution_texts, verifiable_row
+from .verifiable_grade import (
+    NO_RESULT,
+    Solutions,
+    grade_base,
+    solution_texts,
+    verifiable_row,
+)
 
 if TYPE_CHECKING:
-    from .run import Run
     from .runner import RowSink
 
 
@@ -125,15 +129,14 @@ def _summed(
 
 
 def judge_specs(
-    study: Study,
+    solutions: Solutions,
     todo: pd.DataFrame,
     conditions: list[GradeCondition],
-    *,
-    cache_scope: Callable[[str], str] = str,
+    judging: Judging,
 ) -> list[TaskSpec]:
     """One inspect task per judge or model-graded condition with pending solutions
-    (cached under `cache_scope`)."""
-    items = {item.id: item for item in study.items}
+    (cached under `judging.cache_scope`)."""
+    items = {item.id: item for item in solutions.items}
     specs = []
     for condition in conditions:
         group = todo[todo["grade_condition_id"] == condition.id]
@@ -141,7 +144,7 @@ def judge_specs(
             continue
         cells = []
         for gen_id, frame in group.groupby("gen_condition_id", sort=False):
-            texts = solution_texts(study, gen_id)
+            texts = solution_texts(solutions.paths, gen_id)
             for item_id, epoch, solution_hash in zip(
                 frame["item_id"], frame["epoch"], frame["solution_hash"]
             ):
@@ -160,9 +163,9 @@ def judge_specs(
             TaskSpec(
                 name=condition.id,
                 model=condition.models[0],
-                config=_judge_config(study, condition),
+                config=_judge_config(condition, judging),
                 cells=cells,
-                cache_scope=response_cache.scope(study, cache_scope(condition.id)),
+                cache_scope=judging.cache_scope(condition.id),
                 metadata={
                     "itemeval_stage": "grade",
                     "grade_condition_id": condition.id,
@@ -219,7 +222,7 @@ def _grading_cell(
     )
 
 
-def _judge_config(study: Study, condition: GradeCondition) -> dict[str, Any]:
+def _judge_config(condition: GradeCondition, judging: Judging) -> dict[str, Any]:
     if (
         condition.is_model_graded
     ):  # the limits of `graders:` defaults; the scorer's models carry them
@@ -228,21 +231,14 @@ def _judge_config(study: Study, condition: GradeCondition) -> dict[str, Any]:
             **CallLimits().inspect_limits(),
             **({"max_tokens": max_tokens} if max_tokens else {}),
         }
-    # A bare model id used as a grader gets the `graders:` defaults too: inspect alone
-    # retries forever.
-    grader = resolve_grader(condition.grader_name, study.config.graders)
-    batch = study.config.budget.batch
-    return {
-        "temperature": 0.0,
-        "cache_prompt": "auto",
-        **condition.judge_params,
-        **grader.inspect_limits(),
-        **({"batch": batch} if batch else {}),
-    }
+    return judging.config(condition)
 
 
 def judge_sink(
-    conditions: list[GradeCondition], run: Run, settled: Settled | None = None
+    conditions: list[GradeCondition],
+    prices: PriceTable,
+    run_id: str,
+    settled: Settled | None = None,
 ) -> RowSink:
     by_id = {c.id: c for c in conditions}
     trails = settled.trails if settled else {}
@@ -251,27 +247,25 @@ def judge_sink(
         condition = by_id[outcome.metadata["grade_condition_id"]]
         if condition.is_pairwise:
             usd = call_usd(
-                run.prices.lookup(condition.grader_model),
+                prices.lookup(condition.grader_model),
                 outcome.usage,
                 cache_hit=outcome.cache_hit,
             )
-            row = pairwise_grade.verdict_row(
-                condition, outcome, run_id=run.run_id, usd=usd
-            )
+            row = pairwise_grade.verdict_row(condition, outcome, run_id=run_id, usd=usd)
             return pairwise_grade.STORE, row
         if condition.is_model_graded:
             usd = total_usd(
-                call_usd(run.prices.lookup(model), usage, cache_hit=cached)
+                call_usd(prices.lookup(model), usage, cache_hit=cached)
                 for model, usage, cached in outcome.calls
             )
-            row = model_graded_row(condition, outcome, run_id=run.run_id, usd=usd)
+            row = model_graded_row(condition, outcome, run_id=run_id, usd=usd)
         else:
             usd = call_usd(
-                run.prices.lookup(condition.grader_model),
+                prices.lookup(condition.grader_model),
                 outcome.usage,
                 cache_hit=outcome.cache_hit,
             )
-            row = judge_row(condition, outcome, run_id=run.run_id, usd=usd)
+            row = judge_row(condition, outcome, run_id=run_id, usd=usd)
         if condition.is_cascade:
             meta = outcome.metadata
             key = (condition.id, meta["gen_condition_id"], meta["item_id"])

@@ -3,16 +3,18 @@ their store rows."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
-from . import pairwise, pairwise_plan, plan, response_cache
+from . import pairwise, pairwise_plan, plan
 from .cache_lookup import cached_sample_ids  # noqa: I001
 from .cost import EstimateLine, ObservedLengths, lines_for_specs
-from .grid import resolve_grader
+from .grid import Judging
 from .outcomes import SampleResult
+from .paths import StudyPaths
 from .pricing import PriceTable
 from .records import (
     PAIRWISE_KEY,
@@ -22,8 +24,7 @@ from .records import (
     Item,
     TaskSpec,
 )
-from .state import _superseded as superseded
-from .state import solution_state
+from .state import Stored, stored_of, superseded
 from .store import read_store
 from .store.journal import journaled_keys
 from .study import Study, extra_pairwise
@@ -32,7 +33,7 @@ STORE = "pairwise"
 
 
 def pending(
-    study: Study,
+    stored: Stored,
     generate: list[GenerateCondition],
     conditions: list[GradeCondition],
     items: list[Item],
@@ -43,7 +44,7 @@ def pending(
     """The verdicts to ask now, over the selected generate conditions (and each
     condition's baseline)."""
     return pairwise_plan.plan_pairs(
-        state(study, generate, conditions, items), force=force, only=only
+        _state(stored, generate, conditions, items), force=force, only=only
     )
 
 
@@ -55,8 +56,21 @@ def state(
     *,
     extra: tuple[str, ...] = (),
 ) -> pd.DataFrame:
-    """Every verdict the conditions ask of the stored answers, with its state (and the
-    stored verdict's `extra` columns where there is one)."""
+    """Every verdict the conditions ask of the stored answers (over `items`, else
+    every item), with its state (and the stored verdict's `extra` columns where there
+    is one)."""
+    every = study.items if items is None else items
+    return _state(stored_of(study), generate, conditions, every, extra=extra)
+
+
+def _state(
+    stored: Stored,
+    generate: list[GenerateCondition],
+    conditions: list[GradeCondition],
+    items: Sequence[Item],
+    *,
+    extra: tuple[str, ...] = (),
+) -> pd.DataFrame:
     if not conditions:
         return pairwise_plan.pair_state(
             pd.DataFrame(columns=pairwise_plan.CELL_COLUMNS),
@@ -64,25 +78,22 @@ def state(
         )
     gen_ids = [c.id for c in generate]
     wanted = sorted({*gen_ids, *(c.baseline for c in conditions if c.baseline)})
-    merged = solution_state(
-        study, wanted, [i.id for i in items] if items is not None else None
-    )
-    gradable = plan.gradable(merged, study.config.solvers.on_empty)
+    gradable = stored.gradable(stored.solutions(wanted, [i.id for i in items]))
     cells = pd.concat(
         [pairwise_plan.pair_cells(gradable, c, gen_ids) for c in conditions],
         ignore_index=True,
     )
-    stored = read_store(
-        study.paths,
+    verdicts = read_store(
+        stored.paths,
         STORE,
         [*pairwise_plan.STATE_COLUMNS, *extra],
         where={"grade_condition_id": [c.id for c in conditions]},
     ).to_pandas()
-    return pairwise_plan.pair_state(cells, stored)
+    return pairwise_plan.pair_state(cells, verdicts)
 
 
 def shard_pending(
-    study: Study,
+    paths: StudyPaths,
     conditions: list[GradeCondition],
     todo: pd.DataFrame,
     shard: plan.Shard,
@@ -91,7 +102,7 @@ def shard_pending(
     journaled ones."""
     owners = {c.id: c.grader_model or "" for c in conditions}
     todo = todo[plan.in_shard(todo, shard, "grade_condition_id", owners)]
-    done = journaled_keys(study.paths, shard.tag, STORE, PAIRWISE_KEY)
+    done = journaled_keys(paths, shard.tag, STORE, PAIRWISE_KEY)
     if done:
         keys = zip(*(todo[name] for name in PAIRWISE_KEY))
         todo = todo[[_key(values) not in done for values in keys]]
@@ -106,34 +117,34 @@ def _key(values: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def task_specs(
-    study: Study,
+    paths: StudyPaths,
+    items: Sequence[Item],
     todo: pd.DataFrame,
     conditions: list[GradeCondition],
-    *,
-    cache_scope: Callable[[str], str] = str,
+    judging: Judging,
 ) -> list[TaskSpec]:
     """One inspect task per pairwise condition with verdicts to ask, each cell a
     rendered pair."""
     if todo.empty:
         return []
-    items = {item.id: item for item in study.items}
-    texts = _answers(study, set(todo["condition_a"]) | set(todo["condition_b"]))
+    by_id = {item.id: item for item in items}
+    texts = _answers(paths, set(todo["condition_a"]) | set(todo["condition_b"]))
     specs = []
     for condition in conditions:
         group = todo[todo["grade_condition_id"] == condition.id]
         if group.empty:
             continue
         cells = [
-            _cell(condition, items[row.item_id], row, texts)
+            _cell(condition, by_id[row.item_id], row, texts)
             for row in group.itertuples(index=False)
         ]
         specs.append(
             TaskSpec(
                 name=condition.id,
                 model=condition.grader_model or "",
-                config=judge_config(study, condition),
+                config=judging.config(condition),
                 cells=cells,
-                cache_scope=response_cache.scope(study, cache_scope(condition.id)),
+                cache_scope=judging.cache_scope(condition.id),
                 metadata={
                     "itemeval_stage": "grade",
                     "grade_condition_id": condition.id,
@@ -144,25 +155,10 @@ def task_specs(
     return specs
 
 
-def judge_config(study: Study, condition: GradeCondition) -> dict[str, Any]:
-    """The judge's generate config: temperature 0, its grader's limits (a bare model id
-    gets the `graders:` defaults: inspect alone retries forever), batch mode if
-    asked."""
-    grader = resolve_grader(condition.grader_name or "", study.config.graders)
-    batch = study.config.budget.batch
-    return {
-        "temperature": 0.0,
-        "cache_prompt": "auto",
-        **condition.judge_params,
-        **grader.inspect_limits(),
-        **({"batch": batch} if batch else {}),
-    }
-
-
-def _answers(study: Study, gen_ids: set[str]) -> dict[tuple[str, str, int], str]:
+def _answers(paths: StudyPaths, gen_ids: set[str]) -> dict[tuple[str, str, int], str]:
     """(generate condition, item, epoch) -> stored answer text."""
     table = read_store(
-        study.paths,
+        paths,
         "solutions",
         ["condition_id", "item_id", "epoch", "solution"],
         where={"condition_id": sorted(gen_ids)},
@@ -246,7 +242,7 @@ def verdict_row(
 
 
 def estimate_lines(
-    study: Study,
+    paths: StudyPaths,
     specs: list[TaskSpec],
     conditions: list[GradeCondition],
     prices: PriceTable,
@@ -255,8 +251,8 @@ def estimate_lines(
     expected reply is as long as this condition's stored verdicts, else this model's
     replies as a pairwise or pointwise judge."""
     columns = ["grade_condition_id", "grader_model", "error", "output_tokens"]
-    verdicts = read_store(study.paths, STORE, columns).to_pandas()
-    judged = read_store(study.paths, "grades", [*columns, "grade_kind"]).to_pandas()
+    verdicts = read_store(paths, STORE, columns).to_pandas()
+    judged = read_store(paths, "grades", [*columns, "grade_kind"]).to_pandas()
     judged = judged[judged["grade_kind"] == "judge"][columns]
     rows = pd.concat([verdicts, judged], ignore_index=True)
     return lines_for_specs(
@@ -275,7 +271,7 @@ def superseded_notes(study: Study, conditions: list[GradeCondition]) -> list[str
     current = {c.id for c in study.pairwise}
     current |= {c.id for c in extra_pairwise(study, list(study.config.graders))}
     return superseded(
-        study,
+        study.paths,
         STORE,
         "grade_condition_id",
         "grade_condition_slug",

@@ -12,23 +12,27 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .cost import EstimateLine
-from .study import Study
+from .paths import StudyPaths
 
 
-def scope(study: Study, condition_scope: str) -> str | None:
-    """The cache scope of a condition's calls; None when the study caches nothing."""
-    if study.config.cache is False:
+def scope(cache: bool | str, paths: StudyPaths, condition_scope: str) -> str | None:
+    """The cache scope of a condition's calls under the study's `cache:` setting;
+    None when the study caches nothing."""
+    if cache is False:
         return None
-    if study.config.cache == "study":
-        where = study.paths.remote or str(Path(study.paths.root).resolve())
+    if cache == "study":
+        where = paths.remote or str(Path(paths.root).resolve())
         return f"{where}::{condition_scope}"
     return condition_scope
 
 
-def shared_note(study: Study, lines: Sequence[EstimateLine]) -> str | None:
-    """Before a run with the shared cache: say how many of the planned calls earlier
-    calls (by any study on this machine) already answer, when some do."""
-    if study.config.cache is not True:
+def shared_note(
+    cache: bool | str, origin: str, lines: Sequence[EstimateLine]
+) -> str | None:
+    """Before a run with the shared cache (`cache: true`): say how many of the planned
+    calls earlier calls (by any study on this machine) already answer, when some do;
+    `origin` is this study as `cache_origins.where` names it."""
+    if cache is not True:
         return None
     cached = sum(line.cached for line in lines)
     if not cached:
@@ -36,13 +40,13 @@ def shared_note(study: Study, lines: Sequence[EstimateLine]) -> str | None:
     calls = sum(line.calls for line in lines)
     return (
         f"response cache: {cached} of {calls} calls are answered at $0 from earlier "
-        f"replies ({_origins(study, lines)}) in {_cache_root()}, shared by every "
+        f"replies ({_origins(origin, lines)}) in {_cache_root()}, shared by every "
         "study on this machine; for draws of this study's own, set `cache: study` in "
         "the config"
     )
 
 
-def _origins(study: Study, lines: Sequence[EstimateLine]) -> str:
+def _origins(origin: str, lines: Sequence[EstimateLine]) -> str:
     """Whose earlier calls the cached ones are, by study."""
     from collections import Counter
 
@@ -53,7 +57,7 @@ def _origins(study: Study, lines: Sequence[EstimateLine]) -> str:
     for condition_id in {line.condition_id for line in lines if line.cached}:
         model, keys = FOUND.get(condition_id, ("", ()))
         counts.update(cache_origins.origins(model, keys))
-    return cache_origins.describe(counts, study)
+    return cache_origins.describe(counts, origin)
 
 
 def _cache_root() -> Path:

@@ -3,13 +3,64 @@ what the stores hold."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
 from . import plan
 from .cost import ObservedLengths
+from .paths import StudyPaths
 from .records import GenerateCondition, GradeCondition
 from .store import read_store
 from .study import Study, extra_judges
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What joining the grid with the stores needs of a study, and no more: where its
+    stores are, each cell's replications, and what an empty solution counts as
+    (`solvers.on_empty`)."""
+
+    paths: StudyPaths
+    replications: int
+    on_empty: str
+
+    def solutions(self, condition_ids: list[str], item_ids: list[str]) -> pd.DataFrame:
+        """These conditions' cells over these items merged with their stored
+        solutions' state."""
+        cells = plan.grid_cells(condition_ids, item_ids, self.replications)
+        stored = read_store(
+            self.paths,
+            "solutions",
+            plan.GENERATE_STATE_COLUMNS,
+            where={"condition_id": condition_ids},
+        ).to_pandas()
+        return plan.attach_solutions(cells, stored)
+
+    def gradable(self, merged: pd.DataFrame) -> pd.DataFrame:
+        """The merged cells whose solutions can be graded."""
+        return plan.gradable(merged, self.on_empty)
+
+    def grades(
+        self,
+        conditions: list[GradeCondition],
+        merged: pd.DataFrame,
+        *,
+        extra: tuple[str, ...] = (),
+    ) -> pd.DataFrame:
+        """Every (grade condition × gradable solution of `merged`) with its state,
+        and the stored grade's `extra` columns where there is one."""
+        where = {"grade_condition_id": [c.id for c in conditions]}
+        grades = read_store(
+            self.paths, "grades", [*plan.GRADE_STATE_COLUMNS, *extra], where=where
+        ).to_pandas()
+        ids = [c.id for c in conditions]
+        return plan.grade_state(self.gradable(merged), grades, ids)
+
+
+def stored_of(study: Study) -> Stored:
+    """What joining the grid with the stores needs of this study."""
+    return Stored(study.paths, study.replications, study.config.solvers.on_empty)
 
 
 def solution_state(
@@ -21,14 +72,7 @@ def solution_state(
     stored solutions' state."""
     ids = condition_ids if condition_ids is not None else [c.id for c in study.generate]
     items = item_ids if item_ids is not None else [item.id for item in study.items]
-    cells = plan.grid_cells(ids, items, study.replications)
-    stored = read_store(
-        study.paths,
-        "solutions",
-        plan.GENERATE_STATE_COLUMNS,
-        where={"condition_id": ids},
-    ).to_pandas()
-    return plan.attach_solutions(cells, stored)
+    return stored_of(study).solutions(ids, items)
 
 
 def grade_state(
@@ -42,12 +86,7 @@ def grade_state(
     parse_failed, stale, error, pending), and the stored grade's `extra` columns
     (e.g. score) where there is one."""
     merged = solution_state(study) if merged is None else merged
-    gradable = plan.gradable(merged, study.config.solvers.on_empty)
-    where = {"grade_condition_id": [c.id for c in conditions]}
-    grades = read_store(
-        study.paths, "grades", [*plan.GRADE_STATE_COLUMNS, *extra], where=where
-    ).to_pandas()
-    return plan.grade_state(gradable, grades, [c.id for c in conditions])
+    return stored_of(study).grades(conditions, merged, extra=extra)
 
 
 def graded_extra_judges(study: Study) -> list[GradeCondition]:
@@ -66,18 +105,18 @@ def graded_extra_judges(study: Study) -> list[GradeCondition]:
     return [c for c in extra if c.id in graded]
 
 
-def observed_lengths(study: Study, stage: str) -> ObservedLengths:
+def observed_lengths(paths: StudyPaths, stage: str) -> ObservedLengths:
     """Mean reply lengths already stored for a stage's calls, which the estimate's
     expected figure uses."""
     if stage == "generate":
         rows = read_store(
-            study.paths,
+            paths,
             "solutions",
             ["condition_id", "model", "error", "output_tokens"],
         ).to_pandas()
         return ObservedLengths.from_rows(rows, "condition_id", "model")
     rows = read_store(
-        study.paths,
+        paths,
         "grades",
         ["grade_condition_id", "grader_model", "error", "output_tokens", "grade_kind"],
     ).to_pandas()
@@ -89,8 +128,8 @@ def observed_lengths(study: Study, stage: str) -> ObservedLengths:
 def superseded_notes(study: Study, conditions: list[GenerateCondition]) -> list[str]:
     """Say when a generate condition's id changed under its slug (an edited template
     or setting)."""
-    return _superseded(
-        study,
+    return superseded(
+        study.paths,
         "solutions",
         "condition_id",
         "condition_slug",
@@ -107,8 +146,8 @@ def grade_superseded_notes(study: Study, conditions: list[GradeCondition]) -> li
     current = {
         c.id for c in study.grade + extra_judges(study, list(study.config.graders))
     }
-    return _superseded(
-        study,
+    return superseded(
+        study.paths,
         "grades",
         "grade_condition_id",
         "grade_condition_slug",
@@ -119,8 +158,8 @@ def grade_superseded_notes(study: Study, conditions: list[GradeCondition]) -> li
     )
 
 
-def _superseded(
-    study: Study,
+def superseded(
+    paths: StudyPaths,
     store: str,
     id_column: str,
     slug_column: str,
@@ -135,7 +174,7 @@ def _superseded(
         return []
     slugs = [c.slug for c in conditions]
     stored = read_store(
-        study.paths, store, [id_column, slug_column], where={slug_column: slugs}
+        paths, store, [id_column, slug_column], where={slug_column: slugs}
     ).to_pandas()
     old = stored[~stored[id_column].isin(current)]
     counts = old.groupby([slug_column, id_column]).size()

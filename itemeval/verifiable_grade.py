@@ -3,9 +3,10 @@ inspect; their grade rows written in batches."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
@@ -13,13 +14,13 @@ import pyarrow as pa
 
 from .hashing import canonical_json
 from .outcomes import ConditionRun
+from .paths import StudyPaths
 from .records import GradeCondition, Item
 from .reference import with_reference
 from .scorers import ScoreContext, ScoreResult
 from .scorers.registry import resolve, score_many
 from .store import read_store
 from .store.schemas import GRADES
-from .study import Study
 
 _VERIFIABLE_CHUNK = 50_000
 """Most stored solutions scored in one call."""
@@ -97,8 +98,19 @@ def score_context(item: Item) -> ScoreContext:
     )
 
 
+@dataclass(frozen=True)
+class Solutions:
+    """What grading reads of a study besides its plan, and no more: the store its
+    solutions are in, the items they answer, and the folder user scorers are found
+    beside."""
+
+    paths: StudyPaths
+    items: Sequence[Item]
+    config_dir: Path
+
+
 def grade_verifiable(
-    study: Study,
+    solutions: Solutions,
     todo: pd.DataFrame,
     conditions: list[GradeCondition],
     summaries: dict[str, ConditionRun],
@@ -113,17 +125,17 @@ def grade_verifiable(
     groups = pending_groups(todo, by_id)
     if not groups:
         return
-    contexts = {item.id: score_context(item) for item in study.items}
+    contexts = {item.id: score_context(item) for item in solutions.items}
     by_reference = {
         c.reference: {
             item.id: with_reference(contexts[item.id], item, c.reference)
-            for item in study.items
+            for item in solutions.items
         }
         for c in conditions
         if c.reference is not None
     }
     with_logprobs = any(
-        resolve(c.scorer, study.loaded.config_dir).needs == ("logprobs",)
+        resolve(c.scorer, solutions.config_dir).needs == ("logprobs",)
         for c in conditions
     )
     keys = todo[["item_id", "epoch", "solution_hash"]]
@@ -132,14 +144,14 @@ def grade_verifiable(
     ] = {}  # what the scorers reuse across this grade's calls; dropped when it ends
     written = Batches(write, summaries)
     for gen_id, by_grade in groups.items():
-        stored = _stored_solutions(study, gen_id, logprobs=with_logprobs)
+        stored = _stored_solutions(solutions.paths, gen_id, logprobs=with_logprobs)
         for grade_id, positions in by_grade:
             for start in range(0, len(positions), _VERIFIABLE_CHUNK):
                 chunk = keys.iloc[positions[start : start + _VERIFIABLE_CHUNK]]
                 written.add(
                     grade_id,
                     _verifiable_table(
-                        study,
+                        solutions.config_dir,
                         by_id[grade_id],
                         gen_id,
                         chunk,
@@ -205,7 +217,7 @@ def pending_groups(
 
 
 def _verifiable_table(
-    study: Study,
+    config_dir: Path,
     condition: GradeCondition,
     gen_id: str,
     pairs: pd.DataFrame,
@@ -231,7 +243,7 @@ def _verifiable_table(
         condition.scorer,
         condition.scorer_params,
         rows,
-        study.loaded.config_dir,
+        config_dir,
         cache=cache,
     )
     n = len(results)
@@ -265,13 +277,13 @@ def _verifiable_table(
 
 
 def _stored_solutions(
-    study: Study, gen_condition_id: str, *, logprobs: bool = False
+    paths: StudyPaths, gen_condition_id: str, *, logprobs: bool = False
 ) -> dict[tuple[str, int], tuple[str, Any]]:
     """(item_id, epoch) -> (solution text, logprobs or None) of one generate
     condition."""
     columns = ["item_id", "epoch", "solution", *(["logprobs"] if logprobs else [])]
     table = read_store(
-        study.paths, "solutions", columns, where={"condition_id": [gen_condition_id]}
+        paths, "solutions", columns, where={"condition_id": [gen_condition_id]}
     )
     keys = zip(table.column("item_id").to_pylist(), table.column("epoch").to_pylist())
     values = (
@@ -280,8 +292,11 @@ def _stored_solutions(
     return dict(zip(keys, zip(table.column("solution").to_pylist(), values)))
 
 
-def solution_texts(study: Study, gen_condition_id: str) -> dict[tuple[str, int], str]:
+def solution_texts(
+    paths: StudyPaths, gen_condition_id: str
+) -> dict[tuple[str, int], str]:
+    """(item_id, epoch) -> solution text of one generate condition."""
     return {
         key: text
-        for key, (text, _) in _stored_solutions(study, gen_condition_id).items()
+        for key, (text, _) in _stored_solutions(paths, gen_condition_id).items()
     }

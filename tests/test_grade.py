@@ -591,13 +591,14 @@ def test_judge_call_errors_are_rows_that_the_next_run_retries(
 
 
 def test_a_model_id_used_as_grader_still_has_bounded_retries(tmp_path):
-    from itemeval.judge_grade import _judge_config
+    from itemeval.grid import Judging
     from itemeval.study import load_study
 
     study = load_study(
         make_study(tmp_path, facets__grader=["openai-api/local/judge"], graders={})
     )
-    config = _judge_config(study, study.grade[0])
+    judging = Judging(study.config.graders, study.config.budget.batch, str)
+    config = judging.config(study.grade[0])
     assert config["temperature"] == 0.0
     assert (config["max_retries"], config["timeout"], config["attempt_timeout"]) == (
         3,
