@@ -20,7 +20,6 @@ from pathlib import Path
 
 from .paths import StudyPaths
 from .records import TaskSpec
-from .study import Study
 
 UNRECORDED = ""
 """The origin of an entry no itemeval run noted."""
@@ -32,9 +31,10 @@ def where(name: str, paths: StudyPaths) -> str:
     return f"{name} ({place})"
 
 
-def record(study: Study, specs: Iterable[TaskSpec], since_ns: int) -> None:
-    """Note the cache entries of the specs' models written since `since_ns` as this
-    study's (best effort: a note that cannot be written only loses the naming)."""
+def record(origin: str, specs: Iterable[TaskSpec], since_ns: int) -> None:
+    """Note the cache entries of the specs' models written since `since_ns` as
+    `origin`'s, a study as `where` names it (best effort: a note that cannot be written
+    only loses the naming)."""
     from inspect_ai.model._cache import cache_path
 
     models = {spec.model for spec in specs if spec.cache_scope is not None}
@@ -47,10 +47,8 @@ def record(study: Study, specs: Iterable[TaskSpec], since_ns: int) -> None:
                 if entry.is_file() and entry.stat().st_mtime_ns >= since_ns
             ]
             if keys:
-                name = study.config.study
                 lines = "".join(
-                    json.dumps({"key": key, "study": where(name, study.paths)}) + "\n"
-                    for key in keys
+                    json.dumps({"key": key, "study": origin}) + "\n" for key in keys
                 )
                 path = _origins_file(model)
                 path.parent.mkdir(parents=True, exist_ok=True)

@@ -20,6 +20,7 @@ from .cost import (
 from .grade_select import select_conditions
 from .grid import generated
 from .judge_grade import judge_prompt
+from .paths import StudyPaths
 from .pricing import PriceTable, load_prices
 from .records import GradeCondition, Item
 from .recovery import recover_if_idle
@@ -58,7 +59,11 @@ def _cells_of(gen: StagePlan | None) -> frozenset[tuple[str, str, int]]:
 
 
 def project_grading(
-    study: Study, gen: StagePlan, grade: list[GradeCondition], prices: PriceTable
+    paths: StudyPaths,
+    items: list[Item],
+    gen: StagePlan,
+    grade: list[GradeCondition],
+    prices: PriceTable,
 ) -> list[EstimateLine]:
     """Grading of the solutions the generate plan `gen` will generate: the rubric
     over a solution of the expected length."""
@@ -68,8 +73,8 @@ def project_grading(
         for line in gen_lines
         if line.calls
     }
-    items = {item.id: item for item in study.items}
-    observed = observed_lengths(study.paths, "grade")
+    by_id = {item.id: item for item in items}
+    observed = observed_lengths(paths, "grade")
     all_calls = sum(len(spec.cells) for spec in gen_specs)
     lines = []
     for condition in grade:
@@ -77,14 +82,14 @@ def project_grading(
             lines.append(scorer_line(condition, all_calls))
             continue
         tokens = sum(
-            estimate_tokens(_grading_prompt(condition, items[cell.metadata["item_id"]]))
+            estimate_tokens(_grading_prompt(condition, by_id[cell.metadata["item_id"]]))
             + expected.get(spec.name, 0.0)
             for spec in gen_specs
             for cell in spec.cells
         )
         calls = all_calls
         if condition.is_cascade and all_calls:  # its judge: the undecided share
-            share = cascade_counts.undecided_share(study.paths, condition).undecided
+            share = cascade_counts.undecided_share(paths, condition).undecided
             calls = round(all_calls * share)
             tokens = tokens * calls / all_calls
         max_tokens = condition.judge_params.get(
@@ -152,7 +157,7 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
         )
         lines += work.lines
         if gen is not None:
-            lines += project_grading(study, gen, grade, prices)
+            lines += project_grading(study.paths, study.items, gen, grade, prices)
     notes = [
         f"recovered {n} {store} rows from the journal of an interrupted run"
         for store, n in recovered.items()

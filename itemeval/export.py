@@ -97,7 +97,9 @@ def long_table(study: Study) -> pd.DataFrame:
     # A judge defined under `graders:` but run only with `grade --grader NAME` belongs
     # to the study too.
     grade_ids = {
-        c.id for c in study.grade + extra_judges(study, list(study.config.graders))
+        c.id
+        for c in study.grade
+        + extra_judges(study.config, study.rubrics, list(study.config.graders))
     }
     table["in_grid"] = table["gen_condition_id"].isin(
         {c.id for c in study.generate}

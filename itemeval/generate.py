@@ -22,7 +22,7 @@ from .records import SAMPLING_PARAMS, Cell, GenerateCondition, Item, TaskSpec
 from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
 from .runner import RowSink
 from .stage_plan import StagePlan
-from .state import observed_lengths, solution_state, superseded_notes
+from .state import Stored, observed_lengths, stored_of, superseded_notes
 from .store.journal import journaled_keys
 from .study import Study
 
@@ -39,15 +39,15 @@ class GenerateOptions(StageOptions):
 
 
 def plan_cells(
-    study: Study, conditions: list[GenerateCondition], items: list[Item], *, force: bool
+    stored: Stored,
+    conditions: list[GenerateCondition],
+    items: list[Item],
+    *,
+    force: bool,
 ) -> pd.DataFrame:
     """The (condition_id, item_id, epoch) cells this run must execute."""
-    merged = solution_state(
-        study, [c.id for c in conditions], [item.id for item in items]
-    )
-    return planner.plan_generate(
-        merged, on_empty=study.config.solvers.on_empty, force=force
-    )
+    merged = stored.solutions([c.id for c in conditions], [item.id for item in items])
+    return planner.plan_generate(merged, on_empty=stored.on_empty, force=force)
 
 
 def shard_cells(
@@ -298,7 +298,9 @@ def plan(
         conditions = select(generated(study.generate), list(options.conditions))
     if items is None:
         items = options.items(study)
-    cells = plan_cells(study, conditions, items, force=options.force or options.fresh)
+    cells = plan_cells(
+        stored_of(study), conditions, items, force=options.force or options.fresh
+    )
     if options.shard is not None:
         cells = shard_cells(study.paths, conditions, cells, options.shard)
     specs = task_specs(
@@ -326,7 +328,9 @@ def plan(
         owners={c.id: c.model for c in conditions},
         specs=tuple(specs),
         lines=tuple(lines),
-        notes=tuple(superseded_notes(study, conditions)),
+        notes=tuple(
+            superseded_notes(study.paths, conditions, {c.id for c in study.generate})
+        ),
         providers=tuple(c.model for c in conditions),
     )
 
@@ -344,7 +348,7 @@ def _run_generate(
     if (
         options.force
         or options.fresh
-        or not plan_cells(study, conditions, items, force=False).empty
+        or not plan_cells(stored_of(study), conditions, items, force=False).empty
     ):
         # Loading inspect-ai takes seconds: a run that has nothing to do (every cell
         # stored) skips it.

@@ -44,8 +44,8 @@ def select_grade(
     grade = (
         study.grade
         + study.pairwise
-        + extra_judges(study, judge_names)
-        + extra_pairwise(study, judge_names)
+        + extra_judges(study.config, study.rubrics, judge_names)
+        + extra_pairwise(study.loaded, study.generate, judge_names)
     )
     if options.graders or options.rubrics:
         grade = [

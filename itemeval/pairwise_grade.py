@@ -269,7 +269,12 @@ def superseded_notes(study: Study, conditions: list[GradeCondition]) -> list[str
     """Say when a pairwise condition's id changed under its slug (an edited rubric or
     grader): its old verdicts stay under the old id and never mix with the new ones."""
     current = {c.id for c in study.pairwise}
-    current |= {c.id for c in extra_pairwise(study, list(study.config.graders))}
+    current |= {
+        c.id
+        for c in extra_pairwise(
+            study.loaded, study.generate, list(study.config.graders)
+        )
+    }
     return superseded(
         study.paths,
         STORE,

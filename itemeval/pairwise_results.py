@@ -18,7 +18,7 @@ VERDICT_COLUMNS = ("winner", "length_a", "length_b")
 
 def pairwise_conditions(study: Study) -> list[GradeCondition]:
     """The study's pairwise judges, and those `grade --grader NAME` ran beside them."""
-    extra = extra_pairwise(study, list(study.config.graders))
+    extra = extra_pairwise(study.loaded, study.generate, list(study.config.graders))
     if not extra:
         return list(study.pairwise)
     stored = read_store(

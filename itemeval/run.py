@@ -223,7 +223,8 @@ class Run:
             try:
                 execution = runner.execute(specs, sink, journaled)
             finally:  # the entries its calls left in the shared cache are its own
-                cache_origins.record(self.study, specs, started_ns)
+                origin = cache_origins.where(self.study.config.study, paths)
+                cache_origins.record(origin, specs, started_ns)
         if batched or batch.open_submissions(paths, stage=self.stage):
             batch.execute(self, batched, sink, lambda r: _count(summaries, r), held)
         for condition in self.result.conditions:

@@ -92,7 +92,7 @@ def grade_state(
 def graded_extra_judges(study: Study) -> list[GradeCondition]:
     """Judges of `graders:` entries outside facets.grader that `grade --grader NAME`
     has already run."""
-    extra = extra_judges(study, list(study.config.graders))
+    extra = extra_judges(study.config, study.rubrics, list(study.config.graders))
     if not extra:
         return []
     stored = read_store(
@@ -125,16 +125,18 @@ def observed_lengths(paths: StudyPaths, stage: str) -> ObservedLengths:
     )
 
 
-def superseded_notes(study: Study, conditions: list[GenerateCondition]) -> list[str]:
+def superseded_notes(
+    paths: StudyPaths, conditions: list[GenerateCondition], current: set[str]
+) -> list[str]:
     """Say when a generate condition's id changed under its slug (an edited template
-    or setting)."""
+    or setting); `current` holds the ids of every generate condition of the study."""
     return superseded(
-        study.paths,
+        paths,
         "solutions",
         "condition_id",
         "condition_slug",
         conditions,
-        {c.id for c in study.generate},
+        current,
         "its prompt or settings changed",
         "rows",
     )
@@ -144,7 +146,9 @@ def grade_superseded_notes(study: Study, conditions: list[GradeCondition]) -> li
     """Say when a grade condition's id changed under its slug (an edited rubric, new
     scorer rules or params)."""
     current = {
-        c.id for c in study.grade + extra_judges(study, list(study.config.graders))
+        c.id
+        for c in study.grade
+        + extra_judges(study.config, study.rubrics, list(study.config.graders))
     }
     return superseded(
         study.paths,

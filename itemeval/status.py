@@ -71,9 +71,10 @@ def study_status(study: Study) -> StatusReport:
     gen_counts = plan.generate_counts(merged, study.config.solvers.on_empty)
     grade = study.grade + graded_extra_judges(study)
     grade_counts = plan.grade_counts(grade_state(study, grade, merged))
-    notes += superseded_notes(study, study.generate) + grade_superseded_notes(
-        study, grade
-    )
+    current = {c.id for c in study.generate}
+    notes += superseded_notes(
+        study.paths, study.generate, current
+    ) + grade_superseded_notes(study, grade)
     # A pairwise judge's `solutions` are the verdicts it asks (pairs × items × epochs ×
     # orders).
     pairs = pairwise_results.pairwise_conditions(study)

@@ -177,28 +177,32 @@ def _loader(adapter: str) -> Any:
     return ADAPTERS[adapter]
 
 
-def extra_judges(study: Study, grader_names: list[str]) -> list[GradeCondition]:
+def extra_judges(
+    config: StudyConfig, rubrics: dict[str, Template], grader_names: list[str]
+) -> list[GradeCondition]:
     """Judge conditions for graders named on the command line that `facets.grader`
     does not list."""
-    listed = set(study.config.facets.grader)
+    listed = set(config.facets.grader)
     wanted = [
         name
         for name in grader_names
-        if name not in listed and not is_pairwise(study.config, name)
+        if name not in listed and not is_pairwise(config, name)
     ]
-    return judge_conditions(study.config, study.rubrics, wanted) if wanted else []
+    return judge_conditions(config, rubrics, wanted) if wanted else []
 
 
-def extra_pairwise(study: Study, grader_names: list[str]) -> list[GradeCondition]:
+def extra_pairwise(
+    loaded: LoadedConfig, generate: list[GenerateCondition], grader_names: list[str]
+) -> list[GradeCondition]:
     """Pairwise conditions for pairwise graders named on the command line that
     `facets.grader` does not list."""
-    listed = set(study.config.facets.grader)
+    listed = set(loaded.config.facets.grader)
     wanted = [
         name
         for name in grader_names
-        if name not in listed and is_pairwise(study.config, name)
+        if name not in listed and is_pairwise(loaded.config, name)
     ]
-    return pairwise_conditions(study.loaded, study.generate, wanted, [])
+    return pairwise_conditions(loaded, generate, wanted, [])
 
 
 def pairwise_conditions(
