@@ -15,14 +15,20 @@ from .cache_lookup import cached_sample_ids  # noqa: I001
 from .cost import lines_for_specs
 from .grid import generated, select
 from .hashing import canonical_json, text_hash
-from .outcomes import SampleResult, StageResult
+from .outcomes import ConditionRun, SampleResult, StageResult
 from .paths import StudyPaths
 from .pricing import PriceTable, call_usd, format_usd, total_usd
 from .records import SAMPLING_PARAMS, Cell, GenerateCondition, Item, TaskSpec
 from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
 from .runner import RowSink
 from .stage_plan import StagePlan
-from .state import Stored, observed_lengths, stored_of, superseded_notes
+from .state import (
+    Stored,
+    all_generated,
+    observed_lengths,
+    stored_of,
+    superseded_notes,
+)
 from .store.journal import journaled_keys
 from .study import Study
 
@@ -345,15 +351,24 @@ def _run_generate(
 ) -> StageResult:
     conditions = select(generated(study.generate), list(options.conditions))
     result = StageResult(stage="generate", study=study.config.study)
-    if (
-        options.force
-        or options.fresh
-        or not plan_cells(stored_of(study), conditions, items, force=False).empty
-    ):
+    idle = not (options.force or options.fresh) and all_generated(
+        study.paths,
+        [c.id for c in conditions],
+        [item.id for item in items],
+        replications=study.replications,
+        on_empty=study.config.solvers.on_empty,
+    )
+    if not idle:
         # Loading inspect-ai takes seconds: a run that has nothing to do (every cell
         # stored) skips it.
         check_providers([c.model for c in conditions])
     with open_run(study, "generate", result, options) as run:
+        if idle and not any(result.recovered.values()):
+            # nothing to plan: no pandas merges, task specs or estimate (issue 27)
+            result.conditions = [ConditionRun(c.id, c.slug) for c in conditions]
+            current = {c.id for c in study.generate}
+            result.notes.extend(superseded_notes(study.paths, conditions, current))
+            return result
         work = plan(
             study,
             options,

@@ -13,14 +13,18 @@ class LazyModule:
     """Stands in for the module `name` and imports it at the first attribute read.
 
     `import_module` takes the import lock, so threads that race to the first use
-    get one module; every later read is a dictionary lookup in `sys.modules`.
+    get one module; every later read goes to the module kept on the first.
     """
 
     def __init__(self, name: str) -> None:
         self._name = name
+        self._module: Any = None
 
     def __getattr__(self, attribute: str) -> Any:
-        return getattr(importlib.import_module(self._name), attribute)
+        # kept once imported: `pd.isna(x)` in a per-row loop pays one lookup
+        if self._module is None:
+            self._module = importlib.import_module(self._name)
+        return getattr(self._module, attribute)
 
     def __repr__(self) -> str:
         return f"<lazily imported module {self._name!r}>"

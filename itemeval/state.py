@@ -3,9 +3,12 @@ what the stores hold."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import plan
 from .cost import ObservedLengths
@@ -73,6 +76,42 @@ def solution_state(
     ids = condition_ids if condition_ids is not None else [c.id for c in study.generate]
     items = item_ids if item_ids is not None else [item.id for item in study.items]
     return stored_of(study).solutions(ids, items)
+
+
+def all_generated(
+    paths: StudyPaths,
+    condition_ids: list[str],
+    item_ids: list[str],
+    *,
+    replications: int,
+    on_empty: str,
+) -> bool:
+    """Whether every (condition, item, epoch) cell has a done row (no error; not blank
+    under on_empty: rerun), as plan.generate_done decides it.
+
+    One count in arrow: a generate with nothing to do skips the planner's pandas
+    merges and its task specs (issue 27).
+    """
+    expected = len(condition_ids) * len(item_ids) * replications
+    stored = read_store(
+        paths,
+        "solutions",
+        [*plan.CELL, "error", "blank"],
+        where={"condition_id": condition_ids},
+    )
+    if stored.num_rows < expected:
+        return False
+    ids = pa.array(item_ids, stored.schema.field("item_id").type)
+    tests = [
+        pc.is_null(stored["error"]),
+        pc.is_in(stored["item_id"], value_set=ids),
+        pc.greater_equal(stored["epoch"], 1),
+        pc.less_equal(stored["epoch"], replications),
+    ]
+    if on_empty == "rerun":
+        tests.append(pc.invert(pc.fill_null(stored["blank"], False)))
+    done = stored.filter(functools.reduce(pc.and_, tests)).select(plan.CELL)
+    return done.group_by(plan.CELL).aggregate([]).num_rows == expected
 
 
 def grade_state(
