@@ -70,3 +70,7 @@ def test_commands_with_nothing_to_do_load_neither_inspect_nor_scipy(tmp_path, ca
             args,
             heavy,
         )
+    # results needs its statistics (scipy), never a model, a plot or an IRT fit
+    heavy = loaded(["results", config], cwd=tmp_path)
+    assert not {"inspect_ai", "matplotlib", "girth"} & set(heavy), heavy
+    assert "scipy" in heavy  # the probe sees what a command loads
