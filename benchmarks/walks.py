@@ -12,7 +12,11 @@ is not written in the call (`plan.run()`) are not followed, so the counts are a 
 Issue 25's baseline (c99c79f, counted by this script): generate 19 calls / 14
 functions, grade 26 / 21, estimate 38 / 27; the issue's own count was 23, 34, 38+.
 
-    python benchmarks/walks.py [-v] [generate grade estimate ...]
+    python benchmarks/walks.py [-v] [--without MODULE:FUNCTION ...] [generate ...]
+
+`--without` leaves a function (and what only it reaches) out of the walk: for example
+`itemeval.until_decided:run_until_decided`, the `generate --until-decided` loop that
+drives whole generate, grade and estimate stages, to count a plain generate.
 """
 
 from __future__ import annotations
@@ -198,7 +202,9 @@ def command(name: str, functions: dict[str, Function]) -> str:
     raise SystemExit(f"no CLI command {name!r} in itemeval.cli")
 
 
-def walk(name: str) -> tuple[list[str], int, list[str]]:
+def walk(
+    name: str, without: frozenset[str] = frozenset()
+) -> tuple[list[str], int, list[list[str]]]:
     """(the reachable functions that take the whole study, how many are reachable,
     the calls handing the whole study on, as 'caller -> line')."""
     modules, functions = load()
@@ -207,7 +213,7 @@ def walk(name: str) -> tuple[list[str], int, list[str]]:
     queue = [start]
     while queue:
         for callee in callees(functions[queue.pop()], modules, functions):
-            if callee not in seen:
+            if callee not in seen and callee not in without:
                 seen.add(callee)
                 queue.append(callee)
     takers = sorted(n for n in seen if functions[n].takes_study)
@@ -239,9 +245,14 @@ def _nested(node: ast.AST) -> Iterator[ast.AST]:
 
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
-    names = [a for a in argv if not a.startswith("-")] or list(COMMANDS)
+    left_out = {
+        v for flag, v in zip(argv, argv[1:], strict=False) if flag == "--without"
+    }
+    names = [a for a in argv if not a.startswith("-") and a not in left_out] or list(
+        COMMANDS
+    )
     for name in names:
-        takers, reached, handing = walk(name)
+        takers, reached, handing = walk(name, frozenset(left_out))
         calls = [call for calls in handing for call in calls]
         print(
             f"{name}: {len(calls)} calls hand the whole study on; "
