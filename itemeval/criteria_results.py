@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import stats
+from . import agreement_stats, stats
 from .criteria import criteria_of
 
 KEY = ["gen_condition_id", "grade_condition_id", "item_id", "epoch"]
@@ -104,7 +104,9 @@ def criteria_agreement(long: pd.DataFrame) -> list[dict[str, Any]]:
             values="value",
         )
         for a, b in combinations(sorted(wide.columns), 2):
-            result = stats.agreement(wide[a].to_numpy(float), wide[b].to_numpy(float))
+            result = agreement_stats.agreement(
+                wide[a].to_numpy(float), wide[b].to_numpy(float)
+            )
             if result.n:
                 rows.append({"a": a, "b": b, "criterion": criterion, **asdict(result)})
     return rows

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .lazy import lazy_import
-from .stats import BOOTSTRAP_RESAMPLES, LEVEL, NAN, _resample_weights
+from .stats import BOOTSTRAP_RESAMPLES, LEVEL, NAN, resample_weights
 
 sps = lazy_import("scipy.stats")  # loaded at its first use
 
@@ -113,7 +113,7 @@ def win_rate_interval(
     codes, _ = pd.factorize(verdicts["item_id"])
     score = np.bincount(codes, weights=y)
     count = np.bincount(codes).astype(float)
-    weights = _resample_weights(len(score), resamples, seed)
+    weights = resample_weights(len(score), resamples, seed)
     rates = (weights @ score) / (weights @ count)
     low, high = np.quantile(rates, [0.5 - level / 2, 0.5 + level / 2])
     return float(low), float(high)
@@ -270,7 +270,7 @@ def strengths(
     if np.isnan(point).all() or len(wins) == 0:
         empty = np.full(len(conditions), NAN)
         return Strengths(conditions, point, empty, empty.copy())
-    weights = _resample_weights(len(wins), resamples, seed) * len(wins)
+    weights = resample_weights(len(wins), resamples, seed) * len(wins)
     resampled_wins = np.tensordot(weights, wins, axes=1)
     resampled_counts = np.tensordot(weights, counts, axes=1)
     fits = bradley_terry_many(resampled_wins, resampled_counts)

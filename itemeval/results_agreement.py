@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import stats
+from . import agreement_stats as stats
 from .records import GradeCondition
 from .scorers.registry import is_probability
 

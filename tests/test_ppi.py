@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from itemeval import stats
+from itemeval import agreement_stats, stats
 from itemeval.agreement_ci import (
     MAX_DISTINCT,
     agreement_interval,
@@ -69,7 +69,7 @@ def test_closed_form_kappa_is_scikit_learns_quadratic_kappa(a, b):
     assert closed_form_kappa(ia.astype(float), ib.astype(float)) == pytest.approx(
         expected, abs=1e-12
     )
-    assert stats.quadratic_kappa(a, b) == pytest.approx(expected, abs=1e-12)
+    assert agreement_stats.quadratic_kappa(a, b) == pytest.approx(expected, abs=1e-12)
 
 
 def test_agreement_interval_brackets_the_bias_and_kappa():
@@ -79,7 +79,7 @@ def test_agreement_interval_brackets_the_bias_and_kappa():
     interval = agreement_interval(judge, human, seed=3)
     assert interval.bias == pytest.approx((judge - human).mean())
     assert interval.bias_ci_low < interval.bias < interval.bias_ci_high
-    kappa = stats.quadratic_kappa(judge, human)
+    kappa = agreement_stats.quadratic_kappa(judge, human)
     assert interval.kappa_ci_low < kappa < interval.kappa_ci_high
     assert interval == agreement_interval(judge, human, seed=3)  # seeded
     nothing = agreement_interval(np.array([np.nan]), np.array([1.0]))
@@ -91,7 +91,7 @@ def test_every_figure_of_one_unweighted_draw_is_the_point_estimate():
     a = rng.integers(1, 6, 300).astype(float)
     b = np.clip(a + rng.integers(-1, 2, 300), 1, 5)
     figures = weighted_figures(a, b, np.ones((1, 300)))
-    point = stats.agreement(a, b)
+    point = agreement_stats.agreement(a, b)
     assert figures["exact"][0] == pytest.approx(point.exact, abs=1e-12)
     assert figures["kappa"][0] == pytest.approx(point.kappa_quadratic, abs=1e-12)
     assert figures["alpha"][0] == pytest.approx(point.alpha_interval, abs=1e-12)
@@ -111,7 +111,7 @@ def test_continuous_scores_are_resampled_answer_by_answer():
     a = rng.random(MAX_DISTINCT + 500)
     b = a + rng.normal(0, 0.1, len(a))
     interval = agreement_interval(a, b, seed=1, resamples=100)
-    point = stats.agreement(a, b)
+    point = agreement_stats.agreement(a, b)
     assert interval.spearman_ci_low < point.spearman < interval.spearman_ci_high
     assert interval.alpha_ci_low < point.alpha_interval < interval.alpha_ci_high
     assert interval.bias_ci_low < interval.bias < interval.bias_ci_high

@@ -15,7 +15,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from itemeval import stats
+from itemeval import agreement_stats, stats
 
 TOL = 1e-9
 RNG = np.random.default_rng(20261123)
@@ -231,7 +231,7 @@ RATINGS += [
 
 @pytest.mark.parametrize(("a", "b"), RATINGS, ids=range(len(RATINGS)))
 def test_agreement_is_scipy_sklearn_and_krippendorff(a, b):
-    result = stats.agreement(a, b)
+    result = agreement_stats.agreement(a, b)
     assert result.n == len(a) and close(result.exact, float((a == b).mean()))
     assert close(result.spearman, float(sps.spearmanr(a, b).statistic))
     kappa = cohen_kappa_score(
@@ -245,15 +245,15 @@ def test_agreement_is_scipy_sklearn_and_krippendorff(a, b):
 
 
 def test_agreement_edges():
-    same = stats.agreement([1.0, 1.0, 1.0], [1.0, 1.0, 1.0])
+    same = agreement_stats.agreement([1.0, 1.0, 1.0], [1.0, 1.0, 1.0])
     assert (
         same.exact == 1.0
         and math.isnan(same.spearman)
         and math.isnan(same.kappa_quadratic)
     )
     assert math.isnan(same.alpha_interval)
-    assert stats.agreement([np.nan], [1.0]).n == 0
-    assert stats.threshold_confusion(
+    assert agreement_stats.agreement([np.nan], [1.0]).n == 0
+    assert agreement_stats.threshold_confusion(
         np.array([1.0, 0, 1, np.nan]), np.array([1.0, 1, 0, 0]), 0.5
     ) == {"both_pass": 1, "a_only": 1, "b_only": 1, "both_fail": 0}
 
@@ -273,7 +273,7 @@ CALIBRATION += [
 
 @pytest.mark.parametrize(("p", "y"), CALIBRATION, ids=range(len(CALIBRATION)))
 def test_calibration_is_sklearn_and_the_ece_definition(p, y):
-    result = stats.calibration(p, y)
+    result = agreement_stats.calibration(p, y)
     assert close(result.brier, float(brier_score_loss(y, p)))
     assert close(result.auc, float(roc_auc_score(y, p)))
     edges = np.linspace(0, 1, 11)
@@ -294,6 +294,6 @@ def test_calibration_is_sklearn_and_the_ece_definition(p, y):
 
 
 def test_calibration_with_one_class_has_no_auc():
-    result = stats.calibration([0.2, 0.9], [1.0, 1.0])
+    result = agreement_stats.calibration([0.2, 0.9], [1.0, 1.0])
     assert math.isnan(result.auc) and close(result.brier, (0.64 + 0.01) / 2)
-    assert stats.calibration([], []).n == 0
+    assert agreement_stats.calibration([], []).n == 0
