@@ -10,12 +10,8 @@ from typing import Any, Callable, Iterator
 from .errors import StoreError, StudyLocked, is_write_failure, write_failure_message
 from .paths import StudyPaths
 from .store import backend
-from .store.journal import (
-    SET_ASIDE,
-    pending_journal_rows,
-    replay_journals,
-    set_aside_lines,
-)
+from .store.journal import pending_journal_rows, replay_journals
+from .store.journal_lines import SET_ASIDE, set_aside_lines
 from .store.lock import study_lock
 
 

@@ -24,8 +24,8 @@ from itemeval.store.journal import (
     JournalWriter,
     pending_journal_rows,
     replay_journals,
-    set_aside_lines,
 )
+from itemeval.store.journal_lines import set_aside_lines
 
 REPO = Path(__file__).resolve().parent.parent
 
