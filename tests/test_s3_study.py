@@ -266,7 +266,10 @@ def test_a_shard_killed_on_one_machine_resumes_on_another_from_what_it_uploaded(
     import time
 
     path = study(tmp_path / "cfg", "s3://studies/team")
-    env = {"ITEMEVAL_OFFLINE_LATENCY": "0.05", "ITEMEVAL_UPLOAD_S": "0.2"}
+    # 2-s calls on the first node: its first wave's rows are uploaded long before its
+    # last cells could finish, so the kill below finds a partial upload however slow
+    # the machine (0.05-s calls once let all 48 cells finish before the poll saw 5)
+    env = {"ITEMEVAL_OFFLINE_LATENCY": "2.0", "ITEMEVAL_UPLOAD_S": "0.2"}
     monkeypatch.setenv("ITEMEVAL_OFFLINE_LATENCY", "0.05")
     first = subprocess.Popen(
         [
