@@ -147,16 +147,7 @@ def render_metrics(
         pairs,
         lambda slug, rows: f"{slug}: metrics A − B, 95% CI (paired item bootstrap)",
         [
-            Column(
-                "A",
-                lambda row: names.get(field(row, "a"), field(row, "a")),
-                kind="name",
-            ),
-            Column(
-                "B",
-                lambda row: names.get(field(row, "b"), field(row, "b")),
-                kind="name",
-            ),
+            *_pair_columns(names),
             columns[0],
             columns[1],
             Column("A − B", lambda row: _num(field(row, "value")), min_width=6),
@@ -164,6 +155,18 @@ def render_metrics(
         ],
         named=False,
     )
+
+
+def _pair_columns(names: dict[str, str]) -> list[Column]:
+    """A and B of a comparison, each named by its cell's facets."""
+    return [
+        Column(
+            side.upper(),
+            lambda row, s=side: names.get(field(row, s), field(row, s)),
+            kind="name",
+        )
+        for side in ("a", "b")
+    ]
 
 
 def _cell_names(results: ResultsReport) -> dict[str, str]:
@@ -190,16 +193,7 @@ def render_comparisons(console: Console, results: ResultsReport, ci: Column) -> 
         results.comparisons,
         lambda slug, rows: f"{slug}: paired differences A − B (Holm-adjusted p)",
         [
-            Column(
-                "A",
-                lambda row: names.get(field(row, "a"), field(row, "a")),
-                kind="name",
-            ),
-            Column(
-                "B",
-                lambda row: names.get(field(row, "b"), field(row, "b")),
-                kind="name",
-            ),
+            *_pair_columns(names),
             Column("n", count("n"), min_width=3),
             Column("diff", lambda row: _num(field(row, "diff")), min_width=6),
             ci,
