@@ -22,6 +22,8 @@ from itemeval.paths import StudyPaths
 from itemeval.store import read_store
 from itemeval.store.journal import (
     JournalWriter,
+    _journal_files,
+    live_writers,
     pending_journal_rows,
     replay_journals,
 )
@@ -254,6 +256,25 @@ def test_replay_leaves_the_files_of_live_writers_alone(paths):
         assert replay_journals(paths) == {}
         assert journal.path.exists()
     assert replay_journals(paths) == {"solutions": 1}
+
+
+@pytest.mark.skipif(not Path("/proc/stat").exists(), reason="needs Linux's /proc")
+def test_a_pid_reused_after_its_writer_died_is_not_waited_for(paths):
+    # pids wrap around: a process that started after a journal file was last written
+    # cannot be its writer, so `launch` must not wait for it to stop.
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        paths.journal.mkdir(parents=True, exist_ok=True)
+        part = paths.journal / f"shard-0-r1-{other.pid}-abcdef.jsonl"
+        part.write_text("")
+        assert live_writers(paths, "shard-") == [other.pid]  # written since it began
+        an_hour_ago = time.time() - 3600
+        os.utime(part, (an_hour_ago, an_hour_ago))
+        assert live_writers(paths, "shard-") == []
+        assert [p.name for p in _journal_files(paths)] == [part.name]
+    finally:
+        other.kill()
+        other.wait()
 
 
 def test_nothing_to_replay(paths):

@@ -10,6 +10,7 @@ lines twice changes nothing.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -266,21 +267,41 @@ def _writer_alive(path: Path) -> bool:
         return False
     except PermissionError:  # alive, another user's
         return True
-    return not _zombie(pid)
+    stat = _proc_stat(pid)
+    if stat is None:  # no /proc (macOS): alive until reaped
+        return True
+    return stat[0] != b"Z" and not _started_after(stat, path)
 
 
-def _zombie(pid: int) -> bool:
-    """Whether the process has exited and waits to be reaped: an orphaned shard whose
-    new parent (PID 1 in a container, often) never reaps it stays a zombie, and it
-    writes nothing more."""
+def _proc_stat(pid: int) -> list[bytes] | None:
+    """The fields of /proc/<pid>/stat after the command name (the first is the
+    state), or None where there is no /proc."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
-    except (
-        OSError,
-        IndexError,
-    ):  # no /proc (macOS): a zombie there counts as alive until reaped
+            return handle.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def _started_after(stat: list[bytes], path: Path) -> bool:
+    """Whether the process started after `path` was last written. Its writer started
+    before writing it, so such a process only re-uses the pid of a writer that is
+    gone (pids wrap around), and waiting for it would wait forever. Two seconds of
+    slack cover the boot time's rounding and clock adjustments."""
+    try:
+        started = _boot_time() + int(stat[19]) / os.sysconf("SC_CLK_TCK")
+        return started > path.stat().st_mtime + 2.0
+    except (OSError, IndexError, ValueError):
         return False
+
+
+@functools.cache
+def _boot_time() -> float:
+    with open("/proc/stat", "rb") as handle:
+        for line in handle:
+            if line.startswith(b"btime "):
+                return float(line.split()[1])
+    raise OSError("no btime in /proc/stat")
 
 
 def live_writers(paths: StudyPaths, prefix: str) -> list[int]:
