@@ -18,6 +18,7 @@ from itemeval.scorers import ScoreResult, score_solution
 from itemeval.study import load_study
 from tests.helpers import base_config, write_study
 from tests.openai_server import OpenAIServer
+from tests.processes import journaled, sigkill_when, start_itemeval
 
 # ---- the undecided rule on realistic replies ----------------------------------------
 
@@ -340,9 +341,6 @@ def test_a_killed_cascade_grade_rerun_pays_no_judge_call_already_recorded(
     tmp_path, capsys, monkeypatch
 ):
     import os
-    import signal
-    import subprocess
-    import sys
     import time
 
     from inspect_ai.model import _model
@@ -366,29 +364,12 @@ def test_a_killed_cascade_grade_rerun_pays_no_judge_call_already_recorded(
         _model._models.clear()
         assert _cli(capsys, "generate", str(config))[0] == 0
         env = {**os.environ, **srv.env(), "INSPECT_DISPLAY": "none"}
-        command = [sys.executable, "-m", "itemeval", "grade", str(config)]
-        proc = subprocess.Popen(
-            [*command, "--display", "none"],
-            cwd=tmp_path,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+        proc = start_itemeval("grade", str(config), cwd=tmp_path, env=env)
+        sigkill_when(
+            proc,
+            lambda: journaled(tmp_path / "studies" / "t", "grades") >= 2,
+            "2 judge verdicts in the journal",
         )
-        try:
-            deadline = time.monotonic() + 120
-            while (
-                srv.answered(JUDGE_MARK) < 2
-                and time.monotonic() < deadline
-                and proc.poll() is None
-            ):
-                time.sleep(0.05)
-            time.sleep(1.0)  # a finished sample is durable within about a second
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-        assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()[-2000:]
         time.sleep(0.6)  # the request in flight at the kill finishes server-side
         asked_before = srv.count(JUDGE_MARK)
         assert 2 <= srv.answered(JUDGE_MARK) < 6

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ from itemeval.judge import parse_judge_reply
 from itemeval.scorers import score_solution
 from tests.helpers import ARITH, base_config, write_study
 from tests.openai_server import OpenAIServer
+from tests.processes import journaled, sigkill_when, start_itemeval
 
 RUBRIC = (
     "Problem: {input}\nReference answer: {target}\n\nCandidate "
@@ -640,36 +640,12 @@ def test_sigkill_mid_grade_repays_nothing_that_finished(tmp_path, capsys, monkey
 
     with StudyServer(delay=0.5) as srv:
         env = {**os.environ, **srv.env(), "INSPECT_DISPLAY": "none"}
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "itemeval",
-                "grade",
-                str(config),
-                "--display",
-                "none",
-            ],
-            cwd=tmp_path,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+        proc = start_itemeval("grade", str(config), cwd=tmp_path, env=env)
+        sigkill_when(
+            proc,
+            lambda: journaled(tmp_path / "studies" / "t", "grades") >= 3,
+            "3 verdicts in the journal",
         )
-        try:
-            deadline = time.monotonic() + 60
-            while (
-                len(srv.statuses) < 3
-                and time.monotonic() < deadline
-                and proc.poll() is None
-            ):
-                time.sleep(0.05)
-            time.sleep(1.0)  # a finished sample is durable within about a second
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=10)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-        assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()[-2000:]
         time.sleep(
             0.6
         )  # let the request in flight at the kill finish on the server side

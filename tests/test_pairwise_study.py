@@ -7,9 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +21,7 @@ from itemeval.cli import main
 from itemeval.hashing import sha256_hex
 from tests.helpers import base_config, write_study
 from tests.openai_server import OpenAIServer
+from tests.processes import journaled, sigkill_when, start_itemeval
 
 SOLVERS = ["s1", "s2", "s3"]
 JUDGES = {"content": "pw-content", "first": "pw-first", "longer": "pw-longer"}
@@ -329,36 +327,12 @@ def test_a_killed_pairwise_grade_repays_only_the_calls_in_flight(
     }  # slow until the kill, so it lands mid-grade; then at full speed
     with OpenAIServer(responder=respond, delay=lambda _: pace["delay"]) as slow:
         env = {**os.environ, **slow.env(), "INSPECT_DISPLAY": "none"}
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "itemeval",
-                "grade",
-                str(config),
-                "--display",
-                "none",
-            ],
-            cwd=tmp_path,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+        proc = start_itemeval("grade", str(config), cwd=tmp_path, env=env)
+        sigkill_when(
+            proc,
+            lambda: journaled(tmp_path / "studies" / "t", "pairwise") >= 4,
+            "4 verdicts in the journal",
         )
-        try:
-            deadline = time.monotonic() + 120
-            while (
-                len(slow.statuses) < 4
-                and time.monotonic() < deadline
-                and proc.poll() is None
-            ):
-                time.sleep(0.05)
-            time.sleep(1.0)  # a finished verdict is durable within about a second
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=10)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-        assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()[-2000:]
         time.sleep(0.5)  # the call in flight at the kill ends on the server side
         pace["delay"] = 0.0
         paid_before = {_prompt(body) for body in slow.requests}
