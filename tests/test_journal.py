@@ -196,8 +196,11 @@ def test_appends_from_many_threads_all_arrive_whole(paths):
 def test_records_reach_the_disk_without_close(paths):
     journal = JournalWriter(paths, "run1", interval_s=0.1)
     journal.append("solutions", solution("i1"))
-    time.sleep(0.5)
-    assert journal.path.read_text() == journal_line("solutions", solution("i1"))
+    expected = journal_line("solutions", solution("i1"))
+    deadline = time.monotonic() + 60  # the writer's thread, however loaded the machine
+    while journal.path.read_text() != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert journal.path.read_text() == expected
     journal.close()
     with pytest.raises(StoreError, match="closed"):
         journal.append("solutions", solution("i2"))
@@ -217,22 +220,34 @@ while True:
     n += 1
     if n == 400:
         print(n, flush=True)
-        # idle: what was appended must reach the disk without any further append
-        time.sleep(1.0)
+        # idle until told: what was appended must reach the disk without any further
+        # append
+        sys.stdin.readline()
 """
+
+
+def synced_lines(paths: StudyPaths) -> int:
+    return sum(part.read_bytes().count(b"\n") for part in paths.journal.glob("*.jsonl"))
 
 
 @pytest.mark.parametrize("idle", [True, False], ids=["idle", "mid-append"])
 def test_every_synced_record_of_a_killed_writer_is_replayed(paths, idle):
     writer = subprocess.Popen(
         [sys.executable, "-c", WRITER, str(paths.root)],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         cwd=REPO,
     )
     appended = int(writer.stdout.readline())
-    time.sleep(
-        0.7 if idle else random.uniform(1.05, 1.15)
-    )  # idle after 400 rows, or appending again
+    if not idle:  # appending again when killed
+        writer.stdin.write(b"go\n")
+        writer.stdin.flush()
+    # killed once the journal shows every row appended so far (idle) or more
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (
+        synced_lines(paths) == appended if idle else synced_lines(paths) > appended
+    ):
+        time.sleep(0.02)
     writer.send_signal(signal.SIGKILL)
     writer.wait()
 
