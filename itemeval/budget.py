@@ -249,7 +249,8 @@ class SpendCap:
 @dataclass
 class ReplySizes:
     """One model's replies against the max_tokens its calls asked for (issue 26: a
-    provider ignoring max_tokens made a 20-connection run spend 13× its cap at once)."""
+    provider ignoring max_tokens made a 20-connection run spend 13× its cap at
+    once)."""
 
     confirmed: int = 0
     """Replies that stayed within max_tokens."""

@@ -185,7 +185,8 @@ async def _score_rows(
             target = targets[context.targets] = Target(list(context.targets))
         try:
             score = await scorer(state, target)
-        except Exception as exc:  # noqa: BLE001 - a scorer's own failure on one row is that row's error
+        except Exception as exc:  # noqa: BLE001
+            # a scorer's own failure on one row is that row's error
             results.append(
                 ScoreResult(
                     score=None,
@@ -293,7 +294,8 @@ def check_reducer(reducer: str) -> None:
 
     try:
         create_reducers(reducer)
-    except Exception as exc:  # noqa: BLE001 - inspect raises several kinds for an unknown reducer
+    except Exception as exc:  # noqa: BLE001
+        # inspect raises several kinds for an unknown reducer
         raise ConfigError(
             f"scorer 'multi_scorer': unknown reducer {reducer!r} ({exc}); e.g. "
             "mode, mean, max, median"

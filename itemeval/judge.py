@@ -14,18 +14,21 @@ from .reply_objects import RawNumber, first_object, objects_with, plain
 FORMAT_SUFFIX_VERSION = "1"
 """Part of every judge condition's identity: bump it whenever FORMAT_SUFFIX changes."""
 
-FORMAT_SUFFIX = """\
-## How to reply
-
-Give your assessment first. Then end your reply with a fenced JSON block, and write nothing after it:
-
-```json
-{"score": <number>, "reasoning": "<one or two sentences explaining the score>"}
-```
-
-- `score` is a bare JSON number on the scale the rubric defines: no quotes, units or fractions.
-- `reasoning` is a JSON string: escape double quotes and backslashes inside it.
-"""  # noqa: E501 (the judge's prompt, word for word: a rewrap would change every request)
+# The judge's prompt, word for word: FORMAT_SUFFIX_VERSION names this exact text.
+FORMAT_SUFFIX = (
+    "## How to reply\n"
+    "\n"
+    "Give your assessment first. Then end your reply with a fenced JSON block, "
+    "and write nothing after it:\n"
+    "\n"
+    "```json\n"
+    '{"score": <number>, "reasoning": "<one or two sentences explaining the score>"}\n'
+    "```\n"
+    "\n"
+    "- `score` is a bare JSON number on the scale the rubric defines: "
+    "no quotes, units or fractions.\n"
+    "- `reasoning` is a JSON string: escape double quotes and backslashes inside it.\n"
+)
 
 
 def with_format_suffix(rendered_rubric: str) -> str:

@@ -249,7 +249,8 @@ class Runner:
                     # No call starts now, the Ctrl-C way; the calls out return into
                     # the drain and their paid replies are held too.
                     signals.request_stop()
-            except Exception as exc:  # noqa: BLE001 - any failure to store a finished sample
+            except Exception as exc:  # noqa: BLE001
+                # any failure to store a finished sample
                 condition = result.metadata.get(
                     "grade_condition_id"
                 ) or result.metadata.get("condition_id")

@@ -120,7 +120,12 @@ def _templates(
     templates = {}
     for index, ref in enumerate(refs):
         where = f"facets.{kind}[{index}]"
-        template = load_template(ref, kind, folder, field=where)  # type: ignore[arg-type]
+        template = load_template(
+            ref,
+            kind,  # type: ignore[arg-type]
+            folder,
+            field=where,
+        )
         if kind == "prompt":  # front matter checked now, not when a call is built
             chat.check_prompt(template, field=where)
         if kind == "rubric":  # criteria front matter (SPEC §20), checked at load

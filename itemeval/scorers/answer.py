@@ -3,10 +3,10 @@
 Shared by the careful scorers. The answer is, first that applies: the text after the
 last answer label (`ANSWER:`, `**Final answer:**`, `Answer：`, GSM8K's `####`, a line
 opening `Answer -`), with display math on the lines below a bare label; the last
-`<answer>…</answer>`; the last `\\boxed{}`; the sentence after the last "the answer is"
-(or "I'd go with", "I'll choose", …), or before "… is the answer"; else the whole reply.
-Inside a labelled answer an "answer is" sentence narrows it further (Minerva's "Final
-Answer: The final answer is 17. I hope it is correct.").
+`<answer>…</answer>`; the last `\\boxed{}`; the sentence after the last "the answer
+is" (or "I'd go with", "I'll choose", …), or before "… is the answer"; else the
+whole reply. Inside a labelled answer an "answer is" sentence narrows it further
+(Minerva's "Final Answer: The final answer is 17. I hope it is correct.").
 """
 
 from __future__ import annotations
@@ -51,14 +51,17 @@ _CHECK = re.compile(
 _TAG = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.IGNORECASE | re.DOTALL)
 _BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _PHRASE = re.compile(
-    r"(?:(?:\b(?:final|correct|right|best)\s+)?\b(?:answer|choice)|\b(?:correct|right|best|final)\s+option)"
+    r"(?:(?:\b(?:final|correct|right|best)\s+)?\b(?:answer|choice)"
+    r"|\b(?:correct|right|best|final)\s+option)"
     r"\s+(?:is|would\s+be|should\s+be|will\s+be|must\s+be)"
     r"(?:\s*[:：])?"
-    r"|\bI(?:'ll|’ll|\s+will|'d|’d|\s+would)?\s+(?:choose|pick|select|go\s+with|say)\b(?:\s*[:：])?",
+    r"|\bI(?:'ll|’ll|\s+will|'d|’d|\s+would)?"
+    r"\s+(?:choose|pick|select|go\s+with|say)\b(?:\s*[:：])?",
     re.IGNORECASE,
 )
 _IS_THE_ANSWER = re.compile(
-    r"(?:^|(?<=[.!?:\n]))\s*(?P<answer>[^.!?\n]{1,80}?)\s+is\s+(?:the|my)\s+(?:final\s+|correct\s+|right\s+)?answer\b",
+    r"(?:^|(?<=[.!?:\n]))\s*(?P<answer>[^.!?\n]{1,80}?)"
+    r"\s+is\s+(?:the|my)\s+(?:final\s+|correct\s+|right\s+)?answer\b",
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"(?<![.\s])[.!?](?=\s|$)|\n")
@@ -216,7 +219,8 @@ def _unbox(text: str) -> str:
 # --------------------------------
 
 _HEDGE_WORDS = re.compile(
-    r"\b(?:or|and|to|either|maybe|possibly|perhaps|probably|between)\b|[,/&?~]|(?<=\S)[-–—](?=\S)|\s[–—]\s",
+    r"\b(?:or|and|to|either|maybe|possibly|perhaps|probably|between)\b"
+    r"|[,/&?~]|(?<=\S)[-–—](?=\S)|\s[–—]\s",
     re.IGNORECASE,
 )
 _FILLER = re.compile(
@@ -227,12 +231,14 @@ _CONDITION = re.compile(
     r"\([^()]*\)"
 )  # "B (if counted from the start) or C (otherwise)"
 _HEDGE_PHRASE = re.compile(
-    r"\b(?:could|might|may)\s+also\b|\bor\s+(?:maybe|possibly|perhaps)\b|\balternatively\b",
+    r"\b(?:could|might|may)\s+also\b"
+    r"|\bor\s+(?:maybe|possibly|perhaps)\b|\balternatively\b",
     re.IGNORECASE,
 )
 _UNSURE = re.compile(
-    r"\b(?:not\s+(?:sure|certain)|unsure|can[’']?t\s+decide|cannot\s+decide|torn\s+between|"
-    r"both\s+(?:seem|look|are|could\s+be)\s+(?:valid|plausible|possible|reasonable|correct)|"
+    r"\b(?:not\s+(?:sure|certain)|unsure|can[’']?t\s+decide|cannot\s+decide"
+    r"|torn\s+between|both\s+(?:seem|look|are|could\s+be)\s+"
+    r"(?:valid|plausible|possible|reasonable|correct)|"
     r"either\s+[^.,;!?\n]{1,40}?\s+or)\b",
     re.IGNORECASE,
 )

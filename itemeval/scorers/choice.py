@@ -23,7 +23,8 @@ _OPTION_TOKEN = re.compile(
 )
 _MARKUP = re.compile(r"[*`$]|\\text\{|\\textbf\{|\\mathrm\{|[{}]")
 _NEGATION = re.compile(
-    r"(?:\bnot|\bnor|\bneither|\brather\s+than|\binstead\s+of|\bisn[’']t|\bexcept)\s*(?:option\s+)?[(\[]?$",
+    r"(?:\bnot|\bnor|\bneither|\brather\s+than|\binstead\s+of|\bisn[’']t|\bexcept)"
+    r"\s*(?:option\s+)?[(\[]?$",
     re.IGNORECASE,
 )
 _NOT_A_NOUN = re.compile(
@@ -96,9 +97,9 @@ def read_choice(
     1. the whole answer is one letter, bracketed or not, any case: "B", "(b)", "**B**",
        "b.", "Option C";
     2. it opens with a lower-case option label: "b) Paris", "(c) 12";
-    3. a marked answer (after a label, or "the answer is …") names its option first: "B
-       because A is too small" reads B; two different option labels ("B) … and D) …")
-       are ambiguous;
+    3. a marked answer (after a label, or "the answer is …") names its option first:
+       "B because A is too small" reads B; two different option labels ("B) … and
+       D) …") are ambiguous;
     4. in a whole reply the last option named wins: a bracketed letter or a standalone
        capital, except the pronoun "I", an article "A" opening a phrase, and a unit
        after a number ("10 V");
@@ -106,6 +107,18 @@ def read_choice(
        "A, C") is ambiguous.
     """
     plain = _MARKUP.sub("", text).strip()
+    if (alone := _letter_alone(plain, options)) is not None:
+        return alone
+    letters = _letters(plain, options, marked=marked)
+    if not letters:
+        return None
+    if marked:
+        return _first_named(plain, letters)
+    return _last_named(plain, letters)
+
+
+def _letter_alone(plain: str, options: str | None) -> str | None:
+    """Rules 1 and 2: the answer is one letter, or opens with a lower-case label."""
     if (lone := _LONE_LETTER.fullmatch(plain)) and (
         options is None or lone[1].upper() in options
     ):
@@ -114,20 +127,23 @@ def read_choice(
         options is None or (label[1] or label[2]).upper() in options
     ):
         return (label[1] or label[2]).upper()
-    letters = _letters(plain, options, marked=marked)
-    if not letters:
-        return None
-    if marked:
-        labels = {letter.letter for letter in letters if letter.labelled}
-        if len(labels) > 1:
-            raise Ambiguous(plain)
-        chosen = letters[0]
-        other = next(
-            (letter for letter in letters if letter.letter != chosen.letter), None
-        )
-        if other is not None and joined_by_hedge(plain[chosen.end : other.start]):
-            raise Ambiguous(plain)
-        return chosen.letter
+    return None
+
+
+def _first_named(plain: str, letters: list[_Letter]) -> str:
+    """Rule 3: a marked answer's first option, unless hedged or two are labelled."""
+    labels = {letter.letter for letter in letters if letter.labelled}
+    if len(labels) > 1:
+        raise Ambiguous(plain)
+    chosen = letters[0]
+    other = next((letter for letter in letters if letter.letter != chosen.letter), None)
+    if other is not None and joined_by_hedge(plain[chosen.end : other.start]):
+        raise Ambiguous(plain)
+    return chosen.letter
+
+
+def _last_named(plain: str, letters: list[_Letter]) -> str:
+    """Rules 4 and 5: a whole reply's last option, unless hedged with another."""
     chosen = letters[-1]
     other = next(
         (letter for letter in reversed(letters) if letter.letter != chosen.letter), None
@@ -181,7 +197,7 @@ def multiple_choice(solution: str, context: ScoreContext) -> ScoreResult:
     if choice is None:
         try:
             choice = read_choice(answer.text, marked=answer.marked, options=options)
-            if choice is None and answer.phrased:  # "The answer is not A — … It's C."
+            if choice is None and answer.phrased:  # "The answer is not A… It's C."
                 choice = read_choice(solution, marked=False, options=options)
         except Ambiguous as hedge:
             return failed(

@@ -225,7 +225,8 @@ def _focus(text: str) -> str:
 
 
 _ROOTS = re.compile(
-    r"\b([a-z])(_?\d)?\s*[=≈]\s*-?\s*[\d.]+[^=≈\n]{0,12}?\b(?:or|and)\s+\1(?:_?\d)?\s*[=≈]\s*-?\s*\d"
+    r"\b([a-z])(_?\d)?\s*[=≈]\s*-?\s*[\d.]+[^=≈\n]{0,12}?"
+    r"\b(?:or|and)\s+\1(?:_?\d)?\s*[=≈]\s*-?\s*\d"
 )
 _SAME_UNKNOWN = re.compile(r"\s*,?\s*(?:or|and)\s+([a-z])\s*=\s*")
 

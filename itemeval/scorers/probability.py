@@ -56,19 +56,9 @@ def risk(
         )
     probs = option_probs(tokens[0], list(option_tokens))
     if probs is None:
-        seen = [
-            candidate.get("token")
-            for candidate in (tokens[0].get("top") or [tokens[0]])
-        ]
-        return failed(
-            "option_token_missing",
-            None,
-            f"none of the option tokens {list(option_tokens)} is among the "
-            f"first token's alternatives {seen}",
-        )
-    predicted = max(
-        probs, key=lambda token: probs[token]
-    )  # a tie goes to the option listed first
+        return _no_option_token(tokens[0], option_tokens)
+    # a tie goes to the option listed first
+    predicted = max(probs, key=lambda token: probs[token])
     return ScoreResult(
         score=1.0 if predicted == context.target.strip() else 0.0,
         answer=predicted,
@@ -77,6 +67,17 @@ def risk(
             "option_probs": probs,
             "risk_score": probs[option_tokens[-1]] if len(option_tokens) == 2 else None,
         },
+    )
+
+
+def _no_option_token(first: dict, option_tokens: Sequence[str]) -> ScoreResult:
+    """The failure of a first token none of whose alternatives is an option token."""
+    seen = [candidate.get("token") for candidate in (first.get("top") or [first])]
+    return failed(
+        "option_token_missing",
+        None,
+        f"none of the option tokens {list(option_tokens)} is among the "
+        f"first token's alternatives {seen}",
     )
 
 
