@@ -14,6 +14,7 @@ from .hashing import canonical_json, condition_id, sha256_hex, slug_part
 from .judge import FORMAT_SUFFIX_VERSION
 from .records import SAMPLING_PARAM_NAMES, GenerateCondition, GradeCondition, Template
 from .reference import check_reference
+from .scorers.base import ScorerSpec
 from .scorers.registry import canonical_name, resolve, validate_scorer_params
 
 JUDGE_TEMPERATURE = 0.0
@@ -178,65 +179,80 @@ def verifiable_conditions(
     """One condition per `facets.scorer` entry; an entry whose params are not the
     scorer's defaults gets a slug suffix from its own params, so no entry's id
     depends on its siblings."""
-    entries = scorer_entries(config.facets.scorer)
-    conditions = []
-    for index, entry in enumerate(entries):
-        name = canonical_name(entry.name)
-        if name == "cascade":  # its own kind of condition: itemeval.cascade
-            continue
-        try:
-            spec = resolve(name, config_dir)
-            params = validate_scorer_params(
-                name, _filled(name, entry.params, config, config_dir), config_dir
-            )
-        except ConfigError as exc:
-            raise ConfigError(f"facets.scorer[{index}]: {exc}") from None
-        if "choices" in spec.needs and not config.benchmark.mapping.choices:
-            raise ConfigError(
-                f"facets.scorer[{index}]: scorer {name!r} needs each item's "
-                "options: set "
-                "benchmark.mapping.choices to a column holding a list of option texts"
-            )
-        graded = spec.family == "model_graded"
-        if graded:
-            params = _inline_template(params, config_dir, index)
-        if entry.reference is not None:
-            check_reference(
-                entry.reference,
-                config.benchmark.mapping.metadata,
-                f"facets.scorer[{index}]",
-            )
-        payload = {
-            "scorer": name,
-            "params": params,
-            "rule_version": spec.rule_version,
-            **({"temperature": JUDGE_TEMPERATURE} if graded else {}),
-            # only when set, so the ids of entries without one never change
-            **({"reference": entry.reference} if entry.reference else {}),
-        }
-        slug = f"scorer_{slug_part(name)}" + _params_suffix(name, params, config_dir)
-        if entry.reference:
-            slug += f"-ref-{slug_part(entry.reference)}"
-        models = (
-            ([params["model"]] if isinstance(params["model"], str) else params["model"])
-            if graded
-            else []
-        )
-        conditions.append(
-            GradeCondition(
-                id=condition_id(slug, payload),
-                slug=slug,
-                kind="model_graded" if graded else "verifiable",
-                payload=payload,
-                scorer=name,
-                scorer_params=params,
-                reference=entry.reference,
-                grader_name=name if graded else None,
-                grader_model=",".join(models) or None,
-            )
-        )
+    conditions = [
+        _scorer_condition(entry, index, config, config_dir)
+        for index, entry in enumerate(scorer_entries(config.facets.scorer))
+        # a cascade is its own kind of condition: itemeval.cascade
+        if canonical_name(entry.name) != "cascade"
+    ]
     _check_distinct(conditions, "facets.scorer")
     return conditions
+
+
+def _scorer_condition(
+    entry: ScorerEntry, index: int, config: StudyConfig, config_dir: Path | None
+) -> GradeCondition:
+    """The grade condition of one `facets.scorer` entry."""
+    name = canonical_name(entry.name)
+    spec, params = _checked_scorer(entry, index, config, config_dir)
+    graded = spec.family == "model_graded"
+    payload = {
+        "scorer": name,
+        "params": params,
+        "rule_version": spec.rule_version,
+        **({"temperature": JUDGE_TEMPERATURE} if graded else {}),
+        # only when set, so the ids of entries without one never change
+        **({"reference": entry.reference} if entry.reference else {}),
+    }
+    slug = f"scorer_{slug_part(name)}" + _params_suffix(name, params, config_dir)
+    if entry.reference:
+        slug += f"-ref-{slug_part(entry.reference)}"
+    models = (
+        ([params["model"]] if isinstance(params["model"], str) else params["model"])
+        if graded
+        else []
+    )
+    return GradeCondition(
+        id=condition_id(slug, payload),
+        slug=slug,
+        kind="model_graded" if graded else "verifiable",
+        payload=payload,
+        scorer=name,
+        scorer_params=params,
+        reference=entry.reference,
+        grader_name=name if graded else None,
+        grader_model=",".join(models) or None,
+    )
+
+
+def _checked_scorer(
+    entry: ScorerEntry, index: int, config: StudyConfig, config_dir: Path | None
+) -> tuple[ScorerSpec, dict[str, Any]]:
+    """The entry's scorer and its validated params (a judge's template inlined);
+    errors name the entry."""
+    name = canonical_name(entry.name)
+    try:
+        spec = resolve(name, config_dir)
+        params = validate_scorer_params(
+            name, _filled(name, entry.params, config, config_dir), config_dir
+        )
+    except ConfigError as exc:
+        raise ConfigError(f"facets.scorer[{index}]: {exc}") from None
+    if "choices" in spec.needs and not config.benchmark.mapping.choices:
+        raise ConfigError(
+            f"facets.scorer[{index}]: scorer {name!r} needs each item's "
+            "options: set "
+            "benchmark.mapping.choices to a column holding a list of option texts"
+        )
+    if spec.family == "model_graded":
+        params = _inline_template(params, config_dir, index)
+    if entry.reference is not None:
+        check_reference(
+            entry.reference,
+            config.benchmark.mapping.metadata,
+            f"facets.scorer[{index}]",
+        )
+    return spec, params
 
 
 def _filled(

@@ -7,7 +7,7 @@ import contextlib
 import re
 import sys
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from inspect_ai import Task, TaskSource, eval
 from inspect_ai.dataset import MemoryDataset
@@ -52,6 +52,18 @@ def run_tasks(
     feed = _Feed(iter(tasks), keep_feeding)
     if not feed.start(in_flight):
         return {}
+    with _around_eval(Route(sink, log_prefix, logprob_tokens)) as route:
+        logs = eval(
+            feed, log_dir=str(log_dir), **_eval_options(display, in_flight, log_buffer)
+        )
+    _scrub_logs(_errored_logs(route, log_dir))
+    return _failures(logs) if logs else None
+
+
+@contextlib.contextmanager
+def _around_eval(route: Route) -> Iterator[Route]:
+    """What holds while the eval runs: samples routed to the sink, logs redacted,
+    refusals recorded, the heap frozen, our Ctrl-C handler kept."""
     # inspect prints its hooks banner on stdout, which belongs to `--json`; send it to
     # stderr.
     with (
@@ -60,38 +72,41 @@ def run_tasks(
         signals.sigint_handler_kept(),
         redacted_logs(),
         recording_refusals(),
-        routed(Route(sink, log_prefix, logprob_tokens)) as route,
+        routed(route) as routing,
     ):
-        logs = eval(
-            feed,
-            log_dir=str(log_dir),
-            display=display,  # type: ignore[arg-type]
-            fail_on_error=False,
-            max_tasks=max(
-                2, in_flight
-            ),  # a TaskSource is fed live only with more than one task at a time
-            # The journal, not the .eval log, is the durable copy of each row, so
-            # inspect may write the log in big batches and skip its realtime event
-            # buffer (live view of running samples): together about 30% less CPU per
-            # sample; finished samples keep their full transcripts.
-            log_realtime=False,
-            # each task holds its finished samples until this many are written: a
-            # bound on the samples held, as the feed's window bounds those running
-            log_buffer=log_buffer,
-            # the rows are journaled already: do not read every sample back
-            log_header_only=True,
-            # a grade task's scorer writes each verdict into its log (log_scores.py);
-            # a generate task has none, so nothing is scored there
-            score=True,
-        )
-    _scrub_logs(
-        [
-            log_dir / route.log_files[eval_id]
-            for eval_id in route.errored
-            if eval_id in route.log_files
-        ]
+        yield routing
+
+
+def _eval_options(display: str, in_flight: int, log_buffer: int) -> dict[str, Any]:
+    """How `run_tasks` asks inspect to run and log its eval."""
+    return dict(
+        display=display,
+        fail_on_error=False,
+        # a TaskSource is fed live only with more than one task at a time
+        max_tasks=max(2, in_flight),
+        # The journal, not the .eval log, is the durable copy of each row, so
+        # inspect may write the log in big batches and skip its realtime event
+        # buffer (live view of running samples): together about 30% less CPU per
+        # sample; finished samples keep their full transcripts.
+        log_realtime=False,
+        # each task holds its finished samples until this many are written: a
+        # bound on the samples held, as the feed's window bounds those running
+        log_buffer=log_buffer,
+        # the rows are journaled already: do not read every sample back
+        log_header_only=True,
+        # a grade task's scorer writes each verdict into its log (log_scores.py);
+        # a generate task has none, so nothing is scored there
+        score=True,
     )
-    return _failures(logs) if logs else None
+
+
+def _errored_logs(route: Route, log_dir: Path) -> list[Path]:
+    """The `.eval` logs of the evals with a failed sample."""
+    return [
+        log_dir / route.log_files[eval_id]
+        for eval_id in route.errored
+        if eval_id in route.log_files
+    ]
 
 
 class _Feed(TaskSource):
