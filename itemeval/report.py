@@ -242,14 +242,14 @@ def _corrected(results: ResultsReport, slugs: dict[str, str]) -> str:
     headers = ["solver", "judge", "rater", "labelled", "judged", "judge mean"]
     rows = [
         [
-            slugs.get(r["gen_condition_id"], r["gen_condition_id"]),
-            slugs.get(r["grade_condition_id"], r["grade_condition_id"]),
-            r["rater"],
-            r["n_labelled"],
-            r["n_judged"],
-            _num(r["judge_mean"]),
-            _num(r["mean"]),
-            f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}]",
+            slugs.get(r.gen_condition_id, r.gen_condition_id),
+            slugs.get(r.grade_condition_id, r.grade_condition_id),
+            r.rater,
+            r.n_labelled,
+            r.n_judged,
+            _num(r.judge_mean),
+            _num(r.mean),
+            f"[{_num(r.ci_low)}, {_num(r.ci_high)}]",
         ]
         for r in results.corrected
     ]

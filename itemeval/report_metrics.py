@@ -10,14 +10,12 @@ def metrics_section(results: ResultsReport, slugs: dict[str, str]) -> str:
 
     rows = [
         [
-            slugs.get(
-                r["gen_condition_id"] or "", f"{r.get('facet')} = {r.get('level')}"
-            ),
-            slugs[r["grade_condition_id"]],
-            f"{r['metric']}[{r['class']}]" if "class" in r else r["metric"],
-            r["n"],
-            _num(r["value"]),
-            f"{_num(r['ci_low'])} – {_num(r['ci_high'])}",
+            slugs.get(r.gen_condition_id or "", f"{r.facet} = {r.level}"),
+            slugs[r.grade_condition_id],
+            r.name,
+            r.n,
+            _num(r.value),
+            f"{_num(r.ci_low)} – {_num(r.ci_high)}",
         ]
         for r in results.metrics
     ]
@@ -33,12 +31,12 @@ def criteria_section(results: ResultsReport, slugs: dict[str, str]) -> str:
 
     rows = [
         [
-            slugs[r["gen_condition_id"]],
-            slugs[r["grade_condition_id"]],
-            r["criterion"],
-            r["items"],
-            _num(r["mean"]),
-            f"{_num(r['ci_low'])} – {_num(r['ci_high'])}",
+            slugs[r.gen_condition_id],
+            slugs[r.grade_condition_id],
+            r.criterion,
+            r.items,
+            _num(r.mean),
+            f"{_num(r.ci_low)} – {_num(r.ci_high)}",
         ]
         for r in results.criteria
     ]
@@ -49,13 +47,13 @@ def criteria_section(results: ResultsReport, slugs: dict[str, str]) -> str:
     if results.criteria_agreement:
         agreement = [
             [
-                slugs[r["a"]],
-                slugs[r["b"]],
-                r["criterion"],
-                r["n"],
-                _num(r["exact"]),
-                _num(r["spearman"]),
-                _num(r["kappa_quadratic"]),
+                slugs[r.a],
+                slugs[r.b],
+                r.criterion,
+                r.n,
+                _num(r.exact),
+                _num(r.spearman),
+                _num(r.kappa_quadratic),
             ]
             for r in results.criteria_agreement
         ]

@@ -105,17 +105,16 @@ def agreement(
             ],
             [
                 [
-                    slugs[r["a"]],
-                    slugs[r["b"]],
-                    r["n"],
-                    _num(r["exact"]),
-                    _num(r["spearman"]),
-                    _num(r["kappa_quadratic"]),
-                    _num(r["alpha_interval"]),
-                    f"{_num(r.get('bias'))} "
-                    f"[{_num(r.get('bias_ci_low'))}, {_num(r.get('bias_ci_high'))}]",
-                    _num(r["threshold"], 2),
-                    *r["confusion"].values(),
+                    slugs[r.a],
+                    slugs[r.b],
+                    r.n,
+                    _num(r.exact),
+                    _num(r.spearman),
+                    _num(r.kappa_quadratic),
+                    _num(r.alpha_interval),
+                    f"{_num(r.bias)} [{_num(r.bias_ci_low)}, {_num(r.bias_ci_high)}]",
+                    _num(r.threshold, 2),
+                    *r.confusion.values(),
                 ]
                 for r in results.agreement
             ],
@@ -133,10 +132,10 @@ def _pair_plots(
     parts = []
     rng = np.random.default_rng(0)
     for row in results.agreement[:12]:
-        both = wide[[row["a"], row["b"]]].dropna()
+        both = wide[[row.a, row.b]].dropna()
         if report_headline.is_zero_one(both):
             parts.append(
-                report_headline.confusion_table(both, slugs[row["a"]], slugs[row["b"]])
+                report_headline.confusion_table(both, slugs[row.a], slugs[row.b])
             )
             continue
         if (
@@ -148,14 +147,14 @@ def _pair_plots(
             np.ptp(both.to_numpy()) or 1
         )
         axes.scatter(
-            both[row["a"]] + jitter[:, 0],
-            both[row["b"]] + jitter[:, 1],
+            both[row.a] + jitter[:, 0],
+            both[row.b] + jitter[:, 1],
             s=8,
             alpha=0.4,
             color="#6a1b9a",
         )
-        axes.set_xlabel(slugs[row["a"]], fontsize=7)
-        axes.set_ylabel(slugs[row["b"]], fontsize=7)
+        axes.set_xlabel(slugs[row.a], fontsize=7)
+        axes.set_ylabel(slugs[row.b], fontsize=7)
         parts.append(svg(figure))
     return parts
 

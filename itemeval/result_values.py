@@ -3,15 +3,14 @@ render these.
 
 Every number is as `--json` shows it: a Python number, None where undefined (never
 NaN or a numpy scalar), so a renderer needs no cleaning of its own. The typed rows are
-the figures results computes itself; lists built by their own modules (agreement,
-which human_results extends, corrected means, criteria, metrics, pairwise) stay rows
-of a mapping each, in the order and with the keys those modules give them.
+built once, in `results.study_results`, from the rows each figure's module computes;
+a row's fields are its JSON keys, in the JSON's order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -121,6 +120,160 @@ class Decided:
 
 
 @dataclass(frozen=True)
+class AgreementRow:
+    """Two grade conditions over the same solutions (results_agreement), with the
+    human-label figures human_results adds: kinds, bias and bootstrap intervals."""
+
+    a: str
+    b: str
+    n: int
+    exact: float | None
+    spearman: float | None
+    kappa_quadratic: float | None
+    alpha_interval: float | None
+    threshold: float | None
+    confusion: dict[str, int]
+    kind_a: str | None
+    kind_b: str | None
+    bias: float | None
+    bias_ci_low: float | None
+    bias_ci_high: float | None
+    kappa_ci_low: float | None
+    kappa_ci_high: float | None
+    exact_ci_low: float | None
+    exact_ci_high: float | None
+    alpha_ci_low: float | None
+    alpha_ci_high: float | None
+    spearman_ci_low: float | None
+    spearman_ci_high: float | None
+
+
+@dataclass(frozen=True)
+class Corrected:
+    """A judge's mean corrected by human labels (human_results, prediction-powered)."""
+
+    gen_condition_id: str
+    grade_condition_id: str
+    rater: str
+    human_condition_id: str
+    n_labelled: int
+    n_judged: int
+    judge_mean: float | None
+    mean: float | None
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+    method: str
+
+
+@dataclass(frozen=True)
+class PairRow:
+    """A pairwise judge's verdicts on one pair of conditions (pairwise_results)."""
+
+    grade_condition_id: str
+    a: str
+    b: str
+    n: int
+    wins_a: int
+    wins_b: int
+    ties: int
+    win_rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    flip_rate: float | None
+    both_orders: int
+    first_position_rate: float | None
+    length_corr: float | None
+    length_p: float | None
+    flags: list[str]
+
+
+@dataclass(frozen=True)
+class Strength:
+    """A generate condition's Bradley–Terry strength under one pairwise judge."""
+
+    grade_condition_id: str
+    gen_condition_id: str
+    strength: float | None
+    ci_low: float | None
+    ci_high: float | None
+    elo: float | None
+
+
+@dataclass(frozen=True)
+class CriterionCell:
+    """One criterion of one cell: the mean over items of each item's mean value."""
+
+    gen_condition_id: str
+    grade_condition_id: str
+    criterion: str
+    items: int
+    mean: float | None
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+@dataclass(frozen=True)
+class CriterionAgreement:
+    """Two grade conditions' agreement on one criterion both scored."""
+
+    a: str
+    b: str
+    criterion: str
+    n: int
+    exact: float | None
+    spearman: float | None
+    kappa_quadratic: float | None
+    alpha_interval: float | None
+
+
+_OPTIONAL = ("facet", "level", "source_hash", "class", "a", "b")
+"""A metric row's keys beyond the nine every row has, in the JSON's order; a row
+shows only those it has."""
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """A global metric (itemeval.metrics) of a cell; of a `--by` level (`facet`,
+    `level`; no generate condition); or A − B of a named `--compare` pair (`a`, `b`).
+    `label`: the class of a per-class metric (precision[b]); `source_hash`: a user
+    metric's code."""
+
+    gen_condition_id: str | None
+    grade_condition_id: str
+    metric: str
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    items: int
+    ci_method: str
+    facet: str | None = None
+    level: Any = None
+    source_hash: str | None = None
+    label: str | None = None
+    a: str | None = None
+    b: str | None = None
+
+    @property
+    def name(self) -> str:
+        """precision[b] for a per-class row."""
+        return self.metric if self.label is None else f"{self.metric}[{self.label}]"
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> MetricRow:
+        return cls(
+            **{("label" if k == "class" else k): clean(v) for k, v in row.items()}
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["class"] = data.pop("label")
+        return {k: v for k, v in data.items() if k not in _OPTIONAL or v is not None}
+
+
+@dataclass(frozen=True)
 class ResultsReport:
     study: str
     reducer: str
@@ -128,17 +281,17 @@ class ResultsReport:
     cells: tuple[Cell, ...] = ()
     marginals: tuple[Marginal, ...] = ()
     comparisons: tuple[Comparison, ...] = ()
-    agreement: tuple[Record, ...] = ()
+    agreement: tuple[AgreementRow, ...] = ()
     calibration: tuple[Calibration, ...] = ()
-    corrected: tuple[Record, ...] = ()
+    corrected: tuple[Corrected, ...] = ()
     """Judge means corrected by human labels (itemeval.human_results)."""
-    pairwise: tuple[Record, ...] = ()
-    strengths: tuple[Record, ...] = ()
-    criteria: tuple[Record, ...] = ()
+    pairwise: tuple[PairRow, ...] = ()
+    strengths: tuple[Strength, ...] = ()
+    criteria: tuple[CriterionCell, ...] = ()
     """Per (cell, criterion) of grades with several criteria (SPEC §20)."""
-    criteria_agreement: tuple[Record, ...] = ()
+    criteria_agreement: tuple[CriterionAgreement, ...] = ()
     """Agreement of two grade conditions on each criterion both scored."""
-    metrics: tuple[Record, ...] = ()
+    metrics: tuple[MetricRow, ...] = ()
     """Global metrics per cell and per --by level, when the study declares any."""
     cascades: tuple[Decided, ...] = ()
     """Per cascade cell: how many graded solutions each stage decided."""
@@ -150,7 +303,16 @@ class ResultsReport:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready, in the field order above."""
-        return clean(asdict(self))
+        return clean({f.name: _plain(getattr(self, f.name)) for f in fields(self)})
+
+
+def _plain(value: Any) -> Any:
+    """A field as plain data: a row by its own `as_dict` where it has one."""
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    if is_dataclass(value) and not isinstance(value, type):
+        return value.as_dict() if hasattr(value, "as_dict") else asdict(value)
+    return value
 
 
 def clean(value: Any) -> Any:
@@ -178,8 +340,3 @@ def typed(kind: type[Row], rows: list[dict[str, Any]]) -> tuple[Row, ...]:
         if list(row) != names:  # the JSON's keys are the fields, in this order
             raise TypeError(f"{kind.__name__}: row keys {list(row)} != {names}")
     return tuple(kind(**{name: clean(row[name]) for name in names}) for row in rows)
-
-
-def records(rows: list[dict[str, Any]]) -> tuple[Record, ...]:
-    """Rows another module builds, cleaned as --json shows them."""
-    return tuple(clean(row) for row in rows)

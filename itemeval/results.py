@@ -23,14 +23,20 @@ from .headline import headlines
 from .plan import choose_items
 from .records import GenerateCondition, GradeCondition
 from .result_values import (
+    AgreementRow,
     Calibration,
     Cell,
     Comparison,
+    Corrected,
+    CriterionAgreement,
+    CriterionCell,
     Decided,
     Headline,
     Marginal,
+    MetricRow,
+    PairRow,
     ResultsReport,
-    records,
+    Strength,
     typed,
 )
 from .results_agreement import agreement, calibration
@@ -97,39 +103,53 @@ def study_results(
     cells = _cells(frame, items, study.generate, grade, options)
     facets = cell_facets(study.generate)
     names = {gen_id: cell_name(levels) for gen_id, levels in facets.items()}
-    long = criteria_results.scored_criteria(frame)
-    pairwise, strengths = pairwise_results.results_lists(
-        study, seed=options.seed, items=chosen_ids
-    )
     pairs = _compared(study.generate, options.compare) if options.compare else []
     return ResultsReport(
         study=study.config.study,
         reducer=options.reducer,
         ci_method=options.ci,
         cells=typed(Cell, cells),
-        marginals=typed(Marginal, _marginals(study, items, long, grade, options)),
         comparisons=typed(
             Comparison, _comparisons(items, pairs, grade) if pairs else []
         ),
-        agreement=records(_agreement(frame, grade, options)),
+        agreement=typed(AgreementRow, _agreement(frame, grade, options)),
         calibration=typed(Calibration, calibration(frame, grade)),
-        corrected=records(human_results.corrected(frame, grade)),
-        pairwise=records(pairwise),
-        strengths=records(strengths),
-        criteria=records(
-            criteria_results.criteria_cells(long, _bounded(options, None))
-        ),
-        criteria_agreement=records(criteria_results.criteria_agreement(long)),
-        metrics=records(
-            _metrics(study, grade, items, options, frame)
-            if study.config.metrics
-            else []
+        corrected=typed(Corrected, human_results.corrected(frame, grade)),
+        metrics=tuple(
+            MetricRow.of(row) for row in _metrics(study, grade, items, options, frame)
         ),
         cascades=typed(Decided, cascade_counts.decided_counts(frame, grade)),
         slugs={c.id: c.slug for c in [*study.generate, *grade, *study.pairwise]},
         headline=typed(Headline, headlines(items, cells, grade, names)),
         cell_facets=facets,
+        **_criteria_figures(study, frame, items, grade, options),
+        **_pairwise_figures(study, options, chosen_ids),
     )
+
+
+def _criteria_figures(study, frame, items, grade, options) -> dict[str, Any]:
+    """The marginals (a `--by` facet may be `criterion`) and the per-criterion rows."""
+    long = criteria_results.scored_criteria(frame)
+    cells = criteria_results.criteria_cells(long, _bounded(options, None))
+    return {
+        "marginals": typed(Marginal, _marginals(study, items, long, grade, options)),
+        "criteria": typed(CriterionCell, cells),
+        "criteria_agreement": typed(
+            CriterionAgreement, criteria_results.criteria_agreement(long)
+        ),
+    }
+
+
+def _pairwise_figures(
+    study: Study, options: ResultsOptions, chosen_ids: list[str] | None
+) -> dict[str, Any]:
+    pairwise, strengths = pairwise_results.results_lists(
+        study, seed=options.seed, items=chosen_ids
+    )
+    return {
+        "pairwise": typed(PairRow, pairwise),
+        "strengths": typed(Strength, strengths),
+    }
 
 
 def _chosen(study: Study, options: ResultsOptions) -> list[str] | None:
@@ -189,6 +209,9 @@ def _metrics(study, grade, items, options, frame) -> list[dict[str, Any]]:
     """The declared global metrics (itemeval.metrics), per cell, per --by level and
     per --compare pair."""
     from .metrics import MetricOptions, study_metrics
+
+    if not study.config.metrics:
+        return []
 
     levels = {}
     for facet in (f for f in options.by if f != "criterion"):
@@ -300,31 +323,37 @@ def _cells(
             count = counts.loc[key] if key in counts.index else pd.Series(dtype=int)
             scores = by_cell.get(key, np.array([]))
             interval = _interval(scores, options, scales.get(grader.id))
-            grades, failures = (
-                int(count.get("scored", 0)),
-                int(count.get("parse_failure", 0)),
-            )
-            rows.append(
-                {
-                    "gen_condition_id": condition.id,
-                    "grade_condition_id": grader.id,
-                    "items": int(np.count_nonzero(~np.isnan(scores))),
-                    "grades": grades,
-                    "pending": int(count.get("pending", 0)),
-                    "errors": int(count.get("error", 0)),
-                    "parse_failures": failures,
-                    "parse_failure_rate": failures / (grades + failures)
-                    if grades + failures
-                    else None,
-                    "mean": interval.mean,
-                    "se": interval.se,
-                    "ci_low": interval.ci_low,
-                    "ci_high": interval.ci_high,
-                    "reducer": options.reducer,
-                    "ci_method": interval.method,
-                }
-            )
+            rows.append(_cell(key, count, scores, interval, options.reducer))
     return rows
+
+
+def _cell(
+    key: tuple[str, str],
+    count: pd.Series,
+    scores: np.ndarray,
+    interval: stats.Interval,
+    reducer: str,
+) -> dict[str, Any]:
+    """A cell's row: its grades by status and its item-mean's interval."""
+    grades, failures = int(count.get("scored", 0)), int(count.get("parse_failure", 0))
+    return {
+        "gen_condition_id": key[0],
+        "grade_condition_id": key[1],
+        "items": int(np.count_nonzero(~np.isnan(scores))),
+        "grades": grades,
+        "pending": int(count.get("pending", 0)),
+        "errors": int(count.get("error", 0)),
+        "parse_failures": failures,
+        "parse_failure_rate": failures / (grades + failures)
+        if grades + failures
+        else None,
+        "mean": interval.mean,
+        "se": interval.se,
+        "ci_low": interval.ci_low,
+        "ci_high": interval.ci_high,
+        "reducer": reducer,
+        "ci_method": interval.method,
+    }
 
 
 # ---- paired comparisons

@@ -118,14 +118,14 @@ def render_metrics(
     """Global metrics beside the means: per cell, then per --by level, a table per
     grade condition each."""
     columns = [
-        Column("metric", _metric, kind="name"),
+        Column("metric", lambda row: row.name, kind="name"),
         Column("n", count("n"), min_width=3),
         Column("value", lambda row: _num(field(row, "value")), min_width=5),
         *numbers,
     ]
-    cells = [r for r in results.metrics if not r.get("facet") and "a" not in r]
-    levels = [row for row in results.metrics if row.get("facet")]
-    pairs = [row for row in results.metrics if "a" in row]
+    cells = [r for r in results.metrics if not r.facet and r.a is None]
+    levels = [row for row in results.metrics if row.facet]
+    pairs = [row for row in results.metrics if row.a is not None]
     title = "metrics, 95% CI (item bootstrap)"
     per_grade(console, results, cells, lambda slug, rows: f"{slug}: {title}", columns)
     per_grade(
@@ -173,15 +173,6 @@ def _cell_names(results: ResultsReport) -> dict[str, str]:
     return {
         gen_id: cell_name(facets) for gen_id, facets in (results.cell_facets).items()
     } or dict(results.slugs)
-
-
-def _metric(row: Row) -> str:
-    """precision[b] for a per-class row."""
-    return (
-        f"{field(row, 'metric')}[{field(row, 'class')}]"
-        if "class" in row
-        else field(row, "metric")
-    )
 
 
 def render_comparisons(console: Console, results: ResultsReport, ci: Column) -> None:
@@ -257,7 +248,7 @@ def render_results(results: ResultsReport, console: Console) -> None:
             results.criteria,
             lambda slug, rows: f"{slug}: criteria, mean per item, 95% CI",
             [
-                Column("criterion", lambda row: row["criterion"], kind="name"),
+                Column("criterion", lambda row: row.criterion, kind="name"),
                 n,
                 mean,
                 ci,
@@ -312,11 +303,11 @@ def _criteria_agreement(slugs: dict[str, str]) -> list[Column]:
     return [
         _named(slugs, "A", "a"),
         _named(slugs, "B", "b"),
-        Column("criterion", lambda row: row["criterion"], kind="name"),
+        Column("criterion", lambda row: row.criterion, kind="name"),
         _number("n", count("n"), 3),
-        _number("exact", lambda row: _num(row["exact"]), 5),
-        _number("rho", lambda row: _num(row["spearman"]), 5),
-        _number("kappa", lambda row: _num(row["kappa_quadratic"]), 5),
+        _number("exact", lambda row: _num(row.exact), 5),
+        _number("rho", lambda row: _num(row.spearman), 5),
+        _number("kappa", lambda row: _num(row.kappa_quadratic), 5),
     ]
 
 
@@ -326,7 +317,7 @@ def _grader_agreement(slugs: dict[str, str]) -> list[Column]:
         _named(slugs, "B", "b"),
         _number("n", count("n"), 3),
         *(
-            _number(header, lambda row, key=key: _num(row[key]), 5)
+            _number(header, lambda row, key=key: _num(field(row, key)), 5)
             for header, key in (
                 ("exact", "exact"),
                 ("rho", "spearman"),
@@ -341,9 +332,9 @@ def _corrected(slugs: dict[str, str]) -> list[Column]:
     return [
         _named(slugs, "solver", "gen_condition_id"),
         _named(slugs, "judge", "grade_condition_id"),
-        Column("rater", lambda row: row["rater"], kind="name"),
+        Column("rater", lambda row: row.rater, kind="name"),
         _number("labels", count("n_labelled"), 6),
-        _number("mean", lambda row: _num(row["mean"]), 5),
+        _number("mean", lambda row: _num(row.mean), 5),
         _number("95% CI", _ci, 11),
     ]
 

@@ -61,11 +61,11 @@ async def grid(request: Request) -> Response:
 
 def _grid_figures(study: Study) -> dict[str, Any]:
     """The `results` and `status` figures, not a second computation."""
-    report = study_results(study, ResultsOptions()).as_dict()
+    report = study_results(study, ResultsOptions())
     status = study_status(study)
     return {
         "results": report,
-        "slugs": report["slugs"],
+        "slugs": report.slugs,
         "generate": [
             {**asdict(row), "condition": row.condition.slug} for row in status.generate
         ],
