@@ -96,7 +96,9 @@ def _options(study: Study, metadata: list[str]) -> ResultsOptions:
         for name in GEN_FACETS
         if len({facet_level(c, name) for c in study.generate}) > 1
     ]
-    return ResultsOptions(by=tuple(facets + metadata), compare=("all",))
+    return ResultsOptions(
+        by=tuple(facets + metadata), compare=("all",), metric_differences=False
+    )
 
 
 def _sections(

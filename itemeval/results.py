@@ -63,6 +63,9 @@ class ResultsOptions:
     stratify: str | None = None
     ids: tuple[str, ...] = ()
     """Only the items with these ids (`--items`)."""
+    metric_differences: bool = True
+    """metric(A) − metric(B) per compared pair (a paired bootstrap each); the report,
+    which compares all pairs for the means, leaves them out."""
 
 
 def check_options(options: ResultsOptions) -> None:
@@ -219,10 +222,8 @@ def _metrics(study, grade, items, options, frame) -> list[dict[str, Any]]:
         if per_grade:  # grade facets: a metric belongs to one grade condition
             levels[facet] = {"column": column, "levels": mapping}
     chosen = frozenset(frame["item_id"]) if options.sample is not None else None
-    # a named pair only: `all` would be k(k-1)/2 paired bootstraps per metric (the
-    # report compares all, and must stay quick on a million grades)
-    named = options.compare and options.compare != ("all",)
-    pairs = _compared(study.generate, options.compare) if named else []
+    wanted = options.compare and options.metric_differences
+    pairs = _compared(study.generate, options.compare) if wanted else []
     return study_metrics(
         study,
         grade,

@@ -145,13 +145,16 @@ def render_metrics(
         console,
         results,
         pairs,
-        lambda slug, rows: f"{slug}: metrics A − B, 95% CI (paired item bootstrap)",
+        lambda slug, rows: (
+            f"{slug}: metrics A − B, 95% CI (paired item bootstrap, Holm-adjusted p)"
+        ),
         [
             *_pair_columns(names),
             columns[0],
             columns[1],
             Column("A − B", lambda row: _num(field(row, "value")), min_width=6),
             *numbers,
+            Column("p adj", lambda row: _p(row.get("p_adjusted")), min_width=6),
         ],
         named=False,
     )

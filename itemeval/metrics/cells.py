@@ -17,6 +17,7 @@ from ..scorers.numeric import read_target_number
 from ..scorers.text import normalise_text
 from ..state import grade_state
 from ..study import Study
+from .differences import Difference, bootstrap_p, holm_per_metric
 from .figures import (
     PER_CLASS,
     Classification,
@@ -66,58 +67,66 @@ def study_metrics(
         rows += context.rows(cell, planned, gen_id=gen_id, grade_id=grade_id)
     for facet, mapping in (levels or {}).items():
         rows += _level_rows(context, frame, planned, facet, mapping)
+    differences: list[dict[str, Any]] = []
     for grade_id, graded in frame.groupby("grade_condition_id", sort=True):
         metrics = [m for m in planned if grade_id in m.grade_condition_ids]
-        for a, b in pairs if metrics else ():
-            rows += _difference_rows(context, graded, metrics, grade_id, (a, b))
-    return rows
+        if metrics and pairs:
+            differences += _difference_rows(context, graded, metrics, grade_id, pairs)
+    return rows + holm_per_metric(differences)
 
 
-def _difference_rows(context, graded, metrics, grade_id, pair) -> list[dict[str, Any]]:
-    """metric(A) − metric(B) on the items both have, its interval from resampling
-    those items once for both (a paired bootstrap)."""
-    cells = [graded[graded["gen_condition_id"] == gen_id] for gen_id in pair]
-    shared = np.array(sorted(set(cells[0]["item_id"]) & set(cells[1]["item_id"])))
-    if shared.size == 0:
-        return []
-    index = pd.Series(np.arange(shared.size), index=shared)
-    figures = []
-    for cell in cells:
-        cell = cell[cell["item_id"].isin(shared)]
-        columns = _Columns(context, cell, shared, grade_id)
-        rows_items = index[cell["item_id"]].to_numpy()
-        figures += [_figure(m, columns, rows_items, shared.size) for m in metrics]
-    draws = _bootstrap(figures, shared.size, context.options)
-    keys = {"gen_id": None, "grade_id": grade_id}
+def _difference_rows(context, graded, metrics, grade_id, pairs) -> list[dict[str, Any]]:
+    """metric(A) − metric(B) per pair on the items both have, its interval from
+    resampling those items once for both (a paired bootstrap). A condition's figures
+    on a set of items are computed once: `--compare all` over cells of the same items
+    costs k conditions' bootstraps, not k(k−1)."""
+    cells = dict(tuple(graded.groupby("gen_condition_id", sort=False)))
+    cache: dict[tuple[str, tuple[str, ...]], tuple[list, list[np.ndarray]]] = {}
     out = []
-    for k, metric in enumerate(metrics):
-        first, second = figures[k], figures[len(metrics) + k]
-        if metric.name in PER_CLASS and first.classes != second.classes:
+    for pair in pairs:
+        if not all(gen_id in cells for gen_id in pair):
             continue
-        difference = _Difference(first, second)
-        both = draws[k] - draws[len(metrics) + k]
-        for row in _rows(metric, difference, both, keys, shared.size):
-            out.append(row | {"a": pair[0], "b": pair[1]})
+        items = [set(cells[gen_id]["item_id"]) for gen_id in pair]
+        shared = np.array(sorted(items[0] & items[1]))
+        if shared.size == 0:
+            continue
+        first, second = (
+            _shared_draws(context, cells[gen_id], metrics, grade_id, shared, cache)
+            for gen_id in pair
+        )
+        out += _pair_rows(metrics, first, second, grade_id, pair, shared.size)
     return out
 
 
-@dataclass
-class _Difference:
-    """Two figures on the same items, as the figure of their difference."""
+def _shared_draws(context, cell, metrics, grade_id, shared, cache):
+    """A condition's figures on `shared` items and their resampled values (the same
+    resamples for every condition: they depend on the number of items and the seed)."""
+    key = (cell["gen_condition_id"].iloc[0], tuple(shared))
+    if key not in cache:
+        index = pd.Series(np.arange(shared.size), index=shared)
+        cell = cell[cell["item_id"].isin(shared)]
+        columns = _Columns(context, cell, shared, grade_id)
+        rows_items = index[cell["item_id"]].to_numpy()
+        figures = [_figure(m, columns, rows_items, shared.size) for m in metrics]
+        cache[key] = (figures, _bootstrap(figures, shared.size, context.options))
+    return cache[key]
 
-    first: Any
-    second: Any
 
-    @property
-    def n(self) -> int:
-        return min(self.first.n, self.second.n)
-
-    @property
-    def classes(self) -> tuple[str, ...]:
-        return getattr(self.first, "classes", ())
-
-    def values(self, counts: np.ndarray) -> np.ndarray:
-        return self.first.values(counts) - self.second.values(counts)
+def _pair_rows(metrics, first, second, grade_id, pair, n_items):
+    """One row per metric (per class for precision and recall) with the bootstrap
+    p-value of its difference."""
+    keys = {"gen_id": None, "grade_id": grade_id}
+    out = []
+    for k, metric in enumerate(metrics):
+        a, b = first[0][k], second[0][k]
+        if metric.name in PER_CLASS and a.classes != b.classes:
+            continue
+        both = first[1][k] - second[1][k]
+        per_class = both.T if metric.name in PER_CLASS else [both]
+        rows = _rows(metric, Difference(a, b), both, keys, n_items)
+        for row, draws in zip(rows, per_class):
+            out.append(row | {"a": pair[0], "b": pair[1], "p": bootstrap_p(draws)})
+    return out
 
 
 def _level_rows(context, frame, planned, facet, mapping) -> list[dict[str, Any]]:
