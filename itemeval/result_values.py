@@ -228,15 +228,18 @@ class CriterionAgreement:
     alpha_interval: float | None
 
 
-_OPTIONAL = ("facet", "level", "source_hash", "class", "a", "b")
+_OPTIONAL = ("facet", "level", "source_hash", "class", "a", "b", "p", "p_adjusted")
 """A metric row's keys beyond the nine every row has, in the JSON's order; a row
 shows only those it has."""
+_PAIRED = ("p", "p_adjusted")
+"""Keys an A − B row always has, null when no resample defines the figure."""
 
 
 @dataclass(frozen=True)
 class MetricRow:
     """A global metric (itemeval.metrics) of a cell; of a `--by` level (`facet`,
-    `level`; no generate condition); or A − B of a named `--compare` pair (`a`, `b`).
+    `level`; no generate condition); or A − B of a `--compare` pair (`a`, `b`, `p`,
+    `p_adjusted`).
     `label`: the class of a per-class metric (precision[b]); `source_hash`: a user
     metric's code."""
 
@@ -255,6 +258,10 @@ class MetricRow:
     label: str | None = None
     a: str | None = None
     b: str | None = None
+    p: float | None = None
+    """A − B rows: the paired bootstrap's p-value (itemeval.metrics.differences)."""
+    p_adjusted: float | None = None
+    """Holm over every pair and grade condition of the run, per metric and class."""
 
     @property
     def name(self) -> str:
@@ -270,7 +277,11 @@ class MetricRow:
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["class"] = data.pop("label")
-        return {k: v for k, v in data.items() if k not in _OPTIONAL or v is not None}
+        return {
+            k: v
+            for k, v in data.items()
+            if k not in _OPTIONAL or v is not None or (k in _PAIRED and self.a)
+        }
 
 
 @dataclass(frozen=True)

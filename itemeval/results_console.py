@@ -154,7 +154,7 @@ def render_metrics(
             columns[1],
             Column("A − B", lambda row: _num(field(row, "value")), min_width=6),
             *numbers,
-            Column("p adj", lambda row: _p(row.get("p_adjusted")), min_width=6),
+            Column("p adj", lambda row: _p(row.p_adjusted), min_width=6),
         ],
         named=False,
     )

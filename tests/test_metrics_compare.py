@@ -222,8 +222,8 @@ def test_the_console_shows_each_pair_with_its_adjusted_p_at_80_columns(study):
     assert "Holm-adjusted p" in lines[start]
     table = "\n".join(lines[start : start + 20])
     assert "p adj" in table and "arith-fair" in table and "arith-weak" in table
-    pairs = [r for r in results.metrics if "a" in r]
-    adjusted = {f"{r['p_adjusted']:.4f}" for r in pairs}
+    pairs = [r for r in results.metrics if r.a is not None]
+    adjusted = {f"{r.p_adjusted:.4f}" for r in pairs}
     assert any(p in table for p in adjusted)
 
 
@@ -235,4 +235,4 @@ def test_the_report_leaves_metric_differences_out(study):
     loaded = load_study(study, study.parent)
     results = study_results(loaded, _options(loaded, []))
     assert results.comparisons and results.metrics
-    assert not [r for r in results.metrics if "a" in r]
+    assert not [r for r in results.metrics if r.a is not None]
