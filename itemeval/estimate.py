@@ -12,12 +12,12 @@ from .batch.listing import held_by_open, held_note
 from .cost import (
     Estimate,
     EstimateLine,
+    ObservedLengths,
     estimate_tokens,
     line_for,
     merge_lines,
     scorer_line,
 )
-from .grade_select import select_conditions
 from .grid import generated
 from .judge_grade import judge_prompt
 from .paths import StudyPaths
@@ -67,10 +67,10 @@ def project_grading(
 ) -> list[EstimateLine]:
     """Grading of the solutions the generate plan `gen` will generate: the rubric
     over a solution of the expected length."""
-    gen_specs, gen_lines = gen.specs, gen.lines
+    gen_specs = gen.specs
     expected = {
         line.condition_id: line.output_tokens_expected / line.calls
-        for line in gen_lines
+        for line in gen.lines
         if line.calls
     }
     by_id = {item.id: item for item in items}
@@ -92,24 +92,36 @@ def project_grading(
             share = cascade_counts.undecided_share(paths, condition).undecided
             calls = round(all_calls * share)
             tokens = tokens * calls / all_calls
-        max_tokens = condition.judge_params.get(
-            "max_tokens"
-        ) or condition.scorer_params.get("max_tokens")
-        for model in condition.models:  # a model-graded panel: each model grades
-            lines.append(
-                line_for(
-                    "grade",
-                    condition.id,
-                    condition.slug,
-                    model,
-                    calls=calls,
-                    input_tokens=tokens,
-                    max_tokens=max_tokens,
-                    observed=observed,
-                    prices=prices,
-                )
-            )
+        lines += _grader_lines(condition, calls, tokens, observed, prices)
     return lines
+
+
+def _grader_lines(
+    condition: GradeCondition,
+    calls: int,
+    tokens: float,
+    observed: ObservedLengths,
+    prices: PriceTable,
+) -> list[EstimateLine]:
+    """A grader's calls, a line per model (a model-graded panel: each model
+    grades)."""
+    max_tokens = condition.judge_params.get(
+        "max_tokens"
+    ) or condition.scorer_params.get("max_tokens")
+    return [
+        line_for(
+            "grade",
+            condition.id,
+            condition.slug,
+            model,
+            calls=calls,
+            input_tokens=tokens,
+            max_tokens=max_tokens,
+            observed=observed,
+            prices=prices,
+        )
+        for model in condition.models
+    ]
 
 
 def _grading_prompt(condition: GradeCondition, item: Item) -> str:
@@ -128,7 +140,36 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
     the plan."""
     recovered, pending = recover_if_idle(study.paths)
     prices = load_prices(study.pricing_path)
-    opts = grade_stage.GradeOptions(
+    opts = _grade_options(options)
+    graded = grade_stage.inputs(study, opts)
+    items = opts.chosen(study.items)
+    gen = None
+    if options.stage in ("all", "generate"):
+        # imported answers are never generated
+        conditions = generated(graded.generate)
+        given = gen_stage.inputs(study)
+        gen = gen_stage.plan(
+            given, opts, prices=prices, conditions=conditions, items=items
+        )
+    lines: list[EstimateLine] = list(gen.lines) if gen is not None else []
+    notes = _recovery_notes(recovered, pending)
+    if options.stage in ("all", "grade"):
+        lines += _grading(graded, opts, gen, items, prices)
+        paths = study.paths
+        notes += [
+            cascade_counts.estimate_note(c, cascade_counts.undecided_share(paths, c))
+            for c in cascade.cascades(graded.grade)
+        ]
+    held = held_by_open(study.paths, _stages(options.stage))
+    notes += [held_note(held)] if held else []
+    return Estimate(
+        lines=merge_lines(lines), notes=notes + _notes(lines, prices), open_batches=held
+    )
+
+
+def _grade_options(options: EstimateOptions) -> grade_stage.GradeOptions:
+    """The estimate's selection, as both stages' plans take it."""
+    return grade_stage.GradeOptions(
         conditions=options.conditions,
         graders=options.graders,
         rubrics=options.rubrics,
@@ -139,25 +180,31 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
         stratify=options.stratify,
         force=options.force,
     )
-    generate, grade = select_conditions(study, opts)
-    items = opts.items(study)
-    lines: list[EstimateLine] = []
-    gen = None
-    if options.stage in ("all", "generate"):
-        # imported answers are never generated
-        gen = gen_stage.plan(
-            study, opts, prices=prices, conditions=generated(generate), items=items
+
+
+def _grading(
+    graded: grade_stage.GradeInputs,
+    opts: grade_stage.GradeOptions,
+    gen: StagePlan | None,
+    items: list[Item],
+    prices: PriceTable,
+) -> list[EstimateLine]:
+    """The grade plan's lines, and the grading of what the generate plan `gen` will
+    generate: cells it re-runs (`--force`) are left to `project_grading`, so none is
+    counted twice."""
+    work = grade_stage.plan(
+        graded, opts, prices=prices, items=items, regenerated=_cells_of(gen)
+    )
+    lines = list(work.lines)
+    if gen is not None:
+        setting = graded.setting
+        lines += project_grading(
+            setting.paths, setting.items, gen, graded.grade, prices
         )
-        lines += gen.lines
-    if options.stage in ("all", "grade"):
-        # Cells the generate plan re-runs (`--force`) are left to `project_grading`,
-        # so none is counted twice.
-        work = grade_stage.plan(
-            study, opts, prices=prices, items=items, regenerated=_cells_of(gen)
-        )
-        lines += work.lines
-        if gen is not None:
-            lines += project_grading(study.paths, study.items, gen, grade, prices)
+    return lines
+
+
+def _recovery_notes(recovered: dict[str, int], pending: int) -> list[str]:
     notes = [
         f"recovered {n} {store} rows from the journal of an interrupted run"
         for store, n in recovered.items()
@@ -167,18 +214,7 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
             f"{pending} rows of a running command are not in the stores yet; "
             "the estimate may count them"
         )
-    if options.stage in ("all", "grade"):
-        notes += [
-            cascade_counts.estimate_note(
-                c, cascade_counts.undecided_share(study.paths, c)
-            )
-            for c in cascade.cascades(grade)
-        ]
-    held = held_by_open(study.paths, _stages(options.stage))
-    notes += [held_note(held)] if held else []
-    return Estimate(
-        lines=merge_lines(lines), notes=notes + _notes(lines, prices), open_batches=held
-    )
+    return notes
 
 
 def _stages(stage: str) -> tuple[str, ...]:

@@ -5,22 +5,26 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any
 
 import pandas as pd
 
-from . import batch, cache_origins, chat, response_cache
+from . import batch, cache_origins, response_cache
 from . import plan as planner
 from .cache_lookup import cached_sample_ids  # noqa: I001
-from .cost import lines_for_specs
+from .cost import EstimateLine, lines_for_specs
+from .generate_tasks import call_config, task_specs
 from .grid import generated, select
 from .hashing import canonical_json, text_hash
 from .outcomes import ConditionRun, SampleResult, StageResult
 from .paths import StudyPaths
 from .pricing import PriceTable, call_usd, format_usd, total_usd
-from .records import SAMPLING_PARAMS, Cell, GenerateCondition, Item, TaskSpec
-from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
+from .providers import check_providers
+from .records import SAMPLING_PARAMS, GenerateCondition, Item, TaskSpec
+from .run import Run, open_run
+from .run_setting import RunSetting, run_setting
 from .runner import RowSink
+from .stage_options import Ask, StageOptions, Tell
 from .stage_plan import StagePlan
 from .state import (
     Stored,
@@ -32,13 +36,34 @@ from .state import (
 from .store.journal import journaled_keys
 from .study import Study
 
-if TYPE_CHECKING:
-    from .config import StudyConfig
-
 
 @dataclass(frozen=True)
 class GenerateOptions(StageOptions):
     """What `itemeval generate` was asked to do."""
+
+
+@dataclass(frozen=True)
+class GenerateInputs:
+    """What a generate run reads of its study, resolved once at the command."""
+
+    setting: RunSetting
+    stored: Stored
+    conditions: list[GenerateCondition]
+    """Every generate condition of the study (the options select among them)."""
+    call_config: dict[str, Any]
+    """What every call is configured with (`call_config`)."""
+    cache: bool | str
+    """The study's `cache:` setting."""
+
+
+def inputs(study: Study) -> GenerateInputs:
+    return GenerateInputs(
+        setting=run_setting(study),
+        stored=stored_of(study),
+        conditions=study.generate,
+        call_config=call_config(study.config),
+        cache=study.config.cache,
+    )
 
 
 # ---- plan ----------------------------------------------------------------------------
@@ -81,84 +106,6 @@ def shard_cells(
     return cells.reset_index(drop=True)
 
 
-def render_messages(condition: GenerateCondition, item: Item) -> list[chat.Message]:
-    """What one item is sent: the prompt's system message and shots, then its turn."""
-    values = {**item.metadata, "input": item.input, "id": item.id}
-    return chat.render_chat(condition.prompt.text, values)
-
-
-def render_prompt(condition: GenerateCondition, item: Item) -> str:
-    """The whole chat as text (just the prompt when it has no front matter)."""
-    return chat.as_text(render_messages(condition, item))
-
-
-def _cell(condition: GenerateCondition, item: Item, epoch: int) -> Cell:
-    *preamble, (_, prompt) = render_messages(condition, item)
-    return Cell(
-        sample_id=f"{item.id}#{epoch}",
-        prompt=prompt,
-        metadata={
-            "condition_id": condition.id,
-            "item_id": item.id,
-            "replication": epoch,
-            **_history(item),
-        },
-        preamble=tuple(preamble),
-    )
-
-
-def call_config(config: StudyConfig) -> dict[str, Any]:
-    """What every generate call is configured with besides its condition's sampling
-    parameters: the solvers' limits, and batch mode when it is on."""
-    batch = config.budget.batch
-    return {**config.solvers.inspect_limits(), **({"batch": batch} if batch else {})}
-
-
-def task_specs(
-    items: list[Item],
-    conditions: list[GenerateCondition],
-    cells: pd.DataFrame,
-    *,
-    config: dict[str, Any],
-    cache_scope: Callable[[str], str | None],
-) -> list[TaskSpec]:
-    """One inspect task per condition with cells to run; each sample is one (item,
-    replication) of `items`.
-
-    `config` is every call's (`call_config`) over the condition's own parameters;
-    `cache_scope` maps a condition id to its response-cache scope (None: no cache).
-    """
-    by_item = {item.id: item for item in items}
-    by_condition = {
-        cid: frame for cid, frame in cells.groupby("condition_id", sort=False)
-    }
-    specs = []
-    for condition in (c for c in conditions if c.id in by_condition):
-        frame = by_condition[condition.id]
-        task_cells = [
-            _cell(condition, by_item[item_id], int(epoch))
-            for item_id, epoch in zip(frame["item_id"], frame["epoch"])
-        ]
-        specs.append(
-            TaskSpec(
-                name=condition.id,
-                model=condition.model,
-                config={**condition.params, **config},
-                cells=task_cells,
-                cache_scope=cache_scope(condition.id),
-                metadata={"itemeval_stage": "generate", "condition_id": condition.id},
-            )
-        )
-    return specs
-
-
-def _history(item: Item) -> dict[str, Any]:
-    """An inspect task's chat turns before the input, sent before the rendered
-    prompt."""
-    turns = item.metadata.get("inspect_messages")
-    return {"history": turns} if turns else {}
-
-
 # ---- persist: a finished sample -> a store row ---------------------------------------
 
 
@@ -172,8 +119,6 @@ def solution_row(
     usd: float | None,
 ) -> dict[str, Any]:
     """One solutions.parquet row from what inspect reported for a cell."""
-    effective = result.effective_config
-    text = result.completion
     return {
         "condition_id": condition.id,
         "condition_slug": condition.slug,
@@ -185,19 +130,8 @@ def solution_row(
         "prompt_name": condition.prompt.ref,
         "prompt_hash": condition.prompt.hash,
         "model_config_name": condition.model_config_name,
-        **{param.column: condition.params.get(param.name) for param in SAMPLING_PARAMS},
-        **{
-            f"effective_{param.column}": effective.get(param.name)
-            for param in SAMPLING_PARAMS
-        },
-        "effective_config": canonical_json(effective) if effective else None,
-        "solution": text,
-        "solution_hash": text_hash(text),
-        "blank": result.error is None and not (text or "").strip(),
-        "stop_reason": result.stop_reason,
-        "logprobs": result.logprobs,
-        "error": result.error,
-        **result.usage,
+        **_sampling(condition.params, result.effective_config),
+        **_reply(result),
         "usd": usd,
         "cache_hit": result.cache_hit,
         "latency_s": result.latency_s,
@@ -205,6 +139,32 @@ def solution_row(
         "log_file": result.log_file,
         "sample_uuid": result.uuid,
         "created_at": datetime.now(timezone.utc).isoformat(),
+    }
+
+
+def _sampling(requested: dict[str, Any], effective: dict[str, Any]) -> dict[str, Any]:
+    """The sampling parameters the condition asked for, and those inspect sent."""
+    return {
+        **{param.column: requested.get(param.name) for param in SAMPLING_PARAMS},
+        **{
+            f"effective_{param.column}": effective.get(param.name)
+            for param in SAMPLING_PARAMS
+        },
+        "effective_config": canonical_json(effective) if effective else None,
+    }
+
+
+def _reply(result: SampleResult) -> dict[str, Any]:
+    """The model's reply: its text, how it stopped, its logprobs, error and usage."""
+    text = result.completion
+    return {
+        "solution": text,
+        "solution_hash": text_hash(text),
+        "blank": result.error is None and not (text or "").strip(),
+        "stop_reason": result.stop_reason,
+        "logprobs": result.logprobs,
+        "error": result.error,
+        **result.usage,
     }
 
 
@@ -249,13 +209,14 @@ def run_generate(
     run of their own; the rest is then estimated from their replies and the spend gate
     holds that projection's upper bound.
     """
-    items = options.items(study)
+    given = inputs(study)
+    items = options.chosen(given.setting.items)
     if options.pilot is None:
-        return _run_generate(study, options, items, ask=ask, tell=tell)
-    pilot = run_pilot(study, options, items, ask=ask, tell=tell)
+        return _run_generate(given, options, items, ask=ask, tell=tell)
+    pilot = _pilot(given, options, items, ask=ask, tell=tell)
     if pilot.outcome != "completed":
         return pilot
-    result = _run_generate(study, options, items, ask=ask, tell=tell)
+    result = _run_generate(given, options, items, ask=ask, tell=tell)
     result.notes.insert(
         0,
         f"pilot: {sum(c.rows for c in pilot.conditions)} cells ran first (run "
@@ -277,54 +238,55 @@ def run_pilot(
 ) -> StageResult:
     """Generate `options.pilot` random items of `items` (drawn with `options.seed`)
     for every selected condition."""
+    return _pilot(inputs(study), options, items, ask=ask, tell=tell)
+
+
+def _pilot(
+    given: GenerateInputs,
+    options: StageOptions,
+    items: list[Item],
+    *,
+    ask: Ask | None,
+    tell: Tell | None,
+) -> StageResult:
     chosen = planner.choose_items(
         items, sample=options.pilot, seed=options.seed, stratify=options.stratify
     )
     pilot_options = GenerateOptions(
         **{**asdict(options), "pilot": None, "fresh": False, "force": False}
     )
-    return _run_generate(study, pilot_options, chosen, ask=ask, tell=tell)
+    return _run_generate(given, pilot_options, chosen, ask=ask, tell=tell)
 
 
 def plan(
-    study: Study,
+    given: GenerateInputs,
     options: StageOptions,
     *,
     prices: PriceTable,
+    items: list[Item],
     conditions: list[GenerateCondition] | None = None,
-    items: list[Item] | None = None,
     run_id: str | None = None,
 ) -> StagePlan:
-    """The cells a generate run executes (the selected conditions, or `conditions`;
-    the options' items, or `items`), their inspect tasks and their estimate.
+    """The cells a generate run executes (the selected conditions, or `conditions`)
+    over `items`, their inspect tasks and their estimate.
 
     `run_id` is the run's own (a `--fresh` run caches under a scope of its own).
     """
     if conditions is None:
-        conditions = select(generated(study.generate), list(options.conditions))
-    if items is None:
-        items = options.items(study)
-    cells = plan_cells(
-        stored_of(study), conditions, items, force=options.force or options.fresh
-    )
+        conditions = select(generated(given.conditions), list(options.conditions))
+    paths = given.setting.paths
+    force = options.force or options.fresh
+    cells = plan_cells(given.stored, conditions, items, force=force)
     if options.shard is not None:
-        cells = shard_cells(study.paths, conditions, cells, options.shard)
+        cells = shard_cells(paths, conditions, cells, options.shard)
     specs = task_specs(
-        study.items,
+        given.setting.items,
         conditions,
         cells,
-        config=call_config(study.config),
+        config=given.call_config,
         cache_scope=lambda cid: response_cache.scope(
-            study.config.cache, study.paths, options.cache_scope(cid, run_id or "")
+            given.cache, paths, options.cache_scope(cid, run_id or "")
         ),
-    )
-    lines = lines_for_specs(
-        "generate",
-        batch.without_held(study.paths, "generate", specs),
-        {c.id: c.slug for c in conditions},
-        observed=observed_lengths(study.paths, "generate"),
-        prices=prices,
-        cached_sample_ids=cached_sample_ids,
     )
     return StagePlan(
         stage="generate",
@@ -333,44 +295,59 @@ def plan(
         cells=cells,
         owners={c.id: c.model for c in conditions},
         specs=tuple(specs),
-        lines=tuple(lines),
-        notes=tuple(
-            superseded_notes(study.paths, conditions, {c.id for c in study.generate})
-        ),
+        lines=tuple(_lines(paths, conditions, specs, prices)),
+        notes=tuple(_superseded(given, conditions)),
         providers=tuple(c.model for c in conditions),
     )
 
 
+def _lines(
+    paths: StudyPaths,
+    conditions: list[GenerateCondition],
+    specs: list[TaskSpec],
+    prices: PriceTable,
+) -> list[EstimateLine]:
+    """The estimate of these tasks (less the cells open batches hold)."""
+    return lines_for_specs(
+        "generate",
+        batch.without_held(paths, "generate", specs),
+        {c.id: c.slug for c in conditions},
+        observed=observed_lengths(paths, "generate"),
+        prices=prices,
+        cached_sample_ids=cached_sample_ids,
+    )
+
+
+def _superseded(
+    given: GenerateInputs, conditions: list[GenerateCondition]
+) -> list[str]:
+    current = {c.id for c in given.conditions}
+    return superseded_notes(given.setting.paths, conditions, current)
+
+
 def _run_generate(
-    study: Study,
+    given: GenerateInputs,
     options: GenerateOptions,
     items: list[Item],
     *,
     ask: Ask | None,
     tell: Tell | None,
 ) -> StageResult:
-    conditions = select(generated(study.generate), list(options.conditions))
-    result = StageResult(stage="generate", study=study.config.study)
-    idle = not (options.force or options.fresh) and all_generated(
-        study.paths,
-        [c.id for c in conditions],
-        [item.id for item in items],
-        replications=study.replications,
-        on_empty=study.config.solvers.on_empty,
-    )
+    conditions = select(generated(given.conditions), list(options.conditions))
+    result = StageResult(stage="generate", study=given.setting.name)
+    idle = _idle(given.stored, options, conditions, items)
     if not idle:
         # Loading inspect-ai takes seconds: a run that has nothing to do (every cell
         # stored) skips it.
         check_providers([c.model for c in conditions])
-    with open_run(study, "generate", result, options) as run:
+    with open_run(given.setting, "generate", result, options) as run:
         if idle and not any(result.recovered.values()):
             # nothing to plan: no pandas merges, task specs or estimate (issue 27)
             result.conditions = [ConditionRun(c.id, c.slug) for c in conditions]
-            current = {c.id for c in study.generate}
-            result.notes.extend(superseded_notes(study.paths, conditions, current))
+            result.notes.extend(_superseded(given, conditions))
             return result
         work = plan(
-            study,
+            given,
             options,
             conditions=conditions,
             items=items,
@@ -379,13 +356,41 @@ def _run_generate(
         )
         result.conditions = work.condition_runs()
         result.notes.extend(work.notes)
-        if work.empty:
-            return result
-        origin = cache_origins.where(study.config.study, study.paths)
-        note = response_cache.shared_note(study.config.cache, origin, work.lines)
-        if note and tell is not None:  # before the gate: it changes what is paid
-            tell(note)
-        run.approve(list(work.lines), ask, tell)
-        run.begin(conditions, [])
-        run.execute(work.specs, _sink(study.items, conditions, run))
+        if not work.empty:
+            _execute(work, run, given, ask, tell)
     return result
+
+
+def _idle(
+    stored: Stored,
+    options: StageOptions,
+    conditions: list[GenerateCondition],
+    items: list[Item],
+) -> bool:
+    """Whether every cell is stored already (and nothing asks to run them again)."""
+    return not (options.force or options.fresh) and all_generated(
+        stored.paths,
+        [c.id for c in conditions],
+        [item.id for item in items],
+        replications=stored.replications,
+        on_empty=stored.on_empty,
+    )
+
+
+def _execute(
+    work: StagePlan,
+    run: Run,
+    given: GenerateInputs,
+    ask: Ask | None,
+    tell: Tell | None,
+) -> None:
+    """Gate the plan, begin the run and run its tasks on inspect."""
+    setting = given.setting
+    origin = cache_origins.where(setting.name, setting.paths)
+    note = response_cache.shared_note(given.cache, origin, work.lines)
+    if note and tell is not None:  # before the gate: it changes what is paid
+        tell(note)
+    run.approve(list(work.lines), ask, tell)
+    conditions = list(work.generate)
+    run.begin(conditions, [])
+    run.execute(work.specs, _sink(setting.items, conditions, run))

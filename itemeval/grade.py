@@ -4,6 +4,7 @@ grades.parquet."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -24,12 +25,24 @@ from .judge_grade import judge_sink, judge_specs
 from .outcomes import StageResult
 from .paths import StudyPaths
 from .pricing import PriceTable
+from .providers import check_providers
 from .records import GenerateCondition, GradeCondition, Item, TaskSpec
-from .run import Ask, Run, StageOptions, Tell, check_providers, open_run
+from .run import Run, open_run
+from .run_setting import RunSetting, run_setting
+from .stage_options import Ask, StageOptions, Tell
 from .stage_plan import StagePlan
-from .state import Stored, grade_superseded_notes, observed_lengths, stored_of
+from .state import (
+    Stored,
+    grade_ids,
+    grade_superseded_notes,
+    observed_lengths,
+    stored_of,
+)
 from .study import Study
 from .verifiable_grade import Batches, Solutions, grade_verifiable
+
+if TYPE_CHECKING:
+    from .config import Grader
 
 MODEL_GRADED_TEMPLATE_TOKENS = 250
 """Tokens of inspect's model-graded template and instructions around the question,
@@ -46,6 +59,46 @@ class GradeOptions(StageOptions):
     only: tuple[str, ...] = ()
     """Only the grades in these states (`parse-failures`, `errors`), re-run whatever
     they are."""
+
+
+@dataclass(frozen=True)
+class GradeInputs:
+    """What a grade run reads of its study, resolved once at the command: the
+    conditions its options select (`select_grade`) and what planning hands on."""
+
+    setting: RunSetting
+    stored: Stored
+    solutions: Solutions
+    generate: list[GenerateCondition]
+    grade: list[GradeCondition]
+    pairs: list[GradeCondition]
+    """The selected pairwise conditions."""
+    graders: dict[str, Grader]
+    """The study's `graders:` entries."""
+    cache: bool | str
+    """The study's `cache:` setting."""
+    current: set[str]
+    """Every grade condition id of the study (`state.grade_ids`)."""
+    current_pairs: set[str]
+    """Every pairwise condition id of the study (`pairwise_grade.current_ids`)."""
+
+
+def inputs(study: Study, options: GradeOptions) -> GradeInputs:
+    """The study as a grade run with these options reads it; refuses a --condition,
+    --grader or --rubric that selects nothing."""
+    generate, grade, pairs = select_grade(study, options)
+    return GradeInputs(
+        setting=run_setting(study),
+        stored=stored_of(study),
+        solutions=Solutions(study.paths, study.items, study.loaded.config_dir),
+        generate=generate,
+        grade=grade,
+        pairs=pairs,
+        graders=study.config.graders,
+        cache=study.config.cache,
+        current=grade_ids(study),
+        current_pairs=pairwise_grade.current_ids(study),
+    )
 
 
 def estimate_lines(
@@ -112,59 +165,58 @@ def run_grade(
     with (
         heap.frozen()
     ):  # the modules and the study, out of the collector's full passes while it grades
-        return _run_grade(study, options, ask, tell)
+        return _run_grade(inputs(study, options), options, ask, tell)
 
 
 def plan(
-    study: Study,
+    given: GradeInputs,
     options: GradeOptions,
     *,
     prices: PriceTable,
-    items: list[Item] | None = None,
+    items: list[Item],
     run_id: str | None = None,
     regenerated: frozenset[tuple[str, str, int]] = frozenset(),
 ) -> StagePlan:
-    """The grades and pairwise verdicts a grade run executes (the options' items, or
-    `items`), the judges' inspect tasks and their estimate.
+    """The grades and pairwise verdicts a grade run executes over `items`, the
+    judges' inspect tasks and their estimate.
 
     `run_id` is the run's own (a `--fresh` run caches under a scope of its own);
     solutions in `regenerated` are left out (an estimate counts their grading with
     the generate plan that re-runs them).
     """
-    generate, grade, pairs = select_grade(study, options)
-    stored = stored_of(study)
-    items = options.items(study) if items is None else items
-    todo, pair_todo = _pending(
-        stored, generate, grade, pairs, items, options, regenerated
-    )
-    cache, paths = study.config.cache, study.paths
+    todo, pair_todo = _pending(given, items, options, regenerated)
+    paths = given.setting.paths
     judging = Judging(
-        study.config.graders,
-        study.config.budget.batch,
+        given.graders,
+        given.setting.batch,
         lambda cid: response_cache.scope(
-            cache, paths, options.cache_scope(cid, run_id or "")
+            given.cache, paths, options.cache_scope(cid, run_id or "")
         ),
     )
+    grade, pairs = given.grade, given.pairs
     work = _tasks(
-        _solutions(study), judging, todo, pair_todo, grade, pairs, prices, run_id
+        given.solutions, judging, todo, pair_todo, grade, pairs, prices, run_id
     )
-    notes = grade_superseded_notes(study, grade)
-    notes += pairwise_grade.superseded_notes(study, pairs)
-    return replace(work, generate=tuple(generate), notes=tuple(notes))
+    notes = grade_superseded_notes(paths, grade, given.current)
+    notes += pairwise_grade.superseded_notes(paths, pairs, given.current_pairs)
+    return replace(work, generate=tuple(given.generate), notes=tuple(notes))
 
 
 def _pending(
-    stored: Stored,
-    generate: list[GenerateCondition],
-    grade: list[GradeCondition],
-    pairs: list[GradeCondition],
+    given: GradeInputs,
     items: list[Item],
     options: GradeOptions,
     regenerated: frozenset[tuple[str, str, int]],
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The pending grades and pairwise verdicts of these conditions over these
+    """The pending grades and pairwise verdicts of the selected conditions over these
     items, less those of `regenerated` solutions; a shard's own part only."""
     force = options.force or options.fresh
+    stored, generate, grade, pairs = (
+        given.stored,
+        given.generate,
+        given.grade,
+        given.pairs,
+    )
     todo = _without(
         pending(stored, generate, grade, items, force=force, only=options.only),
         regenerated,
@@ -229,42 +281,51 @@ def _without(
 
 
 def _run_grade(
-    study: Study, options: GradeOptions, ask: Ask | None, tell: Tell | None
+    given: GradeInputs, options: GradeOptions, ask: Ask | None, tell: Tell | None
 ) -> StageResult:
-    result = StageResult(stage="grade", study=study.config.study)
-    # --condition, --grader and --rubric are checked before the lock is taken
-    _, grade, pairs = select_grade(study, options)
-    with open_run(study, "grade", result, options) as run:
-        work = plan(study, options, prices=run.prices, run_id=run.run_id)
+    # --condition, --grader and --rubric were checked before the lock is taken
+    # (`inputs`)
+    result = StageResult(stage="grade", study=given.setting.name)
+    with open_run(given.setting, "grade", result, options) as run:
+        items = options.chosen(given.setting.items)
+        work = plan(given, options, prices=run.prices, items=items, run_id=run.run_id)
         result.conditions = work.condition_runs()
         result.notes.extend(work.notes)
         if work.empty:
             return result
         # after the no-op return: checking providers loads inspect-ai (seconds), and
         # a refusal here still comes before anything is written
-        check_providers(_grader_models(grade + pairs))
-        origin = cache_origins.where(study.config.study, study.paths)
-        note = response_cache.shared_note(study.config.cache, origin, list(work.lines))
-        if note and tell is not None:  # before the gate: it changes what is paid
-            tell(note)
-        hint = hints.replayed_parse_failures(
-            list(work.lines),
-            only=options.only,
-            fresh=options.fresh,
-            cache=bool(study.config.cache),
-        )
-        if hint:
-            result.notes.append(hint)
-            if tell is not None:
-                tell(hint)
+        check_providers(_grader_models(given.grade + given.pairs))
+        _before_gate(given, work, options, result, tell)
         run.approve(list(work.lines), ask, tell)
         run.begin(list(work.generate), list(work.grade))
-        _execute(work, run, _solutions(study))
+        _execute(work, run, given.solutions)
     return result
 
 
-def _solutions(study: Study) -> Solutions:
-    return Solutions(study.paths, study.items, study.loaded.config_dir)
+def _before_gate(
+    given: GradeInputs,
+    work: StagePlan,
+    options: GradeOptions,
+    result: StageResult,
+    tell: Tell | None,
+) -> None:
+    """What changes what is paid, said before the gate: how many calls the shared
+    cache answers, and that cached parse failures replay without --fresh."""
+    origin = cache_origins.where(given.setting.name, given.setting.paths)
+    note = response_cache.shared_note(given.cache, origin, list(work.lines))
+    if note and tell is not None:
+        tell(note)
+    hint = hints.replayed_parse_failures(
+        list(work.lines),
+        only=options.only,
+        fresh=options.fresh,
+        cache=bool(given.cache),
+    )
+    if hint:
+        result.notes.append(hint)
+        if tell is not None:
+            tell(hint)
 
 
 def _execute(work: StagePlan, run: Run, solutions: Solutions) -> None:

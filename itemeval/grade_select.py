@@ -20,15 +20,6 @@ if TYPE_CHECKING:
     from .grade import GradeOptions
 
 
-def select_conditions(
-    study: Study, options: GradeOptions
-) -> tuple[list[GenerateCondition], list[GradeCondition]]:
-    """(generate conditions, grade conditions) this run covers, after --condition,
-    --grader and --rubric; pairwise conditions left out."""
-    generate, grade, _ = select_grade(study, options)
-    return generate, grade
-
-
 def select_grade(
     study: Study, options: GradeOptions
 ) -> tuple[list[GenerateCondition], list[GradeCondition], list[GradeCondition]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .hashing import canonical_json
+from .paths import StudyPaths
 from .records import Item
 from .store import read_store, upsert
 from .study import Study
@@ -27,10 +28,15 @@ def item_row(item: Item) -> dict[str, Any]:
 
 
 def store_items(study: Study) -> None:
+    """Upsert the study's items when any is new or changed."""
+    write_items(study.paths, study.items)
+
+
+def write_items(paths: StudyPaths, items: list[Item]) -> None:
     """Upsert the items when any is new or changed, so a re-run of a complete study
     writes nothing."""
     columns = ["item_id", "dataset_revision", "input", "target", "targets", "choices"]
-    stored = read_store(study.paths, "items", columns).to_pylist()
+    stored = read_store(paths, "items", columns).to_pylist()
     known = {
         _item_key(
             row["item_id"],
@@ -44,14 +50,14 @@ def store_items(study: Study) -> None:
     }
     changed = [
         item_row(i)
-        for i in study.items
+        for i in items
         if _item_key(
             i.id, i.dataset_revision, i.input, i.target, i.targets, i.choices or None
         )
         not in known
     ]
     if changed:
-        upsert(study.paths, "items", changed)
+        upsert(paths, "items", changed)
 
 
 def _item_key(*values: Any) -> tuple[Any, ...]:

@@ -17,7 +17,7 @@ import signal
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import generate, grade, plan
 from .errors import EXIT_BUDGET, ConfigError, StudyLocked
@@ -25,9 +25,12 @@ from .generate import GenerateOptions
 from .grade import GradeOptions
 from .launch_progress import ShardWatch
 from .outcomes import StageResult
+from .paths import StudyPaths
 from .pricing import PriceTable
+from .providers import check_providers
 from .recovery import commit_parts
-from .run import FINISH_NOTE, Ask, StageOptions, Tell, check_providers, open_run
+from .run import FINISH_NOTE, Run, open_run
+from .run_setting import run_setting
 from .shard_runs import (
     RETRIES,
     SIGNALLED,
@@ -37,6 +40,7 @@ from .shard_runs import (
     usd_arg,
 )
 from .signals import drain_seconds
+from .stage_options import Ask, StageOptions, Tell
 from .stage_plan import StagePlan
 from .store.journal import live_writers
 from .study import Study
@@ -44,6 +48,8 @@ from .study import Study
 if TYPE_CHECKING:
     from .progress import RunProgress
 
+StageInputs = generate.GenerateInputs | grade.GradeInputs
+"""What the launched stage reads of its study."""
 ENGINES = ("local", "ray")
 STAGES = ("generate", "grade")
 ORPHAN_GRACE_S = 30.0
@@ -83,8 +89,10 @@ def run_launch(
     parts, write one manifest."""
     _check(options)
     result = StageResult(stage=options.stage, study=study.config.study)
-    with open_run(study, options.stage, result, options.stage_options) as run:
-        work = _plan(study, options, run.prices)
+    setting = run_setting(study)
+    with open_run(setting, options.stage, result, options.stage_options) as run:
+        given = _inputs(study, options)  # in the lock, like a stage's own plan
+        work = _plan(given, options, run.prices)
         result.conditions = work.condition_runs()
         result.notes.extend(work.notes)
         if work.empty:
@@ -93,44 +101,59 @@ def run_launch(
             k: plan.Shard(k, options.shards, options.shard_by)
             for k in range(options.shards)
         }
-        _check_batches(study, options, list(shard_of.values()))
+        _check_batches(setting.paths, options, list(shard_of.values()))
         run.approve(list(work.lines), ask, tell)
         run.begin(list(work.generate), list(work.grade))
-        _wait_for_orphans(study, tell)
+        _wait_for_orphans(setting.paths, tell)
         caps = _caps(run.max_usd, work, shard_of)
-        with run.progress() as progress, _watch(study, options, progress):
-            if options.engine == "ray":
-                from .ray_engine import run_shards
-
-                outcomes, interrupted = run_shards(
-                    options.shards,
-                    shard_args(options),
-                    run.max_usd,
-                    address=options.address,
-                    gpus_per_shard=options.gpus_per_shard,
-                )
-            else:
-                logs = study.paths.root / "logs" / "launch" / run.run_id
-                outcomes, interrupted = _run_shards(options, caps, logs, tell)
-        summaries = {c.condition_id: c for c in result.conditions}
-
-        def count(
-            store: str, row: dict[str, Any]
-        ) -> None:  # every row the shards journaled, retries included
-            summary = summaries.get(
-                row.get("grade_condition_id") or row.get("condition_id")
-            )
-            if summary is not None and store in _stores(options.stage):
-                summary.add(row)
-
-        commit_parts(study.paths, count)  # the commit: this process holds the lock
+        outcomes, interrupted = _run_all(run, options, caps, tell)
+        commit_parts(setting.paths, _counter(result, options.stage))  # holds the lock
         _combine(result, outcomes)
         if interrupted and result.outcome == "completed":
             result.outcome = "interrupted"
         if result.outcome == "interrupted":
             # each shard counted only its own share; the stores hold the whole truth
-            run.remaining = _remaining(study, options, run.prices)
+            run.remaining = len(_stage_plan(given, options, run.prices).keys)
     return result
+
+
+def _run_all(
+    run: Run,
+    options: LaunchOptions,
+    caps: dict[int, float | None],
+    tell: Tell | None,
+) -> tuple[dict[int, dict[str, Any]], bool]:
+    """Every shard run on the engine, the launcher's display fed their rows;
+    (outcomes, whether the launcher was interrupted)."""
+    paths = run.setting.paths
+    with run.progress() as progress, _watch(paths, options, progress):
+        if options.engine == "ray":
+            from .ray_engine import run_shards
+
+            return run_shards(
+                options.shards,
+                shard_args(options),
+                run.max_usd,
+                address=options.address,
+                gpus_per_shard=options.gpus_per_shard,
+            )
+        logs = paths.root / "logs" / "launch" / run.run_id
+        return _run_shards(options, caps, logs, tell)
+
+
+def _counter(result: StageResult, stage: str) -> Callable[[str, dict[str, Any]], None]:
+    """What counts every row the shards journaled (retries included) in its
+    condition's summary."""
+    summaries = {c.condition_id: c for c in result.conditions}
+
+    def count(store: str, row: dict[str, Any]) -> None:
+        summary = summaries.get(
+            row.get("grade_condition_id") or row.get("condition_id")
+        )
+        if summary is not None and store in _stores(stage):
+            summary.add(row)
+
+    return count
 
 
 def _stores(stage: str) -> tuple[str, ...]:
@@ -139,26 +162,20 @@ def _stores(stage: str) -> tuple[str, ...]:
 
 
 def _watch(
-    study: Study, options: LaunchOptions, progress: RunProgress | None
+    paths: StudyPaths, options: LaunchOptions, progress: RunProgress | None
 ) -> contextlib.AbstractContextManager[Any]:
     """The shards' rows fed to the launcher's display, when it draws one."""
     if progress is None:
         return contextlib.nullcontext()
-    return ShardWatch(study.paths.journal, _stores(options.stage), progress.journaled)
+    return ShardWatch(paths.journal, _stores(options.stage), progress.journaled)
 
 
-def _remaining(study: Study, options: LaunchOptions, prices: PriceTable) -> int:
-    """The cells the same launch would still run, planned again from the stores
-    after the commit."""
-    return len(_stage_plan(study, options, prices).keys)
-
-
-def _wait_for_orphans(study: Study, tell: Tell | None) -> None:
+def _wait_for_orphans(paths: StudyPaths, tell: Tell | None) -> None:
     """Wait for the shards of a launcher that died to stop (they get SIGTERM with it
     and drain), so no cell is run by two shards at once and their rows are in this
     launch's commit; refuse if they do not stop."""
     deadline = time.monotonic() + drain_seconds() + ORPHAN_GRACE_S
-    pids = live_writers(study.paths, "shard-")
+    pids = live_writers(paths, "shard-")
     if pids and tell is not None:
         tell(
             "waiting for the shards of an earlier launch to stop (pid "
@@ -166,7 +183,7 @@ def _wait_for_orphans(study: Study, tell: Tell | None) -> None:
         )
     while pids and time.monotonic() < deadline:
         time.sleep(0.2)
-        pids = live_writers(study.paths, "shard-")
+        pids = live_writers(paths, "shard-")
     if pids:
         raise StudyLocked(
             "shards of an earlier launch are still running here (pid "
@@ -176,13 +193,13 @@ def _wait_for_orphans(study: Study, tell: Tell | None) -> None:
 
 
 def _check_batches(
-    study: Study, options: LaunchOptions, shards: list[plan.Shard]
+    paths: StudyPaths, options: LaunchOptions, shards: list[plan.Shard]
 ) -> None:
     """Each shard collects only the batches it made (README "Batch mode"): open
     batches of another run would wait for no one, so they are collected first."""
     from .batch.listing import not_of
 
-    others = not_of(study.paths, options.stage, shards)
+    others = not_of(paths, options.stage, shards)
     if others:
         raise ConfigError(
             f"{len(others)} batch(es) that an earlier {options.stage} submitted "
@@ -215,19 +232,29 @@ def _check(options: LaunchOptions) -> None:
         require_ray()  # before the lock, the gate or any manifest
 
 
-def _plan(study: Study, options: LaunchOptions, prices: PriceTable) -> StagePlan:
+def _inputs(study: Study, options: LaunchOptions) -> StageInputs:
+    """The study as the launched stage reads it."""
+    if options.stage == "generate":
+        return generate.inputs(study)
+    return grade.inputs(study, options.grade)
+
+
+def _plan(given: StageInputs, options: LaunchOptions, prices: PriceTable) -> StagePlan:
     """The whole run's plan (the shards run their parts of it): every selected cell
     not stored yet, whatever `--force` or `--fresh` say."""
-    work = _stage_plan(study, options, prices)
+    work = _stage_plan(given, options, prices)
     check_providers(list(work.providers))
     return work
 
 
-def _stage_plan(study: Study, options: LaunchOptions, prices: PriceTable) -> StagePlan:
-    stage = generate if options.stage == "generate" else grade
-    return stage.plan(
-        study, replace(options.stage_options, force=False, fresh=False), prices=prices
-    )
+def _stage_plan(
+    given: StageInputs, options: LaunchOptions, prices: PriceTable
+) -> StagePlan:
+    opts = replace(options.stage_options, force=False, fresh=False)
+    items = opts.chosen(given.setting.items)
+    if isinstance(given, generate.GenerateInputs):
+        return generate.plan(given, opts, prices=prices, items=items)
+    return grade.plan(given, opts, prices=prices, items=items)
 
 
 def _caps(
@@ -330,23 +357,27 @@ def _run_shards(
             k, proc = next(iter(procs.items()))
             outcome = shard_outcome(*proc.wait())
             del procs[k]
-            if outcome["retry"] and tries[k] < RETRIES:
-                tries[k] += 1
-                if tell is not None:
-                    tell(
-                        f"shard {k}/{options.shards} failed "
-                        f"({outcome['message']}); running it again"
-                    )
-                procs[k] = start(k)
+            if not (outcome["retry"] and tries[k] < RETRIES):
+                outcomes[k] = outcome
                 continue
-            outcomes[k] = outcome
+            tries[k] += 1
+            if tell is not None:
+                tell(
+                    f"shard {k}/{options.shards} failed "
+                    f"({outcome['message']}); running it again"
+                )
+            procs[k] = start(k)
     except KeyboardInterrupt:
-        for proc in procs.values():
-            proc.proc.send_signal(signal.SIGINT)
-        for k, proc in procs.items():
-            outcomes[k] = shard_outcome(*proc.wait())
-        return outcomes, True
+        return {**outcomes, **_interrupt(procs)}, True
     return outcomes, False
+
+
+def _interrupt(procs: dict[int, ShardProcess]) -> dict[int, dict[str, Any]]:
+    """One SIGINT passed on to every running shard; their outcomes once they
+    stopped."""
+    for proc in procs.values():
+        proc.proc.send_signal(signal.SIGINT)
+    return {k: shard_outcome(*proc.wait()) for k, proc in procs.items()}
 
 
 def _combine(result: StageResult, outcomes: dict[int, dict[str, Any]]) -> None:

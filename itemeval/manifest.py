@@ -170,6 +170,23 @@ class Manifest:
         self.write()
 
 
+def study_record(study: Study) -> dict[str, Any]:
+    """What every manifest of a study's runs says of the study itself: its config,
+    datasets, templates, replications and condition grid."""
+    return {
+        "study": study.config.study,
+        "config_path": str(study.loaded.path),
+        "config_hash": study.loaded.text_hash,
+        "datasets": [vars(d) for d in study.datasets],
+        "templates": _templates([*study.prompts.values(), *study.rubrics.values()]),
+        "replications": study.replications,
+        "grid": {
+            "generate": [_generate_entry(c) for c in study.generate],
+            "grade": [_grade_entry(c) for c in study.grade],
+        },
+    }
+
+
 def start_manifest(
     study: Study,
     *,
@@ -180,6 +197,31 @@ def start_manifest(
     options: dict[str, Any],
     estimate: dict[str, Any] | None = None,
 ) -> Manifest:
+    return begin_manifest(
+        study_record(study),
+        study.paths.manifests,
+        stage=stage,
+        run_id=run_id,
+        generate=generate,
+        grade=grade,
+        options=options,
+        estimate=estimate,
+    )
+
+
+def begin_manifest(
+    record: dict[str, Any],
+    manifests: Path,
+    *,
+    stage: str,
+    run_id: str,
+    generate: list[GenerateCondition],
+    grade: list[GradeCondition],
+    options: dict[str, Any],
+    estimate: dict[str, Any] | None = None,
+) -> Manifest:
+    """Write the manifest of a run that starts now, in `manifests`; `record` is the
+    study's (`study_record`)."""
     data = {
         "run_id": run_id,
         "stage": stage,
@@ -188,29 +230,26 @@ def start_manifest(
         "started_at": _now(),
         "ended_at": None,
         "outcome": "running",
-        "study": study.config.study,
-        "config_path": str(study.loaded.path),
-        "config_hash": study.loaded.text_hash,
+        "study": record["study"],
+        "config_path": record["config_path"],
+        "config_hash": record["config_hash"],
         "options": options,
-        "datasets": [vars(d) for d in study.datasets],
-        "templates": _templates([*study.prompts.values(), *study.rubrics.values()]),
+        "datasets": record["datasets"],
+        "templates": record["templates"],
         "models": sorted(
             {c.model for c in generate}
             | {c.grader_model for c in grade if c.grader_model}
         ),
         "seeds": sorted({c.params["seed"] for c in generate if "seed" in c.params}),
-        "replications": study.replications,
+        "replications": record["replications"],
         "versions": package_versions(),
-        "grid": {
-            "generate": [_generate_entry(c) for c in study.generate],
-            "grade": [_grade_entry(c) for c in study.grade],
-        },
+        "grid": record["grid"],
         "selected": {
             "generate": [c.id for c in generate],
             "grade": [c.id for c in grade],
         },
         "estimate": estimate,
     }
-    manifest = Manifest(path=study.paths.manifests / f"{run_id}.json", data=data)
+    manifest = Manifest(path=manifests / f"{run_id}.json", data=data)
     manifest.write()
     return manifest

@@ -265,18 +265,14 @@ def estimate_lines(
     )
 
 
-def superseded_notes(study: Study, conditions: list[GradeCondition]) -> list[str]:
+def superseded_notes(
+    paths: StudyPaths, conditions: list[GradeCondition], current: set[str]
+) -> list[str]:
     """Say when a pairwise condition's id changed under its slug (an edited rubric or
-    grader): its old verdicts stay under the old id and never mix with the new ones."""
-    current = {c.id for c in study.pairwise}
-    current |= {
-        c.id
-        for c in extra_pairwise(
-            study.loaded, study.generate, list(study.config.graders)
-        )
-    }
+    grader): its old verdicts stay under the old id and never mix with the new ones.
+    `current` holds the study's pairwise condition ids (`current_ids`)."""
     return superseded(
-        study.paths,
+        paths,
         STORE,
         "grade_condition_id",
         "grade_condition_slug",
@@ -285,3 +281,16 @@ def superseded_notes(study: Study, conditions: list[GradeCondition]) -> list[str
         "its rubric, grader or limits changed",
         "verdicts",
     )
+
+
+def current_ids(study: Study) -> set[str]:
+    """The ids of every pairwise condition of the study, those of pairwise graders
+    outside facets.grader included."""
+    current = {c.id for c in study.pairwise}
+    current |= {
+        c.id
+        for c in extra_pairwise(
+            study.loaded, study.generate, list(study.config.graders)
+        )
+    }
+    return current

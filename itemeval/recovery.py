@@ -1,18 +1,22 @@
 """Recovery under the study lock: a dead run's journal parts merged into the stores
-before anyone writes, and the read-only commands' replay when nobody holds the lock."""
+before anyone writes, and the read-only commands' replay when nobody holds the lock.
+A shard takes no lock and recovers nothing (`as_shard`)."""
 
 from __future__ import annotations
 
 import contextlib
 import time
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from .errors import StoreError, StudyLocked, is_write_failure, write_failure_message
 from .paths import StudyPaths
 from .store import backend
-from .store.journal import pending_journal_rows, replay_journals
+from .store.journal import live_writers, pending_journal_rows, replay_journals
 from .store.journal_lines import SET_ASIDE, set_aside_lines
-from .store.lock import study_lock
+from .store.lock import shard_lock, study_lock
+
+if TYPE_CHECKING:
+    from .plan import Shard
 
 
 @contextlib.contextmanager
@@ -90,3 +94,31 @@ def recover_if_idle(paths: StudyPaths) -> tuple[dict[str, int], int]:
             return recovered, 0
     except StudyLocked:
         return {}, pending
+
+
+@contextlib.contextmanager
+def as_shard(paths: StudyPaths, shard: Shard) -> Iterator[dict[str, int]]:
+    """A shard recovers nothing; it runs beside other shards, never another writer
+    (nor a second copy of itself on this host), and on object storage uploads its
+    journal parts as it goes, where a committer on any machine finds them."""
+    _refuse_a_second_writer(paths, shard)
+    uploader = backend.shard_uploader(paths, f"{shard.tag}-")
+    with shard_lock(paths):
+        try:
+            yield {}
+        finally:
+            if uploader is not None:
+                uploader.close()
+
+
+def _refuse_a_second_writer(paths: StudyPaths, shard: Shard) -> None:
+    """A shard takes no lock, so it checks that the same shard is not running on this
+    host already (both would pay for the same cells)."""
+    pids = live_writers(paths, f"{shard.tag}-")
+    if pids:
+        raise StudyLocked(
+            f"shard {shard.index}/{shard.count} of {paths.root} is already "
+            "running here (pid "
+            f"{', '.join(map(str, pids))}); wait for it to end, or stop it, "
+            "then run this again"
+        )

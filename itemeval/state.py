@@ -181,16 +181,14 @@ def superseded_notes(
     )
 
 
-def grade_superseded_notes(study: Study, conditions: list[GradeCondition]) -> list[str]:
+def grade_superseded_notes(
+    paths: StudyPaths, conditions: list[GradeCondition], current: set[str]
+) -> list[str]:
     """Say when a grade condition's id changed under its slug (an edited rubric, new
-    scorer rules or params)."""
-    current = {
-        c.id
-        for c in study.grade
-        + extra_judges(study.config, study.rubrics, list(study.config.graders))
-    }
+    scorer rules or params); `current` holds the study's grade condition ids
+    (`grade_ids`)."""
     return superseded(
-        study.paths,
+        paths,
         "grades",
         "grade_condition_id",
         "grade_condition_slug",
@@ -199,6 +197,16 @@ def grade_superseded_notes(study: Study, conditions: list[GradeCondition]) -> li
         "its rubric, grader, scorer rules or params changed",
         "grades",
     )
+
+
+def grade_ids(study: Study) -> set[str]:
+    """The ids of every grade condition of the study, the judges of `graders:`
+    entries outside facets.grader included."""
+    return {
+        c.id
+        for c in study.grade
+        + extra_judges(study.config, study.rubrics, list(study.config.graders))
+    }
 
 
 def superseded(

@@ -13,6 +13,7 @@ from .pairwise_grade import state as state_of_pairs
 from .records import GenerateCondition, GradeCondition
 from .recovery import recover_if_idle
 from .state import (
+    grade_ids,
     grade_state,
     grade_superseded_notes,
     graded_extra_judges,
@@ -74,7 +75,7 @@ def study_status(study: Study) -> StatusReport:
     current = {c.id for c in study.generate}
     notes += superseded_notes(
         study.paths, study.generate, current
-    ) + grade_superseded_notes(study, grade)
+    ) + grade_superseded_notes(study.paths, grade, grade_ids(study))
     # A pairwise judge's `solutions` are the verdicts it asks (pairs × items × epochs ×
     # orders).
     pairs = pairwise_results.pairwise_conditions(study)

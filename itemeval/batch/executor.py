@@ -122,7 +122,7 @@ class BatchRun:
 
     @property
     def paths(self) -> StudyPaths:
-        return self.run.study.paths
+        return self.run.setting.paths
 
     def client(self, model: str) -> BatchClient:
         if model not in self.clients:
@@ -320,13 +320,13 @@ def _answered(state: BatchRun, lines: list[dict[str, Any]]) -> list[cache.Answer
 
 def _store(state: BatchRun, rows: list[tuple[str, dict[str, Any]]]) -> None:
     run = state.run
-    with JournalWriter(run.study.paths, run.run_id) as journal:
+    with JournalWriter(run.setting.paths, run.run_id) as journal:
         for store, row in rows:
             journal.append(store, row)
     for _, row in rows:
         state.journaled(row)
     if run.options.shard is None:
         try:
-            replay_journals(run.study.paths)
+            replay_journals(run.setting.paths)
         except OSError as exc:  # the journal keeps the rows for the next command
             run.write_failed(exc, getattr(exc, "filename", None))

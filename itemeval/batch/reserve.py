@@ -33,7 +33,7 @@ def hold_open(run: Run) -> dict[str, float]:
     if cap is None:
         return {}
     held, unknown = {}, 0
-    found = ledger.open_submissions(run.study.paths, stage=run.stage)
+    found = ledger.open_submissions(run.setting.paths, stage=run.stage)
     for submission in ledger.owned(found, run.options.shard):
         worst = worst_usd(submission)
         if worst is None:

@@ -54,7 +54,7 @@ def _failed(state: BatchRun, spec: TaskSpec, exc: Exception) -> None:
 
 
 def _size(run: Run) -> int:
-    batch = run.study.config.budget.batch
+    batch = run.setting.batch
     return DEFAULT_SIZE if batch is True else max(1, int(batch))
 
 
@@ -112,7 +112,7 @@ def _create(
     try:
         batch_id = client.create(
             file_id,
-            {"itemeval_study": state.run.study.config.study, "itemeval": submission.id},
+            {"itemeval_study": state.run.setting.name, "itemeval": submission.id},
         )
     except openai.APIStatusError:  # refused: no batch exists, its cells are free
         ledger.update(state.paths, submission, state="closed", note="refused")

@@ -265,7 +265,7 @@ def _pilot(
         **_stage_options(None, **selection, pilot=pilot, yes=yes, max_usd=max_usd)
     )
     ran = run_pilot(
-        study, options, options.items(study), ask=_asker(), tell=console.tell
+        study, options, options.chosen(study.items), ask=_asker(), tell=console.tell
     )
     if not ran.exit_code:
         console.tell(

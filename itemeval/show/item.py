@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .. import cascade
-from ..generate import render_prompt
+from ..generate_tasks import render_prompt
 from ..pairwise_export import item_verdicts
 from ..records import GenerateCondition, GradeCondition, Item
 from ..results import grade_conditions
