@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .records import GenerateCondition
+from .records import GenerateCondition, GradeCondition
 
 HEADERS = {"model": "model", "prompt": "prompt", "model_config": "config"}
 """The facets a generate condition varies on, with their column headers."""
@@ -49,3 +49,49 @@ def _short(names, prefix: str | None = None) -> dict[str, str]:
     if len(set(short.values())) < len(names):
         return {name: name for name in names}
     return short
+
+
+def grader_facets(grade: Sequence[GradeCondition]) -> dict[str, dict[str, str]]:
+    """{grade condition id: {facet: level}} for the grader and rubric where they
+    differ between the conditions: "strict-judge | concise" where the slug
+    "strict-judge_concise" (often far longer) would be cut. The grader is a judge's
+    name, a scorer with its params and reference ("numeric-rel_tol-0.01"), a human
+    rater ("human-ann"); conditions the levels cannot tell apart keep their slug."""
+    rubrics = _short((c.rubric.ref for c in grade if c.rubric), prefix="builtin:")
+    levels = {
+        c.id: {
+            "grader": _grader(c),
+            "rubric": rubrics[c.rubric.ref] if c.rubric and c.kind != "human" else "",
+        }
+        for c in grade
+    }
+    varying = [
+        facet
+        for facet in GRADE_HEADERS
+        if len({level[facet] for level in levels.values()}) > 1
+    ] or ["grader"]
+    named = {gid: {f: level[f] for f in varying} for gid, level in levels.items()}
+    seen = [grader_name(facets) for facets in named.values()]
+    return {
+        c.id: named[c.id]
+        if seen.count(grader_name(named[c.id])) == 1
+        else {"grader": c.slug}
+        for c in grade
+    }
+
+
+GRADE_HEADERS = {"grader": "grader", "rubric": "rubric"}
+"""The facets a grade condition is named by in tables."""
+
+
+def grader_name(facets: dict[str, str]) -> str:
+    """A grade condition's levels joined, leaving out a rubric it has none of."""
+    return " | ".join(level for level in facets.values() if level)
+
+
+def _grader(condition: GradeCondition) -> str:
+    if condition.kind == "judge":
+        return condition.grader_name or condition.slug
+    if condition.kind in ("verifiable", "model_graded"):
+        return condition.slug.removeprefix("scorer_")
+    return condition.slug  # a human rater, a cascade

@@ -311,6 +311,8 @@ class ResultsReport:
     """Per grade condition: the best generate condition and its lead (headline.py)."""
     cell_facets: dict[str, dict[str, str]] = field(default_factory=dict)
     """Generate condition id -> {facet: level} of the facets that vary (cell_names)."""
+    grader_facets: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Grade condition id -> {grader, rubric: level} where they vary (cell_names)."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready, in the field order above."""

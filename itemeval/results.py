@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from . import cascade_counts, criteria_results, human_results, pairwise_results, stats
-from .cell_names import cell_facets, cell_name
+from .cell_names import cell_facets, cell_name, grader_facets
 from .errors import ConfigError
 from .grid import matches
 from .headline import headlines
@@ -125,6 +125,7 @@ def study_results(
         slugs={c.id: c.slug for c in [*study.generate, *grade, *study.pairwise]},
         headline=typed(Headline, headlines(items, cells, grade, names)),
         cell_facets=facets,
+        grader_facets=grader_facets(grade),
         **_criteria_figures(study, frame, items, grade, options),
         **_pairwise_figures(study, options, chosen_ids),
     )

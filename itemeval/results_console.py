@@ -12,6 +12,7 @@ from rich.text import Text
 
 from .cell_names import HEADERS, cell_name
 from .result_values import ResultsReport
+from .results_graders import print_grader_pairs
 from .tables import Column, Row, count, field, fitted
 
 CI_NAMES = {  # README "Intervals" says how the bounded one differs
@@ -270,16 +271,18 @@ def _named(slugs: dict[str, str], header: str, key: str) -> Column:
 
 def _agreement_tables(results: ResultsReport, console: Console, ci: Column) -> None:
     """Agreement per criterion, the paired differences, and grader agreement."""
-    slugs = results.slugs
-    _print(
+    print_grader_pairs(
         console,
+        results,
         "agreement per criterion",
-        _criteria_agreement(slugs),
+        _criteria_agreement,
         results.criteria_agreement,
     )
     if results.comparisons:
         render_comparisons(console, results, ci)
-    _print(console, "grader agreement", _grader_agreement(slugs), results.agreement)
+    print_grader_pairs(
+        console, results, "grader agreement", _grader_agreement, results.agreement
+    )
 
 
 def _side_tables(results: ResultsReport, console: Console) -> None:
