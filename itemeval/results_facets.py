@@ -8,6 +8,7 @@ them.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -37,6 +38,8 @@ def marginals(
     frame = items.assign(level=items[column].map(mapping)).dropna(subset=["level"])
     groups = ["grade_condition_id", "level"] if per_grade else ["level"]
     rows, scales = [], grade_scales(items)
+    if not per_grade:
+        frame = split_mixed_scales(frame, scales)
     for key, group in frame.groupby(groups, sort=True):
         grade_id, level = key if per_grade else (None, key[0])
         result = interval(
@@ -56,6 +59,35 @@ def marginals(
             }
         )
     return rows
+
+
+def split_mixed_scales(
+    frame: pd.DataFrame, scales: dict[str, Bounds | None]
+) -> pd.DataFrame:
+    """A grade-facet level whose grade conditions score on different scales (a
+    judge's 0/1 rubric and its 1–5 one) split into a level per scale, "strict (scores
+    up to 5)": an average of 0/1 and 1–5 scores means nothing. Levels on one scale
+    stay as they are."""
+    labels = {g: scale_label(bounds) for g, bounds in scales.items() if bounds}
+    label = frame["grade_condition_id"].map(labels)
+    mixed = label.groupby(frame["level"]).transform("nunique") > 1
+    split = frame["level"].astype(str) + " (scores " + label.astype(str) + ")"
+    return frame.assign(level=frame["level"].where(~mixed, split))
+
+
+_TOPS = (1, 5, 10, 100)
+"""The tops of the scales rubrics use: 0/1 (and shares), up to 5, 10 or 100."""
+
+
+def scale_label(bounds: Bounds) -> str:
+    """The scale scores live on, as read from them (no rubric declares one): the
+    highest score rounded up to a usual top, so a 1–5 judge that never gave a 5 is on
+    the same scale as one that did ("0–1", "up to 5", "up to 10", "-3 to 5")."""
+    low, high = bounds
+    top = next((t for t in _TOPS if high <= t), math.ceil(high))
+    if low >= 0.0:
+        return "0–1" if top == 1 else f"up to {top}"
+    return f"{math.floor(low)} to {top}"
 
 
 def facet_levels(
