@@ -51,15 +51,11 @@ def grader_models(params: Mapping[str, Any]) -> list[str]:
     return [model] if isinstance(model, str) else list(model)
 
 
-def build_model_graded(
-    name: str,
-    params: Mapping[str, Any],
-    *,
-    config: Mapping[str, Any],
-    cache_scope: str | None,
-) -> Any:
-    """inspect's model-graded scorer whose grader models carry the grade task's
-    limits, cache and temperature."""
+def _grader_config(
+    config: Mapping[str, Any], cache_scope: str | None
+) -> GenerateConfig:
+    """The grader models' config: the grade task's limits, its cache, the grader
+    temperature."""
     generate = {
         key: value
         for key, value in config.items()
@@ -77,15 +73,22 @@ def build_model_graded(
         if cache_scope
         else None
     )
+    return GenerateConfig(temperature=GRADER_TEMPERATURE, cache=cache, **generate)
+
+
+def build_model_graded(
+    name: str,
+    params: Mapping[str, Any],
+    *,
+    config: Mapping[str, Any],
+    cache_scope: str | None,
+) -> Any:
+    """inspect's model-graded scorer whose grader models carry the grade task's
+    limits, cache and temperature."""
     models = [
+        # a config each, as inspect keeps the one it is given
         guard(
-            get_model(
-                model,
-                config=GenerateConfig(
-                    temperature=GRADER_TEMPERATURE, cache=cache, **generate
-                ),
-                memoize=False,
-            )
+            get_model(model, config=_grader_config(config, cache_scope), memoize=False)
         )
         for model in grader_models(params)
     ]

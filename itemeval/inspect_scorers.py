@@ -159,21 +159,10 @@ async def _score_rows(
 ) -> list[ScoreResult]:
     results: list[ScoreResult] = []
     targets: dict[tuple[str, ...], Target] = {}
-    for (
-        solution,
-        context,
-        item_id,
-        epoch,
-    ) in rows:  # the hot loop of a large grade: kept free of calls it can avoid
+    # the hot loop of a large grade: states and targets reused across its rows
+    for solution, context, item_id, epoch in rows:
         if light_output:
-            state = states.get((item_id, context.input)) or _new_shared_state(
-                states, solution, context, item_id, epoch
-            )
-            state.output = _StoredOutput(solution)
-            if context.choices:
-                state.choices = Choices(
-                    list(context.choices)
-                )  # fresh marks for this reply
+            state = _reused_state(states, solution, context, item_id, epoch)
         else:
             state = _state(solution, context, item_id, epoch, light_output=False)
         if mark_choices is not None and state.choices:
@@ -187,17 +176,38 @@ async def _score_rows(
             score = await scorer(state, target)
         except Exception as exc:  # noqa: BLE001
             # a scorer's own failure on one row is that row's error
-            results.append(
-                ScoreResult(
-                    score=None,
-                    answer=None,
-                    parse_error="scorer_error",
-                    explanation=f"{type(exc).__name__}: {exc}",
-                )
-            )
+            results.append(_scorer_error(exc))
             continue
         results.append(to_result(score, solution))
     return results
+
+
+def _reused_state(
+    states: SharedStates,
+    solution: str,
+    context: ScoreContext,
+    item_id: str,
+    epoch: int,
+) -> TaskState:
+    """The item's shared state, given this reply as its output (and its options
+    unmarked again)."""
+    state = states.get((item_id, context.input)) or _new_shared_state(
+        states, solution, context, item_id, epoch
+    )
+    state.output = _StoredOutput(solution)
+    if context.choices:
+        state.choices = Choices(list(context.choices))  # fresh marks for this reply
+    return state
+
+
+def _scorer_error(exc: Exception) -> ScoreResult:
+    """The result of a row whose scorer raised."""
+    return ScoreResult(
+        score=None,
+        answer=None,
+        parse_error="scorer_error",
+        explanation=f"{type(exc).__name__}: {exc}",
+    )
 
 
 SharedStates = dict[tuple[str, str], TaskState]

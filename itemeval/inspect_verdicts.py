@@ -32,18 +32,40 @@ def to_result(score: Score | None, solution: str) -> ScoreResult:
             parse_error="unscored",
             explanation="the scorer returned no score",
         )
+    if (usual := _usual_result(score, solution)) is not None:
+        return usual
     value = score.value
-    if (
-        score.metadata is None and not score.reason
-    ):  # the usual case: a letter, or a float (f1)
-        if isinstance(value, str) and value in _LETTERS:
-            return _plain_result(
-                _LETTERS[value], value, score.answer, score.explanation, solution
-            )
-        if type(value) is float and math.isfinite(value):
-            return _plain_result(
-                value, repr(value), score.answer, score.explanation, solution
-            )
+    common = _kept(score, solution)
+    if isinstance(value, float) and math.isnan(value):
+        return ScoreResult(score=None, parse_error="unscored", **common)
+    if isinstance(value, dict):
+        return _mapping_result(value, common)
+    if isinstance(value, list):
+        return ScoreResult(score=None, parse_error="score_not_scalar", **common)
+    if isinstance(value, str) and not _is_known(value):
+        return ScoreResult(score=None, parse_error="score_not_numeric", **common)
+    return ScoreResult(score=_TO_FLOAT(value), **common)
+
+
+def _usual_result(score: Score, solution: str) -> ScoreResult | None:
+    """The usual case, quickly: a letter or a finite float (f1), with no metadata or
+    reason; None otherwise."""
+    if score.metadata is not None or score.reason:
+        return None
+    value = score.value
+    if isinstance(value, str) and value in _LETTERS:
+        return _plain_result(
+            _LETTERS[value], value, score.answer, score.explanation, solution
+        )
+    if type(value) is float and math.isfinite(value):
+        return _plain_result(
+            value, repr(value), score.answer, score.explanation, solution
+        )
+    return None
+
+
+def _kept(score: Score, solution: str) -> dict[str, Any]:
+    """The answer, explanation, raw value and metadata a result keeps of a score."""
     explanation = None if score.explanation == solution else score.explanation
     # The grader's conversation (model-graded scorers) is in the .eval log already; the
     # rest is stored as JSON.
@@ -54,25 +76,14 @@ def to_result(score: Score | None, solution: str) -> ScoreResult:
     }
     if score.reason:
         meta["reason"] = str(score.reason)
-    raw = _raw(value)
-    answer = (
-        None if score.answer == solution else score.answer
-    )  # the whole solution is in the solutions store
-    common = {
+    # the whole solution is in the solutions store
+    answer = None if score.answer == solution else score.answer
+    return {
         "answer": answer,
         "explanation": explanation,
-        "raw": raw,
+        "raw": _raw(score.value),
         "metadata": meta or None,
     }
-    if isinstance(value, float) and math.isnan(value):
-        return ScoreResult(score=None, parse_error="unscored", **common)
-    if isinstance(value, dict):
-        return _mapping_result(value, common)
-    if isinstance(value, list):
-        return ScoreResult(score=None, parse_error="score_not_scalar", **common)
-    if isinstance(value, str) and not _is_known(value):
-        return ScoreResult(score=None, parse_error="score_not_numeric", **common)
-    return ScoreResult(score=_TO_FLOAT(value), **common)
 
 
 def _mapping_result(value: dict, common: dict[str, Any]) -> ScoreResult:

@@ -142,29 +142,12 @@ def judge_specs(
         group = todo[todo["grade_condition_id"] == condition.id]
         if group.empty:
             continue
-        cells = []
-        for gen_id, frame in group.groupby("gen_condition_id", sort=False):
-            texts = solution_texts(solutions.paths, gen_id)
-            for item_id, epoch, solution_hash in zip(
-                frame["item_id"], frame["epoch"], frame["solution_hash"]
-            ):
-                cells.append(
-                    _grading_cell(
-                        condition,
-                        items[item_id],
-                        gen_id,
-                        int(epoch),
-                        solution_hash,
-                        texts.get((item_id, int(epoch))) or "",
-                    )
-                )
-        model_graded = condition.is_model_graded
         specs.append(
             TaskSpec(
                 name=condition.id,
                 model=condition.models[0],
                 config=_judge_config(condition, judging),
-                cells=cells,
+                cells=_grading_cells(solutions, condition, group, items),
                 cache_scope=judging.cache_scope(condition.id),
                 metadata={
                     "itemeval_stage": "grade",
@@ -173,11 +156,38 @@ def judge_specs(
                     **_criteria_of(condition),
                 },
                 scorer={"name": condition.scorer, "params": condition.scorer_params}
-                if model_graded
+                if condition.is_model_graded
                 else None,
             )
         )
     return specs
+
+
+def _grading_cells(
+    solutions: Solutions,
+    condition: GradeCondition,
+    group: pd.DataFrame,
+    items: dict[str, Item],
+) -> list[Cell]:
+    """A grading cell per pending solution of one condition, read one generate
+    condition's solutions at a time."""
+    cells = []
+    for gen_id, frame in group.groupby("gen_condition_id", sort=False):
+        texts = solution_texts(solutions.paths, gen_id)
+        for item_id, epoch, solution_hash in zip(
+            frame["item_id"], frame["epoch"], frame["solution_hash"]
+        ):
+            cells.append(
+                _grading_cell(
+                    condition,
+                    items[item_id],
+                    gen_id,
+                    int(epoch),
+                    solution_hash,
+                    texts.get((item_id, int(epoch))) or "",
+                )
+            )
+    return cells
 
 
 def _criteria_of(condition: GradeCondition) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import math
 import os
 import re
 import secrets
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import anyio
 from inspect_ai.model import (
@@ -184,38 +184,9 @@ class OfflineModel(ModelAPI):
             raise RuntimeError(f"itemeval/{name}: injected failure")
         if name == "echo":
             return last_user, None
-        if name.startswith("judge") and PAIRWISE_FORMAT in prompt:
-            return pairwise_reply(
-                name, prompt, malformed_rate=settings.malformed_rate
-            ), None
         if name.startswith("judge"):
-            return judge_reply(
-                name,
-                prompt,
-                malformed_rate=settings.malformed_rate,
-                scale=settings.scale,
-            ), None
-        temperature = (
-            DEFAULT_TEMPERATURE if config.temperature is None else config.temperature
-        )
-        if claim := find_claim(last_user):
-            return binary_reply(
-                name,
-                prompt,
-                *claim,
-                temperature=temperature,
-                epoch=epoch,
-                seed=config.seed,
-            )
-        reply = solver_reply(
-            name,
-            prompt,
-            temperature=temperature,
-            epoch=epoch,
-            seed=config.seed,
-            problem_text=last_user,
-        )
-        return reply, None
+            return _judge_reply(name, prompt, settings), None
+        return _solver_reply(name, prompt, last_user, config, epoch)
 
     async def generate(
         self,
@@ -229,51 +200,101 @@ class OfflineModel(ModelAPI):
         prompt = "\n\n".join(m.text for m in input)
         last_user = next((m.text for m in reversed(input) if m.role == "user"), prompt)
         epoch = _current_epoch()
-        (reply, first_probability), stop = (
-            self._reply(prompt, last_user, config, epoch),
-            "stop",
-        )
+        reply, first_probability = self._reply(prompt, last_user, config, epoch)
+        stop = "stop"
         if config.max_tokens is not None and _tokens(reply) > config.max_tokens:
             reply, stop = reply[: config.max_tokens * 4], "max_tokens"
         output = ModelOutput.from_content(
             model=self.model_name, content=reply, stop_reason=stop
         )
         if config.logprobs:
-            found = token_logprobs(
-                reply,
-                (self.model_name, prompt, epoch),
-                top=config.top_logprobs,
-                first_probability=first_probability,
-            )
-            output.choices[0].logprobs = Logprobs(
-                content=[
-                    Logprob(
-                        token=token,
-                        logprob=logprob,
-                        top_logprobs=[
-                            TopLogprob(token=t, logprob=lp) for t, lp in tops
-                        ],
-                    )
-                    for token, logprob, tops in found
-                ]
+            output.choices[0].logprobs = _logprobs(
+                reply, (self.model_name, prompt, epoch), config, first_probability
             )
         output.usage = ModelUsage(
             input_tokens=_tokens(prompt),
             output_tokens=_tokens(reply),
             total_tokens=_tokens(prompt) + _tokens(reply),
         )
-        request = {
-            "model": self.model_name,
-            "messages": [{"role": m.role, "content": m.text} for m in input],
+        response = {
+            "content": reply,
+            "stop_reason": stop,
+            "usage": output.usage.model_dump(),
         }
-        request |= {
-            "temperature": config.temperature,
-            "max_tokens": config.max_tokens,
-            "seed": config.seed,
-            "epoch": epoch,
-        }
-        call = ModelCall.create(
-            request,
-            {"content": reply, "stop_reason": stop, "usage": output.usage.model_dump()},
+        return output, _model_call(self.model_name, input, config, epoch, response)
+
+
+def _model_call(
+    model: str,
+    input: list[ChatMessage],
+    config: GenerateConfig,
+    epoch: int,
+    response: dict[str, Any],
+) -> ModelCall:
+    """The call as a provider's would be logged: the messages, the config, the
+    replication."""
+    request = {
+        "model": model,
+        "messages": [{"role": m.role, "content": m.text} for m in input],
+    }
+    request |= {
+        "temperature": config.temperature,
+        "max_tokens": config.max_tokens,
+        "seed": config.seed,
+        "epoch": epoch,
+    }
+    return ModelCall.create(request, response)
+
+
+def _judge_reply(name: str, prompt: str, settings: _Settings) -> str:
+    """A judge's verdict: on a pair of solutions, or on one."""
+    if PAIRWISE_FORMAT in prompt:
+        return pairwise_reply(name, prompt, malformed_rate=settings.malformed_rate)
+    return judge_reply(
+        name, prompt, malformed_rate=settings.malformed_rate, scale=settings.scale
+    )
+
+
+def _solver_reply(
+    name: str, prompt: str, last_user: str, config: GenerateConfig, epoch: int
+) -> tuple[str, float | None]:
+    """A solver's reply: a 0/1 answer to a true-or-false claim, else a worked
+    solution."""
+    temperature = (
+        DEFAULT_TEMPERATURE if config.temperature is None else config.temperature
+    )
+    if claim := find_claim(last_user):
+        return binary_reply(
+            name, prompt, *claim, temperature=temperature, epoch=epoch, seed=config.seed
         )
-        return output, call
+    reply = solver_reply(
+        name,
+        prompt,
+        temperature=temperature,
+        epoch=epoch,
+        seed=config.seed,
+        problem_text=last_user,
+    )
+    return reply, None
+
+
+def _logprobs(
+    reply: str,
+    key: tuple[str, str, int],
+    config: GenerateConfig,
+    first_probability: float | None,
+) -> Logprobs:
+    """Made-up logprobs for the reply's tokens, drawn from `key`."""
+    found = token_logprobs(
+        reply, key, top=config.top_logprobs, first_probability=first_probability
+    )
+    return Logprobs(
+        content=[
+            Logprob(
+                token=token,
+                logprob=logprob,
+                top_logprobs=[TopLogprob(token=t, logprob=lp) for t, lp in tops],
+            )
+            for token, logprob, tops in found
+        ]
+    )

@@ -232,33 +232,7 @@ class Runner:
         from . import inspect_run
 
         def on_sample(result: SampleResult) -> None:
-            # inspect swallows a hook's exception, so one here would silently lose a
-            # paid row: record it as the condition's failure (exit 1) instead.
-            store = row = None
-            try:
-                store, row = sink(result)
-                journal.append(store, row)
-                journaled(row)
-            except OSError as exc:  # a full disk: the row waits in memory
-                if row is not None:
-                    held.hold(store, row)
-                if execution.write_failure is None:
-                    execution.write_failure = write_failure_message(
-                        getattr(exc, "filename", None) or journal.path, exc
-                    )
-                    # No call starts now, the Ctrl-C way; the calls out return into
-                    # the drain and their paid replies are held too.
-                    signals.request_stop()
-            except Exception as exc:  # noqa: BLE001
-                # any failure to store a finished sample
-                condition = result.metadata.get(
-                    "grade_condition_id"
-                ) or result.metadata.get("condition_id")
-                execution.failures.setdefault(
-                    str(condition),
-                    f"a finished sample could not be stored: "
-                    f"{type(exc).__name__}: {exc}",
-                )
+            _journal_sample(result, sink, journaled, execution, journal, held)
 
         return inspect_run.run_tasks(
             self._build(window, execution),
@@ -296,6 +270,45 @@ class Runner:
             ) as exc:  # one condition's model cannot be set up
                 message = plain_text(f"{type(exc).__name__}: {exc}")
                 execution.failures[spec.name] = redact(message) or type(exc).__name__
+
+
+def _journal_sample(
+    result: SampleResult,
+    sink: RowSink,
+    journaled: Journaled,
+    execution: Execution,
+    journal: JournalWriter,
+    held: HeldRows,
+) -> None:
+    """One finished sample's row into the journal, or held in memory on a full disk.
+
+    inspect swallows a hook's exception, so one here would silently lose a paid row:
+    it is recorded as the condition's failure (exit 1) instead.
+    """
+    store = row = None
+    try:
+        store, row = sink(result)
+        journal.append(store, row)
+        journaled(row)
+    except OSError as exc:  # a full disk: the row waits in memory
+        if row is not None:
+            held.hold(store, row)
+        if execution.write_failure is None:
+            execution.write_failure = write_failure_message(
+                getattr(exc, "filename", None) or journal.path, exc
+            )
+            # No call starts now, the Ctrl-C way; the calls out return into the
+            # drain and their paid replies are held too.
+            signals.request_stop()
+    except Exception as exc:  # noqa: BLE001
+        # any failure to store a finished sample
+        condition = result.metadata.get("grade_condition_id") or result.metadata.get(
+            "condition_id"
+        )
+        execution.failures.setdefault(
+            str(condition),
+            f"a finished sample could not be stored: {type(exc).__name__}: {exc}",
+        )
 
 
 def plain_text(message: str) -> str:

@@ -120,23 +120,8 @@ def plan_study(
     pairs = _pairs(study, options.compare)
     if options.pilot is not None:
         _pilot(study, options, sorted({c for p in pairs for c in p}), grader, ask, tell)
-    from .results import graded_frame
-
-    frame = graded_frame(study, [grader])
-    frame = frame[frame["status"] == "scored"]
     items = [item.id for item in study.items]
-    designs = {
-        pair: power.paired_design(
-            score_matrix(frame, pair[0], items), score_matrix(frame, pair[1], items)
-        )
-        for pair in pairs
-    }
-    (a, b), design = _hardest(designs)
-    if design.items < 2:
-        raise ConfigError(
-            "plan needs stored grades of both conditions on at least 2 items: run "
-            "generate and grade first, or add --pilot N"
-        )
+    (a, b), design = _hardest_stored(study, pairs, grader, items)
     per_cell = _usd_per_cell(study, (a, b), grader)
     found = power.options(
         design,
@@ -165,6 +150,33 @@ def plan_study(
         notes=_notes(design, len(pairs), found),
         slugs={c.id: c.slug for c in [*study.generate, grader]},
     )
+
+
+def _hardest_stored(
+    study: Study,
+    pairs: list[tuple[str, str]],
+    grader: GradeCondition,
+    items: list[str],
+) -> tuple[tuple[str, str], power.PairedDesign]:
+    """The design of each pair from its stored grades, and the one needing most items
+    (see `_hardest`); a ConfigError unless both are graded on 2 items or more."""
+    from .results import graded_frame
+
+    frame = graded_frame(study, [grader])
+    frame = frame[frame["status"] == "scored"]
+    designs = {
+        pair: power.paired_design(
+            score_matrix(frame, pair[0], items), score_matrix(frame, pair[1], items)
+        )
+        for pair in pairs
+    }
+    pair, design = _hardest(designs)
+    if design.items < 2:
+        raise ConfigError(
+            "plan needs stored grades of both conditions on at least 2 items: run "
+            "generate and grade first, or add --pilot N"
+        )
+    return pair, design
 
 
 def _pairs(study: Study, compare: tuple[str, ...]) -> list[tuple[str, str]]:

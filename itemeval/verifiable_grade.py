@@ -3,7 +3,7 @@ inspect; their grade rows written in batches."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -126,42 +126,58 @@ def grade_verifiable(
     if not groups:
         return
     contexts = {item.id: score_context(item) for item in solutions.items}
-    by_reference = {
-        c.reference: {
-            item.id: with_reference(contexts[item.id], item, c.reference)
-            for item in solutions.items
-        }
-        for c in conditions
-        if c.reference is not None
-    }
-    with_logprobs = any(
-        resolve(c.scorer, solutions.config_dir).needs == ("logprobs",)
-        for c in conditions
-    )
+    by_reference = _reference_contexts(solutions.items, conditions, contexts)
+    with_logprobs = _need_logprobs(conditions, solutions.config_dir)
     keys = todo[["item_id", "epoch", "solution_hash"]]
-    cache: dict[
-        str, Any
-    ] = {}  # what the scorers reuse across this grade's calls; dropped when it ends
+    # what the scorers reuse across this grade's calls; dropped when it ends
+    cache: dict[str, Any] = {}
     written = Batches(write, summaries)
     for gen_id, by_grade in groups.items():
         stored = _stored_solutions(solutions.paths, gen_id, logprobs=with_logprobs)
         for grade_id, positions in by_grade:
-            for start in range(0, len(positions), _VERIFIABLE_CHUNK):
-                chunk = keys.iloc[positions[start : start + _VERIFIABLE_CHUNK]]
-                written.add(
-                    grade_id,
-                    _verifiable_table(
-                        solutions.config_dir,
-                        by_id[grade_id],
-                        gen_id,
-                        chunk,
-                        stored,
-                        by_reference.get(by_id[grade_id].reference, contexts),
-                        run_id,
-                        cache,
-                    ),
+            condition = by_id[grade_id]
+            for chunk in _chunks(keys, positions):
+                table = _verifiable_table(
+                    solutions.config_dir,
+                    condition,
+                    gen_id,
+                    chunk,
+                    stored,
+                    by_reference.get(condition.reference, contexts),
+                    run_id,
+                    cache,
                 )
+                written.add(grade_id, table)
     written.flush()
+
+
+def _need_logprobs(conditions: list[GradeCondition], config_dir: Path) -> bool:
+    """Whether any of the scorers reads the solutions' logprobs: they are read from
+    the store only then."""
+    return any(resolve(c.scorer, config_dir).needs == ("logprobs",) for c in conditions)
+
+
+def _chunks(keys: pd.DataFrame, positions: Any) -> Iterator[pd.DataFrame]:
+    """The rows of `keys` at `positions`, at most _VERIFIABLE_CHUNK at a time."""
+    for start in range(0, len(positions), _VERIFIABLE_CHUNK):
+        yield keys.iloc[positions[start : start + _VERIFIABLE_CHUNK]]
+
+
+def _reference_contexts(
+    items: Sequence[Item],
+    conditions: list[GradeCondition],
+    contexts: dict[str, ScoreContext],
+) -> dict[str, dict[str, ScoreContext]]:
+    """reference -> item id -> context, for conditions that score against a
+    reference other than the item's target."""
+    return {
+        c.reference: {
+            item.id: with_reference(contexts[item.id], item, c.reference)
+            for item in items
+        }
+        for c in conditions
+        if c.reference is not None
+    }
 
 
 class Batches:
@@ -230,15 +246,7 @@ def _verifiable_table(
     column by column for speed."""
     item_ids = pairs["item_id"].tolist()
     epochs = [int(e) for e in pairs["epoch"]]
-    rows = []
-    for item_id, epoch in zip(item_ids, epochs):
-        text, logprobs = stored.get((item_id, epoch), ("", None))
-        context = (
-            contexts[item_id]
-            if logprobs is None
-            else replace(contexts[item_id], logprobs=logprobs)
-        )
-        rows.append((text or "", context, item_id, epoch))
+    rows = _scoring_rows(item_ids, epochs, stored, contexts)
     results = score_many(
         condition.scorer,
         condition.scorer_params,
@@ -249,11 +257,47 @@ def _verifiable_table(
     n = len(results)
     base = verifiable_row(condition, (gen_id, "", 0), "", NO_RESULT, run_id=run_id)
     base["created_at"] = datetime.now(timezone.utc)
-    own = [r.raw is None for r in results]
     per_row = dict(
         item_id=item_ids,
         epoch=epochs,
         solution_hash=pairs["solution_hash"].tolist(),
+        **_result_columns(results),
+    )
+    columns = {
+        name: pa.array(per_row[name], type=GRADES.field(name).type)
+        if name in per_row
+        else pa.repeat(
+            pa.scalar(value, type=GRADES.field(name).type), n
+        )  # one value for every row
+        for name, value in base.items()
+    }
+    return pa.table(columns)
+
+
+def _scoring_rows(
+    item_ids: list[str],
+    epochs: list[int],
+    stored: dict[tuple[str, int], tuple[str, Any]],
+    contexts: dict[str, ScoreContext],
+) -> list[tuple[str, ScoreContext, str, int]]:
+    """(solution text, context with its logprobs, item id, epoch) of each solution."""
+    rows = []
+    for item_id, epoch in zip(item_ids, epochs):
+        text, logprobs = stored.get((item_id, epoch), ("", None))
+        context = (
+            contexts[item_id]
+            if logprobs is None
+            else replace(contexts[item_id], logprobs=logprobs)
+        )
+        rows.append((text or "", context, item_id, epoch))
+    return rows
+
+
+def _result_columns(results: Sequence[ScoreResult]) -> dict[str, list[Any]]:
+    """The grade columns that come from each row's score result (as verifiable_row
+    fills them)."""
+    own = [r.raw is None for r in results]
+    return dict(
         score=[r.score for r in results],
         score_raw=[r.answer if o else r.raw for r, o in zip(results, own)],
         parse_ok=[r.parse_error is None for r in results],
@@ -265,15 +309,6 @@ def _verifiable_table(
             canonical_json(dict(r.metadata)) if r.metadata else None for r in results
         ],
     )
-    columns = {
-        name: pa.array(per_row[name], type=GRADES.field(name).type)
-        if name in per_row
-        else pa.repeat(
-            pa.scalar(value, type=GRADES.field(name).type), n
-        )  # one value for every row
-        for name, value in base.items()
-    }
-    return pa.table(columns)
 
 
 def _stored_solutions(

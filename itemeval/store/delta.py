@@ -73,16 +73,7 @@ def upsert_delta(
     )
     transactions = _app_transactions(app_id, app_version)
     try:
-        if _create(table_uri, store, table, options, transactions):
-            written = table.num_rows
-        else:
-            written = _merge_with_retries(
-                table_uri, store, table, options, transactions
-            )
-        committed = open_delta(table_uri, options)
-        if committed is not None:
-            record_delta(committed, options)
-        return written
+        return _commit(table_uri, store, table, options, transactions)
     except STORAGE_ERRORS as exc:
         raise StoreError(
             f"cannot write the {store} table at {table_uri}: {exc}; check the "
@@ -237,6 +228,25 @@ def _create(
         raise
 
 
+def _commit(
+    table_uri: str,
+    store: str,
+    table: pa.Table,
+    options: dict[str, str],
+    transactions: list[Transaction],
+) -> int:
+    """`table` as the first version of the Delta table, or merged into it; the
+    committed version's integrity recorded. Returns the rows written."""
+    if _create(table_uri, store, table, options, transactions):
+        written = table.num_rows
+    else:
+        written = _merge_with_retries(table_uri, store, table, options, transactions)
+    committed = open_delta(table_uri, options)
+    if committed is not None:
+        record_delta(committed, options)
+    return written
+
+
 def _merge_with_retries(
     table_uri: str,
     store: str,
@@ -249,32 +259,14 @@ def _merge_with_retries(
     for attempt in range(COMMIT_ATTEMPTS):
         if attempt:
             time.sleep(_backoff_s(attempt))
-        current = open_delta(table_uri, options)
-        if current is None:
-            raise StoreError(
-                f"the {store} table at {table_uri} disappeared while being "
-                "written; re-run"
-            )
-        _check_table_schema(current, store)
+        current = _existing(table_uri, store, options)
         if _already_committed(current, transactions):
             return 0
         # a MERGE rewrites the files it touches: never from damaged ones
         touched = {c: _distinct(table, c) for c in partition_columns(store)}
         verify_delta(current, options, touched)
         try:
-            (
-                current.merge(
-                    table,
-                    predicate,
-                    source_alias="s",
-                    target_alias="t",
-                    merge_schema=True,
-                    commit_properties=commit,
-                )
-                .when_matched_update_all()
-                .when_not_matched_insert_all()
-                .execute()
-            )
+            _merge(current, table, predicate, commit)
             return table.num_rows
         except CommitFailedError:
             # another writer committed to our partitions first: merge again into its
@@ -285,6 +277,36 @@ def _merge_with_retries(
         f"{COMMIT_ATTEMPTS} attempts, each "
         "beaten by another writer's commit to the same partitions; re-run when "
         "fewer writers run at once"
+    )
+
+
+def _existing(table_uri: str, store: str, options: dict[str, str]) -> DeltaTable:
+    """The table's latest version, refused if gone or of another schema."""
+    current = open_delta(table_uri, options)
+    if current is None:
+        raise StoreError(
+            f"the {store} table at {table_uri} disappeared while being written; re-run"
+        )
+    _check_table_schema(current, store)
+    return current
+
+
+def _merge(
+    current: DeltaTable, table: pa.Table, predicate: str, commit: CommitProperties
+) -> None:
+    """Insert or replace `table`'s rows by key in one commit."""
+    (
+        current.merge(
+            table,
+            predicate,
+            source_alias="s",
+            target_alias="t",
+            merge_schema=True,
+            commit_properties=commit,
+        )
+        .when_matched_update_all()
+        .when_not_matched_insert_all()
+        .execute()
     )
 
 

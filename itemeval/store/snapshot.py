@@ -99,37 +99,52 @@ def read_snapshot(
         table = open_delta(join_uri(study_uri, store), options)
         if table is not None:
             verify_delta(table, options)
-        for _ in range(_READ_ATTEMPTS):
-            latest = _read_latest(fs, root, study_uri)
-            entry = latest.stores.get(store) if latest else None
-            if entry is None:
-                return schema.empty_table().select(names)
-            try:
-                # The store's schema gives its exact types, and nulls for columns the
-                # snapshot predates.
-                dataset = ds.dataset(
-                    f"{root}/{entry.path}",
-                    schema=schema,
-                    format="parquet",
-                    filesystem=fs,
-                )
-                return dataset.to_table(
-                    columns=names, filter=where_filter(schema, where or {})
-                )
-            except FileNotFoundError:
-                # two newer snapshots were published since we read latest.json: read it
-                # again
-                continue
+        rows = _read_named(fs, root, study_uri, store, names, where or {})
     except STORAGE_ERRORS as exc:
         raise StoreError(
             f"cannot read the {store} snapshot of {study_uri}: {exc}; check "
             "the URI, the credentials "
             "and that the object store is reachable"
         ) from exc
-    raise StoreError(
-        f"the snapshots of {study_uri} kept changing while being read; retry "
-        "when the commits end"
-    )
+    if rows is None:
+        raise StoreError(
+            f"the snapshots of {study_uri} kept changing while being read; retry "
+            "when the commits end"
+        )
+    return rows
+
+
+def _read_named(
+    fs: Any,
+    root: str,
+    study_uri: str,
+    store: str,
+    names: list[str],
+    where: Mapping[str, Collection[Any]],
+) -> pa.Table | None:
+    """The rows of the snapshot `latest.json` names (empty when none), reading
+    `latest.json` again when that snapshot is gone; None when it kept changing."""
+    schema, _ = STORES[store]
+    for _ in range(_READ_ATTEMPTS):
+        latest = _read_latest(fs, root, study_uri)
+        entry = latest.stores.get(store) if latest else None
+        if entry is None:
+            return schema.empty_table().select(names)
+        try:
+            # The store's schema gives its exact types, and nulls for columns the
+            # snapshot predates.
+            dataset = ds.dataset(
+                f"{root}/{entry.path}",
+                schema=schema,
+                format="parquet",
+                filesystem=fs,
+            )
+            return dataset.to_table(columns=names, filter=where_filter(schema, where))
+        except FileNotFoundError:
+            # two newer snapshots were published since we read latest.json: read it
+            # again
+            continue
+    return None
 
 
 def read_latest(
