@@ -184,14 +184,11 @@ class SpendCap:
                     self._model_of[key] = model
                     return True
                 if need <= 0:
-                    await (
-                        changed.wait()
-                    )  # a reply will confirm the provider, or end a call
+                    # a reply will confirm the provider, or end a call
+                    await changed.wait()
                     continue
                 if self.lease is not None and not self._dry:
-                    granted = await asyncio.to_thread(self.lease.take, need)
-                    self.cap += granted
-                    self._dry = granted < need
+                    await self._take_lease(self.lease, need)
                     continue
                 if not self._in_flight:
                     self.stopped = True
@@ -199,6 +196,13 @@ class SpendCap:
                 await changed.wait()
             changed.notify_all()
             return False
+
+    async def _take_lease(self, lease: Lease, need: float) -> None:
+        """The cap raised by what the lease grants of `need`; dry once it grants
+        less."""
+        granted = await asyncio.to_thread(lease.take, need)
+        self.cap += granted
+        self._dry = granted < need
 
     def hold(self, worst: float) -> bool:
         """Reserve `worst` for spend outside any call (a provider batch, billed as a

@@ -95,17 +95,7 @@ def cascade_condition(
     loaded: LoadedConfig, entry: ScorerEntry, index: int
 ) -> GradeCondition:
     where = f"facets.scorer[{index}] (cascade)"
-    try:
-        params = CascadeParams.model_validate(entry.params)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or 'params'}: {e['msg']}"
-            for e in exc.errors()
-        )
-        raise ConfigError(
-            f"{where}: {problems} (params: first: [scorers], then: {{grader, "
-            "rubric}, threshold)"
-        ) from None
+    params = _cascade_params(entry, where)
     stages = _first_stages(loaded, params.first, where)
     judge = _judge_stage(loaded, params.then, where)
     names = [stage_name(s) for s in stages] + [judge.grader_name]
@@ -132,6 +122,21 @@ def cascade_condition(
         scorer_params={"threshold": params.threshold},
         stages=tuple(stages),
     )
+
+
+def _cascade_params(entry: ScorerEntry, where: str) -> CascadeParams:
+    """The entry's params, validated; the problems named for the user otherwise."""
+    try:
+        return CascadeParams.model_validate(entry.params)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'params'}: {e['msg']}"
+            for e in exc.errors()
+        )
+        raise ConfigError(
+            f"{where}: {problems} (params: first: [scorers], then: {{grader, "
+            "rubric}, threshold)"
+        ) from None
 
 
 def _first_stages(

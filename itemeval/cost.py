@@ -262,18 +262,24 @@ def line_for(
         line.priced = False
         line.usd_ceiling = line.usd_expected = None if calls else 0.0
     else:
-        line.usd_ceiling = price.cost(line.input_tokens, line.output_tokens_ceiling)
-        line.usd_expected = price.cost(line.input_tokens, line.output_tokens_expected)
-        bounds = (
-            observed.interval(condition_id, calls, ceiling)
-            if basis == "condition" and calls
-            else None
-        )
-        if bounds is not None:
-            line.usd_low, line.usd_high = (
-                price.cost(line.input_tokens, int(round(b))) for b in bounds
-            )
+        # bounds only from the condition's own replies
+        own = basis == "condition" and calls
+        bounds = observed.interval(condition_id, calls, ceiling) if own else None
+        _set_usd(line, price, bounds)
     return line
+
+
+def _set_usd(
+    line: EstimateLine, price: Price, bounds: tuple[float, float] | None
+) -> None:
+    """The line's USD at `price`: ceiling, expected, and low and high from the
+    bounds on its output tokens when there are any."""
+    line.usd_ceiling = price.cost(line.input_tokens, line.output_tokens_ceiling)
+    line.usd_expected = price.cost(line.input_tokens, line.output_tokens_expected)
+    if bounds is not None:
+        line.usd_low, line.usd_high = (
+            price.cost(line.input_tokens, int(round(b))) for b in bounds
+        )
 
 
 def worst_case_usd(price: Price, prompt: str, max_tokens: int | None) -> float:

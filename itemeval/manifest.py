@@ -236,6 +236,22 @@ def begin_manifest(
         "options": options,
         "datasets": record["datasets"],
         "templates": record["templates"],
+        **_what_runs(record, generate, grade),
+        "estimate": estimate,
+    }
+    manifest = Manifest(path=manifests / f"{run_id}.json", data=data)
+    manifest.write()
+    return manifest
+
+
+def _what_runs(
+    record: dict[str, Any],
+    generate: list[GenerateCondition],
+    grade: list[GradeCondition],
+) -> dict[str, Any]:
+    """The manifest's models, seeds, replications, package versions, the study's grid
+    and the conditions this run selected from it."""
+    return {
         "models": sorted(
             {c.model for c in generate}
             | {c.grader_model for c in grade if c.grader_model}
@@ -248,8 +264,4 @@ def begin_manifest(
             "generate": [c.id for c in generate],
             "grade": [c.id for c in grade],
         },
-        "estimate": estimate,
     }
-    manifest = Manifest(path=manifests / f"{run_id}.json", data=data)
-    manifest.write()
-    return manifest

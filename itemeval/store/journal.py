@@ -169,31 +169,43 @@ def replay_journals(
     """
     keys: dict[str, set[tuple[Any, ...]]] = {}
     for path in _journal_files(paths):
-        chunk_no: dict[str, int] = {}
-        for store, numbered in chunks(paths, path, chunk_rows):
-            # On object storage each chunk's commit is marked with the part's name and
-            # the chunk's number, so a replay that crashed midway, or a part committed
-            # twice, never merges an old row over a newer one.
-            chunk_no[store] = chunk_no.get(store, 0) + 1
-            table = checked_table(paths, path, store, numbered)
-            rows = table.to_pylist() if seen is not None else ()
-            for row in rows:
-                seen(store, row)
-            upsert(
-                paths,
-                store,
-                table,
-                app=(f"journal/{path.name}/{store}", chunk_no[store]),
-            )
-            key = STORES[store][1]
-            # a row journaled twice (a resumed shard, a replay cut short) is one row
-            # recovered
-            keys.setdefault(store, set()).update(
-                zip(*(table.column(name).to_pylist() for name in key))
-            )
+        _replay_file(paths, path, chunk_rows, seen, keys)
         path.unlink()
         fsync_path(paths.journal)
     return {store: len(found) for store, found in keys.items()}
+
+
+def _replay_file(
+    paths: StudyPaths,
+    path: Path,
+    chunk_rows: int,
+    seen: Callable[[str, dict[str, Any]], None] | None,
+    keys: dict[str, set[tuple[Any, ...]]],
+) -> None:
+    """Upsert one journal file's records into their stores, chunk by chunk; the keys
+    of its rows are added to `keys`."""
+    chunk_no: dict[str, int] = {}
+    for store, numbered in chunks(paths, path, chunk_rows):
+        # On object storage each chunk's commit is marked with the part's name and
+        # the chunk's number, so a replay that crashed midway, or a part committed
+        # twice, never merges an old row over a newer one.
+        chunk_no[store] = chunk_no.get(store, 0) + 1
+        table = checked_table(paths, path, store, numbered)
+        rows = table.to_pylist() if seen is not None else ()
+        for row in rows:
+            seen(store, row)
+        upsert(
+            paths,
+            store,
+            table,
+            app=(f"journal/{path.name}/{store}", chunk_no[store]),
+        )
+        key = STORES[store][1]
+        # a row journaled twice (a resumed shard, a replay cut short) is one row
+        # recovered
+        keys.setdefault(store, set()).update(
+            zip(*(table.column(name).to_pylist() for name in key))
+        )
 
 
 def pending_journal_rows(paths: StudyPaths) -> dict[str, int]:

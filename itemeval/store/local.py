@@ -160,20 +160,7 @@ def _open_layout(paths: StudyPaths, store: str) -> _Layout:
             "aside and re-run"
         )
     layout = _Layout(store, path, versions, int(match.group(1)), {})
-    try:
-        names = sorted(os.listdir(layout.current))
-    except FileNotFoundError as exc:
-        if os.readlink(path) != target:
-            # a writer committed and collected this version meanwhile: the reader
-            # retries
-            raise
-        raise StoreError(
-            f"{path} links to missing {target}: the store is damaged; move it "
-            "aside and re-run"
-        ) from exc
-    for name in names:
-        if name.startswith((".", "_")):
-            continue  # hidden names are skipped by every parquet reader
+    for name in _part_names(path, target, layout.current):
         part = _PART.match(name)
         if not part:
             raise StoreError(
@@ -185,6 +172,23 @@ def _open_layout(paths: StudyPaths, store: str) -> _Layout:
         every = [name for names in layout.parts.values() for name in names]
         integrity.check_names(path, layout.current, committed, every)
     return replace(layout, committed=committed)
+
+
+def _part_names(path: Path, target: str, current: Path) -> list[str]:
+    """The names in the version directory the store links to, sorted, hidden ones
+    left out (as by every parquet reader)."""
+    try:
+        names = sorted(os.listdir(current))
+    except FileNotFoundError as exc:
+        if os.readlink(path) != target:
+            # a writer committed and collected this version meanwhile: the reader
+            # retries
+            raise
+        raise StoreError(
+            f"{path} links to missing {target}: the store is damaged; move it "
+            "aside and re-run"
+        ) from exc
+    return [name for name in names if not name.startswith((".", "_"))]
 
 
 def _verify(layout: _Layout, name: str) -> None:
