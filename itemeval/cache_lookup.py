@@ -30,7 +30,8 @@ def cached_sample_ids(spec: TaskSpec) -> frozenset[str]:
         return frozenset()
     try:
         return frozenset(asyncio.run(_lookup(spec)))
-    except Exception:  # noqa: BLE001 - an unknown answer is "not cached", never an error
+    except Exception:  # noqa: BLE001
+        # an unknown answer is "not cached", never an error
         return frozenset()
 
 

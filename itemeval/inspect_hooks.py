@@ -180,7 +180,8 @@ def hand_on(state: TaskState, output: ModelOutput | None = None) -> None:
             logprob_tokens=route.logprob_tokens,
             output=output,
         )
-    except Exception:  # noqa: BLE001 - never fail a sample whose call succeeded: its end reads it instead
+    except Exception:  # noqa: BLE001
+        # never fail a sample whose call succeeded: its end reads it instead
         return
     route.sink(result)
     state.metadata[HANDED_ON] = True

@@ -280,7 +280,8 @@ def check_providers(models: list[str]) -> None:
     from inspect_ai._util.entrypoints import ensure_entry_points
     from inspect_ai._util.registry import registry_find, registry_unqualified_name
 
-    from . import _registry  # noqa: F401 - itemeval's own offline provider, whatever the entry points say
+    # itemeval's own offline provider, whatever the entry points say
+    from . import _registry  # noqa: F401
 
     ensure_entry_points()  # providers of installed packages
     known = {

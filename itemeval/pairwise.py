@@ -140,7 +140,11 @@ def pairs(condition_ids: list[str], baseline: str | None) -> list[tuple[str, str
     ids = sorted(set(condition_ids) | ({baseline} if baseline else set()))
     if baseline is None:
         return list(itertools.combinations(ids, 2))
-    return [tuple(sorted((baseline, other))) for other in ids if other != baseline]  # type: ignore[misc]
+    return [
+        (min(baseline, other), max(baseline, other))
+        for other in ids
+        if other != baseline
+    ]
 
 
 def orders_for(key: tuple[str, str, str, str, int], orders: int) -> tuple[int, ...]:

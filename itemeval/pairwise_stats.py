@@ -170,7 +170,7 @@ def length_correlation(verdicts: pd.DataFrame, y: np.ndarray) -> tuple[float, fl
     return float(result.statistic), float(result.pvalue)
 
 
-# ---- Bradley–Terry over every verdict ------------------------------------------------
+# ---- Bradley–Terry over every verdict ----------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -220,8 +220,8 @@ def bradley_terry(wins: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 
 def bradley_terry_many(wins: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """`bradley_terry` of R tables at once (W and N of shape R × m × m): Newton steps of
-    all in one solve."""
+    """`bradley_terry` of R tables at once (W and N of shape R × m × m): Newton steps
+    of all in one solve."""
     fits, m = len(wins), wins.shape[-1]
     s = np.zeros((fits, m))
     ok = _estimable(wins) if m >= 2 else np.zeros(fits, dtype=bool)
