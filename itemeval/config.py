@@ -28,10 +28,9 @@ ReasoningEffort = Literal[REASONING_EFFORTS]  # type: ignore[valid-type]
 
 class _Strict(BaseModel):
     # allow_inf_nan: `.inf` is valid YAML, and neither a cap nor a timeout may be
-    # infinite
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, use_attribute_docstrings=True, allow_inf_nan=False
-    )
+    # infinite. The field docstrings are for readers (test_config checks each field
+    # has one): use_attribute_docstrings would read this file's source at every start
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class DatasetSpec(_Strict):
@@ -219,7 +218,6 @@ class Facets(_Strict):
         extra="forbid",
         frozen=True,
         populate_by_name=True,
-        use_attribute_docstrings=True,
         allow_inf_nan=False,
     )
 

@@ -74,3 +74,16 @@ def test_commands_with_nothing_to_do_load_neither_inspect_nor_scipy(tmp_path, ca
     heavy = loaded(["results", config], cwd=tmp_path)
     assert not {"inspect_ai", "matplotlib", "girth"} & set(heavy), heavy
     assert "scipy" in heavy  # the probe sees what a command loads
+
+
+def test_a_lazy_pattern_compiles_at_first_use_and_matches_as_compiled():
+    import re
+
+    from itemeval.lazy import LazyPattern, lazy_pattern
+
+    pattern = lazy_pattern(r"answer\s*:\s*(\w+)", re.IGNORECASE)
+    assert isinstance(pattern, LazyPattern) and pattern._compiled is None
+    assert pattern.search("Final ANSWER: Paris").group(1) == "Paris"
+    assert pattern._compiled is not None
+    assert pattern.findall("answer: a, Answer:b") == ["a", "b"]
+    assert pattern.flags & re.IGNORECASE and pattern.pattern.startswith("answer")

@@ -14,43 +14,45 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..lazy import lazy_pattern
+
 _LABELS = (
-    re.compile(
+    lazy_pattern(
         r"answer[*_]*\s*[:：]", re.IGNORECASE
     ),  # ANSWER:, **Answer:**, Final answer:, Answer：
-    re.compile(
+    lazy_pattern(
         r"^[ \t]*[*_]*(?:final\s+)?answer[*_]*[ \t]+[-–—][ \t]",
         re.IGNORECASE | re.MULTILINE,
     ),  # Answer - Paris
 )
 # GSM8K's "#### 72"; "#### Paris" only as the reply's last line, since "#### Step 2" is
 # a markdown heading
-_GSM8K = re.compile(
+_GSM8K = lazy_pattern(
     r"^[ \t]*#{4}[ \t]*(?=[-−$\d])|^[ \t]*#{4}[ \t]+(?=[^\n#]+\s*\Z)", re.MULTILINE
 )
-_THINKING = re.compile(
+_THINKING = lazy_pattern(
     r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE
 )  # a reasoning model's draft
 # The reply's last line is one wrapped answer: "**True**", "*Saturn*", "`NaCl`",
 # "$\text{Jupiter}$", "\(\text{…}\)"
-_WRAPPED_LINE = re.compile(
+_WRAPPED_LINE = lazy_pattern(
     r"(?:\*\*|\*|_|`|\$|\\\(|\\\[)[^\n]{1,60}?(?:\*\*|\*|_|`|\$|\\\)|\\\])[ .!]*"
 )
-_KEYED_LINE = re.compile(
+_KEYED_LINE = lazy_pattern(
     r"[*_]*[A-Z][\w ()/-]{0,40}?[*_]*:[*_]*\s+(\S.{0,60})"
 )  # "Past tense: **ran**", "Formula: `NaCl`"
-_INLINE_BOLD = re.compile(
+_INLINE_BOLD = lazy_pattern(
     r"(?<!^)(?<!\n)\*\*([^*\n]{1,60})\*\*"
 )  # "The capital is **Nairobi**."
-_CHECK = re.compile(
+_CHECK = lazy_pattern(
     r"[*_#\s]*\(?\s*(?:let(?:'s| me| us)\s+(?:verify|check|double[- "
     r"]check)|verif(?:y|ication)|check(?:ing)?\b|"
     r"double[- ]check|sanity check|note\b|for reference|proof\b)",
     re.IGNORECASE,
 )
-_TAG = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.IGNORECASE | re.DOTALL)
-_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
-_PHRASE = re.compile(
+_TAG = lazy_pattern(r"<answer>(.*?)(?:</answer>|\Z)", re.IGNORECASE | re.DOTALL)
+_BOXED = lazy_pattern(r"\\(?:boxed|fbox)\s*\{")
+_PHRASE = lazy_pattern(
     r"(?:(?:\b(?:final|correct|right|best)\s+)?\b(?:answer|choice)"
     r"|\b(?:correct|right|best|final)\s+option)"
     r"\s+(?:is|would\s+be|should\s+be|will\s+be|must\s+be)"
@@ -59,13 +61,13 @@ _PHRASE = re.compile(
     r"\s+(?:choose|pick|select|go\s+with|say)\b(?:\s*[:：])?",
     re.IGNORECASE,
 )
-_IS_THE_ANSWER = re.compile(
+_IS_THE_ANSWER = lazy_pattern(
     r"(?:^|(?<=[.!?:\n]))\s*(?P<answer>[^.!?\n]{1,80}?)"
     r"\s+is\s+(?:the|my)\s+(?:final\s+|correct\s+|right\s+)?answer\b",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"(?<![.\s])[.!?](?=\s|$)|\n")
-_SUPPOSING = re.compile(
+_SENTENCE_END = lazy_pattern(r"(?<![.\s])[.!?](?=\s|$)|\n")
+_SUPPOSING = lazy_pattern(
     r"\b(?:if|whether|suppose|assume|assuming|unless)\b[^.!?\n]*$", re.IGNORECASE
 )
 _DISPLAY_OPEN = {"\\[": "\\]", "$$": "$$"}
@@ -218,24 +220,24 @@ def _unbox(text: str) -> str:
 # ---- hedges: two answers joined by "or", "and", a comma, a slash or a range dash
 # --------------------------------
 
-_HEDGE_WORDS = re.compile(
+_HEDGE_WORDS = lazy_pattern(
     r"\b(?:or|and|to|either|maybe|possibly|perhaps|probably|between)\b"
     r"|[,/&?~]|(?<=\S)[-–—](?=\S)|\s[–—]\s",
     re.IGNORECASE,
 )
-_FILLER = re.compile(
+_FILLER = lazy_pattern(
     r"[\s()\[\]*_`$]|\b(?:option|choice|it's|its|it is|is|be|could|might|or maybe)\b",
     re.IGNORECASE,
 )
-_CONDITION = re.compile(
+_CONDITION = lazy_pattern(
     r"\([^()]*\)"
 )  # "B (if counted from the start) or C (otherwise)"
-_HEDGE_PHRASE = re.compile(
+_HEDGE_PHRASE = lazy_pattern(
     r"\b(?:could|might|may)\s+also\b"
     r"|\bor\s+(?:maybe|possibly|perhaps)\b|\balternatively\b",
     re.IGNORECASE,
 )
-_UNSURE = re.compile(
+_UNSURE = lazy_pattern(
     r"\b(?:not\s+(?:sure|certain)|unsure|can[’']?t\s+decide|cannot\s+decide"
     r"|torn\s+between|both\s+(?:seem|look|are|could\s+be)\s+"
     r"(?:valid|plausible|possible|reasonable|correct)|"
@@ -262,7 +264,7 @@ def sounds_unsure(text: str) -> bool:
     return _UNSURE.search(text) is not None
 
 
-_HEDGE_ASIDE = re.compile(
+_HEDGE_ASIDE = lazy_pattern(
     r"\b(?:or|maybe|possibly|perhaps|probably|alternatively)\b", re.IGNORECASE
 )
 

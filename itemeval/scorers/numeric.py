@@ -7,6 +7,7 @@ import functools
 import math
 import re
 
+from ..lazy import lazy_pattern
 from .answer import find_answer, is_hedge, joined_by_hedge, last_boxed
 from .base import ScoreContext, ScoreResult, failed
 
@@ -31,18 +32,18 @@ _MATH_SPELLINGS = (
     ("\\[", ""),
     ("\\]", ""),
 )
-_SUPERSCRIPT = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
+_SUPERSCRIPT = lazy_pattern(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
 _TO_PLAIN = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
-_TEXT_COMMAND = re.compile(
+_TEXT_COMMAND = lazy_pattern(
     r"\\(?:text|mathrm|textbf|mathbf|operatorname|mbox)\s*\{([^{}]*)\}"
 )
-_LATEX_MIXED = re.compile(
+_LATEX_MIXED = lazy_pattern(
     r"(?<![\d.])(\d+)\s*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}"
 )  # 2\frac{1}{2}
-_FRAC_SHORTHAND = re.compile(
+_FRAC_SHORTHAND = lazy_pattern(
     r"\\([dt]?frac)\s*(?:(\d)|\{([^{}]*)\})\s*(?:(\d)|\{([^{}]*)\})"
 )
-_UNIT_POWER = re.compile(
+_UNIT_POWER = lazy_pattern(
     r"(?<=[A-Za-z])\s*\^\s*(?:\{\s*-?\d+\s*\}|-?\d+)"
 )  # cm^2, s^{2}: a unit's exponent
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
@@ -66,17 +67,17 @@ _NUMBER_PARTS = rf"""
 """
 # "3 / 4" after an answer label is a fraction; at the end of a cut-off reply "180 / 2.5"
 # is an unfinished sum.
-_NUMBER_MARKED = re.compile(
+_NUMBER_MARKED = lazy_pattern(
     _NUMBER_PARTS.replace("SPACED", r"| \s+/\s+(?P<sden>\d+)(?![\d/.])"), re.VERBOSE
 )
-_NUMBER_WHOLE = re.compile(_NUMBER_PARTS.replace("SPACED", ""), re.VERBOSE)
-_PLAIN = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)")
+_NUMBER_WHOLE = lazy_pattern(_NUMBER_PARTS.replace("SPACED", ""), re.VERBOSE)
+_PLAIN = lazy_pattern(r"-?(?:\d+(?:\.\d*)?|\.\d+)")
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_NEGATED = re.compile(
+_NEGATED = lazy_pattern(
     r"\b(?:not|rather\s+than|instead\s+of)\s+[-−]?\$?\d[\d,.]*", re.IGNORECASE
 )
-_ASIDE = re.compile(r"\s\(([^()]*)\)")
-_OPERATOR_ONLY = re.compile(r"\s*[-+*/×÷]\s*")
+_ASIDE = lazy_pattern(r"\s\(([^()]*)\)")
+_OPERATOR_ONLY = lazy_pattern(r"\s*[-+*/×÷]\s*")
 _WORDS = {
     word: n
     for n, word in enumerate(
@@ -224,11 +225,11 @@ def _focus(text: str) -> str:
     return text
 
 
-_ROOTS = re.compile(
+_ROOTS = lazy_pattern(
     r"\b([a-z])(_?\d)?\s*[=≈]\s*-?\s*[\d.]+[^=≈\n]{0,12}?"
     r"\b(?:or|and)\s+\1(?:_?\d)?\s*[=≈]\s*-?\s*\d"
 )
-_SAME_UNKNOWN = re.compile(r"\s*,?\s*(?:or|and)\s+([a-z])\s*=\s*")
+_SAME_UNKNOWN = lazy_pattern(r"\s*,?\s*(?:or|and)\s+([a-z])\s*=\s*")
 
 
 def _two_roots(text: str, previous_start: int, between: str) -> bool:
