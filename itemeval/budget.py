@@ -3,15 +3,17 @@ while the cap still holds."""
 
 from __future__ import annotations
 
-import asyncio
 import math
 from dataclasses import dataclass, field, replace
 from typing import Callable, Protocol
 
 from .cost import DEFAULT_MAX_TOKENS, Estimate, worst_case_usd
 from .errors import BudgetError, ConfirmationRequired
+from .lazy import lazy_import
 from .pricing import Price, call_usd, format_usd
 from .records import TaskSpec
+
+asyncio = lazy_import("asyncio")  # the cap's locks exist only inside a run
 
 
 def check_gate(

@@ -10,12 +10,14 @@ inspect-ai whose private helpers moved) counts as not cached: never too low a pr
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sys
 from typing import Any
 
+from .lazy import lazy_import
 from .records import Cell, TaskSpec
+
+asyncio = lazy_import("asyncio")  # a command that looks nothing up never loads it
 
 FOUND: dict[str, tuple[str, tuple[str, ...]]] = {}
 """Task name (condition id) -> (model, the cache keys its last lookup found), for

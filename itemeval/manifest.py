@@ -11,7 +11,6 @@ import secrets
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +91,8 @@ def new_run_id(stage: str) -> str:
 
 
 def package_versions() -> dict[str, str | None]:
+    from importlib import metadata  # 0.05-0.1 s; only a run that writes a manifest
+
     versions: dict[str, str | None] = {"python": platform.python_version()}
     for name in _PACKAGES:
         try:

@@ -10,7 +10,6 @@ cancellation spreads sees it first.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import contextvars
 import os
@@ -132,6 +131,8 @@ def watch_interrupts() -> None:
     current = signal.getsignal(signal.SIGINT)
     if getattr(current, "itemeval_watching", False):
         return
+    import asyncio  # only inside an eval: a command that runs none never loads it
+
     loop = asyncio.get_running_loop()
     cancelled = False
 
