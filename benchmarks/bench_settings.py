@@ -1,7 +1,7 @@
 """Which inspect `eval()` settings make `itemeval generate` faster or leaner without
 losing sample transcripts.
 
-Run: `.venv/bin/python benchmarks/bench_settings.py [--rounds N] [--cells 2000]` (about
+Run: `.venv/bin/python benchmarks/bench_settings.py [--rounds N] [--items 1000]` (about
 12 minutes for 2 rounds; not part of `make bench`). It copies the `itemeval` package
 into a temp dir and patches the copy's `inspect_run.run_tasks` so the keyword
 arguments of its `eval()` call can be overridden from the environment
@@ -9,8 +9,10 @@ arguments of its `eval()` call can be overridden from the environment
 unchanged settings and then every candidate on a fresh 2,000-cell study (1 condition ×
 1,000 items × 2 replications), so each candidate is compared with a baseline measured
 minutes apart. Every run's `.eval` log is checked to hold all the sample transcripts.
-Reported per candidate: median wall and CPU seconds, both relative to the baseline, and
-peak RSS.
+Every run's sample is checked to keep its messages and output (what inspect view
+opens). Reported per candidate: median wall and CPU seconds, both relative to the
+baseline, CPU milliseconds per cell (process start-up included), peak RSS, and whether
+the model call's raw request is still in the log.
 """
 
 from __future__ import annotations
@@ -42,13 +44,18 @@ CANDIDATES: dict[str, dict] = {
     },
     "realtime off, log_buffer=2000": {"log_buffer": 2000},
     # the raw request/response of successful calls leaves inspect view's API tab
+    # (a failed call's stays)
     "log_model_api=False": {"log_model_api": False},
     # no control socket (inspect ctl) for the eval process
     "ctl_server=False": {"ctl_server": False},
     # logger records kept out of the transcripts below warning
     "log_level_transcript=warning": {"log_level_transcript": "warning"},
+    # the scores shown on the task display (itemeval runs with --display none here)
+    "score_display=False": {"score_display": False},
     "max_connections=100": {"max_connections": 100},
 }
+"""eval() settings measured against itemeval's; log_images (off), log_shared (off),
+trace (off) and log_refusals (warnings only) are inspect's defaults already."""
 _CALL = "            log_realtime=False,\n"
 _BUFFER = "            log_buffer=log_buffer,\n"
 _PATCHED = (
@@ -58,6 +65,25 @@ _PATCHED = (
     '"ITEMEVAL_BENCH_EVAL_KWARGS", '
     '"{}"))},\n'
 )
+
+
+def sample_contents(logs: Path) -> dict[str, bool]:
+    """What inspect view shows of one sample of the first log: its messages (the
+    prompt and the reply), its output, its model call's raw request."""
+    import zipfile
+
+    log = sorted(logs.glob("*.eval"))[0]
+    with zipfile.ZipFile(log) as archive:
+        name = next(n for n in archive.namelist() if n.startswith("samples/"))
+        sample = json.loads(archive.read(name))
+    roles = [m.get("role") for m in sample.get("messages", [])]
+    events = [e for e in sample.get("events", []) if e.get("event") == "model"]
+    return {
+        "messages": "user" in roles and "assistant" in roles,
+        "output": bool((sample.get("output") or {}).get("choices")),
+        "model event": bool(events),
+        "api call": any(e.get("call") for e in events),
+    }
 
 
 def patched_copy(dest: Path) -> Path:
@@ -97,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     cells = args.items * 2
     runs: dict[str, list] = {name: [] for name in chosen}
+    contents: dict[str, dict[str, bool]] = {}
     with temp_dir("settings") as root:
         package = patched_copy(root / "package")
         config = write_study(
@@ -114,7 +141,11 @@ def main(argv: list[str] | None = None) -> int:
                     "generate", config, "--json", root=root, env=env, memory=True
                 )
                 assert stage_rows(run.stdout) == cells
-                assert_transcripts(study_dir(root) / "logs" / "generate", cells, name)
+                logs = study_dir(root) / "logs" / "generate"
+                assert_transcripts(logs, cells, name)
+                kept = sample_contents(logs)
+                assert kept["messages"] and kept["output"], (name, kept)
+                contents[name] = kept
                 runs[name].append(run)
                 say(
                     f"round {round_number + 1} {name:45} {run.wall_s:6.1f} s "
@@ -127,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{cells:,} cells of itemeval/arith-good, median of {args.rounds} rounds")
     print(
         f"{'setting':45} {'wall s':>8} {'vs now':>7} {'cpu s':>8} "
-        f"{'vs now':>7} {'cells/s':>8} {'peak MB':>8}"
+        f"{'vs now':>7} {'cpu ms/cell':>11} {'peak MB':>8}  api call kept"
     )
     for name, measured in runs.items():
         wall, cpu = (
@@ -137,8 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         peak = max(r.peak_rss_mb for r in measured)
         print(
             f"{name:45} {wall:8.1f} {wall / base_wall - 1:+7.0%} {cpu:8.1f} "
-            f"{cpu / base_cpu - 1:+7.0%} "
-            f"{cells / wall:8.0f} {peak:8.0f}"
+            f"{cpu / base_cpu - 1:+7.0%} {1000 * cpu / cells:11.2f} {peak:8.0f}  "
+            f"{'yes' if contents[name]['api call'] else 'no'}"
         )
     return 0
 

@@ -15,7 +15,16 @@ import pytest
 from itemeval.cli import main
 from tests.helpers import base_config, write_study
 
-HEAVY = ("inspect_ai", "pandas", "pyarrow", "scipy", "matplotlib", "girth", "numpy")
+HEAVY = (
+    "inspect_ai",
+    "pandas",
+    "pyarrow",
+    "scipy",
+    "matplotlib",
+    "girth",
+    "numpy",
+    "asyncio",  # an event loop is for a run's calls: 0.05 s of imports otherwise
+)
 PROBE = """
 import json, sys
 from itemeval.cli import main
@@ -66,13 +75,14 @@ def test_commands_with_nothing_to_do_load_neither_inspect_nor_scipy(tmp_path, ca
     ):
         heavy = loaded(args, cwd=tmp_path)
         # the store is read with pandas and pyarrow; no model, no statistics
-        assert not {"inspect_ai", "scipy", "matplotlib", "girth"} & set(heavy), (
+        unwanted = {"inspect_ai", "scipy", "matplotlib", "girth", "asyncio"}
+        assert not unwanted & set(heavy), (
             args,
             heavy,
         )
     # results needs its statistics (scipy), never a model, a plot or an IRT fit
     heavy = loaded(["results", config], cwd=tmp_path)
-    assert not {"inspect_ai", "matplotlib", "girth"} & set(heavy), heavy
+    assert not {"inspect_ai", "matplotlib", "girth", "asyncio"} & set(heavy), heavy
     assert "scipy" in heavy  # the probe sees what a command loads
 
 
