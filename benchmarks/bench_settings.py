@@ -72,6 +72,8 @@ def sample_contents(logs: Path) -> dict[str, bool]:
     prompt and the reply), its output, its model call's raw request."""
     import zipfile
 
+    import inspect_ai.log  # noqa: F401 - teaches zipfile the logs' zstd compression
+
     log = sorted(logs.glob("*.eval"))[0]
     with zipfile.ZipFile(log) as archive:
         name = next(n for n in archive.namelist() if n.startswith("samples/"))
