@@ -3,7 +3,7 @@ losing sample transcripts.
 
 Run: `.venv/bin/python benchmarks/bench_settings.py [--rounds N] [--items 1000]` (about
 12 minutes for 2 rounds; not part of `make bench`). It copies the `itemeval` package
-into a temp dir and patches the copy's `inspect_run.run_tasks` so the keyword
+into a temp dir and wraps the copy's `inspect_run._eval_options` so the keyword
 arguments of its `eval()` call can be overridden from the environment
 (`ITEMEVAL_BENCH_EVAL_KWARGS`, JSON); the checkout is never touched. Each round runs the
 unchanged settings and then every candidate on a fresh 2,000-cell study (1 condition ×
@@ -56,15 +56,20 @@ CANDIDATES: dict[str, dict] = {
 }
 """eval() settings measured against itemeval's; log_images (off), log_shared (off),
 trace (off) and log_refusals (warnings only) are inspect's defaults already."""
-_CALL = "            log_realtime=False,\n"
-_BUFFER = "            log_buffer=log_buffer,\n"
-_PATCHED = (
-    '            **{"log_realtime": False, "log_buffer": log_buffer,\n'
-    "               "
-    '**__import__("json").loads(__import__("os").environ.get('
-    '"ITEMEVAL_BENCH_EVAL_KWARGS", '
-    '"{}"))},\n'
-)
+_OPTIONS = "def _eval_options("
+_PATCH = """
+
+# bench_settings: ITEMEVAL_BENCH_EVAL_KWARGS (JSON) overrides inspect's eval() options
+_bench_eval_options = _eval_options
+
+
+def _eval_options(*args, **kwargs):
+    import json
+    import os
+
+    override = json.loads(os.environ.get("ITEMEVAL_BENCH_EVAL_KWARGS", "{}"))
+    return {**_bench_eval_options(*args, **kwargs), **override}
+"""
 
 
 def sample_contents(logs: Path) -> dict[str, bool]:
@@ -98,13 +103,12 @@ def patched_copy(dest: Path) -> Path:
     )
     module = dest / "itemeval" / "inspect_run.py"
     source = module.read_text(encoding="utf-8")
-    if _CALL not in source or _BUFFER not in source:
+    if _OPTIONS not in source:
         raise SystemExit(
-            f"cannot patch {module}: run_tasks' eval() call changed; update "
-            "bench_settings._CALL"
+            f"cannot patch {module}: run_tasks no longer takes inspect's eval() "
+            "options from _eval_options; update bench_settings._PATCH"
         )
-    patched = source.replace(_CALL, _PATCHED).replace(_BUFFER, "")
-    module.write_text(patched, encoding="utf-8")
+    module.write_text(source + _PATCH, encoding="utf-8")
     return dest
 
 
