@@ -91,6 +91,7 @@ def grade_conditions(study: Study) -> list[GradeCondition]:
     return study.grade + graded_extra_judges(study) + human_conditions(study)
 
 
+@stats.one_blas_thread
 def study_results(
     study: Study, options: ResultsOptions, frame: pd.DataFrame | None = None
 ) -> ResultsReport:
