@@ -22,6 +22,7 @@ from .options import (
 
 if TYPE_CHECKING:
     from ..result_values import ResultsReport
+    from ..results import ResultsOptions
     from ..study import Study
 
 
@@ -96,77 +97,86 @@ def export(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
         console.render_export(result, console.stderr())
 
 
+Reducer = Annotated[
+    str,
+    typer.Option(
+        "--reducer",
+        help="Replications to one score per item: mean, median, mode, "
+        "max, min, majority, pass@K or at_least:K.",
+    ),
+]
+Interval = Annotated[
+    str,
+    typer.Option(
+        "--ci",
+        help="Interval over items: auto (Wilson for 0/1 scores, bounded Wilson "
+        "for other scores: never off their scale), t, wilson or bootstrap.",
+    ),
+]
+Seed = Annotated[
+    int,
+    typer.Option("--seed", help="Seed of the bootstrap's resampling and of --sample."),
+]
+ResultItems = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--items",
+        help="Only the item with this id (repeatable). Bare (`results CONFIG "
+        "--items`): the item analysis: difficulty, discrimination, 2PL IRT and "
+        "flags per item (--csv then writes these rows).",
+    ),
+]
+By = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--by",
+        help="Marginals per level of a facet: model, prompt, "
+        "model_config, grader, rubric, scorer or an item metadata column "
+        "(repeatable).",
+    ),
+]
+Compare = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--compare",
+        help="Paired comparison of two generate "
+        "conditions, `--compare A B`, or of every pair, "
+        "`--compare all`.",
+    ),
+]
+Threshold = Annotated[
+    Optional[float],
+    typer.Option(
+        "--threshold",
+        help="Pass mark of the agreement confusion "
+        "(default: the middle of the observed scale).",
+    ),
+]
+Csv = Annotated[
+    Optional[Path],
+    typer.Option("--csv", help="Also write the cells to this CSV file."),
+]
+Compared = Annotated[
+    Optional[list[str]], typer.Argument(hidden=True, show_default=False)
+]
+
+
 @app.command()
 def results(
     config: ConfigArg,
-    compared: Annotated[
-        Optional[list[str]], typer.Argument(hidden=True, show_default=False)
-    ] = None,
+    compared: Compared = None,
     base_dir: BaseDir = None,
     json_out: Json = False,
-    reducer: Annotated[
-        str,
-        typer.Option(
-            "--reducer",
-            help="Replications to one score per item: mean, median, mode, "
-            "max, min, majority, pass@K or at_least:K.",
-        ),
-    ] = "mean",
-    ci: Annotated[
-        str,
-        typer.Option(
-            "--ci",
-            help="Interval over items: auto (Wilson for 0/1 scores, bounded Wilson "
-            "for other scores: never off their scale), t, wilson or bootstrap.",
-        ),
-    ] = "auto",
-    seed: Annotated[
-        int,
-        typer.Option(
-            "--seed", help="Seed of the bootstrap's resampling and of --sample."
-        ),
-    ] = 0,
+    reducer: Reducer = "mean",
+    ci: Interval = "auto",
+    seed: Seed = 0,
     sample: Sample = None,
     stratify: Stratify = None,
-    item_ids: Annotated[
-        Optional[list[str]],
-        typer.Option(
-            "--items",
-            help="Only the item with this id (repeatable). Bare (`results CONFIG "
-            "--items`): the item analysis: difficulty, discrimination, 2PL IRT and "
-            "flags per item (--csv then writes these rows).",
-        ),
-    ] = None,
-    by: Annotated[
-        Optional[list[str]],
-        typer.Option(
-            "--by",
-            help="Marginals per level of a facet: model, prompt, "
-            "model_config, grader, rubric, scorer or an item metadata column "
-            "(repeatable).",
-        ),
-    ] = None,
-    compare: Annotated[
-        Optional[list[str]],
-        typer.Option(
-            "--compare",
-            help="Paired comparison of two generate "
-            "conditions, `--compare A B`, or of every pair, "
-            "`--compare all`.",
-        ),
-    ] = None,
-    threshold: Annotated[
-        Optional[float],
-        typer.Option(
-            "--threshold",
-            help="Pass mark of the agreement confusion "
-            "(default: the middle of the observed scale).",
-        ),
-    ] = None,
-    csv: Annotated[
-        Optional[Path],
-        typer.Option("--csv", help="Also write the cells to this CSV file."),
-    ] = None,
+    item_ids: ResultItems = None,
+    by: By = None,
+    compare: Compare = None,
+    threshold: Threshold = None,
+    csv: Csv = None,
 ) -> None:
     """Per cell of the grid: mean item score with SE and 95% CI; marginals, paired
     comparisons, grader agreement and calibration. Computed from the stores; never
@@ -176,13 +186,33 @@ def results(
     Example: itemeval results configs/demo.yaml --by model --compare arith-good arith-weak
     """  # noqa: E501 (an example line: click prints it as written)
     from .. import console
-    from ..results import ResultsOptions, study_results
+    from ..results import study_results
+
+    options = _results_options(
+        compared, compare, item_ids, reducer, ci, seed, by, threshold, sample, stratify
+    )
+    items = ITEM_ANALYSIS in (item_ids or ())  # a bare --items: the item analysis
+    study = _study(config, base_dir, reads="snapshot")
+    report = study_results(study, options)
+    data = _results_data(study, report, options, csv, items=items)
+    if json_out:
+        console.print_json(data)
+    else:
+        _render_results(report, data, items=items)
+
+
+def _results_options(
+    compared, compare, item_ids, reducer, ci, seed, by, threshold, sample, stratify
+) -> ResultsOptions:
+    """The options as the library takes them; `compare`'s second condition may come
+    as a stray argument (`--compare A B`)."""
+    from ..results import ResultsOptions
 
     if compared and not compare:
         raise ConfigError(
             f"unexpected argument(s) {' '.join(compared)}; did you mean --compare A B?"
         )
-    options = ResultsOptions(
+    return ResultsOptions(
         reducer=reducer,
         ci=ci,
         seed=seed,
@@ -193,9 +223,20 @@ def results(
         stratify=stratify,
         ids=tuple(i for i in item_ids or () if i != ITEM_ANALYSIS),
     )
-    items = ITEM_ANALYSIS in (item_ids or ())  # a bare --items: the item analysis
-    study = _study(config, base_dir, reads="snapshot")
-    report = study_results(study, options)
+
+
+def _results_data(
+    study: Study,
+    report: ResultsReport,
+    options: ResultsOptions,
+    csv: Path | None,
+    *,
+    items: bool,
+) -> dict[str, Any]:
+    """The JSON document: the results, the item analysis of a bare --items, and a
+    sequential comparison's figures; the cells (or items) written to --csv."""
+    from ..until_decided import with_sequential
+
     data = report.as_dict()
     if csv is not None and not items:
         import pandas as pd
@@ -203,13 +244,7 @@ def results(
         pd.DataFrame(data["cells"]).to_csv(csv, index=False)
     if items:
         data = _item_analysis(study, data, csv, options.ids)
-    from ..until_decided import with_sequential
-
-    data = with_sequential(study, data)
-    if json_out:
-        console.print_json(data)
-    else:
-        _render_results(report, data, items=items)
+    return with_sequential(study, data)
 
 
 def _render_results(

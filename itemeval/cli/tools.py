@@ -84,47 +84,54 @@ def batches(
     render(rows, lambda line: out.print(line, markup=False, highlight=False))
 
 
+Port = Annotated[
+    int,
+    typer.Option("--port", min=0, help="Port to listen on (default: a free one)."),
+]
+Host = Annotated[
+    str,
+    typer.Option("--host", help="Address to bind (default 127.0.0.1; others warn)."),
+]
+Label = Annotated[
+    bool, typer.Option("--label", help="Serve the labelling queue (needs --rater).")
+]
+Rater = Annotated[
+    Optional[str],
+    typer.Option("--rater", help="Who labels: grade condition human-NAME."),
+]
+Rubric = Annotated[
+    Optional[str], typer.Option("--rubric", help="The rubric to label against.")
+]
+Scale = Annotated[
+    Optional[str],
+    typer.Option(
+        "--scale", help="Score range LOW-HIGH (default: the rubric's, else 0-1)."
+    ),
+]
+LabelSample = Annotated[
+    Optional[int],
+    typer.Option("--sample", min=1, help="Label a random N answers (fixed by --seed)."),
+]
+QueueSeed = Annotated[int, typer.Option("--seed", help="Seed of the queue's order.")]
+Blind = Annotated[
+    bool,
+    typer.Option("--blind", help="Hide each answer's condition while labelling."),
+]
+
+
 @app.command()
 def view(
     config: ConfigArg,
     base_dir: BaseDir = None,
-    port: Annotated[
-        int,
-        typer.Option("--port", min=0, help="Port to listen on (default: a free one)."),
-    ] = 0,
-    host: Annotated[
-        str,
-        typer.Option(
-            "--host", help="Address to bind (default 127.0.0.1; others warn)."
-        ),
-    ] = "127.0.0.1",
-    label: Annotated[
-        bool, typer.Option("--label", help="Serve the labelling queue (needs --rater).")
-    ] = False,
-    rater: Annotated[
-        Optional[str],
-        typer.Option("--rater", help="Who labels: grade condition human-NAME."),
-    ] = None,
-    rubric: Annotated[
-        Optional[str], typer.Option("--rubric", help="The rubric to label against.")
-    ] = None,
-    scale: Annotated[
-        Optional[str],
-        typer.Option(
-            "--scale", help="Score range LOW-HIGH (default: the rubric's, else 0-1)."
-        ),
-    ] = None,
-    sample: Annotated[
-        Optional[int],
-        typer.Option(
-            "--sample", min=1, help="Label a random N answers (fixed by --seed)."
-        ),
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the queue's order.")] = 0,
-    blind: Annotated[
-        bool,
-        typer.Option("--blind", help="Hide each answer's condition while labelling."),
-    ] = False,
+    port: Port = 0,
+    host: Host = "127.0.0.1",
+    label: Label = False,
+    rater: Rater = None,
+    rubric: Rubric = None,
+    scale: Scale = None,
+    sample: LabelSample = None,
+    seed: QueueSeed = 0,
+    blind: Blind = False,
 ) -> None:
     """Serve the study as a local web app (grid, items, one item, labelling queue) until
     interrupted.
