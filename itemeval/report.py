@@ -26,14 +26,21 @@ from .status import StatusReport, study_status
 from .store import mirror, read_store
 from .study import Study
 
-_STYLE = """
-body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2rem auto;max-width:1100px;
-color:#1d1d1f;padding:0 1rem}
-h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.3rem}
-table{border-collapse:collapse;font-size:.85rem;margin:.6rem 0}th,td{padding:.25rem .6rem;border-bottom:1px solid #eee;
-text-align:right}th:first-child,td:first-child,th.l,td.l{text-align:left}code{background:#f4f4f4;padding:.1rem .3rem}
-.muted{color:#666}.plot svg{max-width:100%;height:auto}
-"""  # noqa: E501 (the report's stylesheet, byte for byte as before)
+_STYLE = (  # the report's stylesheet, byte for byte as before
+    "\n"
+    "body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,"
+    "sans-serif;margin:2rem auto;max-width:1100px;\n"
+    "color:#1d1d1f;padding:0 1rem}\n"
+    "h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;"
+    "border-bottom:1px solid #ddd;padding-bottom:.3rem}\n"
+    "table{border-collapse:collapse;font-size:.85rem;"
+    "margin:.6rem 0}th,td{padding:.25rem .6rem;"
+    "border-bottom:1px solid #eee;\n"
+    "text-align:right}"
+    "th:first-child,td:first-child,th.l,td.l{text-align:left}"
+    "code{background:#f4f4f4;padding:.1rem .3rem}\n"
+    ".muted{color:#666}.plot svg{max-width:100%;height:auto}\n"
+)
 
 
 @dataclass(frozen=True)
@@ -50,9 +57,8 @@ def write_report(study: Study, out: Path | None = None) -> ReportResult:
     import matplotlib
 
     matplotlib.use("svg")
-    matplotlib.rcParams["svg.fonttype"] = (
-        "path"  # no font files needed to show the text
-    )
+    # the text as paths: no font files needed to show it
+    matplotlib.rcParams["svg.fonttype"] = "path"
     metadata = (
         sorted(set().union(*(item.metadata for item in study.items)))
         if study.items
@@ -63,30 +69,30 @@ def write_report(study: Study, out: Path | None = None) -> ReportResult:
     results = study_results(study, _options(study, metadata), frame)
     sections = _sections(study, results, study_status(study), metadata, frame)
     stamp = datetime.now(timezone.utc)
-    path = (
-        out
-        or study.paths.root
-        / "reports"
-        / f"{study.config.study}-{stamp.strftime('%Y%m%dT%H%M%SZ')}.html"
-    )
+    name = f"{study.config.study}-{stamp.strftime('%Y%m%dT%H%M%SZ')}.html"
+    path = out or study.paths.root / "reports" / name
     path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(_document(study, sections, stamp), encoding="utf-8")
+    shared = mirror.beside_the_study(study.paths, [path] if out is None else [])
+    return ReportResult(path, [key for key, _ in sections], next(iter(shared), None))
+
+
+def _document(study: Study, sections: list[tuple[str, str]], stamp: datetime) -> str:
+    """The page: its title, the note on how the figures were computed, the sections."""
     body = "\n".join(
         f'<section id="{key}">{content}</section>' for key, content in sections
     )
-    document = (
+    title = _e(study.config.study)
+    return (
         '<!doctype html><html lang="en"><head><meta '
-        f'charset="utf-8"><title>{_e(study.config.study)} — '
-        "itemeval "
-        f"report</title><style>{_STYLE}</style></head><body><h1>{_e(study.config.study)}</h1>"
+        f'charset="utf-8"><title>{title} — itemeval report</title>'
+        f"<style>{_STYLE}</style></head><body><h1>{title}</h1>"
         f'<p class="muted">itemeval report, {stamp:%Y-%m-%d %H:%M} UTC. Means '
         "are over items (replications "
         "reduced per item first); intervals are 95% Wilson intervals "
         "(0/1 scores) or bounded Wilson intervals (other scores), inside "
         f"the scores' scale.</p>{body}</body></html>"
     )
-    path.write_text(document, encoding="utf-8")
-    shared = mirror.beside_the_study(study.paths, [path] if out is None else [])
-    return ReportResult(path, [key for key, _ in sections], next(iter(shared), None))
 
 
 def _options(study: Study, metadata: list[str]) -> ResultsOptions:
@@ -150,62 +156,30 @@ def _usd(value: float | None) -> str:
     return "unknown" if value is None else f"${value:,.4f}"
 
 
+_GENERATE_HEADERS = ["generate condition", "model", "prompt", "cells", "done"]
+_GRADE_HEADERS = ["grade condition", "kind", "solutions", "done", "parse fail"]
+
+
 def _grid(study: Study, status: StatusReport) -> str:
     gen = [
         [
-            row.condition.slug,
-            row.condition.model,
-            row.condition.prompt.ref,
-            row.cells,
-            row.done,
-            row.errors,
-            _usd(row.usd),
+            *(row.condition.slug, row.condition.model, row.condition.prompt.ref),
+            *(row.cells, row.done, row.errors, _usd(row.usd)),
         ]
         for row in status.generate
     ]
     grade = [
         [
-            row.condition.slug,
-            row.condition.kind,
-            row.solutions,
-            row.done,
-            row.parse_failed,
-            row.errors,
-            row.pending,
-            _usd(row.usd),
+            *(row.condition.slug, row.condition.kind, row.solutions, row.done),
+            *(row.parse_failed, row.errors, row.pending, _usd(row.usd)),
         ]
         for row in status.grade
     ]
     return (
         "<h2>The grid and its spend</h2>"
         f"<p>{len(study.items)} items, {study.replications} replication(s).</p>"
-        + _table(
-            [
-                "generate condition",
-                "model",
-                "prompt",
-                "cells",
-                "done",
-                "errors",
-                "spend",
-            ],
-            gen,
-            left=3,
-        )
-        + _table(
-            [
-                "grade condition",
-                "kind",
-                "solutions",
-                "done",
-                "parse fail",
-                "errors",
-                "pending",
-                "spend",
-            ],
-            grade,
-            left=2,
-        )
+        + _table([*_GENERATE_HEADERS, "errors", "spend"], gen, left=3)
+        + _table([*_GRADE_HEADERS, "errors", "pending", "spend"], grade, left=2)
     )
 
 
@@ -299,46 +273,47 @@ def _problems(study: Study, slugs: dict[str, str]) -> str:
         "grades",
         ["grade_condition_id", "error", "parse_ok", "parse_error"],
     ).to_pandas()
-    parts = ["<h2>Errors and parse failures</h2>"]
-    for what, frame, key in (
-        ("generate", solutions, "condition_id"),
-        ("grade", grades, "grade_condition_id"),
-    ):
-        errors = frame[frame["error"].notna()]
-        messages = (
-            errors["error"]
-            .astype(str)
-            .str.strip()
-            .str.split("\n")
-            .str[0]
-            .str.slice(0, 160)
-        )
-        top = messages.value_counts().head(10)
-        parts.append(f"<p>{what}: {len(errors)} error row(s).</p>")
-        if len(top):
-            parts.append(
-                _table(
-                    ["count", "message"], [[int(n), m] for m, n in top.items()], left=0
-                )
-            )
-    failed = grades[grades["parse_ok"] == False]  # noqa: E712 - a null parse_ok (an error row) is not a failure
-    if len(failed):
-        counts = (
-            failed.groupby(["grade_condition_id", "parse_error"])
-            .size()
-            .sort_values(ascending=False)
-            .head(20)
-        )
-        parts.append(
-            _table(
-                ["grade condition", "failure", "count"],
-                [[slugs.get(g, g), code, int(n)] for (g, code), n in counts.items()],
-                left=2,
-            )
-        )
-    else:
-        parts.append("<p>No parse failures.</p>")
-    return "".join(parts)
+    return "".join(
+        [
+            "<h2>Errors and parse failures</h2>",
+            _errors("generate", solutions),
+            _errors("grade", grades),
+            _parse_failures(grades, slugs),
+        ]
+    )
+
+
+def _errors(what: str, frame: pd.DataFrame) -> str:
+    """How many rows of a store have an error, and its ten commonest first lines."""
+    errors = frame[frame["error"].notna()]
+    messages = (
+        errors["error"].astype(str).str.strip().str.split("\n").str[0].str.slice(0, 160)
+    )
+    top = messages.value_counts().head(10)
+    counted = f"<p>{what}: {len(errors)} error row(s).</p>"
+    if not len(top):
+        return counted
+    rows = [[int(n), m] for m, n in top.items()]
+    return counted + _table(["count", "message"], rows, left=0)
+
+
+def _parse_failures(grades: pd.DataFrame, slugs: dict[str, str]) -> str:
+    """The twenty commonest (grade condition, failure) pairs."""
+    # a null parse_ok (an error row) is not a failure
+    failed = grades[grades["parse_ok"] == False]  # noqa: E712
+    if not len(failed):
+        return "<p>No parse failures.</p>"
+    counts = (
+        failed.groupby(["grade_condition_id", "parse_error"])
+        .size()
+        .sort_values(ascending=False)
+        .head(20)
+    )
+    return _table(
+        ["grade condition", "failure", "count"],
+        [[slugs.get(g, g), code, int(n)] for (g, code), n in counts.items()],
+        left=2,
+    )
 
 
 def _logs(study: Study) -> str:

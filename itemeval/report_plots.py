@@ -8,7 +8,7 @@ import pandas as pd
 
 from . import report_headline
 from .report_html import _num, _table, svg
-from .result_values import ResultsReport
+from .result_values import AgreementRow, Calibration, ResultsReport
 from .results import item_scores
 from .study import Study
 
@@ -75,6 +75,13 @@ def marginal_plots(results: ResultsReport, slugs: dict[str, str]) -> str:
     return "".join(parts)
 
 
+_AGREEMENT_HEADERS = [
+    *("A", "B", "n", "exact", "Spearman", "kappa (quadratic)", "alpha (interval)"),
+    *("bias A − B [95% CI]", "threshold"),
+    *("both pass", "A only", "B only", "both fail"),
+]
+
+
 def agreement(
     frame: pd.DataFrame, results: ResultsReport, slugs: dict[str, str]
 ) -> str:
@@ -85,43 +92,23 @@ def agreement(
         columns="grade_condition_id",
         values="score",
     )
+    rows = [_agreement_row(row, slugs) for row in results.agreement]
     parts = [
         "<h2>Grader agreement</h2>",
-        _table(
-            [
-                "A",
-                "B",
-                "n",
-                "exact",
-                "Spearman",
-                "kappa (quadratic)",
-                "alpha (interval)",
-                "bias A − B [95% CI]",
-                "threshold",
-                "both pass",
-                "A only",
-                "B only",
-                "both fail",
-            ],
-            [
-                [
-                    slugs[r.a],
-                    slugs[r.b],
-                    r.n,
-                    _num(r.exact),
-                    _num(r.spearman),
-                    _num(r.kappa_quadratic),
-                    _num(r.alpha_interval),
-                    f"{_num(r.bias)} [{_num(r.bias_ci_low)}, {_num(r.bias_ci_high)}]",
-                    _num(r.threshold, 2),
-                    *r.confusion.values(),
-                ]
-                for r in results.agreement
-            ],
-            left=2,
-        ),
+        _table(_AGREEMENT_HEADERS, rows, left=2),
     ]
     return "".join(parts + _pair_plots(wide, results, slugs))
+
+
+def _agreement_row(r: AgreementRow, slugs: dict[str, str]) -> list[object]:
+    return [
+        *(slugs[r.a], slugs[r.b], r.n),
+        *(_num(r.exact), _num(r.spearman)),
+        *(_num(r.kappa_quadratic), _num(r.alpha_interval)),
+        f"{_num(r.bias)} [{_num(r.bias_ci_low)}, {_num(r.bias_ci_high)}]",
+        _num(r.threshold, 2),
+        *r.confusion.values(),
+    ]
 
 
 def _pair_plots(
@@ -160,48 +147,42 @@ def _pair_plots(
 
 
 def reliability(results: ResultsReport, slugs: dict[str, str]) -> str:
+    rows = [
+        [
+            *(slugs[r.gen_condition_id], slugs[r.grade_condition_id], r.n),
+            *(_num(r.ece), _num(r.ece_equal_mass), _num(r.brier), _num(r.auc)),
+        ]
+        for r in results.calibration
+    ]
+    headers = ["solver", "scorer", "n", "ECE", "ECE (equal mass)", "Brier", "AUC"]
+    parts = ["<h2>Calibration</h2>", _table(headers, rows, left=2)]
+    parts += [_reliability_plot(row, slugs) for row in results.calibration[:12]]
+    return "".join(parts)
+
+
+def _reliability_plot(row: Calibration, slugs: dict[str, str]) -> str:
+    """Observed rate against predicted probability per bin, sized by its count."""
     import matplotlib.pyplot as plt
 
-    parts = [
-        "<h2>Calibration</h2>",
-        _table(
-            ["solver", "scorer", "n", "ECE", "ECE (equal mass)", "Brier", "AUC"],
-            [
-                [
-                    slugs[r.gen_condition_id],
-                    slugs[r.grade_condition_id],
-                    r.n,
-                    _num(r.ece),
-                    _num(r.ece_equal_mass),
-                    _num(r.brier),
-                    _num(r.auc),
-                ]
-                for r in results.calibration
-            ],
-            left=2,
-        ),
-    ]
-    for row in results.calibration[:12]:
-        figure, axes = plt.subplots(figsize=(3.6, 3.4))
-        points = row.reliability
-        axes.plot([0, 1], [0, 1], color="#999", linestyle="--", linewidth=1)
-        axes.scatter(
-            [p["predicted"] for p in points],
-            [p["observed"] for p in points],
-            s=[10 + 4 * p["count"] for p in points],
-            color="#c62828",
-            alpha=0.7,
-        )
-        axes.set_xlim(0, 1)
-        axes.set_ylim(0, 1)
-        axes.set_xlabel("predicted P(positive)", fontsize=8)
-        axes.set_ylabel("observed rate", fontsize=8)
-        axes.set_title(
-            f"{slugs[row.gen_condition_id]}\n{slugs[row.grade_condition_id]}",
-            fontsize=7,
-        )
-        parts.append(svg(figure))
-    return "".join(parts)
+    figure, axes = plt.subplots(figsize=(3.6, 3.4))
+    points = row.reliability
+    axes.plot([0, 1], [0, 1], color="#999", linestyle="--", linewidth=1)
+    axes.scatter(
+        [p["predicted"] for p in points],
+        [p["observed"] for p in points],
+        s=[10 + 4 * p["count"] for p in points],
+        color="#c62828",
+        alpha=0.7,
+    )
+    axes.set_xlim(0, 1)
+    axes.set_ylim(0, 1)
+    axes.set_xlabel("predicted P(positive)", fontsize=8)
+    axes.set_ylabel("observed rate", fontsize=8)
+    axes.set_title(
+        f"{slugs[row.gen_condition_id]}\n{slugs[row.grade_condition_id]}",
+        fontsize=7,
+    )
+    return svg(figure)
 
 
 def difficulty(study: Study, metadata: list[str], frame: pd.DataFrame) -> str:

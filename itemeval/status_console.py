@@ -14,7 +14,7 @@ from .tables import Column, count
 
 # the status module pulls in pandas, which `itemeval --help` must not wait for
 if TYPE_CHECKING:
-    from .status import StatusReport
+    from .status import GenerateRow, GradeRow, StatusReport
 
 
 def status_dict(report: StatusReport) -> dict[str, Any]:
@@ -25,54 +25,8 @@ def status_dict(report: StatusReport) -> dict[str, Any]:
         "items": len(study.items),
         "replications": study.replications,
         "datasets": [vars(d) for d in study.datasets],
-        "generate": [
-            {
-                "condition_id": row.condition.id,
-                "slug": row.condition.slug,
-                "model": row.condition.model,
-                "prompt": row.condition.prompt.ref,
-                "prompt_hash": row.condition.prompt.hash,
-                "model_config": row.condition.model_config_name,
-                "params": row.condition.params,
-                **{
-                    k: getattr(row, k)
-                    for k in (
-                        "cells",
-                        "done",
-                        "errors",
-                        "empty",
-                        "truncated",
-                        "missing",
-                        "usd",
-                    )
-                },
-            }
-            for row in report.generate
-        ],
-        "grade": [
-            {
-                "condition_id": row.condition.id,
-                "slug": row.condition.slug,
-                "kind": row.condition.kind,
-                "grader": row.condition.grader_name,
-                "grader_model": row.condition.grader_model,
-                "rubric": row.condition.rubric.ref if row.condition.rubric else None,
-                "scorer": row.condition.scorer,
-                **{
-                    k: getattr(row, k)
-                    for k in (
-                        "solutions",
-                        "done",
-                        "parse_failed",
-                        "stale",
-                        "errors",
-                        "pending",
-                        "usd",
-                    )
-                },
-            }
-            for row in report.grade
-        ],
+        "generate": [_generate_row(row) for row in report.generate],
+        "grade": [_grade_row(row) for row in report.grade],
         "spend_usd": {
             "generate": total_usd(row.usd for row in report.generate),
             "grade": total_usd(row.usd for row in report.grade),
@@ -81,6 +35,46 @@ def status_dict(report: StatusReport) -> dict[str, Any]:
         "running": report.running,
         "notes": list(report.notes),
         "warnings": list(study.warnings),
+    }
+
+
+_GENERATE_COUNTS = ("cells", "done", "errors", "empty", "truncated", "missing", "usd")
+_GRADE_COUNTS = (
+    "solutions",
+    "done",
+    "parse_failed",
+    "stale",
+    "errors",
+    "pending",
+    "usd",
+)
+
+
+def _generate_row(row: GenerateRow) -> dict[str, Any]:
+    condition = row.condition
+    return {
+        "condition_id": condition.id,
+        "slug": condition.slug,
+        "model": condition.model,
+        "prompt": condition.prompt.ref,
+        "prompt_hash": condition.prompt.hash,
+        "model_config": condition.model_config_name,
+        "params": condition.params,
+        **{k: getattr(row, k) for k in _GENERATE_COUNTS},
+    }
+
+
+def _grade_row(row: GradeRow) -> dict[str, Any]:
+    condition = row.condition
+    return {
+        "condition_id": condition.id,
+        "slug": condition.slug,
+        "kind": condition.kind,
+        "grader": condition.grader_name,
+        "grader_model": condition.grader_model,
+        "rubric": condition.rubric.ref if condition.rubric else None,
+        "scorer": condition.scorer,
+        **{k: getattr(row, k) for k in _GRADE_COUNTS},
     }
 
 
