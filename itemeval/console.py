@@ -161,23 +161,7 @@ def _print_stage_table(data: dict[str, Any], console: Console, *, ids: bool) -> 
     ]
     if not busy:
         return
-    columns = [
-        CONDITION,
-        *(
-            [Column("planned", count("planned"))]
-            if any(row["planned"] != row["rows"] for row in busy)
-            else []
-        ),
-        Column("rows", count("rows")),
-        Column("err", count("errors")),
-        *(
-            [Column("pfail", count("parse_failures"))]
-            if data["stage"] == "grade"
-            else []
-        ),
-        Column("cached", count("cache_hits")),
-        SPEND,
-    ]
+    columns = _stage_columns(busy, grade=data["stage"] == "grade")
     print_table(console, f"{data['stage']} — {data['study']}", columns, busy, ids=ids)
     idle = len(data["conditions"]) - len(busy)
     if idle:
@@ -193,6 +177,19 @@ def _print_stage_table(data: dict[str, Any], console: Console, *, ids: bool) -> 
                 markup=False,
                 highlight=False,
             )
+
+
+def _stage_columns(busy: list[dict[str, Any]], *, grade: bool) -> list[Column]:
+    short = any(row["planned"] != row["rows"] for row in busy)
+    return [
+        CONDITION,
+        *([Column("planned", count("planned"))] if short else []),
+        Column("rows", count("rows")),
+        Column("err", count("errors")),
+        *([Column("pfail", count("parse_failures"))] if grade else []),
+        Column("cached", count("cache_hits")),
+        SPEND,
+    ]
 
 
 def _print_frequent_errors(
@@ -231,6 +228,13 @@ def render_estimate(
             f"at most {_usd(totals['usd_ceiling'])}",
             highlight=False,
         )
+    _print_estimate_total(data, console)
+    for note in data["notes"]:
+        console.print(note, markup=False, highlight=False)
+
+
+def _print_estimate_total(data: dict[str, Any], console: Console) -> None:
+    """The total's calls and cost, with its interval and batch prices when known."""
     total = data["total"]
     interval = (
         f" (95%: {_usd(total['usd_low'])} to {_usd(total['usd_high'])}, from "
@@ -251,8 +255,6 @@ def render_estimate(
             f"{_usd(total['usd_live_expected'])} live",
             highlight=False,
         )
-    for note in data["notes"]:
-        console.print(note, markup=False, highlight=False)
 
 
 _ESTIMATE = (

@@ -60,42 +60,57 @@ def _condition_items(
     scores = frame.pivot_table(
         index="item_id", columns="gen_condition_id", values="score", aggfunc="mean"
     )
-    responses = frame.pivot_table(
-        index="item_id", columns=["gen_condition_id", "epoch"], values="score"
-    ).reindex(scores.index)
-    matrix = scores.to_numpy(dtype=float)
-    difficulty = ia.difficulty(matrix)
-    discrimination = ia.discrimination(matrix)
-    silent = ia.no_signal(matrix)
-    nothing = np.full(len(matrix), np.nan)
-    irt_a, irt_b = (
-        ia.irt_2pl(responses.to_numpy(dtype=float)) if irt else (nothing, nothing)
-    )
+    figures = _item_figures(frame, scores, irt=irt)
     agreed = _consensus(frame)
     rows = []
     for i, item_id in enumerate(scores.index):
         found = agreed.get(item_id, ia.Consensus(None, np.nan, 0, False))
         raised = ia.flags(
             suspect=ia.suspect_target(found),
-            silent=bool(silent[i]),
-            discriminates=discrimination[i],
+            silent=bool(figures["silent"][i]),
+            discriminates=figures["discrimination"][i],
         )
         rows.append(
             {
                 "grade_condition_id": grade_id,
                 "item_id": item_id,
-                "difficulty": difficulty[i],
-                "discrimination": discrimination[i],
-                "irt_a": irt_a[i],
-                "irt_b": irt_b[i],
+                **{key: figures[key][i] for key in _FIGURES},
                 "flags": list(raised),
-                "conditions": int((~np.isnan(matrix[i])).sum()),
+                "conditions": int(figures["conditions"][i]),
                 "consensus_answer": found.answer,
                 "consensus_share": found.share,
                 "target": targets.get(item_id),
             }
         )
     return rows
+
+
+_FIGURES = ("difficulty", "discrimination", "irt_a", "irt_b")
+"""An item's figures in the order its row shows them."""
+
+
+def _item_figures(
+    frame: pd.DataFrame, scores: pd.DataFrame, *, irt: bool
+) -> dict[str, np.ndarray]:
+    """Per item (the rows of `scores`, item × generate condition): difficulty,
+    discrimination, the 2PL IRT parameters (NaN unless `irt`), whether it carries no
+    signal, and how many conditions scored it."""
+    responses = frame.pivot_table(
+        index="item_id", columns=["gen_condition_id", "epoch"], values="score"
+    ).reindex(scores.index)
+    matrix = scores.to_numpy(dtype=float)
+    nothing = np.full(len(matrix), np.nan)
+    irt_a, irt_b = (
+        ia.irt_2pl(responses.to_numpy(dtype=float)) if irt else (nothing, nothing)
+    )
+    return {
+        "difficulty": ia.difficulty(matrix),
+        "discrimination": ia.discrimination(matrix),
+        "irt_a": irt_a,
+        "irt_b": irt_b,
+        "silent": ia.no_signal(matrix),
+        "conditions": (~np.isnan(matrix)).sum(axis=1),
+    }
 
 
 def _consensus(frame: pd.DataFrame) -> dict[str, ia.Consensus]:

@@ -67,22 +67,7 @@ class RunProgress:
         self.usd: float | None = 0.0
         self._stage = stage
         self._summary = f"{stage}: {self._note()}"
-        # Designed for 80 columns: a name of at least 26, a 14-wide bar, done/total,
-        # rate and ETA on each row (at most 77 with 5-digit counts; the name takes what
-        # is left, _name_width), and the spend and errors on a line of their own above
-        # them, so nothing is cut at 80.
-        self._progress = _NotedProgress(
-            lambda: self._summary,
-            TextColumn("{task.description}", table_column=_fixed()),
-            BarColumn(bar_width=14, table_column=_fixed()),
-            MofNCompleteColumn(table_column=_fixed()),
-            _RateColumn(table_column=_fixed()),
-            TextColumn("eta", table_column=_fixed()),
-            TimeRemainingColumn(table_column=_fixed()),
-            console=console,
-            refresh_per_second=4,
-            transient=False,
-        )
+        self._progress = self._display(console)
         name_width = _name_width(console.width, planned, slugs)
         self._total = self._progress.add_task(
             _short(f"{stage} cells", name_width + 2),
@@ -99,6 +84,24 @@ class RunProgress:
                         total=count,
                         completed=done.get(condition_id, 0),
                     )
+
+    def _display(self, console: Console) -> _NotedProgress:
+        # Designed for 80 columns: a name of at least 26, a 14-wide bar, done/total,
+        # rate and ETA on each row (at most 77 with 5-digit counts; the name takes what
+        # is left, _name_width), and the spend and errors on a line of their own above
+        # them, so nothing is cut at 80.
+        return _NotedProgress(
+            lambda: self._summary,
+            TextColumn("{task.description}", table_column=_fixed()),
+            BarColumn(bar_width=14, table_column=_fixed()),
+            MofNCompleteColumn(table_column=_fixed()),
+            _RateColumn(table_column=_fixed()),
+            TextColumn("eta", table_column=_fixed()),
+            TimeRemainingColumn(table_column=_fixed()),
+            console=console,
+            refresh_per_second=4,
+            transient=False,
+        )
 
     def __enter__(self) -> RunProgress:
         self._progress.start()  # something is on screen before the first call returns

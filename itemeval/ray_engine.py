@@ -107,36 +107,13 @@ def _run_on_ray(
     ray = require_ray()
     started_here = not ray.is_initialized()
     if started_here:
-        address = address or os.environ.get("RAY_ADDRESS")
-        # Without an address Ray starts on this machine; keep it on loopback, nothing
-        # else needs to reach it.
-        local = (
-            {}
-            if address
-            else {"_node_ip_address": "127.0.0.1", "include_dashboard": False}
-        )
-        ray.init(
-            address=address,
-            namespace=f"itemeval-{secrets.token_hex(4)}",
-            log_to_driver=False,
-            configure_logging=False,
-            **local,
-        )
+        _start_ray(ray, address or os.environ.get("RAY_ADDRESS"))
     try:
         env = {
             "RAY_ADDRESS": ray.get_runtime_context().gcs_address,
             LAUNCHER_ENV: own_token(),  # shards run under this launcher's study lock
         }
-        book = None
-        if max_usd is not None:
-            namespace = ray.get_runtime_context().namespace
-            name = f"itemeval-budget-{secrets.token_hex(4)}"
-            book = (
-                ray.remote(num_cpus=0)(BudgetBook)
-                .options(name=name, namespace=namespace)
-                .remote(max_usd, max_usd / (shards * CHUNKS_PER_SHARD))
-            )
-            env[LEASE_ENV] = f"{namespace}/{name}"
+        book = _budget_book(ray, max_usd, shards, env)
         task = ray.remote(run_shard).options(
             max_retries=RETRIES,
             retry_exceptions=[ShardFailed],
@@ -155,6 +132,38 @@ def _run_on_ray(
     finally:
         if started_here:
             ray.shutdown()
+
+
+def _start_ray(ray: Any, address: str | None) -> None:
+    # Without an address Ray starts on this machine; keep it on loopback, nothing
+    # else needs to reach it.
+    local = (
+        {} if address else {"_node_ip_address": "127.0.0.1", "include_dashboard": False}
+    )
+    ray.init(
+        address=address,
+        namespace=f"itemeval-{secrets.token_hex(4)}",
+        log_to_driver=False,
+        configure_logging=False,
+        **local,
+    )
+
+
+def _budget_book(
+    ray: Any, max_usd: float | None, shards: int, env: dict[str, str]
+) -> Any:
+    """Under a cap, the named actor the shards lease spend from (its name in `env`);
+    None without one."""
+    if max_usd is None:
+        return None
+    namespace = ray.get_runtime_context().namespace
+    name = f"itemeval-budget-{secrets.token_hex(4)}"
+    env[LEASE_ENV] = f"{namespace}/{name}"
+    return (
+        ray.remote(num_cpus=0)(BudgetBook)
+        .options(name=name, namespace=namespace)
+        .remote(max_usd, max_usd / (shards * CHUNKS_PER_SHARD))
+    )
 
 
 def _wait(ray: Any, refs: dict[int, Any]) -> tuple[dict[int, dict[str, Any]], bool]:

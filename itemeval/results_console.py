@@ -141,7 +141,13 @@ def render_metrics(
         ],
         named=False,
     )
-    names = _cell_names(results)
+    _metric_differences(console, results, pairs, [*columns[:2], *numbers])
+
+
+def _metric_differences(
+    console: Console, results: ResultsReport, pairs: list[Row], columns: list[Column]
+) -> None:
+    """`--compare A B`: each metric's A − B, the pair named by its cells' facets."""
     per_grade(
         console,
         results,
@@ -150,11 +156,10 @@ def render_metrics(
             f"{slug}: metrics A − B, 95% CI (paired item bootstrap, Holm-adjusted p)"
         ),
         [
-            *_pair_columns(names),
-            columns[0],
-            columns[1],
+            *_pair_columns(_cell_names(results)),
+            *columns[:2],
             Column("A − B", lambda row: _num(field(row, "value")), min_width=6),
-            *numbers,
+            *columns[2:],
             Column("p adj", lambda row: _p(row.p_adjusted), min_width=6),
         ],
         named=False,

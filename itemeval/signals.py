@@ -18,9 +18,12 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import EXIT_INTERRUPTED
+
+if TYPE_CHECKING:  # asyncio loads at first use (start-up time)
+    from asyncio import AbstractEventLoop
 
 DRAIN_S = 10.0
 """After a first signal, how long calls in flight may take to return before the eval
@@ -133,18 +136,29 @@ def watch_interrupts() -> None:
         return
     import asyncio  # only inside an eval: a command that runs none never loads it
 
-    loop = asyncio.get_running_loop()
-    cancelled = False
+    handler = _DrainingHandler(asyncio.get_running_loop(), current)
+    _cancel = handler.cancel
+    signal.signal(signal.SIGINT, handler)
 
-    def cancel() -> None:
-        nonlocal cancelled
-        if not cancelled:
-            cancelled = True
+
+class _DrainingHandler:
+    """The SIGINT handler watch_interrupts puts over the event loop's (`current`)."""
+
+    itemeval_watching = True
+    """Marks the handler as ours: a second watch_interrupts leaves it in place."""
+
+    def __init__(self, loop: AbstractEventLoop, current: Any) -> None:
+        self.loop, self.current = loop, current
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        if not self.cancelled:
+            self.cancelled = True
             _hard_stop_later()
-            if callable(current):
-                current(signal.SIGINT, None)
+            if callable(self.current):
+                self.current(signal.SIGINT, None)
 
-    def on_interrupt(number: int, frame: FrameType | None) -> Any:
+    def __call__(self, number: int, frame: FrameType | None) -> Any:
         first = not _stop.is_set()
         _stop.set()
         wait = drain_seconds() if _drain else 0.0
@@ -153,21 +167,18 @@ def watch_interrupts() -> None:
             # a signal handler, the timer is not seen while the loop sleeps in its
             # selector with no deadline (every call held by the provider), and the
             # eval never stops
-            loop.call_soon_threadsafe(loop.call_later, wait, cancel)
+            self.loop.call_soon_threadsafe(self.loop.call_later, wait, self.cancel)
             _say(
                 f"stopping: no new calls; waiting up to {wait:g} s for "
                 f"{_in_flight} call(s) in flight to return "
                 "(interrupt again to stop now)"
             )
             return None
-        if first or cancelled or not callable(current):
-            cancel()
+        if first or self.cancelled or not callable(self.current):
+            self.cancel()
             return None
-        return current(number, frame)  # a further signal: the loop's own escalation
-
-    on_interrupt.itemeval_watching = True  # type: ignore[attr-defined]
-    _cancel = cancel
-    signal.signal(signal.SIGINT, on_interrupt)
+        # a further signal: the loop's own escalation
+        return self.current(number, frame)
 
 
 @contextlib.contextmanager
