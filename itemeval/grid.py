@@ -12,7 +12,13 @@ from .config import Grader, ModelConfigFacet, ScorerEntry, Solvers, StudyConfig
 from .errors import ConfigError
 from .hashing import canonical_json, condition_id, sha256_hex, slug_part
 from .judge import FORMAT_SUFFIX_VERSION
-from .records import SAMPLING_PARAM_NAMES, GenerateCondition, GradeCondition, Template
+from .records import (
+    SAMPLING_PARAM_NAMES,
+    GenerateCondition,
+    GradeCondition,
+    Template,
+    panel,
+)
 from .reference import check_reference
 from .scorers.base import ScorerSpec
 from .scorers.registry import canonical_name, resolve, validate_scorer_params
@@ -207,11 +213,6 @@ def _scorer_condition(
     slug = f"scorer_{slug_part(name)}" + _params_suffix(name, params, config_dir)
     if entry.reference:
         slug += f"-ref-{slug_part(entry.reference)}"
-    models = (
-        ([params["model"]] if isinstance(params["model"], str) else params["model"])
-        if graded
-        else []
-    )
     return GradeCondition(
         id=condition_id(slug, payload),
         slug=slug,
@@ -221,7 +222,7 @@ def _scorer_condition(
         scorer_params=params,
         reference=entry.reference,
         grader_name=name if graded else None,
-        grader_model=",".join(models) or None,
+        grader_model=panel(params["model"]) if graded else None,
     )
 
 

@@ -163,6 +163,15 @@ GradeKind = Literal[
 """What grades a solution (the stored `grade_kind` column); `human` is one rater's
 labels (itemeval.labels)."""
 
+PANEL_SEPARATOR = ","
+"""A panel's models in `grader_model` (the stored column): joined by this, read back
+as a tuple by GradeCondition.models."""
+
+
+def panel(models: str | list[str] | tuple[str, ...]) -> str | None:
+    """`grader_model` of a grader model or a panel of them; None for none."""
+    return PANEL_SEPARATOR.join([models] if isinstance(models, str) else models) or None
+
 
 @dataclass(frozen=True)
 class GradeCondition:
@@ -193,7 +202,7 @@ class GradeCondition:
     def models(self) -> tuple[str, ...]:
         """The models it calls: a judge's grader model, every model of a model-graded
         scorer's panel; none for a verifiable scorer."""
-        return tuple(m for m in (self.grader_model or "").split(",") if m)
+        return tuple(m for m in (self.grader_model or "").split(PANEL_SEPARATOR) if m)
 
     @property
     def is_verifiable(self) -> bool:
