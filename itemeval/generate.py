@@ -4,7 +4,6 @@ upsert one row per cell."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 import pandas as pd
@@ -15,15 +14,15 @@ from .cache_lookup import cached_sample_ids  # noqa: I001
 from .cost import EstimateLine, lines_for_specs
 from .generate_tasks import call_config, task_specs
 from .grid import generated, select
-from .hashing import canonical_json, text_hash
 from .outcomes import ConditionRun, SampleResult, StageResult
 from .paths import StudyPaths
 from .pricing import PriceTable, call_usd, format_usd, total_usd
 from .providers import check_providers
-from .records import SAMPLING_PARAMS, GenerateCondition, Item, TaskSpec
+from .records import GenerateCondition, Item, TaskSpec
 from .run import Run, open_run
 from .run_setting import RunSetting, run_setting
 from .runner import RowSink
+from .solution_rows import solution_row
 from .stage_options import Ask, StageOptions, Tell
 from .stage_plan import StagePlan
 from .state import (
@@ -107,65 +106,6 @@ def shard_cells(
 
 
 # ---- persist: a finished sample -> a store row ---------------------------------------
-
-
-def solution_row(
-    condition: GenerateCondition,
-    item: Item,
-    epoch: int,
-    result: SampleResult,
-    *,
-    run_id: str,
-    usd: float | None,
-) -> dict[str, Any]:
-    """One solutions.parquet row from what inspect reported for a cell."""
-    return {
-        "condition_id": condition.id,
-        "condition_slug": condition.slug,
-        "item_id": item.id,
-        "dataset_id": item.dataset_id,
-        "dataset_revision": item.dataset_revision,
-        "epoch": epoch,
-        "model": condition.model,
-        "prompt_name": condition.prompt.ref,
-        "prompt_hash": condition.prompt.hash,
-        "model_config_name": condition.model_config_name,
-        **_sampling(condition.params, result.effective_config),
-        **_reply(result),
-        "usd": usd,
-        "cache_hit": result.cache_hit,
-        "latency_s": result.latency_s,
-        "run_id": run_id,
-        "log_file": result.log_file,
-        "sample_uuid": result.uuid,
-        "created_at": datetime.now(timezone.utc).isoformat(),
-    }
-
-
-def _sampling(requested: dict[str, Any], effective: dict[str, Any]) -> dict[str, Any]:
-    """The sampling parameters the condition asked for, and those inspect sent."""
-    return {
-        **{param.column: requested.get(param.name) for param in SAMPLING_PARAMS},
-        **{
-            f"effective_{param.column}": effective.get(param.name)
-            for param in SAMPLING_PARAMS
-        },
-        "effective_config": canonical_json(effective) if effective else None,
-    }
-
-
-def _reply(result: SampleResult) -> dict[str, Any]:
-    """The model's reply: its text, how it stopped, its logprobs, error and usage."""
-    text = result.completion
-    return {
-        "solution": text,
-        "solution_hash": text_hash(text),
-        "blank": result.error is None and not (text or "").strip(),
-        "stop_reason": result.stop_reason,
-        "logprobs": result.logprobs,
-        "error": result.error,
-        **result.usage,
-    }
 
 
 def _sink(items: list[Item], conditions: list[GenerateCondition], run: Run) -> RowSink:
@@ -275,10 +215,7 @@ def plan(
     if conditions is None:
         conditions = select(generated(given.conditions), list(options.conditions))
     paths = given.setting.paths
-    force = options.force or options.fresh
-    cells = plan_cells(given.stored, conditions, items, force=force)
-    if options.shard is not None:
-        cells = shard_cells(paths, conditions, cells, options.shard)
+    cells = _cells(given, options, conditions, items)
     specs = task_specs(
         given.setting.items,
         conditions,
@@ -299,6 +236,21 @@ def plan(
         notes=tuple(_superseded(given, conditions)),
         providers=tuple(c.model for c in conditions),
     )
+
+
+def _cells(
+    given: GenerateInputs,
+    options: StageOptions,
+    conditions: list[GenerateCondition],
+    items: list[Item],
+) -> pd.DataFrame:
+    """The cells to run: the missing ones (every one, with --force or --fresh); a
+    shard's own part only."""
+    force = options.force or options.fresh
+    cells = plan_cells(given.stored, conditions, items, force=force)
+    if options.shard is None:
+        return cells
+    return shard_cells(given.setting.paths, conditions, cells, options.shard)
 
 
 def _lines(

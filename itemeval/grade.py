@@ -13,6 +13,7 @@ from .cache_lookup import cached_sample_ids  # noqa: I001
 from .cascade_grade import settle_cascades, write_settled
 from .cost import (
     EstimateLine,
+    ObservedLengths,
     estimate_tokens,
     line_for,
     lines_for_specs,
@@ -122,28 +123,7 @@ def estimate_lines(
     )
     by_id = {c.id: c for c in grade}
     for spec in (s for s in specs if s.scorer is not None):
-        condition = by_id[spec.name]
-        tokens = sum(
-            estimate_tokens(
-                f"{cell.prompt}\n{cell.metadata['solution']}\n{cell.metadata['targets']}"
-            )
-            + MODEL_GRADED_TEMPLATE_TOKENS
-            for cell in spec.cells
-        )
-        for model in condition.models:
-            lines.append(
-                line_for(
-                    "grade",
-                    condition.id,
-                    condition.slug,
-                    model,
-                    calls=len(spec.cells),
-                    input_tokens=tokens,
-                    max_tokens=spec.config.get("max_tokens"),
-                    observed=observed,
-                    prices=prices,
-                )
-            )
+        lines += _model_graded_lines(by_id[spec.name], spec, observed, prices)
     for condition in (c for c in grade if c.is_verifiable):
         lines.append(
             scorer_line(
@@ -151,6 +131,37 @@ def estimate_lines(
             )
         )
     return merge_lines(lines)
+
+
+def _model_graded_lines(
+    condition: GradeCondition,
+    spec: TaskSpec,
+    observed: ObservedLengths,
+    prices: PriceTable,
+) -> list[EstimateLine]:
+    """A model-graded scorer's task, a line per model of its panel: each reads the
+    question, the solution and the target in its template."""
+    tokens = sum(
+        estimate_tokens(
+            f"{cell.prompt}\n{cell.metadata['solution']}\n{cell.metadata['targets']}"
+        )
+        + MODEL_GRADED_TEMPLATE_TOKENS
+        for cell in spec.cells
+    )
+    return [
+        line_for(
+            "grade",
+            condition.id,
+            condition.slug,
+            model,
+            calls=len(spec.cells),
+            input_tokens=tokens,
+            max_tokens=spec.config.get("max_tokens"),
+            observed=observed,
+            prices=prices,
+        )
+        for model in condition.models
+    ]
 
 
 def run_grade(

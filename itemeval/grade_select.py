@@ -39,21 +39,7 @@ def select_grade(
         + extra_pairwise(study.loaded, study.generate, judge_names)
     )
     if options.graders or options.rubrics:
-        grade = [
-            c
-            for c in grade
-            if not c.is_verifiable
-            and (not options.graders or _graded_by(c, options.graders))
-            and (
-                not options.rubrics
-                or (c.rubric is not None and c.rubric.ref in options.rubrics)
-            )
-        ]
-        if not grade:
-            raise ConfigError(
-                f"no judge condition matches --grader {list(options.graders)} "
-                f"--rubric {list(options.rubrics)}"
-            )
+        grade = _judges(grade, options.graders, options.rubrics)
     gen_selectors, grade_selectors = _split_selectors(
         study.generate, grade, list(options.conditions)
     )
@@ -63,6 +49,25 @@ def select_grade(
         [c for c in grade if not c.is_pairwise],
         [c for c in grade if c.is_pairwise],
     )
+
+
+def _judges(
+    grade: list[GradeCondition], graders: tuple[str, ...], rubrics: tuple[str, ...]
+) -> list[GradeCondition]:
+    """The judge conditions --grader and --rubric name; refuses when none is."""
+    grade = [
+        c
+        for c in grade
+        if not c.is_verifiable
+        and (not graders or _graded_by(c, graders))
+        and (not rubrics or (c.rubric is not None and c.rubric.ref in rubrics))
+    ]
+    if not grade:
+        raise ConfigError(
+            f"no judge condition matches --grader {list(graders)} "
+            f"--rubric {list(rubrics)}"
+        )
+    return grade
 
 
 def _graded_by(condition: GradeCondition, names: list[str] | tuple[str, ...]) -> bool:

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ConfigError
-from .generate import solution_row
 from .imported import KIND, newest_rows, record_imports
 from .inspect_logs import LogImport, log_files, read_log
 from .items_store import store_items
@@ -14,6 +13,7 @@ from .manifest import new_run_id, start_manifest
 from .paths import StudyPaths
 from .pricing import call_usd, load_prices
 from .recovery import locked
+from .solution_rows import solution_row
 from .store import read_store, upsert
 from .study import Study
 

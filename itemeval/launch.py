@@ -13,7 +13,6 @@ command) exits 5 naming it. Shards need no lock.
 from __future__ import annotations
 
 import contextlib
-import signal
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,6 +22,7 @@ from . import generate, grade, plan
 from .errors import EXIT_BUDGET, ConfigError, StudyLocked
 from .generate import GenerateOptions
 from .grade import GradeOptions
+from .launch_pool import run_pool
 from .launch_progress import ShardWatch
 from .outcomes import StageResult
 from .paths import StudyPaths
@@ -32,12 +32,7 @@ from .recovery import commit_parts
 from .run import FINISH_NOTE, Run, open_run
 from .run_setting import run_setting
 from .shard_runs import (
-    RETRIES,
     SIGNALLED,
-    ShardProcess,
-    itemeval_command,
-    shard_outcome,
-    usd_arg,
 )
 from .signals import drain_seconds
 from .stage_options import Ask, StageOptions, Tell
@@ -138,7 +133,7 @@ def _run_all(
                 gpus_per_shard=options.gpus_per_shard,
             )
         logs = paths.root / "logs" / "launch" / run.run_id
-        return _run_shards(options, caps, logs, tell)
+        return run_pool(shard_args(options), options.shards, caps, logs, tell)
 
 
 def _counter(result: StageResult, stage: str) -> Callable[[str, dict[str, Any]], None]:
@@ -317,67 +312,6 @@ def shard_args(options: LaunchOptions) -> list[str]:
             for value in values:
                 args += [flag, value]
     return args
-
-
-def _command(options: LaunchOptions, index: int, cap: float | None) -> list[str]:
-    return itemeval_command(
-        [
-            *shard_args(options),
-            "--shard",
-            f"{index}/{options.shards}",
-            *(usd_arg(cap) if cap is not None else []),
-        ]
-    )
-
-
-def _run_shards(
-    options: LaunchOptions, caps: dict[int, float | None], logs: Path, tell: Tell | None
-) -> tuple[dict[int, dict[str, Any]], bool]:
-    """Start every shard, wait for all, retry a failed one; (outcomes, whether the
-    launcher was interrupted).
-
-    Shards run in sessions of their own, so a terminal's Ctrl-C reaches only the
-    launcher, which passes one SIGINT on: each shard then stops the way a single
-    generate does (no new call, calls in flight kept). Each attempt's stdout and stderr
-    stay in `logs` (`shard-K-of-N-attempt-A.out|err`).
-    """
-    tries = dict.fromkeys(caps, 0)
-
-    def start(k: int) -> ShardProcess:
-        return ShardProcess.start(
-            _command(options, k, caps[k]),
-            logs,
-            f"shard-{k}-of-{options.shards}-attempt-{tries[k] + 1}",
-        )
-
-    procs = {k: start(k) for k in caps}
-    outcomes: dict[int, dict[str, Any]] = {}
-    try:
-        while procs:
-            k, proc = next(iter(procs.items()))
-            outcome = shard_outcome(*proc.wait())
-            del procs[k]
-            if not (outcome["retry"] and tries[k] < RETRIES):
-                outcomes[k] = outcome
-                continue
-            tries[k] += 1
-            if tell is not None:
-                tell(
-                    f"shard {k}/{options.shards} failed "
-                    f"({outcome['message']}); running it again"
-                )
-            procs[k] = start(k)
-    except KeyboardInterrupt:
-        return {**outcomes, **_interrupt(procs)}, True
-    return outcomes, False
-
-
-def _interrupt(procs: dict[int, ShardProcess]) -> dict[int, dict[str, Any]]:
-    """One SIGINT passed on to every running shard; their outcomes once they
-    stopped."""
-    for proc in procs.values():
-        proc.proc.send_signal(signal.SIGINT)
-    return {k: shard_outcome(*proc.wait()) for k, proc in procs.items()}
 
 
 def _combine(result: StageResult, outcomes: dict[int, dict[str, Any]]) -> None:

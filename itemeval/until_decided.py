@@ -26,7 +26,7 @@ from .generate import GenerateOptions, run_generate
 from .grade import GradeOptions, run_grade
 from .manifest import new_run_id, start_manifest
 from .outcomes import StageResult
-from .records import Item
+from .records import GenerateCondition, Item
 from .run import Ask, Tell
 from .sizing import deciding_condition, pick
 from .study import Study
@@ -102,10 +102,7 @@ def run_until_decided(
 ) -> SequentialResult:
     check(options)
     grader = deciding_condition(study.grade, verifiable_only=True)
-    a = pick(study.generate, options.pair[0], "--until-decided")
-    b = pick(study.generate, options.pair[1], "--until-decided")
-    if a == b:
-        raise ConfigError("--until-decided: name two different generate conditions")
+    a, b = _pair(study.generate, options.pair)
     order = item_order(study.items, options.seed, options.max_items)
     result = SequentialResult(study.config.study, a, b, grader.id, items_cap=len(order))
     estimate = _gate(study, options, order, (a, b), ask, tell)
@@ -139,6 +136,17 @@ def run_until_decided(
         sequential=result.as_dict(),
     )
     return result
+
+
+def _pair(
+    conditions: list[GenerateCondition], pair: tuple[str, str]
+) -> tuple[str, str]:
+    """The ids of the two generate conditions --until-decided names."""
+    a = pick(conditions, pair[0], "--until-decided")
+    b = pick(conditions, pair[1], "--until-decided")
+    if a == b:
+        raise ConfigError("--until-decided: name two different generate conditions")
+    return a, b
 
 
 def _gate(
@@ -180,8 +188,7 @@ def _round(
     )
     result.usd = _add_usd(result.usd, generated)
     runs = [generated.run_id]
-    if generated.outcome != "completed":
-        result.outcome, result.exit_code = generated.outcome, generated.exit_code
+    if _stopped(generated, result):
         return generated
     graded = run_grade(
         sub,
@@ -190,8 +197,7 @@ def _round(
         ),
     )
     runs.append(graded.run_id)
-    if graded.outcome != "completed":
-        result.outcome, result.exit_code = graded.outcome, graded.exit_code
+    if _stopped(graded, result):
         return graded
     found = sequential.look(
         differences(_scores(study, result), result, items),
@@ -204,6 +210,15 @@ def _round(
         {**asdict(found), "items_asked": len(items), "runs": [r for r in runs if r]}
     )
     return None
+
+
+def _stopped(stage: StageResult, result: SequentialResult) -> bool:
+    """Whether a round's stage did not complete, which ends the loop with its
+    outcome."""
+    if stage.outcome == "completed":
+        return False
+    result.outcome, result.exit_code = stage.outcome, stage.exit_code
+    return True
 
 
 def _add_usd(total: float | None, stage: StageResult) -> float | None:
