@@ -11,6 +11,10 @@ is not written in the call (`plan.run()`) are not followed, so the counts are a 
 
 Issue 25's baseline (c99c79f, counted by this script): generate 19 calls / 14
 functions, grade 26 / 21, estimate 38 / 27; the issue's own count was 23, 34, 38+.
+Once a run and each stage took the study resolved once at the command (RunSetting,
+GenerateInputs, GradeInputs): generate 6 / 5, grade 9 / 8, estimate 15 / 11, from 12,
+14 and 22 calls just before; generate with the --until-decided loop (no `--without`):
+40 -> 27 calls.
 
     python benchmarks/walks.py [-v] [--without MODULE:FUNCTION ...] [generate ...]
 
