@@ -1,5 +1,11 @@
 """`launch --engine local`: the shards as a pool of processes on this machine, each
-retried once if it fails."""
+retried once if it fails.
+
+Shards run in sessions of their own, so a terminal's Ctrl-C reaches only the launcher,
+which passes one SIGINT on: each shard then stops the way a single generate does (no
+new call, calls in flight kept). Each attempt's stdout and stderr stay in the
+launch's logs (`shard-K-of-N-attempt-A.out|err`).
+"""
 
 from __future__ import annotations
 
@@ -29,21 +35,12 @@ def run_pool(
     tell: Callable[[str], None] | None,
 ) -> tuple[dict[int, dict[str, Any]], bool]:
     """Start every shard (`itemeval ARGS --shard K/N`, with its cap), wait for all,
-    retry a failed one; (outcomes, whether the launcher was interrupted).
-
-    Shards run in sessions of their own, so a terminal's Ctrl-C reaches only the
-    launcher, which passes one SIGINT on: each shard then stops the way a single
-    generate does (no new call, calls in flight kept). Each attempt's stdout and stderr
-    stay in `logs` (`shard-K-of-N-attempt-A.out|err`).
-    """
+    retry a failed one; (outcomes, whether the launcher was interrupted)."""
     tries = dict.fromkeys(caps, 0)
 
     def start(k: int) -> ShardProcess:
-        return ShardProcess.start(
-            _command(args, k, shards, caps[k]),
-            logs,
-            f"shard-{k}-of-{shards}-attempt-{tries[k] + 1}",
-        )
+        name = f"shard-{k}-of-{shards}-attempt-{tries[k] + 1}"
+        return ShardProcess.start(_command(args, k, shards, caps[k]), logs, name)
 
     procs = {k: start(k) for k in caps}
     outcomes: dict[int, dict[str, Any]] = {}
