@@ -1,5 +1,5 @@
 """Cascade grade conditions: cheap verifiable scorers first, a judge only on the
-solutions they leave undecided (SPEC §23).
+solutions they leave undecided (README "A judge only where the scorers cannot decide").
 
 The semantics are inspect-ai's `cascade()` scorer (inspect_ai/scorer/_cascade.py):
 stages run in order and the first whose verdict *settles* the solution decides it; a

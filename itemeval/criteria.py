@@ -1,5 +1,5 @@
 """Scores with several named criteria: a rubric's `criteria:` front matter, the judge's
-reply shape for it, and the per-criterion values a grade keeps (SPEC §20).
+reply shape for it, and the per-criterion values a grade keeps.
 
 Criterion values live in the grade row's `score_metadata` JSON under `criteria`, so a
 grade stays one row of the existing store (no schema change for local or Delta stores);

@@ -1,19 +1,21 @@
 """The sentence `results` and the report open with, per grade condition: which
 generate condition scored best and whether its lead over the next one is more than
 chance (the paired difference on the items both have, its 95% CI and the p-value
-Holm-adjusted over the headlines), or that no difference is detectable.
+Holm-adjusted over every pair of that grade condition's conditions), or that no
+difference is detectable.
 
-Higher scores are taken as better. The two compared are chosen by their means, so the
-p-value of a lead is a little optimistic with many conditions; a pre-registered pair
-is `results --compare A B`.
+Higher scores are taken as better. The two compared are chosen by their means, which
+is why the p-value is adjusted as if every pair had been compared: with k conditions
+the lead is one of k(k-1)/2 comparisons. A pre-registered pair is `results --compare
+A B`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import combinations
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from . import stats
@@ -30,16 +32,13 @@ def headlines(
 ) -> list[dict[str, Any]]:
     """One row per grade condition with a scored cell: the best generate condition,
     the next, their paired difference and the sentence that says it."""
-    rows = [
-        row
-        for grader in grade
-        if (row := _lead(item_scores, cells, grader.id)) is not None
-    ]
-    adjusted = stats.holm([row["p"] for row in rows])
-    for row, p in zip(rows, adjusted):
-        row["p_adjusted"] = p
-        row["detectable"] = bool(p == p and p < ALPHA)
-        row["text"] = sentence(row, names, {c.id: c.slug for c in grade})
+    slugs = {c.id: c.slug for c in grade}
+    rows = []
+    for grader in grade:
+        row = _lead(item_scores, cells, grader.id)
+        if row is not None:
+            row["text"] = sentence(row, names, slugs)
+            rows.append(row)
     return rows
 
 
@@ -52,12 +51,45 @@ def _lead(
     )
     if len(ranked) < 2:
         return _row(grade_id, ranked[0], None, None) if ranked else None
+    wide = _wide(item_scores, grade_id, [c["gen_condition_id"] for c in ranked])
     best, runner_up = ranked[0], ranked[1]
-    result = stats.paired(*_paired_scores(item_scores, grade_id, best, runner_up))
+    result = _paired(wide, best, runner_up)
     if result.diff < 0:  # behind on the items both have (a tie, or fewer items)
         best, runner_up = runner_up, best
-        result = stats.paired(*_paired_scores(item_scores, grade_id, best, runner_up))
-    return _row(grade_id, best, runner_up, result)
+        result = _paired(wide, best, runner_up)
+    row = _row(grade_id, best, runner_up, result)
+    row["pairs"] = len(ranked) * (len(ranked) - 1) // 2
+    lead = (best["gen_condition_id"], runner_up["gen_condition_id"])
+    row["p_adjusted"] = _adjusted(wide, lead, row["pairs"])
+    row["detectable"] = bool(row["p_adjusted"] < ALPHA)
+    return row
+
+
+def _wide(item_scores: pd.DataFrame, grade_id: str, gen_ids: list[str]):
+    """Item scores of one grade condition: a column per generate condition."""
+    mine = item_scores[item_scores["grade_condition_id"] == grade_id]
+    return mine.pivot_table(
+        index="item_id", columns="gen_condition_id", values="score"
+    ).reindex(columns=gen_ids)
+
+
+def _paired(wide: pd.DataFrame, best, runner_up) -> stats.Comparison:
+    return stats.paired(
+        wide[best["gen_condition_id"]].to_numpy(dtype=float),
+        wide[runner_up["gen_condition_id"]].to_numpy(dtype=float),
+    )
+
+
+def _adjusted(wide: pd.DataFrame, lead: tuple[str, str], pairs: int) -> float:
+    """The lead's p-value Holm-adjusted over every pair of the grade condition's
+    conditions (two-sided: a pair's p does not depend on its order)."""
+    family = list(combinations(wide.columns, 2))
+    p = [
+        stats.paired(wide[a].to_numpy(dtype=float), wide[b].to_numpy(dtype=float)).p
+        for a, b in family
+    ]
+    index = next(k for k, pair in enumerate(family) if set(pair) == set(lead))
+    return stats.holm(p)[index]
 
 
 def _row(grade_id, best, runner_up, result: stats.Comparison | None) -> dict:
@@ -73,16 +105,10 @@ def _row(grade_id, best, runner_up, result: stats.Comparison | None) -> dict:
         "ci_high": result.ci_high if result else None,
         "test": result.test if result else None,
         "p": result.p if result else float("nan"),
+        "p_adjusted": result.p if result else float("nan"),
+        "pairs": 1 if result else 0,
+        "detectable": False,
     }
-
-
-def _paired_scores(item_scores, grade_id, best, runner_up) -> tuple[np.ndarray, ...]:
-    """The two conditions' item scores, aligned by item (NaN where one lacks it)."""
-    mine = item_scores[item_scores["grade_condition_id"] == grade_id]
-    wide = mine.pivot_table(
-        index="item_id", columns="gen_condition_id", values="score"
-    ).reindex(columns=[best["gen_condition_id"], runner_up["gen_condition_id"]])
-    return tuple(wide[column].to_numpy(dtype=float) for column in wide.columns)
 
 
 def sentence(row: dict[str, Any], names: dict[str, str], slugs: dict[str, str]) -> str:
@@ -92,21 +118,40 @@ def sentence(row: dict[str, Any], names: dict[str, str], slugs: dict[str, str]) 
     if row["runner_up"] is None:
         return f"{grader}: {best} scores {row['best_mean']:.3f} (the only condition)"
     runner_up = names.get(row["runner_up"], row["runner_up"])
-    evidence = (
-        f"{row['diff']:+.3f} on {row['n']} paired items, 95% CI "
-        f"{_signed(row['ci_low'])} to {_signed(row['ci_high'])}, "
-        f"Holm-adjusted p {_p(row['p_adjusted'])}"
-    )
+    lead = f"{row['diff']:+.3f} on the {row['n']} items both have"
+    interval = f"95% CI {_signed(row['ci_low'])} to {_signed(row['ci_high'])}"
+    p = _p_text(row)
     if row["detectable"]:
         return (
             f"{grader}: {best} is best ({row['best_mean']:.3f}), ahead of "
-            f"{runner_up} ({row['runner_up_mean']:.3f}) by {evidence}"
+            f"{runner_up} ({row['runner_up_mean']:.3f}) by {lead} ({interval}; {p})"
+        )
+    if _excludes_zero(row):
+        return (
+            f"{grader}: {best} ({row['best_mean']:.3f}) leads {runner_up} "
+            f"({row['runner_up_mean']:.3f}) by {lead} ({interval}), but "
+            f"{_TESTS.get(row['test'], 'the test')} does not find the lead "
+            f"significant ({p}): not conclusive"
         )
     return (
-        f"{grader}: no detectable difference between {best} "
-        f"({row['best_mean']:.3f}) and the next, {runner_up} "
-        f"({row['runner_up_mean']:.3f}): {evidence}"
+        f"{grader}: no detectable difference between the top two, {best} "
+        f"({row['best_mean']:.3f}) and {runner_up} ({row['runner_up_mean']:.3f}): "
+        f"{lead} ({interval}; {p})"
     )
+
+
+_TESTS = {"mcnemar_exact": "the exact McNemar test", "paired_t": "the paired t-test"}
+
+
+def _excludes_zero(row: dict[str, Any]) -> bool:
+    low, high = row["ci_low"], row["ci_high"]
+    return low is not None and low == low and (low > 0 or high < 0)
+
+
+def _p_text(row: dict[str, Any]) -> str:
+    if row["pairs"] > 1:
+        return f"Holm-adjusted over the {row['pairs']} pairs, p {_p(row['p_adjusted'])}"
+    return f"p {_p(row['p_adjusted'])}"
 
 
 def _signed(value: float | None) -> str:

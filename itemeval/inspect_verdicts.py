@@ -87,8 +87,8 @@ def _kept(score: Score, solution: str) -> dict[str, Any]:
 
 
 def _mapping_result(value: dict, common: dict[str, Any]) -> ScoreResult:
-    """A score with several named values (SPEC §20): each kept as a criterion, the
-    score is the declared total (`score`/`total`) or their mean."""
+    """A score with several named values: each kept as a criterion, the score is
+    the declared total (`score`/`total`) or their mean."""
     from .criteria import mapping_score
 
     score, criteria = mapping_score(value)

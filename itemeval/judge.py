@@ -68,8 +68,8 @@ def quoted_objects(solution: str) -> list[str]:
     """The JSON objects with a `score` key in a solution, as canonical JSON text.
 
     A judge quoting one of these from the answer it grades has not given a verdict
-    (SPEC §15): a solution must never grade itself. Only objects with a `score` could
-    be taken for a verdict, so only those are kept.
+    (README "Graders"): a solution must never grade itself. Only objects with a
+    `score` could be taken for a verdict, so only those are kept.
     """
     return objects_with("score", solution)
 
@@ -122,7 +122,7 @@ def _reasoning(value: Any) -> str | None:
 
 
 def parse_judge_reply(text: str, quoted: Iterable[str] = ()) -> JudgeParse:
-    """The score and reasoning from a judge's reply, or why there are none (SPEC §15).
+    """The score and reasoning from a judge's reply, or why there are none.
 
     Candidates are read in `candidates` order; the first that parses as a JSON object
     with a top-level `score` is the verdict, and its score must be a finite number. A

@@ -202,7 +202,7 @@ _POSITIONS = {"a": "A", "b": "B", "tie": TIE}
 
 def parse_verdict(text: str | None, quoted: Iterable[str] = ()) -> Verdict:
     """The winner and reasoning of a pairwise reply, read by the pointwise judge's rule
-    (SPEC §15, `reply_objects.first_object`): the first JSON object with a top-level
+    (`reply_objects.first_object`): the first JSON object with a top-level
     `winner` that is not one of the `quoted` objects of the two answers is the
     verdict, and its winner must be "A", "B" or "tie" (case and spaces aside),
     else `invalid_winner`. When no candidate is left: `no_json_object` (none, or none

@@ -53,7 +53,7 @@ def results_lists(
     seed: int = 0,
     items: Collection[str] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(`pairwise` rows, `strengths` rows) of every pairwise condition (SPEC §21)."""
+    """(`pairwise` rows, `strengths` rows) of every pairwise condition."""
     conditions = pairwise_conditions(study)
     if not conditions:
         return [], []

@@ -1,4 +1,4 @@
-"""The JSON objects in a judge's reply and the one SPEC §15 reads as its verdict,
+"""The JSON objects in a judge's reply and the one itemeval reads as its verdict,
 for pointwise (`score`) and pairwise (`winner`) judges alike."""
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ def _spans_in(text: str, start: int = 0, stop: int | None = None) -> list[str]:
 
 
 def candidates(text: str) -> list[str]:
-    """The reply's candidate verdicts in the order SPEC §15 reads them.
+    """The reply's candidate verdicts in the order they are read.
 
     Fenced blocks (untagged or json) last to first, then raw objects outside any fence
     last to first. Objects in a fence tagged with another language (```python) are code,
@@ -236,7 +236,7 @@ def plain(value: Any) -> Any:
 def first_object(
     text: str | None, key: str, quoted: Iterable[str], *, invalid: str, missing: str
 ) -> tuple[dict[str, Any] | None, str]:
-    """SPEC §15's reading of a judge's reply, for pointwise and pairwise judges alike:
+    """the reading of a judge's reply, for pointwise and pairwise judges alike:
     (the first candidate, in `candidates` order, that parses as a JSON object with a
     top-level `key` and is none of the `quoted` objects, ""), else (None, the failure
     of the last candidate read: `invalid` when it was no JSON object, `missing` when

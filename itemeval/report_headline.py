@@ -41,7 +41,8 @@ def headline_section(results: ResultsReport) -> str:
         '<h2>Headline</h2><p class="muted">Per grade condition: the generate '
         "condition with the highest mean and its lead over the next, the paired "
         "difference on the items both have (95% CI) with its p-value Holm-adjusted "
-        f'over these headlines.</p><ul class="headline">{items}</ul>'
+        "over every pair of that grade condition's conditions."
+        f'</p><ul class="headline">{items}</ul>'
     )
 
 
@@ -56,7 +57,8 @@ def differences_section(results: ResultsReport, svg: Callable[[Any], str]) -> st
     parts = [
         '<h2>Paired differences (row − column)</h2><p class="muted">On the items '
         "both conditions have. Outlined cells with a ★ differ after Holm's adjustment "
-        f"over all {len(frame)} comparisons (adjusted p &lt; 0.05): {marked}.</p>"
+        "over the comparisons of their grade condition (adjusted p &lt; 0.05): "
+        f"{marked} of {len(frame)}.</p>"
     ]
     for grade_id, rows in frame.groupby("grade_condition_id", sort=False):
         parts.append(svg(_heatmap(rows, shown, shown.get(grade_id, grade_id))))

@@ -104,6 +104,9 @@ class Headline:
     test: str | None
     p: float | None
     p_adjusted: float | None
+    """Holm-adjusted over every pair of the grade condition's generate conditions."""
+    pairs: int
+    """How many pairs that is: k(k-1)/2 for k scored conditions."""
     detectable: bool
     text: str
 
@@ -299,7 +302,7 @@ class ResultsReport:
     pairwise: tuple[PairRow, ...] = ()
     strengths: tuple[Strength, ...] = ()
     criteria: tuple[CriterionCell, ...] = ()
-    """Per (cell, criterion) of grades with several criteria (SPEC §20)."""
+    """Per (cell, criterion) of grades with several criteria."""
     criteria_agreement: tuple[CriterionAgreement, ...] = ()
     """Agreement of two grade conditions on each criterion both scored."""
     metrics: tuple[MetricRow, ...] = ()

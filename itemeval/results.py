@@ -385,8 +385,9 @@ def _compared(
 def _comparisons(
     items: pd.DataFrame, pairs: list[tuple[str, str]], grade: list[GradeCondition]
 ) -> list[dict]:
-    """A - B per grade condition on the items both have; Holm over all comparisons of
-    the run."""
+    """A - B per grade condition on the items both have; Holm over the comparisons of
+    each grade condition (each grader is its own measurement: adjusting across them
+    would count one question once per grader)."""
     table = items.pivot_table(
         index=["grade_condition_id", "item_id"],
         columns="gen_condition_id",
@@ -406,7 +407,8 @@ def _comparisons(
             rows.append(
                 {"grade_condition_id": grader.id, "a": a, "b": b, **asdict(result)}
             )
-    adjusted = stats.holm([row["p"] for row in rows])
-    for row, p in zip(rows, adjusted):
-        row["p_adjusted"] = p
+    for grade_id in dict.fromkeys(row["grade_condition_id"] for row in rows):
+        family = [row for row in rows if row["grade_condition_id"] == grade_id]
+        for row, p in zip(family, stats.holm([row["p"] for row in family])):
+            row["p_adjusted"] = p
     return rows

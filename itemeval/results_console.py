@@ -10,9 +10,9 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from .cell_names import HEADERS, cell_name
+from .cell_names import HEADERS
 from .result_values import ResultsReport
-from .results_graders import print_grader_pairs
+from .results_graders import cell_names, print_grader_pairs, print_pairs
 from .tables import Column, Row, count, field, fitted
 
 CI_NAMES = {  # README "Intervals" says how the bounded one differs
@@ -148,58 +148,65 @@ def _metric_differences(
     console: Console, results: ResultsReport, pairs: list[Row], columns: list[Column]
 ) -> None:
     """`--compare A B`: each metric's A − B, the pair named by its cells' facets."""
-    per_grade(
+    pair_tables(
         console,
         results,
         pairs,
-        lambda slug, rows: (
-            f"{slug}: metrics A − B, 95% CI (paired item bootstrap, Holm-adjusted p)"
-        ),
+        "metrics A − B, 95% CI (paired item bootstrap, Holm-adjusted p)",
         [
-            *_pair_columns(_cell_names(results)),
             *columns[:2],
             Column("A − B", lambda row: _num(field(row, "value")), min_width=6),
             *columns[2:],
             Column("p adj", lambda row: _p(row.p_adjusted), min_width=6),
         ],
-        named=False,
     )
+
+
+def pair_tables(
+    console: Console,
+    results: ResultsReport,
+    rows: Sequence[Row],
+    title: str,
+    columns: Sequence[Column],
+) -> None:
+    """Rows comparing two generate conditions (A, B), a table per grade condition;
+    A and B named by their facets, or by keys where those would be cut."""
+    groups: dict[str, list[Row]] = {}
+    for row in rows:
+        groups.setdefault(field(row, "grade_condition_id"), []).append(row)
+    for grade_id, group in groups.items():
+        print_pairs(
+            console,
+            f"{results.slugs.get(grade_id, grade_id)}: {title}",
+            lambda names: [*_pair_columns(names), *columns],
+            group,
+            cell_names(results),
+            ("C", "conditions"),
+            results,
+        )
 
 
 def _pair_columns(names: dict[str, str]) -> list[Column]:
     """A and B of a comparison, each named by its cell's facets."""
     return [
-        Column(
-            side.upper(),
-            lambda row, s=side: names.get(field(row, s), field(row, s)),
-            kind="name",
-        )
+        Column(side.upper(), lambda row, s=side: names[field(row, s)], kind="name")
         for side in ("a", "b")
     ]
 
 
-def _cell_names(results: ResultsReport) -> dict[str, str]:
-    return {
-        gen_id: cell_name(facets) for gen_id, facets in (results.cell_facets).items()
-    } or dict(results.slugs)
-
-
 def render_comparisons(console: Console, results: ResultsReport, ci: Column) -> None:
     """`--compare`: A − B per grade condition, the pair named by its facets."""
-    names = _cell_names(results)
-    per_grade(
+    pair_tables(
         console,
         results,
         results.comparisons,
-        lambda slug, rows: f"{slug}: paired differences A − B (Holm-adjusted p)",
+        "paired differences A − B (Holm-adjusted p)",
         [
-            *_pair_columns(names),
             Column("n", count("n"), min_width=3),
             Column("diff", lambda row: _num(field(row, "diff")), min_width=6),
             ci,
             Column("p adj", lambda row: _p(field(row, "p_adjusted")), min_width=6),
         ],
-        named=False,
     )
 
 
@@ -291,23 +298,20 @@ def _agreement_tables(results: ResultsReport, console: Console, ci: Column) -> N
 
 
 def _side_tables(results: ResultsReport, console: Console) -> None:
-    """Corrected judge means, who decided in each cascade, and calibration."""
-    slugs = results.slugs
-    _print(
-        console,
-        "judge means corrected by human labels (prediction-powered)",
-        _corrected(slugs),
-        results.corrected,
-    )
-    _print(console, "cascades: which stage decided", _cascades(slugs), results.cascades)
-    _print(console, "calibration", _calibration(slugs), results.calibration)
-
-
-def _print(
-    console: Console, title: str, columns: Sequence[Column], rows: Sequence[Row]
-) -> None:
-    if rows:
-        console.print(fitted(console, title, columns, rows))
+    """Corrected judge means, who decided in each cascade, and calibration: a table
+    per grade condition, rows named by the generate conditions' facets."""
+    for title, columns, rows in (
+        (
+            "judge mean corrected by human labels (prediction-powered)",
+            _corrected(),
+            results.corrected,
+        ),
+        ("which stage decided", _cascades(), results.cascades),
+        ("calibration", _calibration(), results.calibration),
+    ):
+        per_grade(
+            console, results, rows, lambda slug, rows, t=title: f"{slug}: {t}", columns
+        )
 
 
 def _criteria_agreement(slugs: dict[str, str]) -> list[Column]:
@@ -339,10 +343,8 @@ def _grader_agreement(slugs: dict[str, str]) -> list[Column]:
     ]
 
 
-def _corrected(slugs: dict[str, str]) -> list[Column]:
+def _corrected() -> list[Column]:
     return [
-        _named(slugs, "solver", "gen_condition_id"),
-        _named(slugs, "judge", "grade_condition_id"),
         Column("rater", lambda row: row.rater, kind="name"),
         _number("labels", count("n_labelled"), 6),
         _number("mean", lambda row: _num(row.mean), 5),
@@ -350,19 +352,15 @@ def _corrected(slugs: dict[str, str]) -> list[Column]:
     ]
 
 
-def _cascades(slugs: dict[str, str]) -> list[Column]:
+def _cascades() -> list[Column]:
     return [
-        _named(slugs, "solver", "gen_condition_id"),
-        _named(slugs, "cascade", "grade_condition_id"),
         Column("decided by", lambda row: row.decided_by, kind="name"),
         _number("n", count("n"), 4),
     ]
 
 
-def _calibration(slugs: dict[str, str]) -> list[Column]:
+def _calibration() -> list[Column]:
     return [
-        _named(slugs, "solver", "gen_condition_id"),
-        _named(slugs, "scorer", "grade_condition_id"),
         _number("n", count("n"), 3),
         *(
             _number(header, lambda row, key=key: _num(field(row, key)), width)

@@ -1,6 +1,6 @@
 """`itemeval plan`: how many items and replications a paired comparison needs to detect
 a difference, from the variance of the study's stored (or piloted) grades, each option
-priced by the estimate (SPEC §24)."""
+priced by the estimate (README "Spending less")."""
 
 from __future__ import annotations
 

@@ -128,7 +128,7 @@ def _templates(
         )
         if kind == "prompt":  # front matter checked now, not when a call is built
             chat.check_prompt(template, field=where)
-        if kind == "rubric":  # criteria front matter (SPEC §20), checked at load
+        if kind == "rubric":  # criteria front matter, checked at load
             split_front_matter(template.text, f"{where} ({template.path})")
         warnings.extend(check_template(template, known, field=where))
         templates[ref] = template

@@ -1,6 +1,6 @@
 """`itemeval generate --until-decided A B`: run two conditions on items in a seeded
 random order, a round at a time, grading each round and stopping once the confidence
-sequence of `itemeval.sequential` decides (SPEC §24).
+sequence of `itemeval.sequential` decides (README "Spending less").
 
 Each round is an ordinary generate run and grade run over the items so far (cells
 already stored are not re-run), so everything run is kept like any run and resumes like

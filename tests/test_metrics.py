@@ -86,22 +86,24 @@ def test_precision_and_recall_per_class_equal_scikit_learn(metric, seed):
     item_of_row, items, pred, true = _imbalanced(seed)
     figure = Classification.prepare(item_of_row, items, pred, true, metric)
     labels = sorted(set(true))
+    # zero_division=nan: a class nothing was predicted as has no precision
     expected = sk.precision_recall_fscore_support(
-        true, pred, labels=labels, average=None, zero_division=0
+        true, pred, labels=labels, average=None, zero_division=np.nan
     )[0 if metric == "precision" else 1]
     got = figure.values(np.ones((1, items)))[0]
     assert figure.classes == tuple(labels)
-    assert got == pytest.approx(expected, abs=1e-9)
+    assert got == pytest.approx(expected, abs=1e-9, nan_ok=True)
     counts = next(resample_counts(items, seed=5, resamples=4))
     for b, row in enumerate(figure.values(counts)):  # and on each resample
         take = np.repeat(np.arange(len(true)), counts[b][item_of_row].astype(int))
         t, p = [true[i] for i in take], [pred[i] for i in take]
         drawn = sk.precision_recall_fscore_support(
-            t, p, labels=labels, average=None, zero_division=0
+            t, p, labels=labels, average=None, zero_division=np.nan
         )[0 if metric == "precision" else 1]
-        present = np.isin(labels, t) | (metric == "precision")
+        # a class not drawn has no recall, one not predicted no precision
+        present = np.isin(labels, p if metric == "precision" else t)
         assert row[present] == pytest.approx(drawn[present], abs=1e-9)
-        assert np.isnan(row[~present]).all()  # a class not drawn has no recall
+        assert np.isnan(row[~present]).all()
 
 
 def _numbers(seed=0, items=200, epochs=2, ties=True):

@@ -184,7 +184,7 @@ def test_precision_and_recall_have_a_row_per_class_equal_to_scikit_learn(study, 
     ):
         labels = sorted(set(group["target_label"]))
         expected = sk.precision_recall_fscore_support(
-            group["target_label"], group["label"], labels=labels, zero_division=0
+            group["target_label"], group["label"], labels=labels, zero_division=np.nan
         )
         for metric, values in zip(("precision", "recall"), expected[:2]):
             rows = [
@@ -194,8 +194,8 @@ def test_precision_and_recall_have_a_row_per_class_equal_to_scikit_learn(study, 
                 == (gen_id, grade_id, metric)
             ]
             assert [r["class"] for r in rows] == labels
-            got = [r["value"] for r in rows]
-            assert got == pytest.approx(list(values), abs=1e-9)
+            got = [np.nan if r["value"] is None else r["value"] for r in rows]
+            assert got == pytest.approx(list(values), abs=1e-9, nan_ok=True)
 
 
 def test_compare_gives_each_metric_a_minus_b_on_the_shared_items(study, capsys):
@@ -248,8 +248,18 @@ def test_metrics_per_by_level_and_the_same_seed_gives_the_same_interval(study, c
 
 
 def test_the_table_shows_metrics_beside_the_means(study, capsys):
-    code, _, _ = cli(capsys, "results", str(study))
+    _, data, _ = cli(capsys, "results", str(study), "--json")
+    capsys.readouterr()
+    code = main(["results", str(study), "-C", str(study.parent)])
+    shown_text = capsys.readouterr().out
     assert code == 0
+    assert "scorer_numeric: metrics, 95% CI (item bootstrap)" in shown_text
+    pearson = [
+        r for r in data["metrics"] if r["metric"] == "pearson" and not r.get("facet")
+    ]
+    lines = [line.split() for line in shown_text.splitlines() if " pearson " in line]
+    shown = sorted(line[line.index("pearson") + 2] for line in lines)
+    assert shown == sorted(f"{r['value']:.3f}" for r in pearson)
 
 
 @pytest.mark.parametrize(
@@ -272,6 +282,23 @@ def test_the_table_shows_metrics_beside_the_means(study, capsys):
             "Allowed params: char_order",
         ),
         (["nowhere:metric"], None, "cannot import 'nowhere'"),
+        # inspect's includes and match keep the whole reply: no class, no number
+        (
+            [{"name": "f1_macro", "scorer": "includes"}],
+            ["includes"],
+            "scorer 'includes' keeps the whole reply, not a class",
+        ),
+        (
+            [{"name": "pearson", "scorer": "match"}],
+            ["match"],
+            "pearson compares numbers, but scorer 'match' does not read a number",
+        ),
+        (
+            ["precision"],
+            ["includes", "match"],
+            "precision compares a class a scorer read from each reply with the target,"
+            " and no facets.scorer entry reads one (entries: includes, match)",
+        ),
     ],
 )
 def test_a_metric_that_cannot_be_computed_is_exit_2_at_load(

@@ -357,4 +357,4 @@ def _item_analysis(
 
 
 ITEM_ANALYSIS = "*"
-"""The value a bare `results --items` gets: the item analysis (SPEC §24)."""
+"""The value a bare `results --items` gets: the item analysis ."""

@@ -1,5 +1,5 @@
-"""Global metrics beyond the mean (SPEC §20): classification, correlation, corpus and
-user metrics over a cell's answers, each with an item-bootstrap interval."""
+"""Global metrics beyond the mean: classification, correlation, corpus and user
+metrics over a cell's answers, each with an item-bootstrap interval."""
 
 from .cells import MetricOptions, study_metrics
 from .registry import KINDS, PlannedMetric, plan_metrics

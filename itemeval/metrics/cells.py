@@ -14,8 +14,10 @@ import pandas as pd
 from ..records import GradeCondition, Item
 from ..reference import reference_targets
 from ..scorers.numeric import read_target_number
+from ..scorers.registry import answer_holds
 from ..scorers.text import normalise_text
 from ..state import grade_state
+from ..store import read_store
 from ..study import Study
 from .differences import Difference, bootstrap_p, holm_per_metric
 from .figures import (
@@ -156,7 +158,44 @@ def _answers(
     if items is not None:
         state = state[state["item_id"].isin(items)]
     columns = ["gen_condition_id", "grade_condition_id", "item_id", "epoch"]
-    return state[[*columns, "score", "answer"]].reset_index(drop=True)
+    frame = state[[*columns, "score", "answer"]].reset_index(drop=True)
+    whole = _keeping_the_reply(conditions, planned)
+    return _with_replies(study, frame, whole) if whole else frame
+
+
+def _keeping_the_reply(
+    conditions: list[GradeCondition], planned: list[PlannedMetric]
+) -> set[str]:
+    """Grade conditions a text metric reads whose scorer stores no answer when its
+    answer is the whole reply (inspect's match, includes, f1, exact; user scorers)."""
+    texts = {
+        gid for m in planned if m.kind == "corpus" for gid in m.grade_condition_ids
+    }
+    return {
+        c.id
+        for c in conditions
+        if c.id in texts and "label" not in (answer_holds(c.scorer) or ())
+    }
+
+
+def _with_replies(study: Study, frame: pd.DataFrame, whole: set[str]) -> pd.DataFrame:
+    """A missing answer of a `whole` condition filled with the reply it graded."""
+    missing = frame["grade_condition_id"].isin(whole) & frame["answer"].isna()
+    if not missing.any():
+        return frame
+    gens = sorted(set(frame.loc[missing, "gen_condition_id"]))
+    replies = read_store(
+        study.paths,
+        "solutions",
+        ["condition_id", "item_id", "epoch", "solution"],
+        where={"condition_id": gens},
+    ).to_pandas()
+    replies = replies.rename(columns={"condition_id": "gen_condition_id"})
+    keys = ["gen_condition_id", "item_id", "epoch"]
+    text = frame[keys].merge(replies, on=keys, how="left")["solution"]
+    frame = frame.copy()
+    frame.loc[missing, "answer"] = text[missing.to_numpy()].to_numpy()
+    return frame
 
 
 class _Context:
@@ -306,11 +345,14 @@ def _corpus_figure(metric, columns, item_of_row, n_items, keep):
 
 
 def _user_figure(metric, columns: _Columns, item_of_row) -> UserFigure:
+    """The user's function over the scored rows (a parse failure has no score: left
+    out, as the mean leaves it out)."""
+    scored = np.flatnonzero(~np.isnan(columns.scores))
     arrays = (
-        columns.scores,
-        np.array(columns.answers, dtype=object),
-        np.array([list(t) for t in columns.targets] + [None], dtype=object)[:-1],
-        np.array(columns.metadata + [None], dtype=object)[:-1],
+        columns.scores[scored],
+        np.array(columns.answers, dtype=object)[scored],
+        np.array([list(t) for t in columns.targets] + [None], dtype=object)[scored],
+        np.array(columns.metadata + [None], dtype=object)[scored],
     )
     function = metric.user.function
     if metric.params:
@@ -318,7 +360,12 @@ def _user_figure(metric, columns: _Columns, item_of_row) -> UserFigure:
 
         function = partial(function, **metric.params)
     return UserFigure(
-        function, metric.user.arity, item_of_row, arrays, len(item_of_row)
+        function,
+        metric.user.arity,
+        item_of_row[scored],
+        arrays,
+        len(scored),
+        name=metric.name,
     )
 
 
@@ -339,8 +386,7 @@ def _rows(metric, figure, draws, keys, n_items) -> list[dict[str, Any]]:
     """A metric's row, or one row per class (`class`: the target label) for
     precision and recall."""
     if metric.name not in PER_CLASS:
-        point = figure.values(np.ones((1, n_items)))[0] if n_items else float("nan")
-        return [_row(metric, figure, float(point), draws, keys, n_items)]
+        return [_row(metric, figure, _point(figure, n_items), draws, keys, n_items)]
     if not n_items:
         return []
     point = figure.values(np.ones((1, n_items)))[0]
@@ -351,8 +397,18 @@ def _rows(metric, figure, draws, keys, n_items) -> list[dict[str, Any]]:
     ]
 
 
+def _point(figure, n_items: int) -> float:
+    """The figure on the rows as observed: every item drawn once."""
+    if not n_items:
+        return float("nan")
+    if isinstance(figure, UserFigure):
+        return figure.point()
+    return float(figure.values(np.ones((1, n_items)))[0])
+
+
 def _row(metric, figure, value, draws, keys, n_items) -> dict[str, Any]:
-    low, high = percentile_interval(draws)
+    # no interval around a figure that is undefined on the data as observed
+    low, high = percentile_interval(draws) if value == value else (np.nan, np.nan)
     row = {
         "gen_condition_id": keys["gen_id"],
         "grade_condition_id": keys["grade_id"],

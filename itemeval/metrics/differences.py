@@ -44,12 +44,13 @@ def bootstrap_p(draws: np.ndarray) -> float:
 
 
 def holm_per_metric(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """`p_adjusted` on every difference row: Holm over all the pairs and grade
-    conditions of the run, per metric (and class), as `--compare` adjusts the means'
-    differences over every comparison of the run."""
-    families: dict[tuple[str, Any], list[dict[str, Any]]] = {}
+    """`p_adjusted` on every difference row: Holm over the pairs of one grade
+    condition, per metric (and class), as `--compare` adjusts the means' differences
+    over the comparisons of each grade condition."""
+    families: dict[tuple[str, str, Any], list[dict[str, Any]]] = {}
     for row in rows:
-        families.setdefault((row["metric"], row.get("class")), []).append(row)
+        key = (row["grade_condition_id"], row["metric"], row.get("class"))
+        families.setdefault(key, []).append(row)
     for family in families.values():
         for row, p in zip(family, holm([row["p"] for row in family])):
             row["p_adjusted"] = p

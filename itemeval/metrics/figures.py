@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ConfigError
 from ..lazy import lazy_import
 
 # loaded at their first use: the metrics registry is imported by commands that never
@@ -112,9 +113,10 @@ _CLASSIFICATION: dict[str, Callable[..., np.ndarray]] = {
     "balanced_accuracy": lambda true, pred, tp: _present_mean(_ratio(tp, true), true),
 }
 PER_CLASS: dict[str, Callable[..., np.ndarray]] = {
-    # scikit-learn's average=None with zero_division=0; a class a resample never drew
-    # has no recall there (left out of its interval), as it has none in scikit-learn
-    "precision": lambda true, pred, tp: _ratio(tp, pred),
+    # scikit-learn's average=None with zero_division=nan: a class nothing was
+    # predicted as has no precision, a class the targets lack no recall, so a resample
+    # that draws none is left out of the interval rather than counted as a 0
+    "precision": lambda true, pred, tp: np.where(pred > 0, _ratio(tp, pred), np.nan),
     "recall": lambda true, pred, tp: np.where(true > 0, _ratio(tp, true), np.nan),
 }
 """Metrics with one value per class: a row per target label in `results`."""
@@ -279,23 +281,46 @@ class Mean:
 @dataclass
 class UserFigure:
     """A user's `function(scores, answers, targets, metadata) -> float`, called on each
-    resample with the drawn items' rows (as many of the arguments as it accepts)."""
+    resample with the drawn items' rows (as many of the arguments as it accepts).
+
+    A resample the function raises on is left out of the interval, as an undefined
+    built-in figure is; raising on the data as observed is an error naming it."""
 
     function: Callable[..., float]
     arity: int
     item_of_row: np.ndarray
     columns: tuple[np.ndarray, ...]
     n: int
+    name: str = "user metric"
 
     def values(self, counts: np.ndarray) -> np.ndarray:
         out = np.empty(len(counts))
         for b, row in enumerate(counts):
-            take = np.repeat(
-                np.arange(len(self.item_of_row)), row[self.item_of_row].astype(int)
-            )
-            args = [column[take].tolist() for column in self.columns[: self.arity]]
-            out[b] = _as_float(self.function(*args))
+            try:
+                out[b] = _as_float(self.function(*self._arguments(row)))
+            except Exception:  # noqa: BLE001 - the user's code: any failure is theirs
+                out[b] = np.nan
         return out
+
+    def point(self) -> float:
+        """The figure on the rows as observed."""
+        try:
+            return _as_float(self.function(*self._arguments(np.ones(self._items()))))
+        except Exception as exc:  # noqa: BLE001 - reported, naming the metric
+            raise ConfigError(
+                f"metric {self.name!r} raised {type(exc).__name__}: {exc} on "
+                f"{self.n} graded answers; fix the function (a figure it cannot "
+                "compute is better returned as nan)"
+            ) from exc
+
+    def _items(self) -> int:
+        return int(self.item_of_row.max()) + 1 if len(self.item_of_row) else 0
+
+    def _arguments(self, row: np.ndarray) -> list[list[Any]]:
+        take = np.repeat(
+            np.arange(len(self.item_of_row)), row[self.item_of_row].astype(int)
+        )
+        return [column[take].tolist() for column in self.columns[: self.arity]]
 
 
 def _as_float(value: Any) -> float:

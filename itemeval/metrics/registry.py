@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import ConfigError
 from ..records import GradeCondition
-from ..scorers.registry import INSPECT_NAMES, MULTI, canonical_name
+from ..scorers.registry import ANSWERS, answer_holds, canonical_name
 from .figures import CLASSIFICATION
 
 Kind = Literal["mean", "classification", "correlation", "corpus", "user"]
@@ -46,9 +46,13 @@ KINDS: dict[str, tuple[Kind, type[BaseModel]]] = {
 }
 """Built-in metrics by name."""
 
-NUMBER_SCORERS = ("numeric", "numeric_risk")
-"""Scorers whose `answer` is a number read from the reply (what correlations compare).
-"""
+READS: dict[Kind, tuple[str, ...]] = {
+    "classification": ("label", "number"),
+    "correlation": ("number",),
+    "corpus": ("label", "number", "text"),
+}
+"""What a metric compares with the target, as a scorer's `answer` must hold it
+(scorers.registry.ANSWERS): a class, a number, or text."""
 
 
 @dataclass(frozen=True)
@@ -123,14 +127,19 @@ def _validated(model: type[BaseModel], params: Any, where: str) -> dict[str, Any
 
 
 def _feeding(kind, name, scorer, grade, where) -> tuple[str, ...]:
-    """The grade conditions whose rows the metric reads."""
+    """The grade conditions whose rows the metric reads; a config error when none can
+    give it what it compares."""
     if scorer is None:
-        return tuple(c.id for c in grade if _can_feed(kind, c, named=False))
-    chosen = [c for c in grade if c.scorer and canonical_name(c.scorer) == scorer]
+        fed = tuple(c.id for c in grade if _can_feed(kind, c, named=False))
+        if not fed:
+            raise ConfigError(f"{where}: {_none_feeds(kind, name, grade)}")
+        return fed
+    chosen = [c for c in grade if c.scorer and _names(c, scorer)]
     if not chosen:
         names = ", ".join(sorted({c.scorer for c in grade if c.scorer})) or "none"
         raise ConfigError(
-            f"{where}: scorer {scorer!r} is no facets.scorer entry (entries: {names})"
+            f"{where}: scorer {scorer!r} is no facets.scorer entry (entries: {names}; "
+            "or a grade condition's slug, e.g. scorer_numeric-ref-answer2)"
         )
     for condition in chosen:
         if not _can_feed(kind, condition, named=True):
@@ -138,18 +147,30 @@ def _feeding(kind, name, scorer, grade, where) -> tuple[str, ...]:
     return tuple(c.id for c in chosen)
 
 
+def _names(condition: GradeCondition, scorer: str) -> bool:
+    """Whether `scorer` names the entry: its scorer's name (every entry of it), or
+    its grade condition's slug with or without `scorer_` (that entry alone)."""
+    return canonical_name(condition.scorer or "") == canonical_name(
+        scorer
+    ) or condition.slug in (scorer, f"scorer_{scorer}")
+
+
 def _can_feed(kind: Kind, condition: GradeCondition, *, named: bool) -> bool:
-    """Whether the condition's grade rows hold what the metric reads. A named user or
-    inspect scorer is trusted to store numbers; by default only itemeval's own are."""
+    """Whether the condition's grade rows hold what the metric reads. A user scorer
+    or multi_scorer (whose answer itemeval cannot know) feeds a metric only when the
+    entry names it."""
     if kind in ("mean", "user"):
         return True
     if not condition.is_verifiable:
         return False  # judges and model-graded scorers store a verdict, not an answer
-    if kind != "correlation":
-        return True
-    scorer = condition.scorer or ""
-    trusted = ":" in scorer or scorer in (*INSPECT_NAMES, MULTI)
-    return scorer in NUMBER_SCORERS or (named and trusted)
+    holds = answer_holds(condition.scorer)
+    if holds is None:
+        return named
+    return bool(set(holds) & set(READS[kind]))
+
+
+def _holding(what: tuple[str, ...]) -> str:
+    return ", ".join(name for name, holds in ANSWERS.items() if set(holds) & set(what))
 
 
 def _why_not(kind: Kind, name: str, condition: GradeCondition) -> str:
@@ -158,7 +179,23 @@ def _why_not(kind: Kind, name: str, condition: GradeCondition) -> str:
             f"{name} reads the answer a scorer extracted, but {condition.slug} is a "
             f"{condition.kind} grade condition, which stores only its verdict"
         )
+    if kind == "correlation":
+        return (
+            f"{name} compares numbers, but scorer {condition.scorer!r} does not read a "
+            f"number from the reply; use one of {_holding(READS[kind])}"
+        )
     return (
-        f"{name} compares numbers, but scorer {condition.scorer!r} does not read a "
-        f"number from the reply; use one of {', '.join(NUMBER_SCORERS)}"
+        f"{name} compares the class a scorer read from the reply with the target, "
+        f"but scorer {condition.scorer!r} keeps the whole reply, not a class; use "
+        f"one that extracts one: {_holding(READS[kind])}"
+    )
+
+
+def _none_feeds(kind: Kind, name: str, grade: list[GradeCondition]) -> str:
+    entries = ", ".join(sorted({c.scorer for c in grade if c.scorer})) or "none"
+    what = {"classification": "a class", "correlation": "a number"}.get(kind, "text")
+    return (
+        f"{name} compares {what} a scorer read from each reply with the target, and "
+        f"no facets.scorer entry reads one (entries: {entries}); add one of "
+        f"{_holding(READS[kind])}, or name a user scorer with `scorer:`"
     )

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import numpy as np
 
 RESAMPLES = 2_000
-"""SPEC §20: 2,000 item resamples, percentile interval."""
+"""README "Metrics beyond the mean": 2,000 item resamples, percentile interval."""
 _BLOCK_CELLS = 4_000_000
 """Entries of one block of the count matrix (32 MB as float64), so memory stays flat."""
 

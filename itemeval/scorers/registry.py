@@ -83,6 +83,29 @@ TASK_SCORER = "task_scorer"
 """The scorer of the benchmark's inspect task (benchmark.adapter: inspect)."""
 
 
+ANSWERS: dict[str, tuple[str, ...]] = {
+    "exact_match": ("label",),
+    "multiple_choice": ("label",),
+    "numeric": ("label", "number"),
+    "risk": ("label",),
+    "numeric_risk": ("label", "number"),
+    "pattern": ("label",),
+    "answer": ("label",),
+    "choice": ("label",),
+    # inspect's match, includes, f1 and exact keep the whole reply as their answer
+    # (stored as null: the solution itself), so they extract no prediction
+    **{name: ("text",) for name in ("match", "includes", "f1", "exact", *TEXT_NAMES)},
+}
+"""What a scorer's stored `answer` holds, which decides the metrics it can feed: a
+`label` read from the reply (a class), a `number`, or the reply's `text`. User
+scorers and multi_scorer are absent: what they store is theirs to say."""
+
+
+def answer_holds(name: str | None) -> tuple[str, ...] | None:
+    """What the scorer's `answer` holds (ANSWERS); None when itemeval cannot know."""
+    return ANSWERS.get(canonical_name(name)) if name else None
+
+
 def canonical_name(name: str) -> str:
     return ALIASES.get(name, name)
 
