@@ -264,7 +264,7 @@ class MetricRow:
     p: float | None = None
     """A − B rows: the paired bootstrap's p-value (itemeval.metrics.differences)."""
     p_adjusted: float | None = None
-    """Holm over every pair and grade condition of the run, per metric and class."""
+    """Holm over the pairs of its grade condition, per metric and class."""
 
     @property
     def name(self) -> str:
@@ -316,6 +316,8 @@ class ResultsReport:
     """Generate condition id -> {facet: level} of the facets that vary (cell_names)."""
     grader_facets: dict[str, dict[str, str]] = field(default_factory=dict)
     """Grade condition id -> {grader, rubric: level} where they vary (cell_names)."""
+    notes: tuple[str, ...] = ()
+    """What a reader should know about an empty part (a --by with no levels)."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready, in the field order above."""

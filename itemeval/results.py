@@ -142,7 +142,15 @@ def _criteria_figures(study, frame, items, grade, options) -> dict[str, Any]:
         "criteria_agreement": typed(
             CriterionAgreement, criteria_results.criteria_agreement(long)
         ),
+        "notes": (NO_CRITERIA,) if "criterion" in options.by and not cells else (),
     }
+
+
+NO_CRITERIA = (
+    "--by criterion: no grade of this study scores criteria yet; a rubric declares "
+    "them in its front matter (criteria: [...]), an inspect or user scorer by "
+    "returning a mapping (README: Scores with several criteria)"
+)
 
 
 def _pairwise_figures(

@@ -272,6 +272,8 @@ def render_results(results: ResultsReport, console: Console) -> None:
         )
     _agreement_tables(results, console, ci)
     _side_tables(results, console)
+    for note in results.notes:
+        console.print(Text(note, style="yellow"))
 
 
 def _named(slugs: dict[str, str], header: str, key: str) -> Column:

@@ -4,12 +4,16 @@ mapping-valued user scorer, and results / export per criterion recomputed in pan
 from __future__ import annotations
 
 import json
+import re
+from html import unescape
 from pathlib import Path
 
+import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
+from sklearn.metrics import cohen_kappa_score
 
 from itemeval.cli import main
 from itemeval.criteria import mapping_score, read_criteria, split_front_matter
@@ -200,12 +204,36 @@ def test_results_per_criterion_match_a_pandas_recompute_from_the_export(study, c
         if wide[a].nunique() > 1 and wide[b].nunique() > 1:
             rho = sps.spearmanr(wide[a], wide[b]).statistic
             assert row["spearman"] == pytest.approx(rho, abs=1e-9)
+        # quadratic kappa over the scale's integers, as scikit-learn weighs it
+        x, y = np.rint(wide[a]).astype(int), np.rint(wide[b]).astype(int)
+        if len(set(x) | set(y)) > 1:
+            kappa = cohen_kappa_score(x, y, weights="quadratic")
+            assert row["kappa_quadratic"] == pytest.approx(kappa, abs=1e-9)
+        alpha = krippendorff.alpha(
+            reliability_data=[wide[a], wide[b]], level_of_measurement="interval"
+        )
+        assert row["alpha_interval"] == pytest.approx(alpha, abs=1e-9)
 
 
 def test_the_table_lists_criteria(study, capsys):
     capsys.readouterr()
     assert main(["results", str(study), "-C", str(study.parent)]) == 0
     assert "criteria" in capsys.readouterr().out
+
+
+def test_the_report_shows_every_criterion_cell_of_results(study, capsys, tmp_path):
+    _, data = cli(capsys, "results", str(study), "--json")
+    out = tmp_path / "report.html"
+    assert main(["report", str(study), "--out", str(out), "-C", str(study.parent)]) == 0
+    section = out.read_text().split("<h2>Criteria</h2>", 1)[1].split("<h3>", 1)[0]
+    shown = [
+        [unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+        for row in re.findall(r"<tr>(.*?)</tr>", section)
+        if "<td" in row
+    ]
+    assert [(r[2], r[4]) for r in shown] == [
+        (c["criterion"], f"{c['mean']:.3f}") for c in data["criteria"]
+    ]
 
 
 def test_a_missing_criterion_is_its_own_parse_failure():

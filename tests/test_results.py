@@ -17,7 +17,7 @@ from scipy import stats as sps
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from itemeval import console
+from itemeval import console, results
 from itemeval.cli import main
 from itemeval.results import ResultsOptions, study_results
 from itemeval.study import load_study
@@ -356,3 +356,16 @@ def test_wide_tables_cut_nothing_and_piped_output_without_a_terminal_gets_80(
     assert main(args) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) > 10 and max(len(line) for line in lines) <= 80
+
+
+def test_by_criterion_on_a_study_without_criteria_says_why_it_is_empty(study, capsys):
+    code, data = cli(capsys, "results", str(study), "--by", "criterion")
+    assert code == 0
+    assert data["marginals"] == [] and data["criteria"] == []
+    assert data["notes"] == [results.NO_CRITERIA]
+    capsys.readouterr()
+    assert (
+        main(["results", str(study), "--by", "criterion", "-C", str(study.parent)]) == 0
+    )
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "--by criterion: no grade of this study scores criteria yet" in shown

@@ -5,6 +5,8 @@ time checks."""
 from __future__ import annotations
 
 import json
+import re
+from html import unescape
 from pathlib import Path
 
 import numpy as np
@@ -308,3 +310,30 @@ def test_a_metric_that_cannot_be_computed_is_exit_2_at_load(
     code, _, err = cli(capsys, "estimate", str(path))
     assert code == 2 and message in err, err
     assert not (tmp_path / "studies").exists()
+
+
+def _section_rows(html: str, heading: str) -> list[list[str]]:
+    """The body rows of the first table after `<h2>heading</h2>`, cell texts."""
+    section = html.split(f"<h2>{heading}</h2>", 1)[1].split("<h2>", 1)[0]
+    table = section.split("</table>", 1)[0]
+    return [
+        [unescape(cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+        for row in re.findall(r"<tr>(.*?)</tr>", table)
+        if "<td" in row
+    ]
+
+
+def test_the_report_shows_every_metric_row_of_results(study, capsys, tmp_path):
+    _, data, _ = cli(capsys, "results", str(study), "--json")
+    out = tmp_path / "report.html"
+    assert main(["report", str(study), "--out", str(out), "-C", str(study.parent)]) == 0
+    # the report adds a row per level of every facet ("model = …"): cells first
+    shown = [r for r in _section_rows(out.read_text(), "Metrics") if " = " not in r[0]]
+    expected = [
+        r for r in data["metrics"] if r.get("facet") is None and r.get("a") is None
+    ]
+    assert len(shown) == len(expected)
+    for row, want in zip(shown, expected):
+        name = want["metric"] + (f"[{want['class']}]" if "class" in want else "")
+        value = "–" if want["value"] is None else f"{want['value']:.3f}"
+        assert (row[2], row[4]) == (name, value)
