@@ -83,13 +83,11 @@ def _paired(wide: pd.DataFrame, best, runner_up) -> stats.Comparison:
 def _adjusted(wide: pd.DataFrame, lead: tuple[str, str], pairs: int) -> float:
     """The lead's p-value Holm-adjusted over every pair of the grade condition's
     conditions (two-sided: a pair's p does not depend on its order)."""
-    family = list(combinations(wide.columns, 2))
-    p = [
-        stats.paired(wide[a].to_numpy(dtype=float), wide[b].to_numpy(dtype=float)).p
-        for a, b in family
-    ]
-    index = next(k for k, pair in enumerate(family) if set(pair) == set(lead))
-    return stats.holm(p)[index]
+    family = list(combinations(range(len(wide.columns)), 2))
+    p = stats.paired_p_values(wide.to_numpy(dtype=float), family)
+    at = {name: k for k, name in enumerate(wide.columns)}
+    index = family.index(tuple(sorted((at[lead[0]], at[lead[1]]))))
+    return stats.holm(list(p))[index]
 
 
 def _row(grade_id, best, runner_up, result: stats.Comparison | None) -> dict:

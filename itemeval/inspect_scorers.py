@@ -8,7 +8,6 @@ import contextlib
 import functools
 import gc
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +29,12 @@ from inspect_ai.solver._multiple_choice import (
     set_choices_based_on_generated_response,
 )
 from inspect_ai.solver._task_state import Choices
-from pydantic import BaseModel, ConfigDict
 
 from .errors import ConfigError
 from .inspect_verdicts import to_result
 from .scorer_signature import params_model
 from .scorers.base import ScoreContext, ScoreResult, ScorerSpec
+from .scorers.inspect_params import inspect_rule_version
 from .user_scorers import load_user_scorer
 
 CATALOGUE: dict[str, Callable[..., Any]] = {
@@ -50,9 +49,7 @@ CATALOGUE: dict[str, Callable[..., Any]] = {
 """inspect-ai's scorers that read only the stored text, its targets and choices, by
 their inspect names."""
 
-RULE_VERSION = f"inspect-ai=={metadata.version('inspect-ai')}"
-"""The rules of inspect's scorers are those of the installed inspect-ai: a new
-version is a new grade condition."""
+RULE_VERSION = inspect_rule_version()
 
 _MODEL = (
     "itemeval/stored"  # the model name on rebuilt states; the scorers never call it
@@ -260,36 +257,14 @@ def _state(
 # ---- the registry's entry points
 # -----------------------------------------------------------------------------------
 
-_CHOICE_EXTRA = {"multiple_correct": (bool, False)}
-"""`choice` scores what inspect's multiple_choice solver parsed from the reply; this
-is that solver's setting."""
 
-
-class _MultiParams(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    scorers: list[Any]
-    reducer: str = "mode"
+_CHOICE_EXTRA = ("multiple_correct",)
+"""`choice`'s param that is the multiple_choice solver's, not the scorer's."""
 
 
 def spec(name: str, config_dir: Path) -> ScorerSpec:
-    """The registry spec of one of inspect's scorers, `multi_scorer`, or a user's
-    `module:function` scorer."""
-    if name in CATALOGUE:
-        extra = _CHOICE_EXTRA if name == "choice" else {}
-        return ScorerSpec(
-            fn=None,
-            params_model=params_model(name, CATALOGUE[name], extra=extra),
-            rule_version=RULE_VERSION,
-            family="inspect",
-            needs=("choices",) if name == "choice" else (),
-        )
-    if name == "multi_scorer":
-        return ScorerSpec(
-            fn=None,
-            params_model=_MultiParams,
-            rule_version=RULE_VERSION,
-            family="multi",
-        )
+    """The registry spec of a user's `module:function` scorer (inspect's own are
+    declared in scorers.inspect_params)."""
     user = load_user_scorer(name, config_dir)
     return ScorerSpec(
         fn=None,

@@ -50,20 +50,35 @@ def difficulty(scores: np.ndarray) -> np.ndarray:
 def discrimination(scores: np.ndarray) -> np.ndarray:
     """Corrected item-total correlation: each item's scores against the conditions' mean
     score on the other items (so the item does not correlate with itself). NaN where the
-    item, or the rest, does not vary over at least three conditions."""
+    item, or the rest, does not vary over at least three conditions.
+
+    Every item at once, as masked moments over the (items × conditions) matrix: a
+    report computes it for thousands of items under each grader."""
     scores = np.asarray(scores, dtype=float)
-    found = np.full(len(scores), np.nan)
     if scores.shape[0] < 2:
-        return found
+        return np.full(len(scores), np.nan)
     present = ~np.isnan(scores)
     totals, counts = np.nansum(scores, axis=0), present.sum(axis=0)
-    for i, row in enumerate(scores):
-        rest_n = counts - present[i]
-        rest = (totals - np.nan_to_num(row)) / np.where(rest_n > 0, rest_n, np.nan)
-        both = present[i] & ~np.isnan(rest)
-        if both.sum() >= 3 and row[both].std() > 0 and rest[both].std() > 0:
-            found[i] = float(np.corrcoef(row[both], rest[both])[0, 1])
-    return found
+    rest_n = counts[None, :] - present
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rest = (totals[None, :] - np.nan_to_num(scores)) / np.where(
+            rest_n > 0, rest_n, np.nan
+        )
+        both = present & ~np.isnan(rest)
+        n = both.sum(axis=1)
+        dx = _centred(scores, both, n)
+        dr = _centred(rest, both, n)
+        var_x, var_r = (dx * dx).sum(axis=1), (dr * dr).sum(axis=1)
+        found = (dx * dr).sum(axis=1) / np.sqrt(var_x * var_r)
+    defined = (n >= 3) & (var_x > 0) & (var_r > 0)
+    return np.where(defined, np.clip(found, -1.0, 1.0), np.nan)
+
+
+def _centred(values: np.ndarray, mask: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Each row minus its mean over `mask`, 0 outside it."""
+    kept = np.where(mask, values, 0.0)
+    mean = kept.sum(axis=1) / np.maximum(n, 1)
+    return np.where(mask, values - mean[:, None], 0.0)
 
 
 def no_signal(scores: np.ndarray) -> np.ndarray:

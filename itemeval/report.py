@@ -22,6 +22,7 @@ from .report_metrics import criteria_section, metrics_section
 from .result_values import ResultsReport
 from .results import ResultsOptions, grade_conditions, graded_frame, study_results
 from .results_facets import GEN_FACETS, facet_level
+from .state import shared_states
 from .status import StatusReport, study_status
 from .store import mirror, read_store
 from .study import Study
@@ -64,10 +65,12 @@ def write_report(study: Study, out: Path | None = None) -> ReportResult:
         if study.items
         else []
     )
-    # the graded frame read once: the results, agreement and difficulty use it
-    frame = graded_frame(study, grade_conditions(study))
-    results = study_results(study, _options(study, metadata), frame)
-    sections = _sections(study, results, study_status(study), metadata, frame)
+    # the graded frame read once: the results, agreement and difficulty use it, and
+    # the grades joined with the solutions once for it, the status and the items
+    with shared_states():
+        frame = graded_frame(study, grade_conditions(study))
+        results = study_results(study, _options(study, metadata), frame)
+        sections = _sections(study, results, study_status(study), metadata, frame)
     stamp = datetime.now(timezone.utc)
     name = f"{study.config.study}-{stamp.strftime('%Y%m%dT%H%M%SZ')}.html"
     path = out or study.paths.root / "reports" / name

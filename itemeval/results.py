@@ -406,15 +406,15 @@ def _comparisons(
         if grader.id not in table.index.get_level_values(0):
             continue
         scores = table.loc[grader.id]
-        for a, b in pairs:
-            if a not in scores or b not in scores:
-                continue
-            result = stats.paired(
-                scores[a].to_numpy(dtype=float), scores[b].to_numpy(dtype=float)
-            )
-            rows.append(
-                {"grade_condition_id": grader.id, "a": a, "b": b, **asdict(result)}
-            )
+        at = {name: k for k, name in enumerate(scores.columns)}
+        kept = [(a, b) for a, b in pairs if a in at and b in at]
+        results = stats.paired_many(
+            scores.to_numpy(dtype=float), [(at[a], at[b]) for a, b in kept]
+        )
+        rows += [
+            {"grade_condition_id": grader.id, "a": a, "b": b, **asdict(result)}
+            for (a, b), result in zip(kept, results)
+        ]
     for grade_id in dict.fromkeys(row["grade_condition_id"] for row in rows):
         family = [row for row in rows if row["grade_condition_id"] == grade_id]
         for row, p in zip(family, stats.holm([row["p"] for row in family])):

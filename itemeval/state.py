@@ -4,6 +4,9 @@ what the stores hold."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import pandas as pd
@@ -123,9 +126,38 @@ def grade_state(
 ) -> pd.DataFrame:
     """Every (grade condition × gradable solution) with its state (done,
     parse_failed, stale, error, pending), and the stored grade's `extra` columns
-    (e.g. score) where there is one."""
-    merged = solution_state(study) if merged is None else merged
-    return stored_of(study).grades(conditions, merged, extra=extra)
+    (e.g. score) where there is one. Inside `shared_states()` the join is made once
+    per set of conditions (with every column a reader there asks for); callers never
+    change the frame in place."""
+    shared = _SHARED.get()
+    if shared is None:
+        merged = solution_state(study) if merged is None else merged
+        return stored_of(study).grades(conditions, merged, extra=extra)
+    key = tuple(c.id for c in conditions)
+    if key not in shared:
+        merged = solution_state(study) if merged is None else merged
+        shared[key] = stored_of(study).grades(conditions, merged, extra=SHARED_EXTRA)
+    return shared[key]
+
+
+SHARED_EXTRA = ("score", "answer", "score_metadata")
+"""The grade columns the readers of one `shared_states()` block ask for between them:
+results, the item analysis and status."""
+
+_SHARED: ContextVar[dict[tuple[str, ...], pd.DataFrame] | None] = ContextVar(
+    "itemeval_shared_grade_states", default=None
+)
+
+
+@contextmanager
+def shared_states() -> Iterator[None]:
+    """Within the block, one grade-state join per set of grade conditions: the report
+    reads it for its results, its item analysis and its status."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
 
 
 def graded_extra_judges(study: Study) -> list[GradeCondition]:

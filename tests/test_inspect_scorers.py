@@ -20,6 +20,7 @@ from itemeval.errors import ConfigError
 from itemeval.inspect_scorers import CATALOGUE
 from itemeval.scorers import ScoreContext
 from itemeval.scorers.registry import score_many, validate_scorer_params
+from tests.helpers import base_config, write_study
 
 REPLIES: list[tuple[str, str | list[str]]] = [
     ("Paris", "Paris"),
@@ -400,3 +401,37 @@ def test_plain_verdicts_share_one_result_per_value_and_keep_any_other_answer(
         repr(v) for v in values
     ]
     assert len(inspect_verdicts._SHARED_RESULTS) == 3
+
+
+@pytest.mark.parametrize("name", sorted(CATALOGUE))
+def test_the_declared_params_are_inspects_own(name):
+    """scorers.inspect_params declares each scorer's params so a study loads without
+    importing inspect-ai; they must be the ones its signature gives (a new inspect-ai
+    that changes one fails here)."""
+    from itemeval.scorer_signature import params_model
+    from itemeval.scorers.inspect_params import inspect_params
+
+    extra = {"multiple_correct": (bool, False)} if name == "choice" else {}
+    built = params_model(name, CATALOGUE[name], extra=extra).model_fields
+    declared = inspect_params(name).model_fields
+    assert {k: (f.annotation, f.default) for k, f in declared.items()} == {
+        k: (f.annotation, f.default) for k, f in built.items()
+    }
+
+
+def test_a_study_naming_inspects_scorers_loads_without_inspect(tmp_path):
+    """status, results and export of such a study start without inspect-ai."""
+    import subprocess
+    import sys
+
+    config = base_config(**{"facets__scorer": ["match", "includes", "f1"]})
+    path = write_study(tmp_path, config)
+    code = (
+        "import sys; from itemeval.study import load_study; "
+        f"study = load_study({str(path)!r}, {str(tmp_path)!r}); "
+        "print(len(study.grade), 'inspect_ai' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["3", "False"]

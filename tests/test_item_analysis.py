@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as sps
 
 from itemeval import item_analysis as ia
 from itemeval.item_results import _condition_items
@@ -32,6 +33,29 @@ def test_discrimination_is_the_item_rest_correlation():
     for i in range(6):
         rest = np.delete(scores, i, axis=0).mean(axis=0)
         assert found[i] == pytest.approx(np.corrcoef(scores[i], rest)[0, 1])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_discrimination_with_missing_scores_and_flat_items(seed):
+    """Each item against the mean of the other items of the conditions both have,
+    recomputed one item at a time with scipy; NaN where either side is flat or fewer
+    than three conditions are left."""
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, 5, (12, 7)).astype(float) / 4
+    scores[rng.random(scores.shape) < 0.2] = np.nan
+    scores[0] = 0.5  # flat: no correlation
+    scores[1, 2:] = np.nan  # two conditions left
+    found = ia.discrimination(scores)
+    for i, row in enumerate(scores):
+        others = np.delete(scores, i, axis=0)
+        with np.errstate(invalid="ignore"):
+            rest = np.nanmean(others, axis=0)  # a condition with no other: NaN
+        both = ~np.isnan(row) & ~np.isnan(rest)
+        x, y = row[both], rest[both]
+        if len(x) < 3 or x.std() == 0 or y.std() == 0:
+            assert np.isnan(found[i]), i
+        else:
+            assert found[i] == pytest.approx(sps.pearsonr(x, y).statistic, abs=1e-12)
 
 
 def test_flags_for_silent_and_negatively_discriminating_items():

@@ -297,3 +297,57 @@ def test_calibration_with_one_class_has_no_auc():
     result = agreement_stats.calibration([0.2, 0.9], [1.0, 1.0])
     assert math.isnan(result.auc) and close(result.brier, (0.64 + 0.01) / 2)
     assert agreement_stats.calibration([], []).n == 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_paired_p_values_are_the_p_of_paired_for_every_pair(seed):
+    """Columns of 0/1 scores, of 1-5 scores, with missing items, a constant column
+    and a copy: each pair's p equals stats.paired's."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    columns = np.column_stack(
+        [
+            (rng.random(n) < 0.7).astype(float),
+            (rng.random(n) < 0.4).astype(float),
+            rng.integers(1, 6, n).astype(float),
+            rng.integers(1, 6, n).astype(float),
+            np.ones(n),
+            np.ones(n),
+            np.full(n, 3.0),
+        ]
+    )
+    columns[rng.random(columns.shape) < 0.15] = np.nan
+    columns[:, 3] = columns[:, 2] + 1  # a constant difference: p 0
+    pairs = [(i, j) for i in range(7) for j in range(i + 1, 7)]
+    got = stats.paired_p_values(columns, pairs)
+    for (i, j), p in zip(pairs, got):
+        expected = stats.paired(columns[:, i], columns[:, j]).p
+        assert (p != p and expected != expected) or math.isclose(
+            p, expected, rel_tol=1e-9, abs_tol=1e-12
+        ), (i, j, p, expected)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_paired_many_is_paired_for_every_pair(seed):
+    rng = np.random.default_rng(seed)
+    n = 30
+    columns = np.column_stack(
+        [
+            (rng.random(n) < 0.6).astype(float),
+            (rng.random(n) < 0.5).astype(float),
+            rng.integers(1, 6, n).astype(float),
+            rng.normal(3, 1, n),
+            np.full(n, np.nan),
+        ]
+    )
+    columns[rng.random(columns.shape) < 0.2] = np.nan
+    columns[:2, 4] = [1.0, 0.0]  # one shared item at most: no interval
+    pairs = [(i, j) for i in range(5) for j in range(5) if i != j]
+    for (i, j), got in zip(pairs, stats.paired_many(columns, pairs)):
+        want = stats.paired(columns[:, i], columns[:, j])
+        assert got.n == want.n and got.test == want.test, (i, j)
+        for name in ("diff", "se", "ci_low", "ci_high", "correlation", "p"):
+            g, w = getattr(got, name), getattr(want, name)
+            assert (g != g and w != w) or math.isclose(
+                g, w, rel_tol=1e-9, abs_tol=1e-12
+            ), (i, j, name, g, w)

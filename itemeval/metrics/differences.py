@@ -26,7 +26,7 @@ class Difference:
     def classes(self) -> tuple[str, ...]:
         return getattr(self.first, "classes", ())
 
-    def values(self, counts: np.ndarray) -> np.ndarray:
+    def values(self, counts: np.ndarray, shared=None) -> np.ndarray:
         return self.first.values(counts) - self.second.values(counts)
 
 

@@ -9,9 +9,8 @@ as the interval."""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -34,11 +33,18 @@ def _item_sums(item_of_row: np.ndarray, n_items: int, row_stats: Any) -> Any:
     return pick @ row_stats
 
 
-def _weighted(counts: np.ndarray, item_sums: Any) -> np.ndarray:
-    """(resamples × stats) = counts @ item_sums; a sparse right side stays sparse."""
-    if sparse.issparse(item_sums):
-        return np.asarray((item_sums.T @ counts.T).T)
-    return counts @ item_sums
+def _weighted(
+    counts: np.ndarray, item_sums: Any, shared: dict[int, np.ndarray] | None = None
+) -> np.ndarray:
+    """(resamples × stats) = counts @ item_sums (dense @ sparse where the sums are
+    sparse); `shared` keeps products by the sums they were taken of, so figures
+    prepared from the same sums pay for one."""
+    if shared is not None and id(item_sums) in shared:
+        return shared[id(item_sums)]
+    product = np.asarray(counts @ item_sums)
+    if shared is not None:
+        shared[id(item_sums)] = product
+    return product
 
 
 def _ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
@@ -60,6 +66,7 @@ class Classification:
     metric: str
     classes: tuple[str, ...] = ()
     """The target labels, in the order of a per-class metric's columns."""
+    _hits: np.ndarray | None = field(default=None, repr=False)
 
     @classmethod
     def prepare(
@@ -86,31 +93,42 @@ class Classification:
         sums = _item_sums(item_of_row, n_items, row_stats)
         return cls(sums, k, len(t), metric, tuple(classes))
 
-    def values(self, counts: np.ndarray) -> np.ndarray:
+    def values(self, counts: np.ndarray, shared=None) -> np.ndarray:
         k = self.n_classes
-        totals = _weighted(counts, self.item_sums)
+        totals = _weighted(counts, self.item_sums, shared)
         true, pred, tp = totals[:, :k], totals[:, k : 2 * k], totals[:, 2 * k :]
         if self.metric in PER_CLASS:  # (resamples × classes)
             return PER_CLASS[self.metric](true, pred, tp)
-        return _CLASSIFICATION[self.metric](true, pred, tp)
+        if self.metric == "f1_micro":
+            return _ratio(2 * tp.sum(1), true.sum(1) + pred.sum(1))
+        present = np.count_nonzero(true > 0, axis=1)
+        hit = self._hit()  # classes with a right answer: the rest add 0 to the sum
+        top, bottom, scale = _MACRO[self.metric](true[:, hit], pred[:, hit], tp[:, hit])
+        ratio = np.divide(top, bottom, out=np.zeros(top.shape), where=bottom > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return scale * ratio.sum(axis=1) / present
+
+    def _hit(self) -> np.ndarray:
+        if self._hits is None:
+            k = self.n_classes
+            self._hits = np.flatnonzero(
+                np.asarray(self.item_sums[:, 2 * k :].sum(axis=0)).ravel() > 0
+            )
+        return self._hits
 
 
-def _present_mean(values: np.ndarray, true: np.ndarray) -> np.ndarray:
-    """The mean over the classes present in the (resampled) targets: a class a resample
-    never drew is left out, as scikit-learn leaves out a class it never sees, rather
-    than counted as a zero that drags every resampled macro figure down."""
-    masked = np.where(true > 0, values, np.nan)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.nanmean(masked, axis=1)
-
-
-_CLASSIFICATION: dict[str, Callable[..., np.ndarray]] = {
-    "f1_macro": lambda true, pred, tp: _present_mean(_ratio(2 * tp, true + pred), true),
-    "f1_micro": lambda true, pred, tp: _ratio(2 * tp.sum(1), true.sum(1) + pred.sum(1)),
-    "precision_macro": lambda true, pred, tp: _present_mean(_ratio(tp, pred), true),
-    "recall_macro": lambda true, pred, tp: _present_mean(_ratio(tp, true), true),
-    "balanced_accuracy": lambda true, pred, tp: _present_mean(_ratio(tp, true), true),
+_MACRO: dict[str, Callable[..., tuple[np.ndarray, np.ndarray, float]]] = {
+    # (top, bottom, scale) of a per-class ratio averaged over the classes present in
+    # the (resampled) targets: a class a resample never drew is left out, as
+    # scikit-learn leaves out a class it never sees, rather than counted as a zero
+    # that drags every resampled macro figure down; a present class with bottom 0
+    # counts 0 (zero_division=0). With hundreds of classes these (resamples ×
+    # classes) arrays are the bootstrap's cost, so only classes with a right answer
+    # are divided: a class with none adds 0 to the sum and 1 to the count
+    "f1_macro": lambda true, pred, tp: (tp, true + pred, 2.0),
+    "precision_macro": lambda true, pred, tp: (tp, pred, 1.0),
+    "recall_macro": lambda true, pred, tp: (tp, true, 1.0),
+    "balanced_accuracy": lambda true, pred, tp: (tp, true, 1.0),
 }
 PER_CLASS: dict[str, Callable[..., np.ndarray]] = {
     # scikit-learn's average=None with zero_division=nan: a class nothing was
@@ -120,7 +138,14 @@ PER_CLASS: dict[str, Callable[..., np.ndarray]] = {
     "recall": lambda true, pred, tp: np.where(true > 0, _ratio(tp, true), np.nan),
 }
 """Metrics with one value per class: a row per target label in `results`."""
-CLASSIFICATION = (*_CLASSIFICATION, *PER_CLASS)
+CLASSIFICATION = (
+    "f1_macro",
+    "f1_micro",
+    "precision_macro",
+    "recall_macro",
+    "balanced_accuracy",
+    *PER_CLASS,
+)
 
 
 @dataclass
@@ -138,7 +163,7 @@ class Pearson:
         row_stats = np.column_stack([np.ones_like(x), x, y, x * x, y * y, x * y])
         return cls(_item_sums(item_of_row, n_items, row_stats), len(x))
 
-    def values(self, counts: np.ndarray) -> np.ndarray:
+    def values(self, counts: np.ndarray, shared=None) -> np.ndarray:
         return _pearson_from_sums(_weighted(counts, self.item_sums))
 
 
@@ -167,7 +192,7 @@ class Spearman:
             np.asarray(item_of_row), np.asarray(x, float), np.asarray(y, float), len(x)
         )
 
-    def values(self, counts: np.ndarray) -> np.ndarray:
+    def values(self, counts: np.ndarray, shared=None) -> np.ndarray:
         weights = counts[:, self.item_of_row]
         rx, ry = _weighted_ranks(self.x, weights), _weighted_ranks(self.y, weights)
         return _weighted_pearson(rx, ry, weights)
@@ -214,7 +239,7 @@ class Kendall:
             np.asarray(item_of_row), np.asarray(x, float), np.asarray(y, float), len(x)
         )
 
-    def values(self, counts: np.ndarray) -> np.ndarray:
+    def values(self, counts: np.ndarray, shared=None) -> np.ndarray:
         out = np.empty(len(counts))
         for b, row in enumerate(counts):
             times = row[self.item_of_row].astype(int)
@@ -250,7 +275,7 @@ class Corpus:
             len(hypotheses),
         )
 
-    def values(self, counts: np.ndarray) -> np.ndarray:
+    def values(self, counts: np.ndarray, shared=None) -> np.ndarray:
         totals = _weighted(counts, self.item_sums)
         return np.array(
             [
@@ -272,7 +297,7 @@ class Mean:
         scores = np.asarray(item_scores, float)
         return cls(scores, int(np.count_nonzero(~np.isnan(scores))))
 
-    def values(self, counts: np.ndarray) -> np.ndarray:
+    def values(self, counts: np.ndarray, shared=None) -> np.ndarray:
         used = ~np.isnan(self.item_scores)
         with np.errstate(all="ignore"):
             return (counts[:, used] @ self.item_scores[used]) / counts[:, used].sum(1)
@@ -293,7 +318,7 @@ class UserFigure:
     n: int
     name: str = "user metric"
 
-    def values(self, counts: np.ndarray) -> np.ndarray:
+    def values(self, counts: np.ndarray, shared=None) -> np.ndarray:
         out = np.empty(len(counts))
         for b, row in enumerate(counts):
             try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 import numpy as np
 
@@ -21,7 +22,23 @@ def resample_counts(
     Drawing indices and counting them is the same bootstrap as indexing the items,
     but a count matrix turns every metric's resampled sufficient statistics into one
     matrix product, and the same seed gives every metric of a cell the same
-    resamples."""
+    resamples. A matrix of one block is kept (read-only): the next cell with as many
+    items gets it without drawing again; larger ones are drawn block by block, so
+    memory stays flat."""
+    if resamples * n <= _BLOCK_CELLS:
+        return iter(_one_block(n, seed, resamples))
+    return _blocks(n, seed, resamples)
+
+
+@lru_cache(maxsize=2)
+def _one_block(n: int, seed: int, resamples: int) -> tuple[np.ndarray, ...]:
+    blocks = tuple(_blocks(n, seed, resamples))
+    for block in blocks:
+        block.flags.writeable = False
+    return blocks
+
+
+def _blocks(n: int, seed: int, resamples: int) -> Iterator[np.ndarray]:
     rng = np.random.default_rng(seed)
     block = max(1, min(resamples, _BLOCK_CELLS // max(n, 1)))
     for start in range(0, resamples, block):

@@ -135,7 +135,9 @@ def resolve(name: str, config_dir: Path | None = None) -> ScorerSpec:
         return SCORERS[name]
     if name in TEXT_NAMES:
         return overlap.spec(name)
-    if name in INSPECT_NAMES or name == MULTI or ":" in name:
+    if name in INSPECT_NAMES or name == MULTI:
+        return _inspect_spec(name)
+    if ":" in name:
         from .. import inspect_scorers
 
         return inspect_scorers.spec(name, config_dir or Path.cwd())
@@ -148,6 +150,19 @@ def resolve(name: str, config_dir: Path | None = None) -> ScorerSpec:
 
         return inspect_dataset.task_scorer_spec()
     raise ConfigError(f"unknown scorer {name!r}; known scorers: {known_names()}")
+
+
+def _inspect_spec(name: str) -> ScorerSpec:
+    """One of inspect-ai's scorers (or multi_scorer), known without importing it."""
+    from .inspect_params import MultiParams, inspect_params, inspect_rule_version
+
+    return ScorerSpec(
+        fn=None,
+        params_model=MultiParams if name == MULTI else inspect_params(name),
+        rule_version=inspect_rule_version(),
+        family="multi" if name == MULTI else "inspect",
+        needs=("choices",) if name == "choice" else (),
+    )
 
 
 def _describe_params_error(name: str, spec: ScorerSpec, exc: ValidationError) -> str:
