@@ -130,11 +130,8 @@ def render_stage(result: StageResult, console: Console, *, ids: bool = False) ->
         if data["stage"] == "grade"
         else ""
     )
-    # A condition that failed as a whole makes the run exit 1: the summary must not say
-    # "completed".
-    outcome = "failed" if data["exit_code"] == 1 else data["outcome"]
     console.print(
-        f"{data['stage']} {outcome}: {totals['rows']} rows written, "
+        f"{data['stage']} {data['outcome']}: {totals['rows']} rows written, "
         f"{totals['errors']} errors{failures}, "
         f"{totals['cache_hits']} cache hits, spend {_usd(totals['usd'])}"
         + (f" (manifest {data['manifest']})" if data["manifest"] else ""),

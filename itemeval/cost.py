@@ -63,6 +63,9 @@ class EstimateLine:
     usd_live_expected: float | None = None
     """In batch mode, what the calls would cost live (the usd figures are then at the
     batch price); None when the stage runs live."""
+    usd_uncached_expected: float | None = None
+    """What the calls would cost drawn anew (`--fresh`), none answered by the cache;
+    None when no call is cached (then it is usd_expected)."""
 
 
 @dataclass
@@ -318,17 +321,44 @@ def lines_for_specs(
         )
         line.calls += len(cached)
         line.cached = len(cached)
+        if cached:
+            line.usd_uncached_expected = _uncached_usd(
+                stage, spec, observed=observed, prices=prices
+            )
         if spec.config.get("batch"):
             at_batch_price(line, prices.batch_factor(spec.model))
         lines.append(line)
     return lines
 
 
+def _uncached_usd(
+    stage: str, spec: TaskSpec, *, observed: ObservedLengths, prices: PriceTable
+) -> float | None:
+    """The expected USD of every cell of the spec, as if the cache answered none."""
+    return line_for(
+        stage,
+        spec.name,
+        spec.name,
+        spec.model,
+        calls=len(spec.cells),
+        input_tokens=sum(map(_cell_tokens, spec.cells)),
+        max_tokens=spec.config.get("max_tokens"),
+        observed=observed,
+        prices=prices,
+    ).usd_expected
+
+
 def at_batch_price(line: EstimateLine, factor: float) -> None:
     """Price a line's calls as batch calls (`factor` of the live price), keeping the
     live figure beside them."""
     line.usd_live_expected = line.usd_expected
-    for name in ("usd_expected", "usd_ceiling", "usd_low", "usd_high"):
+    for name in (
+        "usd_expected",
+        "usd_ceiling",
+        "usd_low",
+        "usd_high",
+        "usd_uncached_expected",
+    ):
         value = getattr(line, name)
         setattr(line, name, None if value is None else value * factor)
 

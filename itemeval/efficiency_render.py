@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from .pricing import format_usd
+from .tables import Column, fitted
 
 
 def _num(value: Any, digits: int = 3) -> str:
@@ -31,22 +31,23 @@ def render_plan(data: dict[str, Any], console: Console) -> None:
         f"within-item variance {_num(design['a']['within'])} / "
         f"{_num(design['b']['within'])}"
     )
-    table = Table(box=None)
-    for column in ("items", "replications", "power", "usd", "method", ""):
-        table.add_column(column, justify="right" if column != "method" else "left")
+    available = data.get("available_items")
+    over = f"over the study's {available} items" if available else "too few items"
     best = data["recommended"]
-    for option in data["options"]:
-        marks = ["recommended"] if option == best else []
-        marks += [] if option["feasible"] else ["more items than the study has"]
-        table.add_row(
-            f"{option['items']:,}",
-            str(option["replications"]),
-            _num(option["power"]),
-            format_usd(option["usd"]),
-            option["method"],
-            ", ".join(marks),
-        )
-    console.print(table)
+
+    def marks(option: dict[str, Any]) -> str:
+        said = ["recommended"] if option == best else []
+        return ", ".join(said + ([] if option["feasible"] else [over]))
+
+    columns = [
+        Column("items", lambda o: f"{o['items']:,}"),
+        Column("reps", lambda o: str(o["replications"])),
+        Column("power", lambda o: _num(o["power"])),
+        Column("usd", lambda o: format_usd(o["usd"])),
+        Column("method", lambda o: o["method"], kind="text"),
+        Column("", marks, kind="text"),
+    ]
+    console.print(fitted(console, None, columns, data["options"]))
     for method, text in data["methods"].items():
         console.print(f"{method}: {text}")
     for note in data["notes"]:
@@ -85,19 +86,28 @@ def render_sequential_compare(rows: list[dict[str, Any]], console: Console) -> N
 def render_items(
     rows: list[dict[str, Any]], console: Console, slugs: dict[str, str]
 ) -> None:
-    table = Table(title="items", box=None)
-    for column in ("grade", "item", "difficulty", "discr.", "irt a", "irt b", "flags"):
-        table.add_column(column, overflow="fold")
+    """A table per grade condition, designed for 80 columns like the results tables:
+    an item id too long for its column is cut in its middle, flags are never cut."""
+    from rich.text import Text
+
+    columns = [
+        Column("item", lambda row: row["item_id"], kind="name"),
+        *(
+            Column(header, lambda row, key=key: _num(row[key], 2), min_width=5)
+            for header, key in (
+                ("difficulty", "difficulty"),
+                ("discr.", "discrimination"),
+                ("irt a", "irt_a"),
+                ("irt b", "irt_b"),
+            )
+        ),
+        Column("flags", lambda row: ", ".join(row["flags"]), kind="text"),
+    ]
+    groups: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
-        table.add_row(
-            slugs.get(row["grade_condition_id"], row["grade_condition_id"]),
-            row["item_id"],
-            _num(row["difficulty"], 2),
-            _num(row["discrimination"], 2),
-            _num(row["irt_a"], 2),
-            _num(row["irt_b"], 2),
-            ", ".join(row["flags"]),
-        )
-    console.print(table)
+        groups.setdefault(row["grade_condition_id"], []).append(row)
+    for grade_id, group in groups.items():
+        console.print(Text(f"{slugs.get(grade_id, grade_id)}: items", style="italic"))
+        console.print(fitted(console, None, columns, group))
     flagged = sum(bool(row["flags"]) for row in rows)
     console.print(f"{flagged} of {len(rows)} item rows flagged")

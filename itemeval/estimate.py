@@ -163,7 +163,9 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
     held = held_by_open(study.paths, _stages(options.stage))
     notes += [held_note(held)] if held else []
     return Estimate(
-        lines=merge_lines(lines), notes=notes + _notes(lines, prices), open_batches=held
+        lines=merge_lines(lines),
+        notes=notes + _notes(lines, prices, _origin(study)),
+        open_batches=held,
     )
 
 
@@ -221,7 +223,13 @@ def _stages(stage: str) -> tuple[str, ...]:
     return ("generate", "grade") if stage == "all" else (stage,)
 
 
-def _notes(lines: list[EstimateLine], prices: PriceTable) -> list[str]:
+def _origin(study: Study) -> str:
+    from . import cache_origins
+
+    return cache_origins.where(study.config.study, study.paths)
+
+
+def _notes(lines: list[EstimateLine], prices: PriceTable, origin: str) -> list[str]:
     dated = f" dated {prices.date}" if prices.date else ""
     notes = [
         f"prices: itemeval's packaged table{dated} plus budget.pricing_path; "
@@ -232,8 +240,12 @@ def _notes(lines: list[EstimateLine], prices: PriceTable) -> list[str]:
     )
     cached = sum(line.cached for line in lines)
     if cached:
+        from . import cache_origins, response_cache
+
+        whose = cache_origins.describe(response_cache.origins(lines), origin)
         notes.append(
-            f"{cached:,} of these calls are in inspect's response cache: priced at $0"
+            f"{cached:,} of these calls are in inspect's response cache ({whose}): "
+            "priced at $0"
         )
     if unpriced:
         notes.append(

@@ -21,7 +21,15 @@ def replayed_parse_failures(
     calls = sum(line.calls for line in judged if line.model and "/" in line.model)
     if not calls:
         return None
-    usd = format_usd(total_usd(line.usd_expected for line in judged))
+    # drawn anew, the cached calls are paid too
+    usd = format_usd(
+        total_usd(
+            line.usd_expected
+            if line.usd_uncached_expected is None
+            else line.usd_uncached_expected
+            for line in judged
+        )
+    )
     return (
         f"--only parse-failures re-asks {calls} judge calls through the response "
         "cache, which returns the same replies; add --fresh to draw new ones "

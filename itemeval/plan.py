@@ -150,12 +150,20 @@ def choose_items(
 
 
 def by_id(items: Sequence[Item], ids: Sequence[str]) -> list[Item]:
-    """The items named by `--items` (all when none is), in the dataset's order; an id
-    that no item has is a usage error naming it."""
+    """The items named by `--items` (all when none is; repeated, or several ids
+    joined by commas), in the dataset's order; an id that no item has is a usage
+    error naming it."""
     if not ids:
         return list(items)
-    wanted = set(ids)
-    unknown = sorted(wanted - {item.id for item in items})
+    known = {item.id for item in items}
+    # `--items q01,q03` names two items, unless an item's id holds that comma
+    wanted = {
+        part.strip()
+        for given in ids
+        for part in ([given] if given in known else given.split(","))
+        if part.strip()
+    }
+    unknown = sorted(wanted - known)
     if unknown:
         sample = ", ".join(item.id for item in items[:5])
         raise ConfigError(

@@ -8,6 +8,7 @@ store as well, so its draws are its own; `cache: false` reads and writes nothing
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,26 +31,30 @@ def shared_note(
     cache: bool | str, origin: str, lines: Sequence[EstimateLine]
 ) -> str | None:
     """Before a run with the shared cache (`cache: true`): say how many of the planned
-    calls earlier calls (by any study on this machine) already answer, when some do;
-    `origin` is this study as `cache_origins.where` names it."""
+    model calls earlier calls (by any study on this machine) already answer, when some
+    do; `origin` is this study as `cache_origins.where` names it."""
     if cache is not True:
         return None
     cached = sum(line.cached for line in lines)
     if not cached:
         return None
-    calls = sum(line.calls for line in lines)
-    return (
-        f"response cache: {cached} of {calls} calls are answered at $0 from earlier "
-        f"replies ({_origins(origin, lines)}) in {_cache_root()}, shared by every "
-        "study on this machine; for draws of this study's own, set `cache: study` in "
-        "the config"
+    # a verifiable scorer's lines count its grades, which call no model
+    calls = sum(line.calls for line in lines if "/" in line.model)
+    counts = origins(lines)
+    from . import cache_origins
+
+    note = (
+        f"response cache: {cached} of {calls} model calls are answered at $0 from "
+        f"earlier replies ({cache_origins.describe(counts, origin)}) in "
+        f"{_cache_root()}, shared by every study on this machine"
     )
+    if set(counts) == {origin}:
+        return f"{note}; add --fresh to draw them anew"
+    return f"{note}; for draws of this study's own, set `cache: study` in the config"
 
 
-def _origins(origin: str, lines: Sequence[EstimateLine]) -> str:
-    """Whose earlier calls the cached ones are, by study."""
-    from collections import Counter
-
+def origins(lines: Sequence[EstimateLine]) -> Counter[str]:
+    """Whose earlier calls the cached ones are: a count per study."""
     from . import cache_origins
     from .cache_lookup import FOUND
 
@@ -57,7 +62,7 @@ def _origins(origin: str, lines: Sequence[EstimateLine]) -> str:
     for condition_id in {line.condition_id for line in lines if line.cached}:
         model, keys = FOUND.get(condition_id, ("", ()))
         counts.update(cache_origins.origins(model, keys))
-    return cache_origins.describe(counts, origin)
+    return counts
 
 
 def _cache_root() -> Path:

@@ -208,6 +208,10 @@ class Run:
             self.result.outcome = "interrupted"
         elif self.cap is not None and self.cap.stopped:
             self.result.outcome = "budget_stopped"
+        elif any(c.failure for c in self.result.conditions):
+            # a condition whose whole task failed makes the run exit 1: its outcome
+            # (the summary, --json, the manifest) says so
+            self.result.outcome = "failed"
         if self.cap is not None and self.cap.spent > self.cap.cap:
             self.overrun_usd = self.cap.spent - self.cap.cap
             self.result.notes.append(overrun_note(self.cap))

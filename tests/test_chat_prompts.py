@@ -124,6 +124,8 @@ def test_items_selects_by_id_on_every_selecting_command(tmp_path, capsys):
     assert run("generate")["totals"]["rows"] == 2
     assert run("grade")["totals"]["rows"] == 2
     assert [c["items"] for c in run("results")["cells"]] == [2]
+    pick = ["--items", "a4,a2"]  # the same two, joined by a comma
+    assert [c["items"] for c in run("results")["cells"]] == [2]
     capsys.readouterr()
     assert (
         main(

@@ -360,7 +360,12 @@ def test_calls_in_the_response_cache_are_counted_at_no_cost(
         gen = lines(result)[("generate", "m_p_default")]
         assert (gen["calls"], gen["cached"], gen["usd_expected"]) == (4, 4, 0.0)
         assert result["total"]["cached"] == 4
-        assert any("4 of these calls" in note for note in result["notes"])
+        # whose: the study's own earlier calls (its store was wiped, the cache kept)
+        assert any(
+            "4 of these calls are in inspect's response cache (4 from this study's "
+            "earlier calls)" in note
+            for note in result["notes"]
+        ), result["notes"]
         assert main(["generate", str(config)]) == 0
         assert len(server.requests) == sent  # every reply came from the cache
 

@@ -122,10 +122,18 @@ def test_re_grading_parse_failures_says_fresh_draws_anew(tmp_path, capsys, monke
     capsys.readouterr()
     again = ["grade", str(path), "--yes", "--only", "parse-failures"]
     assert main(again) == 0
-    err = capsys.readouterr().err
-    assert "add --fresh to draw new ones (4 calls, about $" in err, err
+    err = " ".join(capsys.readouterr().err.split())
+    hinted = re.search(
+        r"add --fresh to draw new ones \(4 calls, about (\$[\d.]+)\)", err
+    )
+    assert hinted, err
     assert main([*again, "--fresh"]) == 0
-    assert "--fresh" not in capsys.readouterr().err
+    fresh = " ".join(capsys.readouterr().err.split())
+    assert "--fresh" not in fresh
+    # the price of drawing anew is what the --fresh run expects to pay, never the
+    # cached $0
+    expected = re.search(r"estimate: 4 calls, expected (\$[\d.]+)", fresh)
+    assert expected and hinted[1] == expected[1] and hinted[1] != "$0", fresh
 
 
 def test_help_shows_what_to_type_not_python_types(capsys):
@@ -174,12 +182,17 @@ def test_the_shared_cache_is_announced_and_cache_study_draws_anew(tmp_path, caps
     first = write_study(tmp_path / "one", base_config(**{"cache": True}))
     assert main(["generate", str(first), "--yes"]) == 0
     capsys.readouterr()
+    # its own earlier calls: `cache: study` would change nothing, --fresh would
+    assert main(["generate", str(first), "--yes", "--force"]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "(4 from this study's earlier calls)" in err, err
+    assert "add --fresh to draw them anew" in err and "cache: study" not in err
     clone = write_study(tmp_path / "two", base_config(**{"cache": True}))
     assert main(["generate", str(clone), "--yes", "--json"]) == 0
     out = capsys.readouterr()
     result = json.loads(out.out)
     assert result["totals"]["cache_hits"] == 4  # the clone's answers are the first's
-    assert "4 of 4 calls are answered at $0 from earlier replies" in out.err
+    assert "4 of 4 model calls are answered at $0 from earlier replies" in out.err
     # ... and whose: the first study's calls, named with where its store is
     first_store = (tmp_path / "one" / "studies" / "t").resolve()
     assert f"(4 from study t ({first_store}))" in " ".join(out.err.split()), out.err
@@ -233,7 +246,8 @@ def test_a_grade_names_the_study_whose_judge_calls_it_reuses(tmp_path, capsys):
             "cache": True,
             "facets__grader": ["k"],
             "facets__rubric": ["r"],
-            "facets__scorer": None,
+            # a scorer's grades call no model: not counted among the calls
+            "facets__scorer": "numeric",
             "graders": {"k": {"model": "itemeval/judge"}},
         }
     )
@@ -246,5 +260,5 @@ def test_a_grade_names_the_study_whose_judge_calls_it_reuses(tmp_path, capsys):
     assert main(["grade", str(clone), "--yes"]) == 0
     err = " ".join(capsys.readouterr().err.split())
     first_store = (tmp_path / "one" / "studies" / "t").resolve()
-    assert "4 of 4 calls are answered at $0 from earlier replies" in err, err
+    assert "4 of 4 model calls are answered at $0 from earlier replies" in err, err
     assert f"(4 from study t ({first_store}))" in err, err

@@ -749,6 +749,7 @@ def test_json_is_the_only_stdout_and_a_failed_condition_exits_1(tmp_path):
     assert proc.returncode == 1, proc.stderr
     result = json.loads(proc.stdout)  # the whole of stdout is one JSON document
     assert result["exit_code"] == 1 and "hooks enabled" not in proc.stderr
+    assert result["outcome"] == "failed"  # --json says what the exit code says
     good, bad = (
         conditions(result)["arith-good_p_default"],
         conditions(result)["x_p_default"],
@@ -761,6 +762,6 @@ def test_json_is_the_only_stdout_and_a_failed_condition_exits_1(tmp_path):
     manifest = json.loads(Path(result["manifest"]).read_text())
     assert (
         manifest["command"][1:4] == ["generate", str(path), "--json"]
-        and manifest["outcome"] == "completed"
+        and manifest["outcome"] == "failed"
     )
     assert manifest["per_condition"][bad["condition_id"]]["failure"] == bad["failure"]

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from itemeval import plan
+from itemeval.records import Item
 
 
 def solutions(*rows: tuple) -> pd.DataFrame:
@@ -357,3 +358,30 @@ def test_eval_windows_run_a_task_per_condition_fed_a_window_at_a_time(
             cell for w in windows for t in w.tasks if t.name == name for cell in t.cells
         ]
         assert ran == [f"{name}{i}" for i in range(n)]
+
+
+@pytest.mark.parametrize(
+    ("ids", "expected"),
+    [
+        (["a2", "a1"], ["a1", "a2"]),  # in the dataset's order
+        (["a3,a1"], ["a1", "a3"]),
+        (["a1, a3", "a2"], ["a1", "a2", "a3"]),
+        (["x,y"], ["x,y"]),  # an id that holds a comma is that item
+        (["a1,"], ["a1"]),
+    ],
+)
+def test_items_by_id_repeated_or_joined_by_commas(ids, expected):
+    items = [
+        Item(
+            id=i,
+            input="q",
+            target="",
+            grading_scheme=None,
+            metadata={},
+            dataset_id="d",
+            dataset_revision="r",
+            row=k,
+        )
+        for k, i in enumerate(("a1", "a2", "x,y", "a3"))
+    ]
+    assert [item.id for item in plan.by_id(items, ids)] == expected

@@ -37,7 +37,11 @@ Limit = Annotated[
 ]
 ItemIds = Annotated[
     Optional[list[str]],
-    typer.Option("--items", help="Only the item with this id (repeatable)."),
+    typer.Option(
+        "--items",
+        help="Only the items with these ids: repeatable, or ids joined by commas.",
+        metavar="ID[,ID...]",
+    ),
 ]
 Force = Annotated[
     bool, typer.Option("--force", help="Re-run every selected cell, done or not.")

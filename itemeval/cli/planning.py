@@ -214,7 +214,9 @@ def plan(
             help="First generate and grade N random items of the conditions (kept).",
         ),
     ] = None,
-    seed: SampleSeed = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the --pilot's random items.")
+    ] = 0,
     base_dir: BaseDir = None,
     yes: Yes = False,
     max_usd: MaxUsd = None,

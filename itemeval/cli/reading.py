@@ -121,7 +121,8 @@ ResultItems = Annotated[
     Optional[list[str]],
     typer.Option(
         "--items",
-        help="Only the item with this id (repeatable). Bare (`results CONFIG "
+        help="Only the items with these ids (repeatable, or joined by commas). "
+        "Bare (`results CONFIG "
         "--items`): the item analysis: difficulty, discrimination, 2PL IRT and "
         "flags per item (--csv then writes these rows).",
     ),
@@ -357,4 +358,4 @@ def _item_analysis(
 
 
 ITEM_ANALYSIS = "*"
-"""The value a bare `results --items` gets: the item analysis ."""
+"""The value a bare `results --items` gets: the item analysis."""
