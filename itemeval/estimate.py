@@ -9,6 +9,7 @@ from . import cascade, cascade_counts
 from . import generate as gen_stage
 from . import grade as grade_stage
 from .batch.listing import held_by_open, held_note
+from .cache_origins import where
 from .cost import (
     Estimate,
     EstimateLine,
@@ -164,7 +165,7 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
     notes += [held_note(held)] if held else []
     return Estimate(
         lines=merge_lines(lines),
-        notes=notes + _notes(lines, prices, _origin(study)),
+        notes=notes + _notes(lines, prices, where(study.config.study, study.paths)),
         open_batches=held,
     )
 
@@ -221,12 +222,6 @@ def _recovery_notes(recovered: dict[str, int], pending: int) -> list[str]:
 
 def _stages(stage: str) -> tuple[str, ...]:
     return ("generate", "grade") if stage == "all" else (stage,)
-
-
-def _origin(study: Study) -> str:
-    from . import cache_origins
-
-    return cache_origins.where(study.config.study, study.paths)
 
 
 def _notes(lines: list[EstimateLine], prices: PriceTable, origin: str) -> list[str]:

@@ -130,14 +130,15 @@ def grade_state(
     per set of conditions (with every column a reader there asks for); callers never
     change the frame in place."""
     shared = _SHARED.get()
-    if shared is None:
-        merged = solution_state(study) if merged is None else merged
-        return stored_of(study).grades(conditions, merged, extra=extra)
     key = tuple(c.id for c in conditions)
-    if key not in shared:
-        merged = solution_state(study) if merged is None else merged
-        shared[key] = stored_of(study).grades(conditions, merged, extra=SHARED_EXTRA)
-    return shared[key]
+    if shared is not None and key in shared:
+        return shared[key]
+    merged = solution_state(study) if merged is None else merged
+    wanted = extra if shared is None else SHARED_EXTRA
+    state = stored_of(study).grades(conditions, merged, extra=wanted)
+    if shared is not None:
+        shared[key] = state
+    return state
 
 
 SHARED_EXTRA = ("score", "answer", "score_metadata")
