@@ -240,40 +240,45 @@ def render_results(results: ResultsReport, console: Console) -> None:
     ci = _number("95% CI", _ci, 11)
     render_headline(results, console)
     cell_tables(console, results, [n, mean, ci])
-    if results.marginals:
-        per_grade(
-            console,
-            results,
-            results.marginals,
-            lambda slug, rows: f"{slug}: by facet, mean per item, 95% CI",
-            [
-                Column("facet", lambda row: row.facet, kind="name"),
-                Column("level", lambda row: str(row.level), kind="name"),
-                n,
-                mean,
-                ci,
-            ],
-            named=False,
-        )
+    _marginal_tables(results, console, [n, mean, ci])
     if results.metrics:
         render_metrics(console, results, [_number("95% CI", _ci, 11)])
-    if results.criteria:
-        per_grade(
-            console,
-            results,
-            results.criteria,
-            lambda slug, rows: f"{slug}: criteria, mean per item, 95% CI",
-            [
-                Column("criterion", lambda row: row.criterion, kind="name"),
-                n,
-                mean,
-                ci,
-            ],
-        )
+    _criteria_tables(results, console, [n, mean, ci])
     _agreement_tables(results, console, ci)
     _side_tables(results, console)
     for note in results.notes:
         console.print(Text(note, style="yellow"))
+
+
+def _marginal_tables(
+    results: ResultsReport, console: Console, numbers: list[Column]
+) -> None:
+    """The means per `--by` level."""
+    per_grade(
+        console,
+        results,
+        results.marginals,
+        lambda slug, rows: f"{slug}: by facet, mean per item, 95% CI",
+        [
+            Column("facet", lambda row: row.facet, kind="name"),
+            Column("level", lambda row: str(row.level), kind="name"),
+            *numbers,
+        ],
+        named=False,
+    )
+
+
+def _criteria_tables(
+    results: ResultsReport, console: Console, numbers: list[Column]
+) -> None:
+    """The means per criterion of grades with several."""
+    per_grade(
+        console,
+        results,
+        results.criteria,
+        lambda slug, rows: f"{slug}: criteria, mean per item, 95% CI",
+        [Column("criterion", lambda row: row.criterion, kind="name"), *numbers],
+    )
 
 
 def _named(slugs: dict[str, str], header: str, key: str) -> Column:

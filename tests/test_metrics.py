@@ -140,6 +140,22 @@ def test_correlations_equal_scipy_with_ties_and_on_resamples(
         assert got[b] == pytest.approx(expected, abs=1e-9)
 
 
+@pytest.mark.parametrize("pairwise_rows", [10, 1_500])
+def test_kendall_per_resample_equals_scipy_by_either_path(monkeypatch, pairwise_rows):
+    """tau-b as one (n × n) product over all resamples, or by scipy per resample for a
+    larger cell: the same figures, ties and repeated rows included."""
+    from itemeval.metrics import figures
+
+    monkeypatch.setattr(figures, "_PAIRWISE_ROWS", pairwise_rows)
+    item_of_row, items, x, y = _numbers(seed=4, items=60, epochs=3)
+    figure = Kendall.prepare(item_of_row, items, x, y)
+    counts = next(resample_counts(items, seed=1, resamples=6))
+    for b, got in enumerate(figure.values(counts)):
+        times = counts[b][item_of_row].astype(int)
+        want = scipy_stats.kendalltau(np.repeat(x, times), np.repeat(y, times))
+        assert got == pytest.approx(want.statistic, abs=1e-9)
+
+
 def test_a_constant_prediction_has_no_correlation():
     item_of_row = np.arange(5)
     figure = Pearson.prepare(item_of_row, 5, np.ones(5), np.arange(5.0))
