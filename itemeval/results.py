@@ -42,7 +42,7 @@ from .result_values import (
 from .results_agreement import agreement, calibration
 from .results_facets import facet_levels, marginals
 from .scale_intervals import Bounds, bounded_interval, grade_scales
-from .state import grade_state, graded_extra_judges
+from .state import grade_state, graded_extra_judges, shared_states
 from .study import Study
 
 
@@ -96,7 +96,15 @@ def study_results(
     study: Study, options: ResultsOptions, frame: pd.DataFrame | None = None
 ) -> ResultsReport:
     """Every figure of `itemeval results` for the study's grid, from its stores (or
-    an already read `graded_frame`)."""
+    an already read `graded_frame`); the grades joined with the solutions once for the
+    cells and the metrics."""
+    with shared_states():
+        return _study_results(study, options, frame)
+
+
+def _study_results(
+    study: Study, options: ResultsOptions, frame: pd.DataFrame | None
+) -> ResultsReport:
     check_options(options)
     grade = grade_conditions(study)
     frame = graded_frame(study, grade) if frame is None else frame

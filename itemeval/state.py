@@ -152,8 +152,12 @@ _SHARED: ContextVar[dict[tuple[str, ...], pd.DataFrame] | None] = ContextVar(
 
 @contextmanager
 def shared_states() -> Iterator[None]:
-    """Within the block, one grade-state join per set of grade conditions: the report
-    reads it for its results, its item analysis and its status."""
+    """Within the block, one grade-state join per set of grade conditions: results
+    reads it for its cells and its metrics, the report for those, its item analysis
+    and its status."""
+    if _SHARED.get() is not None:  # already sharing: one join for the outer block
+        yield
+        return
     token = _SHARED.set({})
     try:
         yield

@@ -39,8 +39,12 @@ def answers(
     """One row per graded replication the metrics read: ids, score, answer."""
     wanted = {gid for metric in planned for gid in metric.grade_condition_ids}
     conditions = [c for c in grade if c.id in wanted]
-    state = grade_state(study, conditions, extra=("score", "answer"))
-    state = state[state["state"].isin(list(USED))]
+    # every grade condition's, as results joined them (state.shared_states), then
+    # those the metrics read
+    state = grade_state(study, grade, extra=("score", "answer"))
+    state = state[
+        state["state"].isin(list(USED)) & state["grade_condition_id"].isin(wanted)
+    ]
     if items is not None:
         state = state[state["item_id"].isin(items)]
     columns = ["gen_condition_id", "grade_condition_id", "item_id", "epoch"]
