@@ -60,7 +60,7 @@ def _lead(
     row = _row(grade_id, best, runner_up, result)
     row["pairs"] = len(ranked) * (len(ranked) - 1) // 2
     lead = (best["gen_condition_id"], runner_up["gen_condition_id"])
-    row["p_adjusted"] = _adjusted(wide, lead, row["pairs"])
+    row["p_adjusted"] = _adjusted(wide, lead)
     row["detectable"] = bool(row["p_adjusted"] < ALPHA)
     return row
 
@@ -80,7 +80,7 @@ def _paired(wide: pd.DataFrame, best, runner_up) -> stats.Comparison:
     )
 
 
-def _adjusted(wide: pd.DataFrame, lead: tuple[str, str], pairs: int) -> float:
+def _adjusted(wide: pd.DataFrame, lead: tuple[str, str]) -> float:
     """The lead's p-value Holm-adjusted over every pair of the grade condition's
     conditions (two-sided: a pair's p does not depend on its order)."""
     family = list(combinations(range(len(wide.columns)), 2))
