@@ -9,11 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .lazy import lazy_import
 from .stats import NAN
-
-sps = lazy_import("scipy.stats")  # loaded at its first use
-
 
 # ---- agreement between two graders of the same solutions
 # -------------------------------------------------------
@@ -41,7 +37,7 @@ def agreement(
     spearman = (
         NAN
         if n < 2 or np.ptp(a) == 0 or np.ptp(b) == 0
-        else float(sps.spearmanr(a, b).statistic)
+        else float(np.corrcoef(average_ranks(a), average_ranks(b))[0, 1])
     )
     return Agreement(
         n,
@@ -50,6 +46,20 @@ def agreement(
         quadratic_kappa(np.rint(a), np.rint(b)),
         krippendorff_alpha_interval(a, b),
     )
+
+
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks, ties sharing their average (scipy's rankdata): Spearman's rho is
+    Pearson's r of these."""
+    values = np.asarray(values, dtype=float)
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    ends = np.r_[starts[1:], len(values)]
+    average = (starts + ends + 1) / 2  # the mean of ranks start+1 .. end
+    ranks = np.empty(len(values))
+    ranks[order] = np.repeat(average, ends - starts)
+    return ranks
 
 
 def quadratic_kappa(a: np.ndarray, b: np.ndarray) -> float:
@@ -170,5 +180,5 @@ def roc_auc(scores: np.ndarray, outcomes: np.ndarray) -> float:
     n_pos, n_neg = int(positives.sum()), int((~positives).sum())
     if n_pos == 0 or n_neg == 0:
         return NAN
-    ranks = sps.rankdata(scores)
+    ranks = average_ranks(scores)
     return float((ranks[positives].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))

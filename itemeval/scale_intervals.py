@@ -18,9 +18,11 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
+from .lazy import lazy_import
 from .stats import LEVEL, NAN, Interval, is_binary, observed, wilson_interval
+
+special = lazy_import("scipy.special")  # loaded at its first use
 
 Bounds = tuple[float, float]
 
@@ -77,7 +79,7 @@ def _wilson(p: float, n: float, level: float) -> tuple[float, float]:
     """The Wilson score interval of a share p out of n (n may be fractional)."""
     if math.isinf(n):
         return p, p
-    z = float(sps.norm.ppf(0.5 + level / 2))
+    z = float(special.ndtri(0.5 + level / 2))
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator

@@ -19,7 +19,9 @@ import numpy as np
 
 from .lazy import lazy_import
 
-sps = lazy_import("scipy.stats")  # loaded at its first use
+# scipy.special, not scipy.stats: the same functions scipy.stats' t, norm and binom
+# call, at a third of the import (results starts ~1 s sooner on a slow machine)
+special = lazy_import("scipy.special")  # loaded at its first use
 
 LEVEL = 0.95
 BOOTSTRAP_RESAMPLES = 2_000
@@ -78,7 +80,7 @@ def t_interval(values: Sequence[float] | np.ndarray, level: float = LEVEL) -> In
     if n == 1:
         return Interval(1, mean, NAN, NAN, NAN, "t")
     se = float(x.std(ddof=1) / math.sqrt(n))
-    half = float(sps.t.ppf(0.5 + level / 2, n - 1)) * se
+    half = float(special.stdtrit(n - 1, 0.5 + level / 2)) * se
     return Interval(n, mean, se, mean - half, mean + half, "t")
 
 
@@ -100,7 +102,7 @@ def wilson_interval(
             "the Wilson interval needs 0/1 scores; use the t or bootstrap interval"
         )
     p = float(x.mean())
-    z = float(sps.norm.ppf(0.5 + level / 2))
+    z = float(special.ndtri(0.5 + level / 2))
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
@@ -255,7 +257,7 @@ def paired(
             "mcnemar_exact",
             mcnemar_exact(a, b),
         )
-    p = float(sps.ttest_rel(a, b).pvalue) if len(a) > 1 else NAN
+    p = _paired_t_p(a - b) if len(a) > 1 else NAN
     return Comparison(
         interval.n,
         interval.mean,
@@ -275,7 +277,7 @@ def mcnemar_exact(a: np.ndarray, b: np.ndarray) -> float:
     only_b = int(((a == 0) & (b == 1)).sum())
     if only_a + only_b == 0:
         return 1.0
-    return float(min(1.0, 2 * sps.binom.cdf(min(only_a, only_b), only_a + only_b, 0.5)))
+    return float(min(1.0, 2 * special.bdtr(min(only_a, only_b), only_a + only_b, 0.5)))
 
 
 def paired_p_values(
@@ -304,11 +306,11 @@ def paired_p_values(
     if binary:
         counts = np.array(only)
         low, total = counts.min(axis=1), counts.sum(axis=1)
-        p = np.minimum(1.0, 2 * sps.binom.cdf(low, np.maximum(total, 1), 0.5))
+        p = np.minimum(1.0, 2 * special.bdtr(low, np.maximum(total, 1), 0.5))
         out[binary] = np.where(total == 0, 1.0, p)
     if t:
         index, value = zip(*t)
-        out[list(index)] = 2 * sps.t.sf(np.abs(value), df)
+        out[list(index)] = 2 * special.stdtr(df, -np.abs(value))
     return out
 
 
@@ -335,7 +337,7 @@ def paired_many(
         )
         parts.append((n, float(d.mean()) if n else NAN, se, _pearson(a, b), test))
     dfs = np.array([max(n - 1, 1) for n, *_ in parts], dtype=float)
-    quantiles = sps.t.ppf(0.5 + level / 2, dfs) if parts else []
+    quantiles = special.stdtrit(dfs, 0.5 + level / 2) if parts else []
     return [
         Comparison(
             n,
@@ -349,6 +351,14 @@ def paired_many(
         )
         for (n, diff, se, correlation, test), q, p_value in zip(parts, quantiles, p)
     ]
+
+
+def _paired_t_p(differences: np.ndarray) -> float:
+    """The two-sided p of the paired t-test (scipy's ttest_rel) on the differences."""
+    sd = differences.std(ddof=1)
+    n = len(differences)
+    t = differences.mean() / (sd / math.sqrt(n)) if sd else _flat(differences)
+    return float(2 * special.stdtr(n - 1, -abs(t))) if t == t else NAN
 
 
 def _flat(differences: np.ndarray) -> float:

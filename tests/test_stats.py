@@ -351,3 +351,20 @@ def test_paired_many_is_paired_for_every_pair(seed):
             assert (g != g and w != w) or math.isclose(
                 g, w, rel_tol=1e-9, abs_tol=1e-12
             ), (i, j, name, g, w)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [3.0, 1.0, 2.0],
+        [1.0, 1.0, 1.0],
+        [0.0, 1.0, 1.0, 0.0, 1.0],
+        [5.0, 2.0, 5.0, 2.0, 3.5, 5.0],
+        [0.25],
+        [],
+    ],
+)
+def test_average_ranks_are_scipys_rankdata(values):
+    from itemeval.agreement_stats import average_ranks
+
+    assert list(average_ranks(np.array(values))) == list(sps.rankdata(values))
