@@ -67,8 +67,21 @@ def test_classification_equals_scikit_learn(metric, seed):
     assert _point(figure, items) == pytest.approx(expected, abs=1e-9)
 
 
-def test_classification_on_a_resample_equals_scikit_learn_on_the_drawn_rows():
-    item_of_row, items, pred, true = _imbalanced(3, items=80)
+def _many_classes(seed=0, items=120, epochs=2):
+    """Numbers as labels, as arithmetic answers are: ~60 classes of one or two items,
+    a model right a third of the time, so most classes have no right answer."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 60, items).astype(str)
+    item_of_row = np.repeat(np.arange(items), epochs)
+    true = truth[item_of_row]
+    wrong = (true.astype(int) + rng.integers(1, 4, len(true))).astype(str)
+    pred = np.where(rng.random(len(true)) < 0.33, true, wrong)
+    return item_of_row, items, list(pred), list(true)
+
+
+@pytest.mark.parametrize("cells", [_imbalanced(3, items=80), _many_classes(4)])
+def test_classification_on_a_resample_equals_scikit_learn_on_the_drawn_rows(cells):
+    item_of_row, items, pred, true = cells
     counts = next(resample_counts(items, seed=7, resamples=5))
     for metric in SKLEARN:
         figure = Classification.prepare(item_of_row, items, pred, true, metric)

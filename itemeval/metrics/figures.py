@@ -10,7 +10,7 @@ as the interval."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -61,12 +61,17 @@ class Classification:
     a class of its own — scikit-learn's figures with `labels=` the target classes."""
 
     item_sums: Any
+    """(items × 3k): per item, [true | predicted | true positive] counts per class."""
+    macro_sums: Any
+    """(items × k+2h): [true, the h classes with a right answer first | their
+    predicted | their true positives]; a class no row got right adds 0 to a macro
+    sum, so with hundreds of classes a resample's macro figure divides only h."""
     n_classes: int
+    n_hit: int
     n: int
     metric: str
     classes: tuple[str, ...] = ()
     """The target labels, in the order of a per-class metric's columns."""
-    _hits: np.ndarray | None = field(default=None, repr=False)
 
     @classmethod
     def prepare(
@@ -90,45 +95,52 @@ class Classification:
         row_stats = sparse.csr_matrix(
             (np.ones(len(cols)), (where, cols)), shape=(len(t), 3 * k)
         )
-        sums = _item_sums(item_of_row, n_items, row_stats)
-        return cls(sums, k, len(t), metric, tuple(classes))
+        sums = _item_sums(item_of_row, n_items, row_stats).tocsc()
+        hits = np.unique(t[hit])
+        missed = np.setdiff1d(np.arange(k), hits)
+        layout = np.concatenate([hits, missed, hits + k, hits + 2 * k])
+        return cls(sums, sums[:, layout], k, len(hits), len(t), metric, tuple(classes))
 
     def values(self, counts: np.ndarray, shared=None) -> np.ndarray:
+        if self.metric in _MACRO:
+            return self._macro(counts, shared)
         k = self.n_classes
         totals = _weighted(counts, self.item_sums, shared)
         true, pred, tp = totals[:, :k], totals[:, k : 2 * k], totals[:, 2 * k :]
         if self.metric in PER_CLASS:  # (resamples × classes)
             return PER_CLASS[self.metric](true, pred, tp)
-        if self.metric == "f1_micro":
-            return _ratio(2 * tp.sum(1), true.sum(1) + pred.sum(1))
-        present = np.count_nonzero(true > 0, axis=1)
-        hit = self._hit()  # classes with a right answer: the rest add 0 to the sum
-        top, bottom, scale = _MACRO[self.metric](true[:, hit], pred[:, hit], tp[:, hit])
-        ratio = np.divide(top, bottom, out=np.zeros(top.shape), where=bottom > 0)
+        # f1_micro over the classes the (resampled) targets hold, as macro: a
+        # prediction of a class the resample did not draw is no class of its own
+        drawn = np.where(true > 0, pred, 0.0).sum(1)
+        return _ratio(2 * tp.sum(1), true.sum(1) + drawn)
+
+    def _macro(self, counts: np.ndarray, shared) -> np.ndarray:
+        """A per-class ratio averaged over the classes present in the (resampled)
+        targets; only the h classes with a right answer are divided."""
+        k, h = self.n_classes, self.n_hit
+        totals = _weighted(counts, self.macro_sums, shared)
+        true, pred, tp = totals[:, :h], totals[:, k : k + h], totals[:, k + h :]
+        bottom = _MACRO[self.metric](true, pred)
+        # the counts are whole numbers and tp <= bottom: where bottom is 0 so is tp,
+        # and tp / max(bottom, 1) is 0 there (zero_division=0) and tp / bottom elsewhere
+        np.maximum(bottom, 1.0, out=bottom)
+        np.divide(tp, bottom, out=bottom)
+        present = np.count_nonzero(totals[:, :k], axis=1)
+        scale = 2.0 if self.metric == "f1_macro" else 1.0
         with np.errstate(invalid="ignore", divide="ignore"):
-            return scale * ratio.sum(axis=1) / present
-
-    def _hit(self) -> np.ndarray:
-        if self._hits is None:
-            k = self.n_classes
-            self._hits = np.flatnonzero(
-                np.asarray(self.item_sums[:, 2 * k :].sum(axis=0)).ravel() > 0
-            )
-        return self._hits
+            return scale * bottom.sum(axis=1) / present
 
 
-_MACRO: dict[str, Callable[..., tuple[np.ndarray, np.ndarray, float]]] = {
-    # (top, bottom, scale) of a per-class ratio averaged over the classes present in
-    # the (resampled) targets: a class a resample never drew is left out, as
-    # scikit-learn leaves out a class it never sees, rather than counted as a zero
-    # that drags every resampled macro figure down; a present class with bottom 0
-    # counts 0 (zero_division=0). With hundreds of classes these (resamples ×
-    # classes) arrays are the bootstrap's cost, so only classes with a right answer
-    # are divided: a class with none adds 0 to the sum and 1 to the count
-    "f1_macro": lambda true, pred, tp: (tp, true + pred, 2.0),
-    "precision_macro": lambda true, pred, tp: (tp, pred, 1.0),
-    "recall_macro": lambda true, pred, tp: (tp, true, 1.0),
-    "balanced_accuracy": lambda true, pred, tp: (tp, true, 1.0),
+_MACRO: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    # the denominator of a per-class ratio (a new array: it is divided in place),
+    # averaged over the classes present in the (resampled) targets: a class a resample
+    # never drew is left out, as scikit-learn leaves out a class it never sees, rather
+    # than counted as a zero that drags every resampled macro figure down; a present
+    # class with denominator 0 counts 0 (zero_division=0)
+    "f1_macro": lambda true, pred: true + pred,
+    "precision_macro": lambda true, pred: pred.copy(),
+    "recall_macro": lambda true, pred: true.copy(),
+    "balanced_accuracy": lambda true, pred: true.copy(),
 }
 PER_CLASS: dict[str, Callable[..., np.ndarray]] = {
     # scikit-learn's average=None with zero_division=nan: a class nothing was
