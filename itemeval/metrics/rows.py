@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -104,14 +104,22 @@ class Columns:
         answers = cell["answer"].tolist()
         self.answers = [a if isinstance(a, str) else "" for a in answers]
         self.scores = cell["score"].to_numpy(dtype=float)
-        self.metadata = [
-            context.items[i].metadata if i in context.items else {} for i in row_items
-        ]
+        self.row_items = row_items
         self.cell, self.item_ids, self.context = cell, item_ids, context
         self._classes: Classification | None = None
 
-    def has_target(self) -> np.ndarray:
+    @cached_property
+    def metadata(self) -> list[dict]:
+        """Each row's item metadata (a user metric that asks for it)."""
+        items = self.context.items
+        return [items[i].metadata if i in items else {} for i in self.row_items]
+
+    @cached_property
+    def _has_target(self) -> np.ndarray:
         return np.array([bool(t) for t in self.targets])
+
+    def has_target(self) -> np.ndarray:
+        return self._has_target
 
     def classification(self, item_of_row, n_items: int, metric: str) -> Classification:
         """The metric over the cell's labels; its class sums prepared once per cell,
