@@ -89,3 +89,15 @@ def local_model_config(**overrides):
             **overrides,
         }
     )
+
+
+def cli_json(capsys, *args: str) -> tuple[int, dict | None, str]:
+    """Run `itemeval ARGS` in the config's folder: the exit code, stdout read as JSON
+    where it is JSON, and stderr."""
+    from itemeval.cli import main
+
+    capsys.readouterr()
+    code = main([*args, "-C", str(Path(args[1]).parent)])
+    captured = capsys.readouterr()
+    out = captured.out
+    return code, json.loads(out) if out.strip().startswith("{") else None, captured.err

@@ -4,7 +4,6 @@ and a user metric sees the scored rows and is named when it raises."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -12,7 +11,7 @@ import pytest
 from sacrebleu.metrics import BLEU
 
 from itemeval.cli import main
-from tests.helpers import base_config, write_study
+from tests.helpers import base_config, cli_json, write_study
 
 ROWS = [
     {
@@ -23,14 +22,6 @@ ROWS = [
     }
     for i in range(1, 21)
 ]
-
-
-def cli(capsys, *args: str) -> tuple[int, dict | None, str]:
-    capsys.readouterr()
-    code = main([*args, "-C", str(Path(args[1]).parent)])
-    captured = capsys.readouterr()
-    out = captured.out
-    return code, json.loads(out) if out.strip().startswith("{") else None, captured.err
 
 
 def _study(root: Path, scorer, metrics, **more) -> Path:
@@ -57,7 +48,7 @@ def test_a_text_metric_over_includes_reads_the_whole_reply(tmp_path, capsys):
     """inspect's includes stores no answer (its answer is the whole reply): corpus BLEU
     over it is BLEU of the replies, not of empty strings."""
     path = _study(tmp_path, ["includes"], [{"name": "corpus_bleu"}])
-    code, data, err = cli(capsys, "results", str(path), "--json")
+    code, data, err = cli_json(capsys, "results", str(path), "--json")
     assert code == 0, err
     solutions = _store(path, "solutions").merge(
         pd.DataFrame(ROWS), left_on="item_id", right_on="qid"
@@ -74,7 +65,7 @@ def test_scorer_may_name_one_entry_by_its_slug(tmp_path, capsys):
     scorers = ["numeric", {"name": "numeric", "reference": "second"}]
     metrics = [{"name": "pearson", "scorer": "numeric-ref-second"}]
     path = _study(tmp_path, scorers, metrics)
-    code, data, err = cli(capsys, "results", str(path), "--json")
+    code, data, err = cli_json(capsys, "results", str(path), "--json")
     assert code == 0, err
     slugs = _store(path, "grades").groupby("grade_condition_id")["grade_condition_slug"]
     slug_of = slugs.first().to_dict()
@@ -104,7 +95,7 @@ def test_a_user_metric_sees_only_scored_rows(tmp_path, capsys):
         facets__rubric=["r"],
         graders={"j": {"model": "itemeval/judge"}},
     )
-    code, data, err = cli(capsys, "results", str(path), "--json")
+    code, data, err = cli_json(capsys, "results", str(path), "--json")
     assert code == 0, err
     grades = _store(path, "grades")
     assert grades["score"].isna().any(), "the offline judge should fail to parse some"
@@ -119,7 +110,7 @@ def test_a_user_metric_sees_only_scored_rows(tmp_path, capsys):
 def test_a_user_metric_that_raises_is_named(tmp_path, capsys):
     (tmp_path / "um.py").write_text(USER)
     path = _study(tmp_path, ["numeric"], ["um:broken"])
-    code, _, err = cli(capsys, "results", str(path))
+    code, _, err = cli_json(capsys, "results", str(path))
     assert code == 2
     assert "metric 'um:broken' raised ZeroDivisionError" in err
     assert "Traceback" not in err
@@ -132,7 +123,7 @@ def test_a_class_read_right_every_time_has_precision_one_in_every_resample(
     out of the interval), not a 0 that would pull the interval down to 0; a class
     nothing was predicted as has no precision at all."""
     path = _study(tmp_path, ["numeric"], [{"name": "precision"}])
-    code, data, err = cli(capsys, "results", str(path), "--json")
+    code, data, err = cli_json(capsys, "results", str(path), "--json")
     assert code == 0, err
     grades = _store(path, "grades").merge(
         pd.DataFrame(ROWS), left_on="item_id", right_on="qid"

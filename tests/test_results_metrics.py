@@ -4,7 +4,6 @@ time checks."""
 
 from __future__ import annotations
 
-import json
 import re
 from html import unescape
 from pathlib import Path
@@ -19,7 +18,7 @@ from sklearn import metrics as sk
 from itemeval.cli import main
 from itemeval.scorers.numeric import read_target_number
 from itemeval.scorers.text import normalise_text
-from tests.helpers import base_config, write_study
+from tests.helpers import base_config, cli_json, write_study
 
 ROWS = [
     {
@@ -48,14 +47,6 @@ METRICS = [
     {"name": "corpus_bleu", "scorer": "exact_match"},
     {"name": "my_metrics:share_of_long_answers", "scorer": "numeric"},
 ]
-
-
-def cli(capsys, *args: str) -> tuple[int, dict | None, str]:
-    capsys.readouterr()
-    code = main([*args, "-C", str(Path(args[1]).parent)])
-    captured = capsys.readouterr()
-    out = captured.out
-    return code, json.loads(out) if out.strip().startswith("{") else None, captured.err
 
 
 def _config(metrics, scorer=None):
@@ -132,7 +123,7 @@ def _pairs(g):
 
 
 def test_every_metric_per_cell_equals_the_libraries_on_the_grade_rows(study, capsys):
-    code, data, _ = cli(capsys, "results", str(study), "--json", "--seed", "3")
+    code, data, _ = cli_json(capsys, "results", str(study), "--json", "--seed", "3")
     assert code == 0
     grades = _grades(study).rename(columns={"answer_x": "answer"})
     read = grades[grades["error"].isna()].assign(
@@ -174,7 +165,7 @@ def test_every_metric_per_cell_equals_the_libraries_on_the_grade_rows(study, cap
 
 
 def test_precision_and_recall_have_a_row_per_class_equal_to_scikit_learn(study, capsys):
-    code, data, _ = cli(capsys, "results", str(study), "--json")
+    code, data, _ = cli_json(capsys, "results", str(study), "--json")
     grades = _grades(study).rename(columns={"answer_x": "answer"})
     read = grades[grades["error"].isna()].assign(
         label=lambda g: g["answer"].map(_label),
@@ -208,7 +199,7 @@ def test_compare_gives_each_metric_a_minus_b_on_the_shared_items(study, capsys):
     )
     numeric = read[read["grade_condition_slug"] == "scorer_numeric"]
     a, b = sorted(numeric["gen_condition_id"].unique())
-    code, data, _ = cli(capsys, "results", str(study), "--json", "--compare", a, b)
+    code, data, _ = cli_json(capsys, "results", str(study), "--json", "--compare", a, b)
     assert code == 0
     shared = set(numeric[numeric["gen_condition_id"] == a]["item_id"]) & set(
         numeric[numeric["gen_condition_id"] == b]["item_id"]
@@ -233,8 +224,8 @@ def test_compare_gives_each_metric_a_minus_b_on_the_shared_items(study, capsys):
 
 def test_metrics_per_by_level_and_the_same_seed_gives_the_same_interval(study, capsys):
     args = ("results", str(study), "--json", "--by", "model", "--by", "difficulty")
-    _, first, _ = cli(capsys, *args)
-    _, again, _ = cli(capsys, *args)
+    _, first, _ = cli_json(capsys, *args)
+    _, again, _ = cli_json(capsys, *args)
     assert first["metrics"] == again["metrics"]
     levels = [r for r in first["metrics"] if r.get("facet") == "difficulty"]
     assert {r["level"] for r in levels} == {"easy", "hard"}
@@ -250,7 +241,7 @@ def test_metrics_per_by_level_and_the_same_seed_gives_the_same_interval(study, c
 
 
 def test_the_table_shows_metrics_beside_the_means(study, capsys):
-    _, data, _ = cli(capsys, "results", str(study), "--json")
+    _, data, _ = cli_json(capsys, "results", str(study), "--json")
     capsys.readouterr()
     code = main(["results", str(study), "-C", str(study.parent)])
     shown_text = capsys.readouterr().out
@@ -307,7 +298,7 @@ def test_a_metric_that_cannot_be_computed_is_exit_2_at_load(
     tmp_path, capsys, metrics, scorer, message
 ):
     path = write_study(tmp_path, _config(metrics, scorer), rows=ROWS)
-    code, _, err = cli(capsys, "estimate", str(path))
+    code, _, err = cli_json(capsys, "estimate", str(path))
     assert code == 2 and message in err, err
     assert not (tmp_path / "studies").exists()
 
@@ -324,7 +315,7 @@ def _section_rows(html: str, heading: str) -> list[list[str]]:
 
 
 def test_the_report_shows_every_metric_row_of_results(study, capsys, tmp_path):
-    _, data, _ = cli(capsys, "results", str(study), "--json")
+    _, data, _ = cli_json(capsys, "results", str(study), "--json")
     out = tmp_path / "report.html"
     assert main(["report", str(study), "--out", str(out), "-C", str(study.parent)]) == 0
     # the report adds a row per level of every facet ("model = …"): cells first
