@@ -292,17 +292,13 @@ def paired_p_values(
     out = np.full(len(pairs), NAN)
     binary, t, df, only = [], [], [], []
     for index, (i, j) in enumerate(pairs):
-        a, b = columns[:, i], columns[:, j]
-        both = ~(np.isnan(a) | np.isnan(b))
-        a, b = a[both], b[both]
+        a, b = _both(columns, i, j)
         if is_binary(a) and is_binary(b) and len(a):
             binary.append(index)
             only.append((int((a > b).sum()), int((b > a).sum())))
         elif len(a) > 1:
-            d = a - b
-            sd = d.std(ddof=1)
-            t.append((index, d.mean() / (sd / math.sqrt(len(d))) if sd else _flat(d)))
-            df.append(len(d) - 1)
+            t.append((index, _t(a - b)))
+            df.append(len(a) - 1)
     if binary:
         counts = np.array(only)
         low, total = counts.min(axis=1), counts.sum(axis=1)
@@ -324,9 +320,7 @@ def paired_many(
     p = paired_p_values(columns, pairs)
     parts = []
     for i, j in pairs:
-        a, b = columns[:, i], columns[:, j]
-        both = ~(np.isnan(a) | np.isnan(b))
-        a, b = a[both], b[both]
+        a, b = _both(columns, i, j)
         d = a - b
         n = len(d)
         se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else NAN
@@ -353,12 +347,25 @@ def paired_many(
     ]
 
 
+def _both(columns: np.ndarray, i: int, j: int) -> tuple[np.ndarray, np.ndarray]:
+    """Columns i and j on the items both have."""
+    a, b = columns[:, i], columns[:, j]
+    both = ~(np.isnan(a) | np.isnan(b))
+    return a[both], b[both]
+
+
 def _paired_t_p(differences: np.ndarray) -> float:
     """The two-sided p of the paired t-test (scipy's ttest_rel) on the differences."""
+    t = _t(differences)
+    return float(2 * special.stdtr(len(differences) - 1, -abs(t))) if t == t else NAN
+
+
+def _t(differences: np.ndarray) -> float:
+    """The paired t statistic of the differences (at least two)."""
     sd = differences.std(ddof=1)
-    n = len(differences)
-    t = differences.mean() / (sd / math.sqrt(n)) if sd else _flat(differences)
-    return float(2 * special.stdtr(n - 1, -abs(t))) if t == t else NAN
+    if not sd:
+        return _flat(differences)
+    return float(differences.mean() / (sd / math.sqrt(len(differences))))
 
 
 def _flat(differences: np.ndarray) -> float:
