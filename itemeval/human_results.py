@@ -14,38 +14,19 @@ from .agreement_ci import agreement_interval
 from .labels import HUMAN
 from .ppi import ppi_mean
 from .records import GradeCondition
-
-
-def scored_wide(frame: pd.DataFrame) -> pd.DataFrame:
-    """Scores of current grades: a row per solution, a column per grade condition, the
-    index the solution's generate condition. Built from integer codes (a pivot of a
-    million string-keyed rows takes seconds)."""
-    scored = frame[frame["status"] == "scored"]
-    gen, gens = pd.factorize(scored["gen_condition_id"])
-    item, _ = pd.factorize(scored["item_id"])
-    epoch = scored["epoch"].to_numpy(dtype=np.int64)
-    key = (gen * (item.max(initial=0) + 1) + item) * (epoch.max(initial=0) + 1) + epoch
-    solutions, row = np.unique(key, return_inverse=True)
-    grade, grades = pd.factorize(scored["grade_condition_id"])
-    table = np.full((len(solutions), len(grades)), np.nan)
-    table[row, grade] = scored["score"].to_numpy(dtype=float)
-    first = np.zeros(len(solutions), dtype=np.int64)
-    first[row] = gen
-    index = pd.Index(np.asarray(gens)[first], name="gen_condition_id")
-    return pd.DataFrame(table, index=index, columns=list(grades))
+from .results_agreement import scored_wide
 
 
 def extend_agreement(
     rows: list[dict[str, Any]],
-    frame: pd.DataFrame,
+    wide: pd.DataFrame,
     grade: list[GradeCondition],
     *,
     seed: int = 0,
 ) -> None:
     """Add kind_a, kind_b, kappa_ci_low/high, bias and bias_ci_low/high to each
-    agreement row."""
+    agreement row; `wide` is `scored_wide` of the graded frame."""
     kinds = {c.id: c.kind for c in grade}
-    wide = scored_wide(frame) if rows else None
     for row in rows:
         x, y = wide[row["a"]].to_numpy(float), wide[row["b"]].to_numpy(float)
         row["kind_a"], row["kind_b"] = kinds.get(row["a"]), kinds.get(row["b"])

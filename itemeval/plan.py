@@ -281,15 +281,14 @@ def grade_state(
     solutions: pd.DataFrame, grades: pd.DataFrame, grade_condition_ids: Sequence[str]
 ) -> pd.DataFrame:
     """One row per (grade condition × gradable solution) with its `state`: done,
-    parse_failed, stale, error or pending."""
-    # object dtype even when empty (a study of pairwise judges only), so the merge keys
-    # agree
-    targets = pd.DataFrame(
-        {"grade_condition_id": pd.Series(list(grade_condition_ids), dtype=object)}
-    )
-    pairs = targets.merge(
-        solutions.rename(columns={"condition_id": "gen_condition_id"}), how="cross"
-    )
+    parse_failed, stale, error or pending.
+
+    The rows run grade condition by grade condition, each over `solutions` in order;
+    a stored grade (one per grade key, as the store keeps them) is placed on its row
+    by position rather than by a merge on four string columns, a third of the time
+    on a million grades (issue 27)."""
+    ids = pd.Index(list(grade_condition_ids), dtype=object)
+    cells = solutions.rename(columns={"condition_id": "gen_condition_id"})
     columns = [
         *GRADE_STATE_COLUMNS,
         *(c for c in grades.columns if c not in GRADE_STATE_COLUMNS),
@@ -297,18 +296,78 @@ def grade_state(
     stored = grades.reindex(columns=columns).rename(
         columns={"solution_hash": "graded_hash", "error": "grade_error"}
     )
-    key = ["grade_condition_id", "gen_condition_id", "item_id", "epoch"]
-    merged = pairs.merge(stored.assign(graded=True), on=key, how="left")
-    graded = merged["graded"].fillna(False).astype(bool)
-    ok = graded & merged["grade_error"].isna()
-    current = ok & (merged["graded_hash"] == merged["solution_hash"])
-    parse_ok = merged["parse_ok"].fillna(True).astype(bool)
-    merged["state"] = np.select(
-        [current & parse_ok, current & ~parse_ok, ok & ~current, graded & ~ok],
-        ["done", "parse_failed", "stale", "error"],
-        default="pending",
+    at = _stored_rows(cells, stored, ids)
+    pairs = cells.take(np.tile(np.arange(len(cells)), len(ids))).reset_index(drop=True)
+    # object dtype, as the ids were before this join was positional
+    pairs.insert(
+        0,
+        "grade_condition_id",
+        pd.Series(np.repeat(ids.to_numpy(), len(cells)), dtype=object),
     )
-    return merged.drop(columns=["graded"])
+    found = stored.drop(columns=["grade_condition_id", *GRADE_CELL])
+    merged = pd.concat(
+        [pairs, found.reset_index(drop=True).reindex(at).reset_index(drop=True)],
+        axis=1,
+    )
+    graded = at >= 0
+    ok = graded & merged["grade_error"].isna().to_numpy()
+    same = merged["graded_hash"] == merged["solution_hash"]
+    current = ok & same.to_numpy(dtype=bool, na_value=False)
+    parse_ok = merged["parse_ok"].fillna(True).astype(bool).to_numpy()
+    merged["state"] = labels(
+        np.select(
+            [current & parse_ok, current & ~parse_ok, ok & ~current, graded & ~ok],
+            [0, 1, 2, 3],
+            default=4,
+        ),
+        GRADE_STATES,
+    )
+    return merged
+
+
+GRADE_STATES = ("done", "parse_failed", "stale", "error", "pending")
+GRADE_CELL = ["gen_condition_id", "item_id", "epoch"]
+
+
+def _stored_rows(
+    cells: pd.DataFrame, stored: pd.DataFrame, ids: pd.Index
+) -> np.ndarray:
+    """For each row of the (grade condition × cell) cross, the row of `stored` that
+    grades it, or -1."""
+    cell_key, stored_key = _cell_keys(cells, stored)
+    cell_at = pd.Index(cell_key).get_indexer(stored_key)
+    codes, uniques = pd.factorize(stored["grade_condition_id"])
+    grade_at = ids.get_indexer(uniques)[codes] if len(codes) else codes
+    found = (cell_at >= 0) & (grade_at >= 0)
+    at = np.full(len(ids) * len(cells), -1, dtype=np.int64)
+    at[grade_at[found] * len(cells) + cell_at[found]] = np.flatnonzero(found)
+    return at
+
+
+def labels(codes: np.ndarray, names: Sequence[str]) -> pd.Series:
+    """`names[code]` for each code as a string column, built in arrow: a tenth of the
+    time of converting a numpy array of strings on a million rows."""
+    import pyarrow as pa
+
+    indices = pa.array(np.asarray(codes, dtype=np.int32))
+    return (
+        pa.DictionaryArray.from_arrays(indices, pa.array(list(names)))
+        .dictionary_decode()
+        .to_pandas()
+    )
+
+
+def _cell_keys(
+    cells: pd.DataFrame, stored: pd.DataFrame
+) -> tuple[np.ndarray, np.ndarray]:
+    """One int64 per (generate condition, item, epoch) of each frame, equal where the
+    cells are the same."""
+    keys = np.zeros(len(cells) + len(stored), dtype=np.int64)
+    for column in GRADE_CELL:
+        both = pd.concat([cells[column], stored[column]], ignore_index=True)
+        codes, uniques = pd.factorize(both)
+        keys = keys * len(uniques) + codes
+    return keys[: len(cells)], keys[len(cells) :]
 
 
 ONLY_STATES = {"parse-failures": "parse_failed", "errors": "error"}

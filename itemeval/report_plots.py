@@ -10,6 +10,7 @@ from . import report_headline
 from .report_html import _num, _table, svg
 from .result_values import AgreementRow, Calibration, ResultsReport
 from .results import item_scores
+from .results_agreement import scored_wide
 from .study import Study
 
 _SCATTER_POINTS = 2_000
@@ -87,11 +88,7 @@ def agreement(
 ) -> str:
     """The agreement table, then per pair (the first 12) a confusion table when both
     score 0/1, else a scatter of their scores."""
-    wide = frame[frame["status"] == "scored"].pivot_table(
-        index=["gen_condition_id", "item_id", "epoch"],
-        columns="grade_condition_id",
-        values="score",
-    )
+    wide = scored_wide(frame)
     rows = [_agreement_row(row, slugs) for row in results.agreement]
     parts = [
         "<h2>Grader agreement</h2>",

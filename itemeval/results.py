@@ -39,7 +39,7 @@ from .result_values import (
     Strength,
     typed,
 )
-from .results_agreement import agreement, calibration
+from .results_agreement import agreement, calibration, scored_wide
 from .results_facets import facet_levels, marginals
 from .scale_intervals import Bounds, bounded_interval, grade_scales
 from .state import grade_state, graded_extra_judges, shared_states
@@ -221,8 +221,9 @@ def _agreement(
     frame: pd.DataFrame, grade: list[GradeCondition], options: ResultsOptions
 ) -> list[dict[str, Any]]:
     """Grader agreement, with the human-label figures (human_results) added."""
-    rows = agreement(frame, grade, options.threshold)
-    human_results.extend_agreement(rows, frame, grade, seed=options.seed)
+    wide = scored_wide(frame)
+    rows = agreement(wide, grade, options.threshold)
+    human_results.extend_agreement(rows, wide, grade, seed=options.seed)
     return rows
 
 

@@ -17,14 +17,10 @@ from .scorers.registry import is_probability
 
 
 def agreement(
-    frame: pd.DataFrame, grade: list[GradeCondition], threshold: float | None
+    wide: pd.DataFrame, grade: list[GradeCondition], threshold: float | None
 ) -> list[dict]:
-    scored = frame[frame["status"] == "scored"]
-    wide = scored.pivot_table(
-        index=["gen_condition_id", "item_id", "epoch"],
-        columns="grade_condition_id",
-        values="score",
-    )
+    """Each pair of grade conditions over the solutions both scored; `wide` is
+    `scored_wide` of the graded frame."""
     rows = []
     for a, b in combinations([c.id for c in grade if c.id in wide.columns], 2):
         x, y = wide[a].to_numpy(dtype=float), wide[b].to_numpy(dtype=float)
@@ -47,6 +43,25 @@ def agreement(
             }
         )
     return rows
+
+
+def scored_wide(frame: pd.DataFrame) -> pd.DataFrame:
+    """Scores of current grades: a row per solution, a column per grade condition, the
+    index the solution's generate condition. Built from integer codes (a pivot of a
+    million string-keyed rows takes seconds)."""
+    scored = frame[frame["status"] == "scored"]
+    gen, gens = pd.factorize(scored["gen_condition_id"])
+    item, _ = pd.factorize(scored["item_id"])
+    epoch = scored["epoch"].to_numpy(dtype=np.int64)
+    key = (gen * (item.max(initial=0) + 1) + item) * (epoch.max(initial=0) + 1) + epoch
+    solutions, row = np.unique(key, return_inverse=True)
+    grade, grades = pd.factorize(scored["grade_condition_id"])
+    table = np.full((len(solutions), len(grades)), np.nan)
+    table[row, grade] = scored["score"].to_numpy(dtype=float)
+    first = np.zeros(len(solutions), dtype=np.int64)
+    first[row] = gen
+    index = pd.Index(np.asarray(gens)[first], name="gen_condition_id")
+    return pd.DataFrame(table, index=index, columns=list(grades))
 
 
 def _midpoint(values: np.ndarray) -> float:

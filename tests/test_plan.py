@@ -3,6 +3,7 @@ and the counts."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -231,6 +232,66 @@ def test_grade_state_with_nothing_stored():
     )
     none = plan.grade_state(GRADABLE.iloc[:0], GRADES, ["g"])
     assert none.empty and plan.plan_grade(none, force=False).empty
+
+
+def _merged_state(solutions, grades, ids):
+    """The grade state by a plain left merge: what grade_state's positional join
+    must equal."""
+    targets = pd.DataFrame({"grade_condition_id": pd.Series(ids, dtype=object)})
+    pairs = targets.merge(
+        solutions.rename(columns={"condition_id": "gen_condition_id"}), how="cross"
+    )
+    stored = grades.rename(
+        columns={"solution_hash": "graded_hash", "error": "grade_error"}
+    )
+    key = ["grade_condition_id", "gen_condition_id", "item_id", "epoch"]
+    merged = pairs.merge(stored.assign(graded=True), on=key, how="left")
+    graded = merged["graded"].fillna(False).astype(bool)
+    ok = graded & merged["grade_error"].isna()
+    current = ok & (merged["graded_hash"] == merged["solution_hash"])
+    parse_ok = merged["parse_ok"].fillna(True).astype(bool)
+    return np.select(
+        [current & parse_ok, current & ~parse_ok, ok & ~current, graded & ~ok],
+        ["done", "parse_failed", "stale", "error"],
+        default="pending",
+    ), merged
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_grade_state_places_each_stored_grade_as_a_merge_would(seed):
+    rng = np.random.default_rng(seed)
+    cells = [
+        (f"gen{g}", f"item-{i}", e)
+        for g in range(rng.integers(1, 4))
+        for i in rng.permutation(rng.integers(1, 30))
+        for e in range(1, rng.integers(2, 4))
+    ]
+    solutions = pd.DataFrame(cells, columns=plan.CELL).assign(
+        solution_hash=[f"h{k}" for k in range(len(cells))]
+    )
+    ids = [f"grade{k}" for k in range(rng.integers(1, 4))]
+    # grades of this study's cells, of cells it no longer has and of other conditions
+    known = [(g, *cell) for g in [*ids, "gone"] for cell in cells]
+    unknown = [(ids[0], "gen9", "item-0", 1), (ids[0], "gen0", "item-0", 9)]
+    chosen = [known[k] for k in rng.permutation(len(known))[: len(known) // 2]]
+    rows = [
+        (g, c, i, e, rng.choice(["h-old", f"h{cells.index((c, i, e))}"]), error, ok)
+        for g, c, i, e in chosen
+        for error, ok in [
+            rng.choice([(None, True), (None, False), ("HTTP 500", None)]).tolist()
+        ]
+    ] + [(*u, "h0", None, True) for u in unknown]
+    grades = pd.DataFrame(
+        rows,
+        columns=["grade_condition_id", "gen_condition_id", "item_id", "epoch"]
+        + ["solution_hash", "error", "parse_ok"],
+    ).assign(usd=0.01, score=rng.random(len(rows)))
+    state = plan.grade_state(solutions, grades, ids)
+    expected, merged = _merged_state(solutions, grades, ids)
+    assert list(state["state"]) == list(expected)
+    for column in ["grade_condition_id", *plan.GRADE_CELL, "solution_hash"]:
+        assert list(state[column]) == list(merged[column])
+    assert np.allclose(state["score"], merged["score"], equal_nan=True)
 
 
 def test_grade_counts():
