@@ -20,7 +20,7 @@ from .cell_names import cell_facets, cell_name, grader_facets
 from .errors import ConfigError
 from .grid import matches
 from .headline import headlines
-from .plan import choose_items
+from .plan import choose_items, labels
 from .records import GenerateCondition, GradeCondition
 from .result_values import (
     AgreementRow,
@@ -256,20 +256,25 @@ def _metrics(study, grade, items, options, frame) -> list[dict[str, Any]]:
 # ---- the frame: one row per (grade condition × gradable solution)
 # -----------------------------------------------
 
-_STATUS = {"done": "scored", "parse_failed": "parse_failure", "error": "error"}
-"""`status`'s grade states as results counts them: a stale grade (of an older text)
-is pending."""
+STATUSES = ("scored", "parse_failure", "error", "pending")
+_STATUS = {"done": 0, "parse_failed": 1, "error": 2}
+"""`status`'s grade states as results counts them (indices into STATUSES): a stale
+grade (of an older text) is pending."""
 
 
 def graded_frame(study: Study, grade: list[GradeCondition]) -> pd.DataFrame:
     """Columns: gen_condition_id, grade_condition_id, item_id, epoch, status (scored,
     parse_failure, error, pending), score (of scored grades only), score_metadata."""
     state = grade_state(study, grade, extra=("score", "score_metadata"))
-    status = state["state"].map(_STATUS).fillna("pending")
-    scored = (status == "scored") & state["score"].notna()
+    # per distinct state, not per row: a million rows hold five states
+    codes, states = pd.factorize(state["state"])
+    lookup = np.array([_STATUS.get(s, 3) for s in states], dtype=np.int64)
+    status = lookup[codes] if len(codes) else np.zeros(0, dtype=np.int64)
+    scored = state["score"].notna().to_numpy()
+    status[(status == 0) & ~scored] = 3  # scored without a score: still to grade
     return state.assign(
-        status=status.where(scored | (status != "scored"), "pending"),
-        score=state["score"].where(scored),
+        status=labels(status, STATUSES).set_axis(state.index),
+        score=state["score"].where(status == 0),
     )[
         [
             "gen_condition_id",
