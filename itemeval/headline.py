@@ -20,6 +20,7 @@ import pandas as pd
 
 from . import stats
 from .records import GradeCondition
+from .wide import pivot_mean
 
 ALPHA = 0.05
 
@@ -68,9 +69,9 @@ def _lead(
 def _wide(item_scores: pd.DataFrame, grade_id: str, gen_ids: list[str]):
     """Item scores of one grade condition: a column per generate condition."""
     mine = item_scores[item_scores["grade_condition_id"] == grade_id]
-    return mine.pivot_table(
-        index="item_id", columns="gen_condition_id", values="score"
-    ).reindex(columns=gen_ids)
+    return pivot_mean(mine, "item_id", "gen_condition_id", "score").reindex(
+        columns=gen_ids
+    )
 
 
 def _paired(wide: pd.DataFrame, best, runner_up) -> stats.Comparison:

@@ -44,6 +44,7 @@ from .results_facets import facet_levels, marginals
 from .scale_intervals import Bounds, bounded_interval, grade_scales
 from .state import grade_state, graded_extra_judges, shared_states
 from .study import Study
+from .wide import pivot_mean
 
 
 @dataclass(frozen=True)
@@ -410,10 +411,8 @@ def _comparisons(
     """A - B per grade condition on the items both have; Holm over the comparisons of
     each grade condition (each grader is its own measurement: adjusting across them
     would count one question once per grader)."""
-    table = items.pivot_table(
-        index=["grade_condition_id", "item_id"],
-        columns="gen_condition_id",
-        values="score",
+    table = pivot_mean(
+        items, ["grade_condition_id", "item_id"], "gen_condition_id", "score"
     )
     rows = []
     for grader in grade:

@@ -14,6 +14,7 @@ import pytest
 from scipy import stats as sps
 
 from itemeval import item_analysis as ia
+from itemeval import item_results
 from itemeval.item_results import _condition_items
 from tests.helpers import base_config, write_study
 
@@ -213,3 +214,59 @@ def test_a_bare_items_on_results_is_the_item_analysis(arguments, expected):
     from itemeval.cli import bare_items
 
     assert bare_items(arguments) == expected
+
+
+def _first_most(rows: pd.DataFrame, keys: list[str], order: str, **extra):
+    """The pandas reading of a consensus step: per `keys`, the answer with the most
+    rows (ties: the smallest `order`)."""
+    counted = (
+        rows.groupby([*keys, "answer"], sort=False)
+        .agg(count=(order, "size"), first=(order, "min"), **extra)
+        .reset_index()
+    )
+    ranked = counted.sort_values(
+        [*keys, "count", "first"],
+        ascending=[*(True for _ in keys), False, True],
+        kind="stable",
+    )
+    return ranked.drop_duplicates(keys).reset_index(drop=True)
+
+
+def _pandas_consensus(frame: pd.DataFrame) -> dict:
+    answered = frame[frame["answer"].notna()]
+    rows = pd.DataFrame(
+        {
+            "item_id": answered["item_id"].to_numpy(),
+            "gen": answered["gen_condition_id"].to_numpy(),
+            "answer": answered["answer"].astype(str).str.strip().to_numpy(),
+            "score": answered["score"].to_numpy(dtype=float),
+            "order": np.arange(len(answered)),
+        }
+    )
+    modal = _first_most(rows, ["item_id", "gen"], "order", score=("score", "mean"))
+    given = modal[modal["answer"] != ""].assign(right=lambda m: m["score"] >= 0.5)
+    given = given.assign(rank=np.arange(len(given)))
+    best = _first_most(given, ["item_id"], "rank", right=("right", "sum"))
+    by = given.groupby("item_id", sort=False).size().to_dict()
+    return {
+        i: ia.Consensus(a, n / by[i], by[i], r * 2 > n)
+        for i, a, n, r in zip(
+            best["item_id"], best["answer"], best["count"], best["right"]
+        )
+    }
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_consensus_by_codes_is_the_pandas_grouping(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 80))
+    frame = pd.DataFrame(
+        {
+            "item_id": rng.choice(["q1", "q2", "q10", "q3"], n),
+            "gen_condition_id": rng.choice(["gen-b", "gen-a", "gen-c"], n),
+            "answer": rng.choice(["12", " 12", "7", "", None, "7.0"], n),
+            "score": rng.choice([0.0, 1.0, 0.5], n),
+            "epoch": rng.integers(1, 4, n),
+        }
+    )
+    assert item_results._consensus(frame) == _pandas_consensus(frame)
