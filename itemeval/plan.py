@@ -298,12 +298,8 @@ def grade_state(
     )
     at = _stored_rows(cells, stored, ids)
     pairs = cells.take(np.tile(np.arange(len(cells)), len(ids))).reset_index(drop=True)
-    # object dtype, as the ids were before this join was positional
-    pairs.insert(
-        0,
-        "grade_condition_id",
-        pd.Series(np.repeat(ids.to_numpy(), len(cells)), dtype=object),
-    )
+    grade_of = np.repeat(np.arange(len(ids)), len(cells))
+    pairs.insert(0, "grade_condition_id", labels(grade_of, list(ids)))
     found = stored.drop(columns=["grade_condition_id", *GRADE_CELL])
     merged = pd.concat(
         [pairs, found.reset_index(drop=True).reindex(at).reset_index(drop=True)],
