@@ -12,6 +12,7 @@ import pandas as pd
 
 from .errors import ConfigError
 from .records import TRUNCATING_STOP_REASONS, Item, TaskSpec
+from .wide import labels, row_keys
 
 _NO_METADATA = "no metadata (add columns under benchmark.mapping.metadata)"
 
@@ -330,7 +331,7 @@ def _stored_rows(
 ) -> np.ndarray:
     """For each row of the (grade condition × cell) cross, the row of `stored` that
     grades it, or -1."""
-    cell_key, stored_key = _cell_keys(cells, stored)
+    cell_key, stored_key = row_keys(cells, stored, GRADE_CELL)
     cell_at = pd.Index(cell_key).get_indexer(stored_key)
     codes, uniques = pd.factorize(stored["grade_condition_id"])
     grade_at = ids.get_indexer(uniques)[codes] if len(codes) else codes
@@ -338,32 +339,6 @@ def _stored_rows(
     at = np.full(len(ids) * len(cells), -1, dtype=np.int64)
     at[grade_at[found] * len(cells) + cell_at[found]] = np.flatnonzero(found)
     return at
-
-
-def labels(codes: np.ndarray, names: Sequence[str]) -> pd.Series:
-    """`names[code]` for each code as a string column, built in arrow: a tenth of the
-    time of converting a numpy array of strings on a million rows."""
-    import pyarrow as pa
-
-    indices = pa.array(np.asarray(codes, dtype=np.int32))
-    return (
-        pa.DictionaryArray.from_arrays(indices, pa.array(list(names)))
-        .dictionary_decode()
-        .to_pandas()
-    )
-
-
-def _cell_keys(
-    cells: pd.DataFrame, stored: pd.DataFrame
-) -> tuple[np.ndarray, np.ndarray]:
-    """One int64 per (generate condition, item, epoch) of each frame, equal where the
-    cells are the same."""
-    keys = np.zeros(len(cells) + len(stored), dtype=np.int64)
-    for column in GRADE_CELL:
-        both = pd.concat([cells[column], stored[column]], ignore_index=True)
-        codes, uniques = pd.factorize(both)
-        keys = keys * len(uniques) + codes
-    return keys[: len(cells)], keys[len(cells) :]
 
 
 ONLY_STATES = {"parse-failures": "parse_failed", "errors": "error"}

@@ -20,7 +20,7 @@ from .cell_names import cell_facets, cell_name, grader_facets
 from .errors import ConfigError
 from .grid import matches
 from .headline import headlines
-from .plan import choose_items, labels
+from .plan import choose_items
 from .records import GenerateCondition, GradeCondition
 from .result_values import (
     AgreementRow,
@@ -44,7 +44,7 @@ from .results_facets import facet_levels, marginals
 from .scale_intervals import Bounds, bounded_interval, grade_scales
 from .state import grade_state, graded_extra_judges, shared_states
 from .study import Study
-from .wide import pivot_mean
+from .wide import labels, pivot_mean
 
 
 @dataclass(frozen=True)
