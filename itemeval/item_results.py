@@ -130,11 +130,10 @@ def _consensus(frame: pd.DataFrame) -> dict[str, ia.Consensus]:
     right = (sums / np.maximum(rows, 1) >= 0.5)[given]
     of_item = cell[given] // max(len(gens), 1)
     answered_by = np.bincount(of_item, minlength=len(items))
-    best = zip(*_modal(of_item, chosen[given], right.astype(float)))
+    best = zip(*(a.tolist() for a in _modal(of_item, chosen[given], right * 1.0)))
+    named, said, by = items.tolist(), answers.tolist(), answered_by.tolist()
     return {
-        items[k]: ia.Consensus(
-            answers[a], int(n) / answered_by[k], int(answered_by[k]), bool(r * 2 > n)
-        )
+        named[k]: ia.Consensus(said[a], n / by[k], by[k], r * 2 > n)
         for k, a, n, r in best
     }
 
