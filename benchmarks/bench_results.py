@@ -20,7 +20,7 @@ from pathlib import Path
 from common import (
     ITEMEVAL,
     Result,
-    bench_env,
+    installed_env,
     median,
     report,
     run,
@@ -119,7 +119,7 @@ def results_bench(repeats: int) -> list[Result]:
                     "--by",
                     "model",
                 ],
-                env=bench_env(root),
+                env=installed_env(root),
                 cwd=root,
                 memory=True,
             ).check("itemeval results")
@@ -140,7 +140,7 @@ def results_bench(repeats: int) -> list[Result]:
         for _ in range(max(1, repeats // 2)):
             timed = run(
                 [ITEMEVAL, "report", str(config), "--json"],
-                env=bench_env(root),
+                env=installed_env(root),
                 cwd=root,
                 memory=True,
             ).check("itemeval report")
@@ -197,7 +197,7 @@ def _metrics_runs(config: Path, root: Path, repeats: int) -> list[tuple[float, f
             timed = run(
                 [ITEMEVAL, "results", str(config), "--json", "--ci", "bootstrap"]
                 + ["--by", "model"],
-                env=bench_env(root),
+                env=installed_env(root),
                 cwd=root,
                 memory=True,
             ).check("itemeval results (metrics)")

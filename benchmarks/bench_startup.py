@@ -24,7 +24,7 @@ from common import (
     ITEMEVAL,
     PYTHON,
     Result,
-    bench_env,
+    installed_env,
     itemeval,
     median,
     report,
@@ -56,17 +56,10 @@ def modules_loaded(args: list[str], root: Path) -> int:
     """How many modules `itemeval ARGS` imports, from `-X importtime`."""
     done = run(
         [PYTHON, "-X", "importtime", "-m", "itemeval", *args],
-        env=startup_env(root),
+        env=installed_env(root),
         cwd=root,
     ).check("itemeval " + " ".join(args[:1]))
     return sum(line.startswith("import time:") for line in done.stderr.splitlines())
-
-
-def startup_env(root: Path) -> dict[str, str]:
-    """The CLI's environment with bytecode cached under `root`, as installed."""
-    env = bench_env(root, PYTHONPYCACHEPREFIX=str(root / "pycache"))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         itemeval("generate", config, root=root)
         itemeval("grade", config, root=root)
-        env = startup_env(root)
+        env = installed_env(root)
         for label, command in commands(config).items():
             run([ITEMEVAL, *command], env=env, cwd=root).check(label)  # compiles
             runs = [

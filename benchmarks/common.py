@@ -165,6 +165,16 @@ def bench_env(root: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def installed_env(root: Path) -> dict[str, str]:
+    """`bench_env` with bytecode cached under `root`, as an installed itemeval has
+    its modules compiled (pip does it at install): a checkout run under
+    PYTHONDONTWRITEBYTECODE compiles every module from source on each start, 0.1-0.3 s
+    more."""
+    env = bench_env(root, PYTHONPYCACHEPREFIX=str(root / "pycache"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def arith_items(count: int) -> list[dict[str, str]]:
     """`count` distinct arithmetic questions with exact integer answers, the offline
     solvers' diet."""
