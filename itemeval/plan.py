@@ -368,19 +368,28 @@ def plan_grade(
 
 
 def grade_counts(state: pd.DataFrame) -> pd.DataFrame:
-    """Per grade condition: solutions, done, parse_failed, stale, errors, pending,
-    usd (NaN when a grade is unpriced)."""
-    dummies = pd.get_dummies(state["state"]).reindex(
-        columns=["done", "parse_failed", "stale", "error", "pending"], fill_value=False
+    """Per grade condition (in the order they first appear): solutions, done,
+    parse_failed, stale, errors, pending, usd (NaN when a grade is unpriced).
+
+    Counted over integer codes (a one-hot table and a groupby of a million rows took
+    a quarter of a second)."""
+    grade, grades = pd.factorize(state["grade_condition_id"])
+    kind, kinds = pd.factorize(state["state"])
+    at = pd.Index(GRADE_STATES).get_indexer(kinds)
+    width, size = len(GRADE_STATES), len(grades) * len(GRADE_STATES)
+    cells = np.bincount(grade * width + at[kind], minlength=size)
+    counts = pd.DataFrame(
+        cells.reshape(len(grades), width).astype("int64"),
+        index=pd.Index(grades.tolist(), name="grade_condition_id"),
+        columns=list(GRADE_STATES),
     )
     usd, unpriced = _spend(state["usd"], state["state"] != "pending")
-    frame = dummies.astype("int64").assign(
-        grade_condition_id=state["grade_condition_id"].values,
-        solutions=1,
-        usd=usd.values,
-        unpriced=unpriced.values,
+    spent = np.bincount(grade, weights=usd.to_numpy(float), minlength=len(grades))
+    unknown = np.bincount(
+        grade, weights=unpriced.to_numpy(float), minlength=len(grades)
     )
-    counts = _unknown_spend(frame.groupby("grade_condition_id", sort=False).sum())
+    counts["solutions"] = counts.sum(axis=1)
+    counts["usd"] = np.where(unknown > 0, np.nan, spent)
     counts["done"] += counts["parse_failed"]  # a parse failure is a final result
     return counts.rename(columns={"error": "errors"})
 

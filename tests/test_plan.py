@@ -311,6 +311,32 @@ def test_grade_counts():
     assert other["usd"] == pytest.approx(0.5)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_grade_counts_per_condition_as_counted_by_hand(seed):
+    rng = np.random.default_rng(seed)
+    rows = int(rng.integers(1, 60))
+    state = pd.DataFrame(
+        {
+            "grade_condition_id": rng.choice(["g2", "g1", "g3"], rows),
+            "state": rng.choice(list(plan.GRADE_STATES), rows),
+            "usd": rng.choice([0.01, None, 0.5], rows),
+        }
+    )
+    counts = plan.grade_counts(state)
+    assert list(counts.index) == list(dict.fromkeys(state["grade_condition_id"]))
+    for grade_id, own in state.groupby("grade_condition_id"):
+        row, seen = counts.loc[grade_id], own["state"].value_counts()
+        assert row["solutions"] == len(own)
+        assert row["done"] == seen.get("done", 0) + seen.get("parse_failed", 0)
+        for name, column in [("stale", "stale"), ("error", "errors")]:
+            assert row[column] == seen.get(name, 0)
+        recorded = own[own["state"] != "pending"]
+        if recorded["usd"].isna().any():
+            assert np.isnan(row["usd"])
+        else:
+            assert row["usd"] == pytest.approx(own["usd"].fillna(0).sum())
+
+
 def test_spend_of_an_unpriced_model_is_unknown_not_zero():
     stored = solutions(
         ("c", "a", 1, None, False, "stop", None, "h"),
