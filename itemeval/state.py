@@ -75,10 +75,22 @@ def solution_state(
     item_ids: list[str] | None = None,
 ) -> pd.DataFrame:
     """The grid's cells (optionally only some conditions and items) merged with their
-    stored solutions' state."""
+    stored solutions' state. Inside `shared_states()` the whole grid's is read once:
+    the report's grade join and its status both start from it."""
     ids = condition_ids if condition_ids is not None else [c.id for c in study.generate]
     items = item_ids if item_ids is not None else [item.id for item in study.items]
-    return stored_of(study).solutions(ids, items)
+    shared = _SHARED.get()
+    whole = condition_ids is None and item_ids is None
+    if shared is None or not whole:
+        return stored_of(study).solutions(ids, items)
+    if _WHOLE_GRID not in shared:
+        shared[_WHOLE_GRID] = stored_of(study).solutions(ids, items)
+    return shared[_WHOLE_GRID]
+
+
+_WHOLE_GRID = ("solutions of the whole grid",)
+"""The key `shared_states()` keeps the whole grid's solution state under (the grade
+joins' keys are tuples of grade condition ids, never this)."""
 
 
 def all_generated(
@@ -263,12 +275,21 @@ def superseded(
     slugs = [c.slug for c in conditions]
     stored = read_store(
         paths, store, [id_column, slug_column], where={slug_column: slugs}
-    ).to_pandas()
-    old = stored[~stored[id_column].isin(current)]
-    counts = old.groupby([slug_column, id_column]).size()
+    )
+    # counted in arrow: a million grades' ids never become Python strings
+    ids = pa.array(sorted(current), stored.schema.field(id_column).type)
+    old = stored.filter(pc.invert(pc.is_in(stored[id_column], value_set=ids)))
+    counts = (
+        old.group_by([slug_column, id_column])
+        .aggregate([([], "count_all")])
+        .sort_by([(slug_column, "ascending"), (id_column, "ascending")])
+    )
+    names = [slug_column, id_column, "count_all"]
+    rows = zip(*(counts[name].to_pylist() for name in names))
+    counted = {(slug, old_id): count for slug, old_id, count in rows}
     notes = []
     for condition in conditions:
-        for (slug, old_id), count in counts.items():
+        for (slug, old_id), count in counted.items():
             if slug == condition.slug:
                 notes.append(
                     f"{condition.slug}: {why}, so its id is now "

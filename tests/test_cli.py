@@ -260,3 +260,32 @@ def test_a_json_error_names_the_file_it_is_about(tmp_path, capsys):
         and error["where"] == str(path)
         and "benchmark" in error["message"]
     )
+
+
+def test_status_says_when_an_edit_moved_a_condition_to_a_new_id(tmp_path, capsys):
+    """Old rows stay under the old id: after the prompt's and the rubric's text
+    change, status names each moved condition and counts what stays behind."""
+    config = base_config(
+        facets__grader=["j"],
+        graders={"j": {"model": "itemeval/judge"}},
+        facets__rubric=["r"],
+    )
+    path = write_study(tmp_path, config)
+    for command in ("generate", "grade"):
+        assert main([command, str(path), "--display", "none", "--yes"]) == 0
+    write_study(
+        tmp_path,
+        config,
+        prompt="Question: {input}\nEnd with ANSWER: <n>.",
+        rubric="Q: {input}\nRef: {target}\nA: {solution}\nScore 1 if correct.",
+    )
+    capsys.readouterr()
+    assert main(["status", str(path), "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    moved = sorted(n for n in notes if "stay there and never mix" in n)
+    assert len(moved) == 2, notes
+    generate, grade = moved
+    assert generate.startswith("arith-good_p_default: its prompt or settings changed")
+    assert "the 4 rows stored under the old id arith-good_p_default--" in generate
+    assert grade.startswith("j_r: its rubric, grader, scorer rules or params changed")
+    assert "the 4 grades stored under the old id j_r--" in grade
