@@ -286,7 +286,7 @@ def grade_state(
 
     The rows run grade condition by grade condition, each over `solutions` in order;
     a stored grade (one per grade key, as the store keeps them) is placed on its row
-    by position rather than by a merge on four string columns, a third of the time
+    by position rather than by a merge on four string columns, about half the time
     on a million grades (issue 27)."""
     ids = pd.Index(list(grade_condition_ids), dtype=object)
     cells = solutions.rename(columns={"condition_id": "gen_condition_id"})
