@@ -1,8 +1,8 @@
 """`itemeval report`: one self-contained HTML file of a study's results.
 
-Plots are matplotlib SVG written inline (glyphs as paths), styles are inline, and there
-is no script: the file opens from disk in any browser with no network. Every number
-comes from `itemeval results`.
+Plots are matplotlib SVG written inline (glyphs as paths), heatmaps are shaded tables,
+styles are inline, and there is no script: the file opens from disk in any browser with
+no network. Every number comes from `itemeval results`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from .status import StatusReport, study_status
 from .store import mirror, read_store
 from .study import Study
 
-_STYLE = (  # the report's stylesheet, byte for byte as before
+_STYLE = (  # the report's stylesheet
     "\n"
     "body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,"
     "sans-serif;margin:2rem auto;max-width:1100px;\n"
@@ -41,6 +41,14 @@ _STYLE = (  # the report's stylesheet, byte for byte as before
     "th:first-child,td:first-child,th.l,td.l{text-align:left}"
     "code{background:#f4f4f4;padding:.1rem .3rem}\n"
     ".muted{color:#666}.plot svg{max-width:100%;height:auto}\n"
+    # the paired-difference heatmaps: tables, their column names read upwards
+    ".heat{overflow-x:auto}.heat table{font-size:.75rem}"
+    ".heat caption{text-align:left;font-weight:600;padding:.3rem 0}"
+    ".heat td{text-align:center;padding:.2rem .35rem;border:1px solid #fff;"
+    "white-space:nowrap}.heat th.c{vertical-align:bottom;text-align:center}"
+    ".heat th.c span{writing-mode:vertical-rl;transform:rotate(180deg);"
+    "white-space:nowrap}.heat td.self{background:#f4f4f4}"
+    ".heat td.sig{outline:2px solid #000;outline-offset:-2px;font-weight:600}\n"
 )
 
 
@@ -131,9 +139,7 @@ def _sections(
     if results.marginals:
         sections.append(("marginals", report_plots.marginal_plots(results, slugs)))
     if results.comparisons:
-        sections.append(
-            ("differences", report_headline.differences_section(results, svg))
-        )
+        sections.append(("differences", report_headline.differences_section(results)))
     if results.agreement:
         sections.append(("agreement", report_plots.agreement(frame, results, slugs)))
     if results.corrected:

@@ -24,7 +24,7 @@ ROWS = [
 
 class Page(HTMLParser):
     """What the checks read: section ids, the headline's items, the confusion
-    tables' cells, and the ids of SVG groups."""
+    tables' cells, and the ids of elements."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -45,7 +45,7 @@ class Page(HTMLParser):
         if tag == "table" and attributes.get("class") == "confusion":
             self._in_confusion = True
             self.confusion.append([])
-        if tag == "g" and attributes.get("id"):
+        if attributes.get("id"):
             self.ids.append(attributes["id"])
         if tag in ("li", "td"):
             self._text = []
@@ -102,6 +102,7 @@ def page(study, tmp_path_factory) -> Page:
     assert main(["report", str(study), "--out", str(out), "-C", str(study.parent)]) == 0
     parsed = Page()
     parsed.feed(out.read_text(encoding="utf-8"))
+    parsed.text = out.read_text(encoding="utf-8")
     return parsed
 
 
@@ -125,6 +126,51 @@ def test_heatmap_cells_significant_after_holm_are_marked(study, page, capsys):
         ("0", "1"),
         ("1", "0"),
     }
+
+
+def heat_tables(text: str) -> dict[str, list[list[str]]]:
+    """Each heatmap's caption -> its rows of cell texts (the row name first)."""
+    tables = {}
+    for caption, body in re.findall(
+        r'<div class="heat"><table><caption>(.*?)</caption>.*?<tbody>(.*?)</tbody>',
+        text,
+    ):
+        rows = re.findall(r"<tr>(.*?)</tr>", body)
+        tables[caption] = [
+            [
+                re.sub(r"<[^>]+>", "", cell)
+                for cell in re.findall(r"<t[hd].*?</t[hd]>", r)
+            ]
+            for r in rows
+        ]
+    return tables
+
+
+def test_the_heatmap_table_holds_each_difference_both_ways(study, page, capsys):
+    data = run_json(
+        capsys, "results", str(study), "--compare", "all", "-C", str(study.parent)
+    )
+    tables = heat_tables(page.text)
+    assert len(tables) == len({c["grade_condition_id"] for c in data["comparisons"]})
+    numeric = next(
+        rows for caption, rows in tables.items() if caption.startswith("scorer_numeric")
+    )
+    [comparison] = [
+        c
+        for c in data["comparisons"]
+        if c["grade_condition_id"].startswith("scorer_numeric")
+    ]
+    names = [row[0] for row in numeric]
+    assert names == ["arith-good", "arith-weak"]
+    i, j = (
+        names.index(comparison["a"].split("_")[0]),
+        names.index(comparison["b"].split("_")[0]),
+    )
+    diff = comparison["diff"]
+    assert numeric[i][1 + j].startswith(f"{diff:+.2f}") and diff > 0.2
+    assert numeric[j][1 + i].startswith(f"{-diff:+.2f}")
+    assert numeric[i][1 + i] == numeric[j][1 + j] == ""  # the diagonal is blank
+    assert numeric[i][1 + j].endswith("★")  # Holm-significant, as marked
 
 
 def test_two_zero_one_graders_agree_in_a_confusion_table(study, page):
