@@ -44,7 +44,7 @@ from .results_facets import facet_levels, marginals
 from .scale_intervals import Bounds, bounded_interval, grade_scales
 from .state import grade_state, graded_extra_judges, shared_states
 from .study import Study
-from .wide import labels, pivot_mean
+from .wide import categories, coded, pivot_mean
 
 
 @dataclass(frozen=True)
@@ -265,7 +265,8 @@ grade (of an older text) is pending."""
 
 def graded_frame(study: Study, grade: list[GradeCondition]) -> pd.DataFrame:
     """Columns: gen_condition_id, grade_condition_id, item_id, epoch, status (scored,
-    parse_failure, error, pending), score (of scored grades only), score_metadata."""
+    parse_failure, error, pending), score (of scored grades only), score_metadata.
+    The ids and the status are categoricals (their values sorted)."""
     state = grade_state(study, grade, extra=("score", "score_metadata"))
     # per distinct state, not per row: a million rows hold five states
     codes, states = pd.factorize(state["state"])
@@ -273,20 +274,16 @@ def graded_frame(study: Study, grade: list[GradeCondition]) -> pd.DataFrame:
     status = lookup[codes] if len(codes) else np.zeros(0, dtype=np.int64)
     scored = state["score"].notna().to_numpy()
     status[(status == 0) & ~scored] = 3  # scored without a score: still to grade
+    # the keys and the status as categoricals: results groups and pivots this frame
+    # a dozen ways, and each would hash a million strings again
     return state.assign(
-        status=labels(status, STATUSES).set_axis(state.index),
+        **{key: categories(state[key]) for key in _KEYS},
+        status=pd.Series(coded(status, STATUSES), index=state.index),
         score=state["score"].where(status == 0),
-    )[
-        [
-            "gen_condition_id",
-            "grade_condition_id",
-            "item_id",
-            "epoch",
-            "status",
-            "score",
-            "score_metadata",
-        ]
-    ]
+    )[[*_KEYS[:2], _KEYS[2], "epoch", "status", "score", "score_metadata"]]
+
+
+_KEYS = ("gen_condition_id", "grade_condition_id", "item_id")
 
 
 def item_scores(frame: pd.DataFrame, reducer: str) -> pd.DataFrame:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from itemeval.wide import pivot_mean
+from itemeval.wide import categories, coded, pivot_mean
 
 
 def long_scores(seed: int, rows: int) -> pd.DataFrame:
@@ -64,3 +64,40 @@ def test_duplicates_are_averaged():
         {"item_id": ["a"] * 3, "gen": ["x"] * 3, "score": [1.0, 0.0, 0.5]}
     )
     assert pivot_mean(frame, "item_id", "gen", "score").loc["a", "x"] == 0.5
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_categorical_keys_group_and_pivot_as_their_strings(seed):
+    """graded_frame hands results its keys as categoricals: every groupby, pivot and
+    comparison reads them as it would the strings."""
+    frame = long_scores(seed, 400)
+    frame.loc[frame.index[::37], "item_id"] = None
+    coded_frame = frame.assign(
+        **{key: categories(frame[key]) for key in ("gen_condition_id", "item_id")}
+    )
+    assert coded_frame["item_id"].isna().equals(frame["item_id"].isna())
+    assert (
+        coded_frame["item_id"].dropna().tolist() == frame["item_id"].dropna().tolist()
+    )
+    assert list(coded_frame["item_id"].cat.categories) == sorted(
+        frame["item_id"].dropna().unique()
+    )
+    keys = ["gen_condition_id", "item_id", "epoch"]
+    grouped = coded_frame.groupby(keys)["score"].mean()
+    expected = frame.groupby(keys)["score"].mean()
+    assert grouped.index.tolist() == expected.index.tolist()
+    np.testing.assert_array_equal(grouped.to_numpy(), expected.to_numpy())
+    wide = pivot_mean(coded_frame, "item_id", "gen_condition_id", "score")
+    plain = pivot_mean(frame, "item_id", "gen_condition_id", "score")
+    assert wide.index.tolist() == plain.index.tolist()
+    assert wide.columns.tolist() == plain.columns.tolist()
+    np.testing.assert_array_equal(wide.to_numpy(), plain.to_numpy())
+
+
+def test_coded_names_sort_as_strings():
+    names = ("scored", "parse_failure", "error", "pending")
+    codes = np.array([0, 3, 1, 2, 0, 2])
+    column = pd.Series(coded(codes, names))
+    assert column.tolist() == [names[c] for c in codes]
+    assert column.sort_values().tolist() == sorted(names[c] for c in codes)
+    assert (column == "scored").tolist() == [c == 0 for c in codes]
