@@ -339,14 +339,20 @@ def _cells(
             ["gen_condition_id", "grade_condition_id"], sort=False
         )
     }
-    rows, scales = [], grade_scales(items)
-    for condition in generate:
-        for grader in grade:
-            key = (condition.id, grader.id)
-            count = counts.loc[key] if key in counts.index else pd.Series(dtype=int)
-            scores = by_cell.get(key, np.array([]))
-            interval = _interval(scores, options, scales.get(grader.id))
-            rows.append(_cell(key, count, scores, interval, options.reducer))
+    keys = [(condition.id, grader.id) for condition in generate for grader in grade]
+    scores = [by_cell.get(key, np.array([])) for key in keys]
+    if options.ci == "bootstrap":  # the cells of one size resampled together
+        intervals = stats.bootstrap_intervals(scores, seed=options.seed)
+    else:
+        scales = grade_scales(items)
+        intervals = [
+            _interval(values, options, scales.get(key[1]))
+            for key, values in zip(keys, scores)
+        ]
+    rows = []
+    for key, values, interval in zip(keys, scores, intervals):
+        count = counts.loc[key] if key in counts.index else pd.Series(dtype=int)
+        rows.append(_cell(key, count, values, interval, options.reducer))
     return rows
 
 

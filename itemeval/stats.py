@@ -122,17 +122,47 @@ def bootstrap_interval(
     resampled means.
 
     The resamples of n items depend only on (n, resamples, seed), so cells of the same
-    size share them (common random numbers) and each set is drawn once per process: a
-    grid of 100 cells costs one draw and 100 matrix-vector products.
+    size share them (common random numbers) and each set is drawn once per process.
     """
-    x = observed(values)
-    n = len(x)
-    if n == 0:
-        return Interval(0, NAN, NAN, NAN, NAN, "bootstrap")
-    means = resample_weights(n, resamples, seed) @ x
-    low, high = np.quantile(means, [0.5 - level / 2, 0.5 + level / 2])
-    se = float(means.std(ddof=1)) if n > 1 else NAN
-    return Interval(n, float(x.mean()), se, float(low), float(high), "bootstrap")
+    [interval] = bootstrap_intervals([values], level, resamples=resamples, seed=seed)
+    return interval
+
+
+def bootstrap_intervals(
+    cells: Sequence[Sequence[float] | np.ndarray],
+    level: float = LEVEL,
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = 0,
+) -> list[Interval]:
+    """`bootstrap_interval` of each cell. Cells of the same size share one draw and
+    are resampled by one matrix product: a grid of 100 cells of 2,000 items read the
+    32 MB of weights once instead of 100 times (0.3 s)."""
+    observed_cells = [observed(values) for values in cells]
+    by_size: dict[int, list[int]] = {}
+    for k, x in enumerate(observed_cells):
+        by_size.setdefault(len(x), []).append(k)
+    intervals: dict[int, Interval] = {}
+    quantiles = [0.5 - level / 2, 0.5 + level / 2]
+    for n, members in by_size.items():
+        if n == 0:
+            for k in members:
+                intervals[k] = Interval(0, NAN, NAN, NAN, NAN, "bootstrap")
+            continue
+        stacked = np.column_stack([observed_cells[k] for k in members])
+        means = resample_weights(n, resamples, seed) @ stacked
+        lows, highs = np.quantile(means, quantiles, axis=0)
+        spread = means.std(axis=0, ddof=1) if n > 1 else np.full(len(members), NAN)
+        for column, k in enumerate(members):
+            intervals[k] = Interval(
+                n,
+                float(observed_cells[k].mean()),
+                float(spread[column]),
+                float(lows[column]),
+                float(highs[column]),
+                "bootstrap",
+            )
+    return [intervals[k] for k in range(len(cells))]
 
 
 @functools.lru_cache(maxsize=8)

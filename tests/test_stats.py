@@ -103,6 +103,26 @@ def test_bootstrap_resamples_items_reproducibly_and_brackets_the_mean():
     assert stats.bootstrap_interval([np.nan, np.nan]).n == 0
 
 
+def test_cells_bootstrapped_together_get_each_cell_its_own_interval():
+    rng = np.random.default_rng(3)
+    cells = [
+        rng.integers(0, 2, 50).astype(float),
+        rng.random(50),
+        np.array([np.nan, np.nan]),
+        np.concatenate([rng.random(49), [np.nan]]),  # 49 observed: its own draw
+        rng.random(1),
+        np.array([]),
+    ]
+    together = stats.bootstrap_intervals(cells, seed=11)
+    alone = [stats.bootstrap_interval(values, seed=11) for values in cells]
+    assert len(together) == len(cells)
+    for mine, reference in zip(together, alone):
+        assert mine.n == reference.n and mine.method == "bootstrap"
+        for field in ("mean", "se", "ci_low", "ci_high"):
+            a, b = getattr(mine, field), getattr(reference, field)
+            assert (math.isnan(a) and math.isnan(b)) or abs(a - b) < 1e-12, field
+
+
 def test_empty_input_gives_missing_not_an_error():
     for method in stats.INTERVALS.values():
         interval = method([np.nan])
