@@ -17,6 +17,7 @@ from . import report_headline, report_plots
 from .cascade_counts import settled
 from .pairwise_report import pairwise_section
 from .report_html import _e, _num, _table, svg
+from .report_intervals import STYLE as _INTERVAL_STYLE
 from .report_items import items_section
 from .report_metrics import criteria_section, metrics_section
 from .result_values import ResultsReport
@@ -49,6 +50,7 @@ _STYLE = (  # the report's stylesheet
     ".heat th.c span{writing-mode:vertical-rl;transform:rotate(180deg);"
     "white-space:nowrap}.heat td.self{background:#f4f4f4}"
     ".heat td.sig{outline:2px solid #000;outline-offset:-2px;font-weight:600}\n"
+    + _INTERVAL_STYLE
 )
 
 

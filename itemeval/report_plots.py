@@ -1,5 +1,6 @@
-"""The report's plots: the forest of every cell, the marginals per facet, grader
-agreement, calibration and item difficulty; matplotlib SVG inline (report_html.svg)."""
+"""The report's plots: the forest of every cell and the marginals per facet (HTML
+interval charts), grader agreement, calibration and item difficulty (matplotlib SVG
+inline, report_html.svg)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pandas as pd
 
 from . import report_headline
 from .report_html import _num, _table, svg
+from .report_intervals import Interval, interval_chart
 from .result_values import AgreementRow, Calibration, ResultsReport
 from .results import item_scores
 from .results_agreement import scored_wide
@@ -16,63 +18,63 @@ from .study import Study
 _SCATTER_POINTS = 2_000
 
 
-def forest(results: ResultsReport, slugs: dict[str, str]) -> str:
-    import matplotlib.pyplot as plt
+FOREST_ROWS = 200
+"""The forest's cells at most: `results` lists every one."""
 
-    cells = [c for c in results.cells if c.mean is not None][:200]
-    if not cells:
+
+def forest(results: ResultsReport, slugs: dict[str, str]) -> str:
+    """Every graded cell's mean and 95% CI, in the results table's order."""
+    graded = [c for c in results.cells if c.mean is not None]
+    if not graded:
         return "<h2>Forest plot</h2><p>No graded cell yet.</p>"
-    figure, axes = plt.subplots(figsize=(8, 0.28 * len(cells) + 1))
-    labels = [
-        f"{slugs[c.gen_condition_id]} · {slugs[c.grade_condition_id]}" for c in cells
+    rows = [
+        Interval(
+            f"{slugs[c.gen_condition_id]} · {slugs[c.grade_condition_id]}",
+            c.mean,
+            c.ci_low,
+            c.ci_high,
+            f"on {c.items} items",
+        )
+        for c in graded[:FOREST_ROWS]
     ]
-    means = np.array([c.mean for c in cells])
-    low = np.array([c.ci_low if c.ci_low is not None else c.mean for c in cells])
-    high = np.array([c.ci_high if c.ci_high is not None else c.mean for c in cells])
-    positions = np.arange(len(cells))[::-1]
-    axes.errorbar(
-        means,
-        positions,
-        xerr=[means - low, high - means],
-        fmt="o",
-        color="#1f5fa8",
-        capsize=3,
+    more = (
+        f'<p class="muted">The first {FOREST_ROWS} of {len(graded)} graded cells; '
+        "<code>itemeval results</code> lists them all.</p>"
+        if len(graded) > FOREST_ROWS
+        else ""
     )
-    axes.set_yticks(positions, labels, fontsize=7)
-    axes.set_xlabel("mean score per item, 95% CI")
-    axes.grid(axis="x", alpha=0.3)
-    return "<h2>Forest plot</h2>" + svg(figure)
+    chart = interval_chart(
+        rows, "mean score per item, 95% CI", heading="generate · grade"
+    )
+    return "<h2>Forest plot</h2>" + chart + more
 
 
 def marginal_plots(results: ResultsReport, slugs: dict[str, str]) -> str:
-    import matplotlib.pyplot as plt
-
+    """Per facet, each level's mean and 95% CI (per grade condition, or over all of
+    them for a grade facet)."""
     parts = ["<h2>By facet</h2>"]
-    frame = pd.DataFrame(results.marginals)
-    for facet, rows in frame.groupby("facet", sort=False):
-        figure, axes = plt.subplots(figsize=(8, 0.35 * len(rows) + 1))
-        labels = [
-            f"{level} · {slugs.get(grade, 'all') if grade else 'all'}"
-            for level, grade in zip(rows["level"], rows["grade_condition_id"])
-        ]
-        means = rows["mean"].to_numpy(dtype=float)
-        low, high = (
-            rows["ci_low"].fillna(rows["mean"]).to_numpy(float),
-            rows["ci_high"].fillna(rows["mean"]).to_numpy(float),
+    by_facet: dict[str, list[Interval]] = {}
+    for m in results.marginals:
+        if m.mean is None or m.mean != m.mean:
+            continue
+        grade = (
+            slugs.get(m.grade_condition_id, "all") if m.grade_condition_id else "all"
         )
-        positions = np.arange(len(rows))[::-1]
-        axes.errorbar(
-            means,
-            positions,
-            xerr=[means - low, high - means],
-            fmt="s",
-            color="#2e7d32",
-            capsize=3,
+        by_facet.setdefault(m.facet, []).append(
+            Interval(
+                f"{m.level} · {grade}",
+                m.mean,
+                m.ci_low,
+                m.ci_high,
+                f"on {m.items} items",
+            )
         )
-        axes.set_yticks(positions, labels, fontsize=8)
-        axes.set_title(f"by {facet}", fontsize=10)
-        axes.grid(axis="x", alpha=0.3)
-        parts.append(svg(figure))
+    for facet, rows in by_facet.items():
+        parts.append(
+            interval_chart(
+                rows, f"by {facet}", marker="square", heading=f"{facet} · grade"
+            )
+        )
     return "".join(parts)
 
 

@@ -78,7 +78,17 @@ def test_the_report_is_one_self_contained_file_with_every_section(report):
         "http://www.w3.org/2000/svg",
         "http://www.w3.org/1999/xlink",
     }, addresses  # namespaces
-    assert text.count("<svg") >= 4 and "inspect view --log-dir" in text
+    assert "inspect view --log-dir" in text
+    # plots that are SVG (item difficulty), interval charts that are tables: the
+    # forest, and one per facet that varies (model) and metadata column (difficulty)
+    assert text.count("<svg") >= 1 and text.count('<div class="plot"><svg') >= 1
+    assert text.count('<div class="ivl dot"><table>') == 1
+    assert re.findall(
+        r'<div class="ivl square"><table><caption>(.*?)</caption>', text
+    ) == [
+        "by model",
+        "by difficulty",
+    ]
     # the paired differences: one table per grade condition (numeric and the judge)
     assert text.count('<div class="heat"><table><caption>') == 2
     assert (

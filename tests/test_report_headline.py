@@ -191,3 +191,53 @@ def test_two_zero_one_graders_agree_in_a_confusion_table(study, page):
     ]
     assert [cells[1], cells[2], cells[4], cells[5]] == [str(n) for n in expected]
     assert (cells[0], cells[3]) == ("1", "0")
+
+
+def charts(text: str) -> dict[str, list[tuple[str, str]]]:
+    """Each interval chart's caption -> its rows (label, the numbers written)."""
+    found = {}
+    for caption, body in re.findall(
+        r'<div class="ivl \w+"><table><caption>(.*?)</caption>.*?<tbody>(.*?)</tbody>',
+        text,
+    ):
+        found[caption] = [
+            (label, re.sub(r"<[^>]+>", "", value))
+            for label, value in re.findall(
+                r'<tr title="[^"]*"><th class="l">(.*?)</th>.*?<td>(.*?)</td></tr>',
+                body,
+            )
+        ]
+    return found
+
+
+def written(mean: float, low: float, high: float) -> str:
+    return f"{mean:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def named(label: str, parts: list[str]) -> bool:
+    """A chart label "a · b" names `parts` (the report shortens slugs to what
+    differs)."""
+    return all(short in full for short, full in zip(label.split(" · "), parts))
+
+
+def test_the_forest_has_a_row_per_graded_cell_with_its_interval(study, page, capsys):
+    data = run_json(capsys, "results", str(study), "-C", str(study.parent))
+    slug = data["slugs"]
+    rows = charts(page.text)["mean score per item, 95% CI"]
+    assert len(rows) == len(data["cells"]) == 4
+    for (label, value), c in zip(rows, data["cells"]):
+        assert value == written(c["mean"], c["ci_low"], c["ci_high"])
+        assert named(
+            label, [slug[c["gen_condition_id"]], slug[c["grade_condition_id"]]]
+        )
+
+
+def test_the_facet_chart_holds_results_by_model(study, page, capsys):
+    data = run_json(
+        capsys, "results", str(study), "--by", "model", "-C", str(study.parent)
+    )
+    rows = charts(page.text)["by model"]
+    assert len(rows) == len(data["marginals"]) == 4
+    for (label, value), m in zip(rows, data["marginals"]):
+        assert value == written(m["mean"], m["ci_low"], m["ci_high"])
+        assert named(label, [m["level"], data["slugs"][m["grade_condition_id"]]])
