@@ -113,8 +113,6 @@ def _agreement_row(r: AgreementRow, slugs: dict[str, str]) -> list[object]:
 def _pair_plots(
     wide: pd.DataFrame, results: ResultsReport, slugs: dict[str, str]
 ) -> list[str]:
-    import matplotlib.pyplot as plt
-
     parts = []
     rng = np.random.default_rng(0)
     for row in results.agreement[:12]:
@@ -128,6 +126,8 @@ def _pair_plots(
             len(both) > _SCATTER_POINTS
         ):  # a sample keeps the SVG small; the table above uses every pair
             both = both.sample(_SCATTER_POINTS, random_state=0)
+        import matplotlib.pyplot as plt  # only here: 0/1 pairs need no plot
+
         figure, axes = plt.subplots(figsize=(3.6, 3.4))
         jitter = rng.uniform(-0.04, 0.04, size=(len(both), 2)) * (
             np.ptp(both.to_numpy()) or 1

@@ -96,6 +96,24 @@ def test_the_report_is_one_self_contained_file_with_every_section(report):
     )
 
 
+def test_graders_that_score_between_0_and_1_agree_in_a_scatter(tmp_path, capsys):
+    """includes scores 0/1, rouge1 anything in between: their pair is a scatter plot
+    (SVG), where two 0/1 graders get a confusion table."""
+    config = base_config(**{"facets__scorer": ["includes", "rouge1"]})
+    # a two-word target: rouge1 gives a right answer ("ANSWER: 6") 2/3 of "6 units"
+    rows = [{**row, "answer": f"{row['answer']} units"} for row in ROWS]
+    path = write_study(tmp_path, config, rows=rows)
+    assert main(["generate", str(path), "--yes", "--display", "none"]) == 0
+    assert main(["grade", str(path), "--yes", "--display", "none"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(path), "--json"]) == 0
+    text = Path(json.loads(capsys.readouterr().out)["path"]).read_text("utf-8")
+    agreement = re.search(r'<section id="agreement">(.*?)</section>', text, re.S)
+    assert agreement is not None
+    assert agreement.group(1).count('<div class="plot"><svg') == 1
+    assert 'class="confusion"' not in agreement.group(1)
+
+
 def test_out_puts_the_report_where_asked(tmp_path, report, capsys):
     path, _ = report
     target = tmp_path / "elsewhere" / "r.html"
