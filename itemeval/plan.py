@@ -9,9 +9,12 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .errors import ConfigError
 from .records import TRUNCATING_STOP_REASONS, Item, TaskSpec
+from .wide import coded as sorted_categorical
 from .wide import labels, row_keys
 
 _NO_METADATA = "no metadata (add columns under benchmark.mapping.metadata)"
@@ -279,15 +282,23 @@ def gradable(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
 
 
 def grade_state(
-    solutions: pd.DataFrame, grades: pd.DataFrame, grade_condition_ids: Sequence[str]
+    solutions: pd.DataFrame,
+    grades: pd.DataFrame,
+    grade_condition_ids: Sequence[str],
+    *,
+    coded: bool = False,
 ) -> pd.DataFrame:
     """One row per (grade condition × gradable solution) with its `state`: done,
     parse_failed, stale, error or pending.
 
     The rows run grade condition by grade condition, each over `solutions` in order;
-    a stored grade (one per grade key, as the store keeps them) is placed on its row
+    a stored grade (one per grade key, as the store keys them) is placed on its row
     by position rather than by a merge on four string columns, about half the time
-    on a million grades (issue 27)."""
+    on a million grades (issue 27).
+
+    `coded`: the ids and the solution hash as categoricals of their sorted values, for
+    readers that group and pivot the rows (results, the report): built from codes of
+    the solutions instead of copying their strings once per grade condition."""
     ids = pd.Index(list(grade_condition_ids), dtype=object)
     cells = solutions.rename(columns={"condition_id": "gen_condition_id"})
     columns = [
@@ -297,21 +308,18 @@ def grade_state(
     stored = grades.reindex(columns=columns).rename(
         columns={"solution_hash": "graded_hash", "error": "grade_error"}
     )
-    at = _stored_rows(cells, stored, ids)
-    pairs = cells.take(np.tile(np.arange(len(cells)), len(ids))).reset_index(drop=True)
-    # object: a handful of ids shared by a million rows take 8 bytes a row, where
-    # strings copied into arrow took 35 MB more a million grades at the peak
-    ids_per_row = np.repeat(ids.to_numpy(dtype=object), len(cells))
-    pairs.insert(0, "grade_condition_id", pd.Series(ids_per_row, dtype=object))
-    found = stored.drop(columns=["grade_condition_id", *GRADE_CELL])
+    at, cell_at = _stored_rows(cells, stored, ids)
+    same = _same_text(cells["solution_hash"], stored["graded_hash"], cell_at)
+    pairs = _crossed(cells, ids, coded)
+    found = stored.drop(columns=["grade_condition_id", *GRADE_CELL, "graded_hash"])
     merged = pd.concat(
         [pairs, found.reset_index(drop=True).reindex(at).reset_index(drop=True)],
         axis=1,
     )
     graded = at >= 0
     ok = graded & merged["grade_error"].isna().to_numpy()
-    same = merged["graded_hash"] == merged["solution_hash"]
-    current = ok & same.to_numpy(dtype=bool, na_value=False)
+    current = ok.copy()
+    current[graded] &= same[at[graded]]
     parse_ok = merged["parse_ok"].fillna(True).astype(bool).to_numpy()
     merged["state"] = labels(
         np.select(
@@ -322,19 +330,58 @@ def grade_state(
         GRADE_STATES,
     )
     # what the state was read from: a results or report run holds this frame to the
-    # end, and the stored hash alone is 23 MB a million grades
-    return merged.drop(columns=["graded_hash", "grade_error"])
+    # end
+    return merged.drop(columns=["grade_error"])
 
 
 GRADE_STATES = ("done", "parse_failed", "stale", "error", "pending")
 GRADE_CELL = ["gen_condition_id", "item_id", "epoch"]
 
 
+def _crossed(cells: pd.DataFrame, ids: pd.Index, coded: bool) -> pd.DataFrame:
+    """The cells once per grade condition, the grade condition's id first."""
+    if not coded:
+        pairs = cells.take(np.tile(np.arange(len(cells)), len(ids)))
+        pairs = pairs.reset_index(drop=True)
+        # object: a handful of ids shared by a million rows take 8 bytes a row, where
+        # strings copied into arrow took 35 MB more a million grades at the peak
+        ids_per_row = np.repeat(ids.to_numpy(dtype=object), len(cells))
+        pairs.insert(0, "grade_condition_id", pd.Series(ids_per_row, dtype=object))
+        return pairs
+    grade = np.repeat(np.arange(len(ids)), len(cells))
+    crossed = {"grade_condition_id": sorted_categorical(grade, list(ids))}
+    for column in cells.columns:
+        values = cells[column]
+        if pd.api.types.is_numeric_dtype(values):
+            crossed[column] = np.tile(values.to_numpy(), len(ids))
+            continue
+        codes, uniques = pd.factorize(values, sort=True)
+        crossed[column] = pd.Categorical.from_codes(
+            np.tile(codes, len(ids)), categories=pd.Index(uniques, dtype=object)
+        )
+    return pd.DataFrame(crossed)
+
+
+def _same_text(
+    current: pd.Series, graded: pd.Series, cell_at: np.ndarray
+) -> np.ndarray:
+    """Per stored grade: whether it graded the current text of its cell (the hashes
+    equal); False for a grade of no cell of the grid. Compared in arrow, the hashes
+    as they were read: a million in a few hundredths of a second."""
+    found = cell_at >= 0
+    if not found.any():  # nothing to take from, or no grade of a cell
+        return found
+    now = pa.array(current).cast(pa.large_string())
+    then = pa.array(graded).cast(pa.large_string())
+    equal = pc.equal(pc.take(now, pa.array(np.where(found, cell_at, 0))), then)
+    return found & pc.fill_null(equal, False).to_numpy(zero_copy_only=False)
+
+
 def _stored_rows(
     cells: pd.DataFrame, stored: pd.DataFrame, ids: pd.Index
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """For each row of the (grade condition × cell) cross, the row of `stored` that
-    grades it, or -1."""
+    grades it, or -1; and for each stored row, the row of `cells` it grades, or -1."""
     cell_key, stored_key = row_keys(cells, stored, GRADE_CELL)
     cell_at = pd.Index(cell_key).get_indexer(stored_key)
     codes, uniques = pd.factorize(stored["grade_condition_id"])
@@ -342,7 +389,7 @@ def _stored_rows(
     found = (cell_at >= 0) & (grade_at >= 0)
     at = np.full(len(ids) * len(cells), -1, dtype=np.int64)
     at[grade_at[found] * len(cells) + cell_at[found]] = np.flatnonzero(found)
-    return at
+    return at, cell_at
 
 
 ONLY_STATES = {"parse-failures": "parse_failed", "errors": "error"}

@@ -53,15 +53,17 @@ class Stored:
         merged: pd.DataFrame,
         *,
         extra: tuple[str, ...] = (),
+        coded: bool = False,
     ) -> pd.DataFrame:
         """Every (grade condition × gradable solution of `merged`) with its state,
-        and the stored grade's `extra` columns where there is one."""
+        and the stored grade's `extra` columns where there is one (`coded`: the ids
+        and hash as categoricals, plan.grade_state)."""
         where = {"grade_condition_id": [c.id for c in conditions]}
         grades = read_store(
             self.paths, "grades", [*plan.GRADE_STATE_COLUMNS, *extra], where=where
         ).to_pandas()
         ids = [c.id for c in conditions]
-        return plan.grade_state(self.gradable(merged), grades, ids)
+        return plan.grade_state(self.gradable(merged), grades, ids, coded=coded)
 
 
 def stored_of(study: Study) -> Stored:
@@ -138,16 +140,18 @@ def grade_state(
 ) -> pd.DataFrame:
     """Every (grade condition × gradable solution) with its state (done,
     parse_failed, stale, error, pending), and the stored grade's `extra` columns
-    (e.g. score) where there is one. Inside `shared_states()` the join is made once
-    per set of conditions (with every column a reader there asks for); callers never
-    change the frame in place."""
+    (e.g. score) where there is one; the ids and the solution hash are categoricals
+    (for readers: a grade run plans from `Stored.grades`, with strings). Inside
+    `shared_states()` the join is made once per set of conditions (with every column
+    a reader there asks for); callers never change the frame in place."""
     shared = _SHARED.get()
     key = tuple(c.id for c in conditions)
     if shared is not None and key in shared:
         return shared[key]
     merged = solution_state(study) if merged is None else merged
     wanted = extra if shared is None else SHARED_EXTRA
-    state = stored_of(study).grades(conditions, merged, extra=wanted)
+    # its readers group, pivot and count: the ids as categoricals
+    state = stored_of(study).grades(conditions, merged, extra=wanted, coded=True)
     if shared is not None:
         shared[key] = state
     return state

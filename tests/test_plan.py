@@ -257,8 +257,9 @@ def _merged_state(solutions, grades, ids):
     ), merged
 
 
+@pytest.mark.parametrize("coded", [False, True])
 @pytest.mark.parametrize("seed", range(12))
-def test_grade_state_places_each_stored_grade_as_a_merge_would(seed):
+def test_grade_state_places_each_stored_grade_as_a_merge_would(seed, coded):
     rng = np.random.default_rng(seed)
     cells = [
         (f"gen{g}", f"item-{i}", e)
@@ -275,7 +276,7 @@ def test_grade_state_places_each_stored_grade_as_a_merge_would(seed):
     unknown = [(ids[0], "gen9", "item-0", 1), (ids[0], "gen0", "item-0", 9)]
     chosen = [known[k] for k in rng.permutation(len(known))[: len(known) // 2]]
     rows = [
-        (g, c, i, e, rng.choice(["h-old", f"h{cells.index((c, i, e))}"]), error, ok)
+        (g, c, i, e, _hash_of(rng, cells.index((c, i, e))), error, ok)
         for g, c, i, e in chosen
         for error, ok in [
             rng.choice([(None, True), (None, False), ("HTTP 500", None)]).tolist()
@@ -286,12 +287,30 @@ def test_grade_state_places_each_stored_grade_as_a_merge_would(seed):
         columns=["grade_condition_id", "gen_condition_id", "item_id", "epoch"]
         + ["solution_hash", "error", "parse_ok"],
     ).assign(usd=0.01, score=rng.random(len(rows)))
-    state = plan.grade_state(solutions, grades, ids)
+    state = plan.grade_state(solutions, grades, ids, coded=coded)
     expected, merged = _merged_state(solutions, grades, ids)
     assert list(state["state"]) == list(expected)
     for column in ["grade_condition_id", *plan.GRADE_CELL, "solution_hash"]:
         assert list(state[column]) == list(merged[column])
+        if coded and column != "epoch":  # categories sorted, as the strings order
+            categories = list(state[column].cat.categories)
+            assert categories == sorted(set(merged[column]))
     assert np.allclose(state["score"], merged["score"], equal_nan=True)
+
+
+def _hash_of(rng, cell: int) -> str | None:
+    """The hash a stored grade read: the cell's current text's, an older text's, or
+    none recorded."""
+    return [f"h{cell}", "h-old", None][rng.choice(3, p=[0.6, 0.3, 0.1])]
+
+
+@pytest.mark.parametrize("coded", [False, True])
+def test_grade_state_with_nothing_stored_or_nothing_to_grade(coded):
+    state = plan.grade_state(GRADABLE, grades(), ["g", "h"], coded=coded)
+    assert list(state["state"]) == ["pending"] * 10
+    assert list(state["item_id"]) == list(GRADABLE["item_id"]) * 2
+    none = plan.grade_state(GRADABLE.iloc[:0], GRADES, ["g"], coded=coded)
+    assert none.empty and list(none.columns) == list(state.columns)
 
 
 def test_grade_counts():
