@@ -4,7 +4,7 @@ columns of the stores."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import ConfigError
-from .records import TRUNCATING_STOP_REASONS, Item, TaskSpec
+from .records import TRUNCATING_STOP_REASONS, Item
 from .wide import coded as sorted_categorical
 from .wide import labels, row_keys
 
@@ -439,56 +439,3 @@ def grade_counts(state: pd.DataFrame) -> pd.DataFrame:
     counts["usd"] = np.where(unknown > 0, np.nan, spent)
     counts["done"] += counts["parse_failed"]  # a parse failure is a final result
     return counts.rename(columns={"error": "errors"})
-
-
-def eval_batches(specs: Sequence[TaskSpec], max_cells: int) -> list[list[TaskSpec]]:
-    """Split task specs into batches of at most about `max_cells` cells, one inspect
-    eval() each.
-
-    inspect's memory and time per sample grow with a running eval, so a big run is cut
-    into batches. Every batch takes the next slice of every condition that still has
-    cells, so the conditions keep running side by side (max_tasks) and each condition's
-    cells stay in order.
-    """
-    total = sum(len(spec.cells) for spec in specs)
-    if total == 0:
-        return []
-    count = -(-total // max(1, max_cells))
-    batches: list[list[TaskSpec]] = [[] for _ in range(count)]
-    for spec in specs:
-        size = -(-len(spec.cells) // count)
-        for number in range(count):
-            cells = spec.cells[number * size : (number + 1) * size]
-            if cells:
-                batches[number].append(replace(spec, cells=cells))
-    return [batch for batch in batches if batch]
-
-
-@dataclass(frozen=True)
-class EvalWindow:
-    """One inspect eval: a task per condition, in the order they start, at most
-    `in_flight` of them running at once, each holding at most `window` cells.
-
-    A task is fed its cells `window` at a time, a new one as each ends, so a slow call
-    holds up nothing but itself and only `in_flight * window` cells are held in memory.
-    """
-
-    tasks: list[TaskSpec]
-    in_flight: int
-    window: int
-
-
-MAX_TASKS_IN_FLIGHT = 32
-
-
-def eval_windows(
-    specs: Sequence[TaskSpec], cells_per_eval: int, cells_in_flight: int
-) -> list[EvalWindow]:
-    """Cut task specs into evals of about `cells_per_eval` cells, a task per condition,
-    the `cells_in_flight` shared by the tasks running at once."""
-    windows = []
-    for batch in eval_batches(specs, cells_per_eval):
-        in_flight = min(MAX_TASKS_IN_FLIGHT, len(batch))
-        window = max(1, cells_in_flight // in_flight)
-        windows.append(EvalWindow(list(batch), in_flight, window))
-    return windows

@@ -13,9 +13,9 @@ from typing import Any, Callable, Iterator, Sequence
 from . import signals
 from .budget import CallGate
 from .errors import ConfigError, write_failure_message
+from .eval_windows import EvalWindow, eval_windows
 from .outcomes import SampleResult
 from .paths import StudyPaths
-from .plan import EvalWindow, eval_windows
 from .records import TaskSpec
 from .redact import redact
 from .store.held_rows import HeldRows

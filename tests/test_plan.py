@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from itemeval import plan
+from itemeval.eval_windows import eval_batches, eval_windows
 from itemeval.records import Item
 
 
@@ -409,7 +410,7 @@ def spec(name: str, cells: int):
     ],
 )
 def test_eval_batches_take_a_slice_of_every_condition(sizes, max_cells, expected):
-    batches = plan.eval_batches([spec(name, n) for name, n in sizes.items()], max_cells)
+    batches = eval_batches([spec(name, n) for name, n in sizes.items()], max_cells)
     assert [{s.name: len(s.cells) for s in batch} for batch in batches] == expected
     for name, n in sizes.items():  # every cell exactly once, in order
         ran = [
@@ -452,7 +453,7 @@ def test_eval_batches_take_a_slice_of_every_condition(sizes, max_cells, expected
 def test_eval_windows_run_a_task_per_condition_fed_a_window_at_a_time(
     sizes, per_eval, in_flight_cells, expected
 ):
-    windows = plan.eval_windows(
+    windows = eval_windows(
         [spec(name, n) for name, n in sizes.items()], per_eval, in_flight_cells
     )
     assert [
