@@ -21,14 +21,17 @@ from .redact import redact
 from .store.held_rows import HeldRows
 from .store.journal import JournalWriter, replay_journals
 
-CELLS_PER_EVAL = 3000
+CELLS_PER_EVAL = 2000
 """Cells per inspect eval() call; `ITEMEVAL_CELLS_PER_EVAL` overrides it. inspect
-keeps bookkeeping for every task and sample of a running eval until it ends, and each
-eval ends by waiting for its slowest call, so a big run is cut into evals of this
-size; the store is brought up to date between two evals. Measured on the offline
-models (24,000 cells, 8 conditions, whole-process peak): evals of 6,000 cells 402 MB,
-against 358 MB for the evals of 600 cells that earlier versions ran one after
-another."""
+keeps bookkeeping for every task and sample of a running eval until it ends (each
+finished sample's summary, about 3 KB, waits for the log's end), and each eval ends by
+waiting for its slowest call, so a big run is cut into evals of this size; the store is
+brought up to date between two evals. Measured on the offline models (24,000 cells, 8
+conditions, whole-process peak, sampled every 0.5 s): evals of 3,000 cells 397-430 MB,
+of 2,000 cells 376-383 MB, of 1,500 cells 369 MB, at the same wall time. Against a
+long-tailed provider each eval's end idles the connections for about its slowest
+call's latency, so smaller evals cost more there: 2,000 keeps that to one wait per
+2,000 cells."""
 
 CELLS_IN_FLIGHT = 300
 """Cells held at once inside one eval, shared by its running tasks (a task per

@@ -10,6 +10,7 @@ import pytest
 from itemeval import plan
 from itemeval.eval_windows import eval_batches, eval_windows
 from itemeval.records import Item
+from itemeval.runner import CELLS_IN_FLIGHT, CELLS_PER_EVAL
 
 
 def solutions(*rows: tuple) -> pd.DataFrame:
@@ -441,12 +442,13 @@ def test_eval_batches_take_a_slice_of_every_condition(sizes, max_cells, expected
             [(32, 1, [(f"c{i}", 2) for i in range(40)])],
         ),
         ({"a": 0}, 100, 10, []),
-        # the default sizes: 3 conditions of 3,000 in three evals, 200 cells each held
+        # the default sizes (2,000 cells per eval, 300 in flight): 3 conditions of
+        # 3,000 in five evals, 100 cells of each held
         (
             {"a": 3000, "b": 3000, "c": 3000},
-            3000,
-            600,
-            [(3, 200, [(n, 1000) for n in "abc"])] * 3,
+            CELLS_PER_EVAL,
+            CELLS_IN_FLIGHT,
+            [(3, 100, [(n, 600) for n in "abc"])] * 5,
         ),
     ],
 )
