@@ -305,12 +305,19 @@ class Run:
         return self
 
 
-def _settled(process: psutil.Process) -> bool:
-    """A child counts once it has lived 0.2 s. inspect spawns helpers such as `git
-    rev-parse` by vfork, and until its exec such a child shares the parent's pages
-    and reports the parent's whole RSS: once a phantom 320 MB on a single-process
-    generate's peak. Shards and Ray workers live for seconds."""
-    return time.time() - process.create_time() > 0.2
+SETTLED_S = 0.2
+
+
+def _settled(process: psutil.Process, first_seen: dict[tuple, float]) -> bool:
+    """A child counts once this poller has seen it for 0.2 s. inspect spawns helpers
+    such as `git rev-parse` by fork or vfork, and until its exec such a child shares
+    the parent's pages and reports the parent's whole RSS: once a phantom 320 MB on a
+    single-process generate's peak. Shards and Ray workers live for seconds. The age
+    is timed here, not read from the process's start time, which psutil dates from a
+    boot time in whole seconds (a child born now can look a second old)."""
+    now = time.monotonic()
+    key = (process.pid, process.create_time())  # a pid used again is a new child
+    return now - first_seen.setdefault(key, now) >= SETTLED_S
 
 
 def _poll_tree(pid: int, peak: list[float], done: threading.Event) -> None:
@@ -318,12 +325,13 @@ def _poll_tree(pid: int, peak: list[float], done: threading.Event) -> None:
         proc = psutil.Process(pid)
     except psutil.NoSuchProcess:
         return
+    first_seen: dict[tuple, float] = {}
     while not done.is_set():
         total = 0
         try:
             for p in [proc, *proc.children(recursive=True)]:
                 with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-                    if p is proc or _settled(p):
+                    if p is proc or _settled(p, first_seen):
                         total += p.memory_info().rss
         except psutil.NoSuchProcess:
             return
