@@ -30,3 +30,22 @@ def test_every_name_a_benchmark_imports_exists(bench, module, name):
     assert hasattr(imported, name) or importlib.util.find_spec(f"{module}.{name}"), (
         f"{bench}: from {module} import {name}"
     )
+
+
+@pytest.mark.parametrize(
+    ("delays", "connections", "expected"),
+    [
+        ([3, 1, 1, 1], 2, 3),  # the slow call first: the ideal, max(3, 6 / 2)
+        ([1, 1, 1, 3], 2, 4),  # the slow call last starts at 1 s on a free connection
+        ([1, 1, 1, 1], 4, 1),
+        ([2, 2, 2], 1, 6),
+        ([0.5, 4, 0.5, 0.5, 0.5], 2, 4),
+        ([], 3, 0),
+    ],
+)
+def test_the_longtail_in_order_bound_starts_each_call_on_the_first_free_connection(
+    monkeypatch, delays, connections, expected
+):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    bench = importlib.import_module("bench_longtail")
+    assert bench.in_order_bound(delays, connections) == pytest.approx(expected)
