@@ -49,3 +49,36 @@ def test_the_longtail_in_order_bound_starts_each_call_on_the_first_free_connecti
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     bench = importlib.import_module("bench_longtail")
     assert bench.in_order_bound(delays, connections) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("ratios", "expected"),
+    [
+        ({"1": 1.3, "2": 1.1, "3": 1.2}, "3"),
+        ({"1": 1.3, "2": 1.1, "3": 1.2, "4": 1.4}, "3"),  # the lower of two middles
+        ({"1": 1.2, "2": 1.2, "3": 1.2}, "2"),  # ties ranked by salt
+        ({"7": 1.5}, "7"),
+    ],
+)
+def test_the_longtail_benchmark_takes_the_median_draw(monkeypatch, ratios, expected):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    bench = importlib.import_module("bench_longtail")
+    assert bench.median_salt(ratios) == expected
+
+
+def test_a_salt_changes_the_longtail_draw_and_no_salt_keeps_the_old_one(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    bench = importlib.import_module("bench_longtail")
+    prompts = [f"What is {n} + {n}?" for n in range(400)]
+    unsalted = [bench.latency(prompt) for prompt in prompts]
+    assert unsalted == [bench.latency(prompt, "") for prompt in prompts]
+    salted = [bench.latency(prompt, "33") for prompt in prompts]
+    assert salted != unsalted
+    assert all(0 < delay <= bench.CAP_S for delay in salted)
+    # log-normal with median 0.5 s: about half the calls below it
+    assert 0.4 < sum(delay < bench.MEDIAN_S for delay in salted) / len(salted) < 0.6
+    ratio = bench.draw_ratio(prompts, 8, "33")
+    assert ratio == pytest.approx(
+        bench.in_order_bound(salted, 8) / bench.ideal_wall(salted, 8)
+    )
+    assert ratio >= 1.0
