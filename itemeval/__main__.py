@@ -1,5 +1,5 @@
 """`python -m itemeval`: the same command line as the `itemeval` script."""
 
-from itemeval.cli import main
+from itemeval.cli import run
 
-raise SystemExit(main())
+raise SystemExit(run())

@@ -40,3 +40,16 @@ def frozen(*, collect_first: bool = False) -> Iterator[None]:
         _depth -= 1
         if owner:
             gc.unfreeze()
+
+
+def leave_to_exit() -> None:
+    """Hide every object still alive from the collector for the rest of the process:
+    called as a command's process is about to end.
+
+    Shutting the interpreter down runs full collections over every object still alive,
+    over a million once inspect-ai, pandas and pyarrow are loaded; after a 2,000-cell
+    generate that took 0.8 s, on nothing that still needed doing. Frozen, they are
+    skipped (0.09 s). atexit handlers and module teardown still run, so files close and
+    logs flush as before; only garbage cycles are left for the OS to reclaim.
+    """
+    gc.freeze()

@@ -169,6 +169,23 @@ def test_version_prints_the_package_version(capsys):
     assert capsys.readouterr().out.strip() == f"itemeval {__version__}"
 
 
+def test_the_program_is_main_then_its_heap_left_to_the_exit(monkeypatch):
+    import gc
+
+    from itemeval import cli
+
+    monkeypatch.setattr(cli, "main", lambda: 3)
+    assert gc.get_freeze_count() == 0
+    try:
+        assert cli.run() == 3
+        # the interpreter's shutdown then skips full collections over them
+        assert gc.get_freeze_count() > 1000
+    finally:
+        gc.unfreeze()
+    script = 'itemeval = "itemeval.cli:run"'
+    assert script in (REPO / "pyproject.toml").read_text(encoding="utf-8")
+
+
 def test_python_dash_m_itemeval_is_the_same_cli(tmp_path):
     path = write_study(tmp_path)
     proc = subprocess.run(

@@ -14,7 +14,7 @@ from . import planning, reading, stages, tools  # noqa: F401 - importing them re
 from .app import app
 from .reading import ITEM_ANALYSIS
 
-__all__ = ["app", "bare_items", "main"]
+__all__ = ["app", "bare_items", "main", "run"]
 
 COMMANDS = (
     "init",
@@ -95,6 +95,16 @@ def main(argv: list[str] | None = None) -> int:
             )
         return EXIT_CONFIG
     return result if isinstance(result, int) else 0
+
+
+def run() -> int:
+    """The `itemeval` program: `main` on the process's arguments, then the heap left to
+    the process's exit (tests call `main` in one long process instead)."""
+    from .. import heap
+
+    code = main()
+    heap.leave_to_exit()
+    return code
 
 
 def _failed(message: str, exit_code: int, kind: str, *, json_out: bool) -> int:
