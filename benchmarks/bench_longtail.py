@@ -19,13 +19,13 @@ in-order bound (each call started in the cells' order on the first free connecti
 with no overhead at all) is printed beside it, and each run's wall against it.
 
 Which draw: a salt mixed into the hash picks one of many equally likely draws of the
-same distribution. Their in-order bounds differ a lot (over 200 draws of 1,000 calls
-on 32 connections: 1.10x the ideal at the 10th percentile, 1.19x at the median, 1.41x
-at the 90th), because one call of 20-30 s sets the wall wherever it falls. By default
-the benchmark takes the median draw of 200 salts by that ratio, a property of the draw
-alone, so the ratios to the ideal measure the client rather than where the slowest
-call landed. `--salt ''` gives the unsalted draw stops 40-42 measured (1.62x, the
-98th percentile); `--salt S` any other.
+same distribution. Their in-order bounds differ a lot (over 200 draws of these 1,000
+calls on 32 connections: 1.08x the ideal at the 10th percentile, 1.20x at the median,
+1.40x at the 90th), because one call of 20-30 s sets the wall wherever it falls. By
+default the benchmark takes the median draw of 200 salts by that ratio, a property of
+the draw alone, so the ratios to the ideal measure the client rather than where the
+slowest call landed. `--salt ''` gives the unsalted draw stops 40-42 measured (1.62x,
+above 97% of the 200); `--salt S` any other.
 """
 
 from __future__ import annotations
