@@ -5,7 +5,9 @@ each loads (`python -X importtime`, which does not depend on the machine's load)
 Run: `.venv/bin/python benchmarks/bench_startup.py [--repeats N]`. Target (issue 27):
 every command <= 1.0 s median on a quiet machine. The study is small and complete
 (500 items, two offline models, a numeric scorer and an offline judge: 1,000
-solutions, 2,000 grades), so generate and grade have nothing to do.
+solutions, 2,000 grades), so generate and grade have nothing to do; `estimate` also
+runs on a copy of it with nothing stored and the response cache on, as a user's first
+estimate is.
 
 Each command runs once untimed first, with bytecode written to a cache in the temp dir:
 an installed itemeval has its modules compiled (pip does it at install), while a
@@ -38,7 +40,7 @@ MAX_S = 1.0
 ITEMS = 500
 
 
-def commands(config: Path) -> dict[str, list[str]]:
+def commands(config: Path, fresh: Path) -> dict[str, list[str]]:
     study = str(config)
     return {
         "--version": ["--version"],
@@ -47,6 +49,8 @@ def commands(config: Path) -> dict[str, list[str]]:
         "grade (nothing to do)": ["grade", study, "--display", "none", "--yes"],
         "status": ["status", study],
         "estimate (nothing to do)": ["estimate", study],
+        # what a user runs first: nothing stored, the response cache on (the default)
+        "estimate (new study, cache on)": ["estimate", str(fresh)],
         "export": ["export", study],
         "results": ["results", study],
     }
@@ -76,8 +80,15 @@ def main(argv: list[str] | None = None) -> int:
         )
         itemeval("generate", config, root=root)
         itemeval("grade", config, root=root)
+        fresh = write_study(
+            root / "new",
+            items=ITEMS,
+            models=["itemeval/arith-good", "itemeval/arith-weak"],
+            grader=True,
+            cache=True,
+        )
         env = installed_env(root)
-        for label, command in commands(config).items():
+        for label, command in commands(config, fresh).items():
             run([ITEMEVAL, *command], env=env, cwd=root).check(label)  # compiles
             runs = [
                 run([ITEMEVAL, *command], env=env, cwd=root).check(label)

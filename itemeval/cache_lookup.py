@@ -11,7 +11,9 @@ inspect-ai whose private helpers moved) counts as not cached: never too low a pr
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from .lazy import lazy_import
@@ -38,13 +40,36 @@ def cached_sample_ids(spec: TaskSpec) -> frozenset[str]:
 
 
 def _has_entries(model: str) -> bool:
+    # Most studies' models have no entries yet: look first where inspect keeps them
+    # without loading inspect-ai (a second of `estimate`'s start, and of a launcher's
+    # before its shards start); inspect's own `cache_path` then has the last word.
+    if not _non_empty(cache_root() / model):
+        return False
     from inspect_ai.model._cache import cache_path
 
     try:
         folder = cache_path(model=model)
     except ValueError:
         return False
-    return folder.is_dir() and any(folder.iterdir())
+    return _non_empty(folder)
+
+
+def cache_root() -> Path:
+    """The folder of inspect's response cache, as inspect 0.3.285 finds it (its
+    `_cache_root`; tests hold the two equal), without loading inspect-ai."""
+    configured = os.environ.get("INSPECT_CACHE_DIR")
+    if configured:
+        return Path(configured) / "generate"
+    from platformdirs import user_cache_path  # inspect-ai's own choice of folder
+
+    return user_cache_path("inspect_ai") / "generate"
+
+
+def _non_empty(folder: Path) -> bool:
+    try:
+        return folder.is_dir() and any(folder.iterdir())
+    except OSError:
+        return False
 
 
 async def _lookup(spec: TaskSpec) -> list[str]:

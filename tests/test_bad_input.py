@@ -127,6 +127,19 @@ def test_a_model_no_provider_knows_is_refused_before_anything_is_written(
     assert not (tmp_path / "studies").exists()
 
 
+def test_a_launch_refuses_a_model_no_provider_knows_before_any_shard_starts(
+    tmp_path, capsys
+):
+    path = write_study(
+        tmp_path, base_config(solvers__models=["itemeval/arith-good", "nosuchprov/m"])
+    )
+    code = main(["launch", "generate", str(path), "--shards", "2", "--yes"])
+    err = capsys.readouterr().err
+    assert code == 2 and "no provider 'nosuchprov'" in err, err
+    assert not list((tmp_path / "studies").rglob("*.parquet")), err
+    assert not list((tmp_path / "studies").rglob("launch")), err
+
+
 def test_a_judge_no_provider_knows_is_refused_before_any_grade_is_written(
     tmp_path, capsys
 ):

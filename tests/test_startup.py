@@ -86,6 +86,35 @@ def test_commands_with_nothing_to_do_load_neither_inspect_nor_scipy(tmp_path, ca
     assert "scipy" in heavy  # the probe sees what a command loads
 
 
+def test_estimating_a_fresh_study_with_the_cache_on_loads_no_inspect(tmp_path):
+    """Nothing is cached for its models yet: the cache is looked at without inspect
+    (a launcher plans the same way before its shards start)."""
+    config = str(write_study(tmp_path, base_config(cache=True)))
+    heavy = loaded(["estimate", config], cwd=tmp_path)
+    assert "inspect_ai" not in heavy and "pandas" in heavy, heavy
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"INSPECT_CACHE_DIR": "/srv/shared-cache"},
+        {"INSPECT_CACHE_DIR": "", "XDG_CACHE_HOME": "/data/xdg"},
+        {"XDG_CACHE_HOME": "/data/xdg"},
+        {},
+    ],
+)
+def test_the_cache_root_found_without_inspect_is_inspects_own(monkeypatch, env):
+    from inspect_ai.model._cache import _cache_root
+
+    from itemeval.cache_lookup import cache_root
+
+    for name in ("INSPECT_CACHE_DIR", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert cache_root() == _cache_root()
+
+
 def test_a_lazy_pattern_compiles_at_first_use_and_matches_as_compiled():
     import re
 
