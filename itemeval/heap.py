@@ -8,6 +8,12 @@ from collections.abc import Iterator
 
 _depth = 0
 
+STARTING_GEN0 = 100_000
+"""Allocations between young collections while a run starts (the collector's default
+is 700)."""
+_settled_threshold: tuple[int, ...] | None = None
+"""The thresholds to return to when the run settles; None when it is not starting."""
+
 
 @contextlib.contextmanager
 def frozen(*, collect_first: bool = False) -> Iterator[None]:
@@ -53,3 +59,41 @@ def leave_to_exit() -> None:
     logs flush as before; only garbage cycles are left for the OS to reclaim.
     """
     gc.freeze()
+
+
+@contextlib.contextmanager
+def starting() -> Iterator[None]:
+    """A run's start, up to its first model call or finished sample (`settle`), with
+    young objects collected only every `STARTING_GEN0` allocations.
+
+    Starting a run imports inspect-ai, the provider's SDK and the rest: ~220,000
+    long-lived objects, which the default pace rescans as they come (0.34 s of
+    collections in importing inspect-ai, pandas, pyarrow and openai, 1.46 s in all).
+    Little of what imports create is garbage. Meant for the first eval of a run only:
+    the block's end returns to the usual pace if nothing settled it.
+    """
+    global _settled_threshold
+    if _settled_threshold is not None:  # nested: the outer block owns the start
+        yield
+        return
+    _settled_threshold = before = gc.get_threshold()
+    gc.set_threshold(STARTING_GEN0, *before[1:])
+    try:
+        yield
+    finally:
+        if _settled_threshold is not None:
+            gc.set_threshold(*_settled_threshold)
+            _settled_threshold = None
+
+
+def settle() -> None:
+    """Called at each model call and finished sample of an eval, inside its `frozen`
+    block: the first time in a `starting` run, what is alive (modules, the eval, the
+    model's client) stays to the end of the eval, so it is frozen, and collection
+    returns to the usual pace. Otherwise it does nothing."""
+    global _settled_threshold
+    if _settled_threshold is None:
+        return
+    gc.freeze()  # the eval's `frozen` block unfreezes it as the eval ends
+    gc.set_threshold(*_settled_threshold)
+    _settled_threshold = None

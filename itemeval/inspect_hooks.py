@@ -33,7 +33,7 @@ from inspect_ai.model import ModelOutput
 from inspect_ai.solver import TaskState
 from inspect_ai.util import LimitExceededError
 
-from . import signals
+from . import heap, signals
 from .inspect_samples import read_sample, read_state
 from .outcomes import SampleResult
 from .redact import redact_log_handlers
@@ -121,10 +121,12 @@ class Journaling(Hooks):
         # signal no call starts (send_guard withholds the requests of calls already
         # past here). inspect lets only a limit error through a hook; the sample then
         # ends without a row. A call let through counts as in flight for the drain.
-        if _ROUTE.get() is not None and signals.stop_requested():
-            raise LimitExceededError(
-                "operator", value=1, limit=1, message=STOPPED_MESSAGE
-            )
+        if _ROUTE.get() is not None:
+            if signals.stop_requested():
+                raise LimitExceededError(
+                    "operator", value=1, limit=1, message=STOPPED_MESSAGE
+                )
+            heap.settle()  # inside the eval's frozen heap, which ends with it
         signals.call_started()
 
     async def on_model_usage(self, data: ModelUsageData) -> None:
@@ -142,7 +144,10 @@ class Journaling(Hooks):
         # A sample whose row went out when its calls returned is done; this catches the
         # rest (errors).
         route = _ROUTE.get()
-        if route is not None and not data.sample.metadata.get(HANDED_ON):
+        if route is None:
+            return
+        heap.settle()  # when the eval's samples make no call (a verifiable grade)
+        if not data.sample.metadata.get(HANDED_ON):
             result = read_sample(
                 data.sample,
                 route.log_file(data.eval_id),

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from . import signals
+from . import heap, signals
 from .budget import CallGate
 from .errors import ConfigError, write_failure_message
 from .eval_windows import EvalWindow, eval_windows
@@ -148,13 +148,16 @@ class Runner:
         journaled: Journaled,
         execution: Execution,
     ) -> None:
-        for window in eval_windows(specs, self.cells_per_eval, self.cells_in_flight):
+        windows = eval_windows(specs, self.cells_per_eval, self.cells_in_flight)
+        for index, window in enumerate(windows):
             if (
                 signals.stop_requested()
             ):  # a Ctrl-C between two evals: no further eval starts
                 execution.interrupted = True
                 return
-            with signals.default_interrupts():
+            # the first eval loads inspect-ai and the provider's SDK
+            start = heap.starting() if index == 0 else contextlib.nullcontext()
+            with signals.default_interrupts(), start:
                 self._run_eval(window, sink, journaled, execution)
             self._replay(execution)
             _return_free_memory()
