@@ -146,7 +146,7 @@ class Journaling(Hooks):
         route = _ROUTE.get()
         if route is None:
             return
-        heap.settle()  # when the eval's samples make no call (a verifiable grade)
+        heap.settle()  # a first sample that ended before any call (an error)
         if not data.sample.metadata.get(HANDED_ON):
             result = read_sample(
                 data.sample,
