@@ -13,6 +13,7 @@ import pandas as pd
 
 from . import agreement_stats, stats
 from .criteria import criteria_of
+from .scale_intervals import Bounds, scales_by
 
 KEY = ["gen_condition_id", "grade_condition_id", "item_id", "epoch"]
 
@@ -52,15 +53,27 @@ def scored_criteria(frame: pd.DataFrame) -> pd.DataFrame:
     return criteria_long(frame, among=(frame["status"] == "scored").to_numpy())
 
 
-Interval = Callable[[np.ndarray], stats.Interval]
+Interval = Callable[[np.ndarray, Bounds | None], stats.Interval]
+"""The interval of item values on a scale."""
+
+
+def criterion_scales(long: pd.DataFrame) -> dict[tuple[str, str], Bounds | None]:
+    """Each (grade condition, criterion)'s scale from every value it was given, as the
+    cells' scale comes from every score (scale_intervals.grade_scales): a criterion
+    scored 0-2 keeps 0-2 in a cell whose item means reach only 1.5."""
+    return scales_by(long, ["grade_condition_id", "criterion"], "value")
 
 
 def criteria_cells(long: pd.DataFrame, interval: Interval) -> list[dict[str, Any]]:
     """Per (cell, criterion): the mean over items of each item's mean value."""
     rows = []
     groups = ["gen_condition_id", "grade_condition_id", "criterion"]
+    scales = criterion_scales(long)
     for (gen_id, grade_id, criterion), group in long.groupby(groups, sort=True):
-        result = interval(group.groupby("item_id")["value"].mean().to_numpy(float))
+        result = interval(
+            group.groupby("item_id")["value"].mean().to_numpy(float),
+            scales.get((grade_id, criterion)),
+        )
         rows.append(
             {
                 "gen_condition_id": gen_id,
@@ -76,11 +89,15 @@ def criteria_marginals(long: pd.DataFrame, interval: Interval) -> list[dict[str,
     """`--by criterion`: per grade condition and criterion, each item's value averaged
     over the generate conditions and replications, then the interval over items."""
     rows = []
+    scales = criterion_scales(long)
     for (grade_id, criterion), group in long.groupby(
         ["grade_condition_id", "criterion"], sort=True
     ):
         per_item = group.groupby(["item_id", "gen_condition_id"])["value"].mean()
-        result = interval(per_item.groupby("item_id").mean().to_numpy(float))
+        result = interval(
+            per_item.groupby("item_id").mean().to_numpy(float),
+            scales.get((grade_id, criterion)),
+        )
         rows.append(
             {
                 "facet": "criterion",

@@ -109,11 +109,12 @@ def _study_results(
     check_options(options)
     grade = grade_conditions(study)
     frame = graded_frame(study, grade) if frame is None else frame
+    scales = grade_scales(frame)  # the scores given anywhere in the study
     chosen_ids = _chosen(study, options)
     if chosen_ids is not None:
         frame = frame[frame["item_id"].isin(chosen_ids)]
     items = item_scores(frame, options.reducer)
-    cells = _cells(frame, items, study.generate, grade, options)
+    cells = _cells(frame, items, study.generate, grade, options, scales)
     facets = cell_facets(study.generate)
     names = {gen_id: cell_name(levels) for gen_id, levels in facets.items()}
     pairs = _compared(study.generate, options.compare) if options.compare else []
@@ -136,17 +137,20 @@ def _study_results(
         headline=typed(Headline, headlines(items, cells, grade, names)),
         cell_facets=facets,
         grader_facets=grader_facets(grade),
-        **_criteria_figures(study, frame, items, grade, options),
+        **_criteria_figures(study, frame, items, grade, options, scales),
         **_pairwise_figures(study, options, chosen_ids),
     )
 
 
-def _criteria_figures(study, frame, items, grade, options) -> dict[str, Any]:
+def _criteria_figures(study, frame, items, grade, options, scales) -> dict[str, Any]:
     """The marginals (a `--by` facet may be `criterion`) and the per-criterion rows."""
     long = criteria_results.scored_criteria(frame)
-    cells = criteria_results.criteria_cells(long, _bounded(options, None))
+    interval = _scaled(options)
+    cells = criteria_results.criteria_cells(long, interval)
     return {
-        "marginals": typed(Marginal, _marginals(study, items, long, grade, options)),
+        "marginals": typed(
+            Marginal, _marginals(study, items, long, grade, options, scales)
+        ),
         "criteria": typed(CriterionCell, cells),
         "criteria_agreement": typed(
             CriterionAgreement, criteria_results.criteria_agreement(long)
@@ -188,10 +192,11 @@ def _chosen(study: Study, options: ResultsOptions) -> list[str] | None:
     return [item.id for item in chosen]
 
 
-def _bounded(
-    options: ResultsOptions, bounds: Bounds | None
-) -> Callable[[np.ndarray], stats.Interval]:
-    return lambda values: _interval(values, options, bounds)
+def _scaled(
+    options: ResultsOptions,
+) -> Callable[[np.ndarray, Bounds | None], stats.Interval]:
+    """The interval of values on a given scale (None: the values' own)."""
+    return lambda values, bounds: _interval(values, options, bounds)
 
 
 def _marginals(
@@ -200,20 +205,15 @@ def _marginals(
     long: pd.DataFrame,
     grade: list[GradeCondition],
     options: ResultsOptions,
+    scales: dict[str, Bounds | None],
 ) -> list[dict[str, Any]]:
     """The marginal means of every `--by` facet, in the order asked."""
     rows: list[dict[str, Any]] = []
     for facet in options.by:
         rows += (
-            criteria_results.criteria_marginals(long, _bounded(options, None))
+            criteria_results.criteria_marginals(long, _scaled(options))
             if facet == "criterion"
-            else marginals(
-                study,
-                items,
-                facet,
-                grade,
-                lambda values, bounds: _interval(values, options, bounds),
-            )
+            else marginals(study, items, facet, grade, _scaled(options), scales)
         )
     return rows
 
@@ -327,6 +327,7 @@ def _cells(
     generate: list[GenerateCondition],
     grade: list[GradeCondition],
     options: ResultsOptions,
+    scales: dict[str, Bounds | None],
 ) -> list[dict[str, Any]]:
     counts = (
         frame.groupby(["gen_condition_id", "grade_condition_id", "status"])
@@ -344,7 +345,6 @@ def _cells(
     if options.ci == "bootstrap":  # the cells of one size resampled together
         intervals = stats.bootstrap_intervals(scores, seed=options.seed)
     else:
-        scales = grade_scales(items)
         intervals = [
             _interval(values, options, scales.get(key[1]))
             for key, values in zip(keys, scores)

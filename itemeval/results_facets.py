@@ -17,7 +17,7 @@ import pandas as pd
 
 from .errors import ConfigError
 from .records import GenerateCondition, GradeCondition
-from .scale_intervals import Bounds, grade_scales
+from .scale_intervals import Bounds
 from .stats import Interval
 from .study import Study
 
@@ -31,13 +31,15 @@ def marginals(
     facet: str,
     grade: list[GradeCondition],
     interval: Callable[[np.ndarray, Bounds | None], Interval],
+    scales: dict[str, Bounds | None],
 ) -> list[dict[str, Any]]:
     """Per level of `facet`: each item's score averaged over the other facets, then
-    the interval over items (`interval(values, the scores' bounds)`)."""
+    the interval over items (`interval(values, the grade condition's scale)`;
+    `scales` from scale_intervals.grade_scales)."""
     column, mapping, per_grade = facet_levels(study, facet, grade)
     frame = items.assign(level=items[column].map(mapping)).dropna(subset=["level"])
     groups = ["grade_condition_id", "level"] if per_grade else ["level"]
-    rows, scales = [], grade_scales(items)
+    rows: list[dict[str, Any]] = []
     if not per_grade:
         frame = split_mixed_scales(frame, scales)
     for key, group in frame.groupby(groups, sort=True):

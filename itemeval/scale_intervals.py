@@ -15,6 +15,7 @@ the bounds it is the normal interval mean ± z s/√n, as wide as the t interval
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -87,10 +88,39 @@ def _wilson(p: float, n: float, level: float) -> tuple[float, float]:
     return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
-def grade_scales(item_scores: pd.DataFrame) -> dict[str, Bounds | None]:
-    """Each grade condition's scale, from its item scores in every cell (a cell of a
-    1–5 judge whose answers all said 4 or 5 still lives on the judge's seen range)."""
+def grade_scales(grades: pd.DataFrame) -> dict[str, Bounds | None]:
+    """Each grade condition's scale, from every score it gave anywhere in the study
+    (its scored grade rows, not item means: a judge whose 0-6 scores average 2-5 per
+    item still lives on 0-6; a cell whose answers all got 4 or 5 on the judge's
+    seen range)."""
+    if "status" in grades:
+        grades = grades[grades["status"] == "scored"]
+    return scales_by(grades, "grade_condition_id", "score")
+
+
+def scales_by(
+    frame: pd.DataFrame, keys: str | list[str], column: str
+) -> dict[Any, Bounds | None]:
+    """`scale_of` the `column` values of each group of `keys`."""
+    values = pd.to_numeric(frame[column], errors="coerce")
+    finite = values.where(np.isfinite(values))
+    spans = finite.groupby([frame[k] for k in _listed(keys)], sort=False).agg(
+        ["min", "max"]
+    )
     return {
-        grade_id: scale_of(group["score"].to_numpy(dtype=float))
-        for grade_id, group in item_scores.groupby("grade_condition_id", sort=False)
+        key: _scale(low, high)
+        for key, low, high in zip(spans.index, spans["min"], spans["max"])
     }
+
+
+def _listed(keys: str | list[str]) -> list[str]:
+    return [keys] if isinstance(keys, str) else list(keys)
+
+
+def _scale(low: float, high: float) -> Bounds | None:
+    """`scale_of` from the lowest and highest score."""
+    if math.isnan(low) or math.isnan(high):
+        return None
+    if low >= 0.0 and high <= 1.0:
+        return 0.0, 1.0
+    return float(low), float(high)

@@ -80,6 +80,14 @@ def mean_score(scores):
 
 def broken(scores):
     return 1 / 0
+
+
+def label(scores):
+    return "high"
+
+
+def nothing(scores):
+    return None
 """
 
 
@@ -114,6 +122,79 @@ def test_a_user_metric_that_raises_is_named(tmp_path, capsys):
     assert code == 2
     assert "metric 'um:broken' raised ZeroDivisionError" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "function, shown", [("label", "returned 'high' (str)"), ("nothing", "None")]
+)
+def test_a_user_metric_that_returns_no_number_is_named(
+    tmp_path, capsys, function, shown
+):
+    (tmp_path / "um.py").write_text(USER)
+    path = _study(tmp_path, ["numeric"], [f"um:{function}"])
+    code, _, err = cli_json(capsys, "results", str(path))
+    assert code == 2
+    assert f"metric 'um:{function}' returned" in err and shown in err
+    assert "must return a number" in err
+
+
+def test_a_user_metric_may_name_a_judge_by_its_grader(tmp_path, capsys):
+    """`scorer: j` (a grader's name) points a user metric at that judge alone."""
+    (tmp_path / "um.py").write_text(USER)
+    path = _study(
+        tmp_path,
+        ["numeric"],
+        [{"name": "um:mean_score", "scorer": "j"}],
+        facets__grader=["j"],
+        facets__rubric=["r"],
+        graders={"j": {"model": "itemeval/judge"}},
+    )
+    code, data, err = cli_json(capsys, "results", str(path), "--json")
+    assert code == 0, err
+    graded = {c["grade_condition_id"] for c in data["cells"]}
+    judge_ids = {g for g in graded if data["slugs"][g].startswith("j_")}
+    assert judge_ids and graded - judge_ids  # a judge and a scorer were graded
+    assert {r["grade_condition_id"] for r in data["metrics"]} == judge_ids
+    grades = _store(path, "grades")
+    judge = grades[grades["grade_condition_id"].isin(judge_ids)]
+    for row in data["metrics"]:
+        cell = judge[
+            (judge["gen_condition_id"] == row["gen_condition_id"])
+            & (judge["grade_condition_id"] == row["grade_condition_id"])
+        ]
+        assert row["value"] == pytest.approx(cell["score"].dropna().mean(), abs=1e-12)
+
+
+def test_entries_of_one_metric_are_apart_by_params_and_once_when_the_same(
+    tmp_path, capsys
+):
+    """chrf and chrf with word_order 2 are two metrics, named apart; a name-wide chrf
+    beside the one naming exact_match is the same metric: one row per cell, and one
+    comparison for Holm to adjust (p_adjusted = p with one pair)."""
+    path = _study(
+        tmp_path,
+        ["exact_match"],
+        [
+            {"name": "chrf", "scorer": "exact_match"},
+            {"name": "chrf", "params": {"word_order": 2}, "scorer": "exact_match"},
+            {"name": "chrf"},
+            {"name": "chrf", "params": {"word_order": 0}},  # the default: the same
+        ],
+    )
+    code, data, err = cli_json(
+        capsys, "results", str(path), "--json", "--compare", "all"
+    )
+    assert code == 0, err
+    cells = [r for r in data["metrics"] if r.get("a") is None]
+    names = sorted((r["gen_condition_id"], r["metric"]) for r in cells)
+    assert len(names) == len(set(names)) == 4
+    assert {name for _, name in names} == {"chrf", "chrf(word_order=2)"}
+    by_name = {r["metric"]: r["value"] for r in cells}
+    assert by_name["chrf"] != by_name["chrf(word_order=2)"]
+    pairs = [r for r in data["metrics"] if r.get("a") is not None]
+    assert len(pairs) == 2
+    for row in pairs:
+        assert row["p_adjusted"] == pytest.approx(row["p"])
 
 
 def test_a_class_read_right_every_time_has_precision_one_in_every_resample(

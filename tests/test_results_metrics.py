@@ -267,7 +267,7 @@ def test_the_table_shows_metrics_beside_the_means(study, capsys):
         (
             [{"name": "f1_macro", "scorer": "includes"}],
             None,
-            "scorer 'includes' is no facets.scorer entry",
+            "scorer 'includes' names no facets.scorer entry",
         ),
         (
             [{"name": "chrf", "params": {"order": 3}}],

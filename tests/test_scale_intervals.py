@@ -94,3 +94,53 @@ def test_a_grade_condition_has_one_scale_over_its_cells():
 def test_scores_off_the_given_scale_are_refused():
     with pytest.raises(ValueError, match="outside their scale"):
         bounded_interval(np.array([0.5, 2.0]), (0.0, 1.0))
+
+
+def test_a_grade_condition_s_scale_comes_from_its_scores_not_its_item_means():
+    """A judge that gave 0 and 6 to replications of items whose means are 2-5 lives on
+    0-6; parse failures and pending rows say nothing of the scale."""
+    import pandas as pd
+
+    grades = pd.DataFrame(
+        {
+            "grade_condition_id": ["j"] * 6 + ["s", "s"],
+            "status": ["scored"] * 4 + ["parse_failure", "pending", "scored", "scored"],
+            "score": [0.0, 4.0, 6.0, 4.0, -9.0, np.nan, 1.0, 0.0],
+        }
+    )
+    assert grade_scales(grades) == {"j": (0.0, 6.0), "s": (0.0, 1.0)}
+
+
+def test_a_criterion_s_interval_is_on_the_values_it_was_given():
+    """A criterion scored 0-2 keeps its 0-2 scale in a cell whose item means reach only
+    1.5: the interval is the bounded one on [0, 2], not on the cell's own range."""
+    import pandas as pd
+
+    from itemeval.criteria_results import criteria_cells
+
+    values = {"i1": [0.0, 0.0], "i2": [1.0, 2.0], "i3": [1.0, 1.0], "i4": [0.0, 1.0]}
+    rows = [("g1", item, value) for item, pair in values.items() for value in pair] + [
+        ("g2", "i1", 2.0),
+        ("g2", "i2", 0.0),
+    ]
+    long = pd.DataFrame(
+        [
+            {
+                "gen_condition_id": gen,
+                "grade_condition_id": "j",
+                "item_id": item,
+                "epoch": 1,
+                "criterion": "rigour",
+                "value": value,
+            }
+            for gen, item, value in rows
+        ]
+    )
+    cells = criteria_cells(long, lambda v, bounds: bounded_interval(v, bounds))
+    first = next(row for row in cells if row["gen_condition_id"] == "g1")
+    expected = bounded_interval(np.array([0.0, 1.5, 1.0, 0.5]), (0.0, 2.0))
+    assert (first["ci_low"], first["ci_high"]) == pytest.approx(
+        (expected.ci_low, expected.ci_high)
+    )
+    own = bounded_interval(np.array([0.0, 1.5, 1.0, 0.5]))
+    assert own.ci_high != pytest.approx(expected.ci_high)

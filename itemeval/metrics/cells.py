@@ -223,7 +223,7 @@ def _user_figure(metric, columns: Columns, item_of_row) -> UserFigure:
         item_of_row[scored],
         arrays,
         len(scored),
-        name=metric.name,
+        name=metric.label,
     )
 
 
@@ -271,7 +271,7 @@ def _row(metric, figure, value, draws, keys, n_items) -> dict[str, Any]:
     row = {
         "gen_condition_id": keys["gen_id"],
         "grade_condition_id": keys["grade_id"],
-        "metric": metric.name,
+        "metric": metric.label,
         "value": value,
         "ci_low": low,
         "ci_high": high,

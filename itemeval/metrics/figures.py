@@ -367,21 +367,30 @@ class UserFigure:
         out = np.empty(len(counts))
         for b, row in enumerate(counts):
             try:
-                out[b] = _as_float(self.function(*self._arguments(row)))
+                value = _as_float(self.function(*self._arguments(row)))
             except Exception:  # noqa: BLE001 - the user's code: any failure is theirs
-                out[b] = np.nan
+                value = None
+            out[b] = np.nan if value is None else value
         return out
 
     def point(self) -> float:
         """The figure on the rows as observed."""
         try:
-            return _as_float(self.function(*self._arguments(np.ones(self._items()))))
+            value = self.function(*self._arguments(np.ones(self._items())))
         except Exception as exc:  # noqa: BLE001 - reported, naming the metric
             raise ConfigError(
                 f"metric {self.name!r} raised {type(exc).__name__}: {exc} on "
                 f"{self.n} graded answers; fix the function (a figure it cannot "
                 "compute is better returned as nan)"
             ) from exc
+        number = _as_float(value)
+        if number is None:
+            raise ConfigError(
+                f"metric {self.name!r} returned {_clipped(value)} "
+                f"({type(value).__name__}) on {self.n} graded answers; it must "
+                "return a number (nan for a figure it cannot compute)"
+            )
+        return number
 
     def _items(self) -> int:
         return int(self.item_of_row.max()) + 1 if len(self.item_of_row) else 0
@@ -393,11 +402,20 @@ class UserFigure:
         return [column[take].tolist() for column in self.columns[: self.arity]]
 
 
-def _as_float(value: Any) -> float:
+def _as_float(value: Any) -> float | None:
+    """A number the function returned as a float (numpy's too); None for anything
+    else: a string is not a figure, even one that reads as a number."""
+    if isinstance(value, (str, bytes)) or value is None:
+        return None
     try:
         return float(value)
     except (TypeError, ValueError):
-        return float("nan")
+        return None
+
+
+def _clipped(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 Figure = Classification | Pearson | Spearman | Kendall | Corpus | Mean | UserFigure

@@ -3,7 +3,8 @@ which grade conditions' answers — checked when the study loads."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -66,13 +67,20 @@ class PlannedMetric:
     source_hash: str | None = None
     """A user metric's module source hash: part of what it reports."""
     user: Any = field(default=None, compare=False)
+    label: str = ""
+    """What its rows are called: the name, with the params that differ from the
+    defaults (`chrf(word_order=2)`), so two entries of one metric stay apart."""
 
 
 def plan_metrics(
     entries: list[Any], grade: list[GradeCondition], config_dir: Path
 ) -> list[PlannedMetric]:
-    """Every declared metric resolved; a config error names the entry and the fault."""
-    planned = []
+    """Every declared metric resolved; a config error names the entry and the fault.
+
+    Entries of the same metric and params are one metric over the grade conditions
+    either names (a name-wide entry beside one naming a slug): its rows come once and
+    count once among the pairs `p_adjusted` adjusts over."""
+    planned: dict[str, PlannedMetric] = {}
     for index, entry in enumerate(entries):
         name, params, scorer = (
             (entry, {}, None)
@@ -80,12 +88,18 @@ def plan_metrics(
             else (entry.name, entry.params, entry.scorer)
         )
         where = f"metrics[{index}] ({name})"
-        planned.append(_plan_one(name, params, scorer, grade, config_dir, where))
-    return planned
+        metric = _plan_one(name, params, scorer, grade, config_dir, where)
+        earlier = planned.get(metric.label)
+        if earlier is not None:
+            ids = earlier.grade_condition_ids + metric.grade_condition_ids
+            metric = replace(earlier, grade_condition_ids=tuple(dict.fromkeys(ids)))
+        planned[metric.label] = metric
+    return list(planned.values())
 
 
 def _plan_one(name, params, scorer, grade, config_dir, where) -> PlannedMetric:
     user = None
+    shown = dict(params or {})
     if ":" in name:
         from .user import load_user_metric
 
@@ -94,6 +108,8 @@ def _plan_one(name, params, scorer, grade, config_dir, where) -> PlannedMetric:
     elif name in KINDS:
         kind, model = KINDS[name]
         params = _validated(model, params, where)
+        defaults = model().model_dump()
+        shown = {k: v for k, v in params.items() if defaults.get(k) != v}
     else:
         known = ", ".join(KINDS)
         raise ConfigError(
@@ -111,7 +127,20 @@ def _plan_one(name, params, scorer, grade, config_dir, where) -> PlannedMetric:
         grade_condition_ids=ids,
         source_hash=user.source_hash if user else None,
         user=user,
+        label=metric_label(name, shown),
     )
+
+
+def metric_label(name: str, params: dict[str, Any]) -> str:
+    """`name`, or `name(key=value, ...)` with the params sorted by key."""
+    if not params:
+        return name
+    shown = ", ".join(f"{key}={_shown(params[key])}" for key in sorted(params))
+    return f"{name}({shown})"
+
+
+def _shown(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
 def _validated(model: type[BaseModel], params: Any, where: str) -> dict[str, Any]:
@@ -134,12 +163,15 @@ def _feeding(kind, name, scorer, grade, where) -> tuple[str, ...]:
         if not fed:
             raise ConfigError(f"{where}: {_none_feeds(kind, name, grade)}")
         return fed
-    chosen = [c for c in grade if c.scorer and _names(c, scorer)]
+    chosen = [c for c in grade if _names(c, scorer)]
     if not chosen:
         names = ", ".join(sorted({c.scorer for c in grade if c.scorer})) or "none"
+        graders = sorted({c.grader_name for c in grade if c.grader_name})
+        example = f", e.g. {grade[0].slug}" if grade else ""
         raise ConfigError(
-            f"{where}: scorer {scorer!r} is no facets.scorer entry (entries: {names}; "
-            "or a grade condition's slug, e.g. scorer_numeric-ref-answer2)"
+            f"{where}: scorer {scorer!r} names no facets.scorer entry (entries: "
+            f"{names}), no grader (graders: {', '.join(graders) or 'none'}) and no "
+            f"grade condition's slug{example}"
         )
     for condition in chosen:
         if not _can_feed(kind, condition, named=True):
@@ -148,11 +180,14 @@ def _feeding(kind, name, scorer, grade, where) -> tuple[str, ...]:
 
 
 def _names(condition: GradeCondition, scorer: str) -> bool:
-    """Whether `scorer` names the entry: its scorer's name (every entry of it), or
-    its grade condition's slug with or without `scorer_` (that entry alone)."""
-    return canonical_name(condition.scorer or "") == canonical_name(
-        scorer
-    ) or condition.slug in (scorer, f"scorer_{scorer}")
+    """Whether `scorer` names the grade condition: its scorer's name (every entry of
+    it), its grader's name (every rubric of that judge), or its slug with or without
+    `scorer_` (that condition alone)."""
+    if condition.slug in (scorer, f"scorer_{scorer}"):
+        return True
+    if condition.scorer:
+        return canonical_name(condition.scorer) == canonical_name(scorer)
+    return condition.grader_name == scorer
 
 
 def _can_feed(kind: Kind, condition: GradeCondition, *, named: bool) -> bool:
