@@ -13,6 +13,7 @@ from pydantic import (
     ConfigDict,
     Field,
     create_model,
+    field_validator,
     model_validator,
 )
 
@@ -264,9 +265,21 @@ class Budget(_Strict):
     max_usd: float | None = Field(default=None, gt=0)
     """Hard cap on one run's spend; never exceeded."""
     batch: Union[bool, int] = False
-    """Passed to inspect's batch mode where the provider has one."""
+    """Passed to inspect's batch mode where the provider has one: true, or the
+    requests per batch (1 or more; `false` is off, not 0)."""
     pricing_path: str | None = None
     """A pricing JSON overriding the packaged table, relative to the config dir."""
+
+    @field_validator("batch", mode="before")
+    @classmethod
+    def _batch_size(cls, value: Any) -> Any:
+        # strict: "yes" is no boolean, and 0 or -3 no size (0 would silently mean
+        # live calls at the full price, -3 a batch per request)
+        if isinstance(value, bool) or (isinstance(value, int) and value >= 1):
+            return value
+        raise ValueError(
+            "expected true, false or the requests per batch (a whole number, 1 or more)"
+        )
 
 
 class StudyConfig(_Strict):

@@ -103,7 +103,10 @@ def _describe_error(err: dict[str, Any]) -> str:
             "letters, digits, '_' and '-', starting with a letter or digit, at "
             "most 64 chars)"
         )
-    return f"{dotted}: {err['msg']} (got {cut(err.get('input'))})"
+    message = err["msg"]
+    if err["type"] == "value_error":  # our own validators' words, without pydantic's
+        message = message.removeprefix("Value error, ")
+    return f"{dotted}: {message} (got {cut(err.get('input'))})"
 
 
 def _closest_key(loc: tuple[str, ...]) -> str | None:

@@ -222,6 +222,26 @@ def test_absurd_numbers_in_the_config_exit_2_naming_the_key(
     assert message in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("batch", [0, -3, "yes", "true", 1.5])
+def test_a_batch_size_is_true_false_or_a_whole_number_of_one_or_more(
+    tmp_path, capsys, batch
+):
+    """0 would mean live calls at the full price, -3 a batch per request, and "yes"
+    is no boolean: each exit 2 naming budget.batch, with nothing written."""
+    path = write_study(tmp_path, base_config(budget__batch=batch))
+    assert main(["generate", str(path), "--yes"]) == 2
+    err = capsys.readouterr().err
+    assert "budget.batch: expected true, false or the requests per batch" in err
+    assert f"(got {batch!r})" in err and "Value error" not in err
+    assert not (tmp_path / "studies").exists()
+
+
+@pytest.mark.parametrize("batch", [True, False, 1, 7])
+def test_a_batch_size_that_is_true_false_or_a_count_loads(tmp_path, capsys, batch):
+    path = write_study(tmp_path, base_config(budget__batch=batch))
+    assert main(["estimate", str(path)]) == 0, capsys.readouterr().err
+
+
 @pytest.mark.parametrize("value", ["inf", "-inf", "nan"])
 def test_a_cap_on_the_command_line_must_be_a_finite_number(tmp_path, capsys, value):
     path = write_study(tmp_path)
