@@ -58,6 +58,21 @@ def check_gate(
     )
 
 
+def approved_ceiling(estimate: Estimate) -> float:
+    """The spend a run is approved for: its estimate's priced ceiling."""
+    return _priced_total(estimate, "usd_ceiling")
+
+
+def may_spend_more(
+    approved: float, more: float | None, *, confirm_above: float | None, yes: bool
+) -> bool:
+    """Whether a run may spend `more` (None: unknown) beyond the `approved` ceiling
+    without asking again: with --yes or no gate, or while both stay within the gate."""
+    if confirm_above is None or yes:
+        return True
+    return more is not None and approved + more <= confirm_above
+
+
 def _priced_total(estimate: Estimate, attribute: str) -> float:
     return float(
         sum(

@@ -14,6 +14,7 @@ from .cost import (
     Estimate,
     EstimateLine,
     ObservedLengths,
+    at_batch_price,
     estimate_tokens,
     line_for,
     merge_lines,
@@ -65,9 +66,12 @@ def project_grading(
     gen: StagePlan,
     grade: list[GradeCondition],
     prices: PriceTable,
+    *,
+    batch: bool = False,
 ) -> list[EstimateLine]:
     """Grading of the solutions the generate plan `gen` will generate: the rubric
-    over a solution of the expected length."""
+    over a solution of the expected length; a judge's calls at its batch price in
+    batch mode, as the grade plan prices them once the solutions exist."""
     gen_specs = gen.specs
     expected = {
         line.condition_id: line.output_tokens_expected / line.calls
@@ -93,7 +97,11 @@ def project_grading(
             share = cascade_counts.undecided_share(paths, condition).undecided
             calls = round(all_calls * share)
             tokens = tokens * calls / all_calls
-        lines += _grader_lines(condition, calls, tokens, observed, prices)
+        judged = _grader_lines(condition, calls, tokens, observed, prices)
+        if batch and (condition.is_judge or condition.is_cascade):
+            for line in judged:
+                at_batch_price(line, prices.batch_factor(line.model))
+        lines += judged
     return lines
 
 
@@ -202,7 +210,12 @@ def _grading(
     if gen is not None:
         setting = graded.setting
         lines += project_grading(
-            setting.paths, setting.items, gen, graded.grade, prices
+            setting.paths,
+            setting.items,
+            gen,
+            graded.grade,
+            prices,
+            batch=bool(setting.batch),
         )
     return lines
 

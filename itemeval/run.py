@@ -9,7 +9,14 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from . import batch, cache_origins, dataset_locks
-from .budget import PricedGate, SpendCap, check_cap, check_gate, with_reply_ceiling
+from .budget import (
+    PricedGate,
+    SpendCap,
+    approved_ceiling,
+    check_cap,
+    check_gate,
+    with_reply_ceiling,
+)
 from .cost import Estimate, EstimateLine
 from .errors import is_write_failure, write_failure_message
 from .items_store import write_items
@@ -75,6 +82,8 @@ class Run:
         self.prices: PriceTable = load_prices(setting.pricing_path)
         self.manifest: Manifest | None = None
         self.cap: SpendCap | None = None
+        self.approved_usd = 0.0
+        """The ceiling of the estimate the run was approved on (budget.check_gate)."""
         self.failure_reason: str | None = None
         self.overrun_usd = 0.0
         self.remaining: int | None = None
@@ -106,6 +115,7 @@ class Run:
             ask=ask,
             projected=self.options.pilot is not None,
         )
+        self.approved_usd = approved_ceiling(estimate)
         self.cap = arm_cap(self.max_usd, self.run_id)
 
     def begin(

@@ -249,6 +249,27 @@ def test_estimate_prices_batch_calls_and_shows_the_live_price(tmp_path, capsys):
     assert "at batch prices" in capsys.readouterr().out
 
 
+def test_estimate_prices_judge_calls_at_the_batch_price_before_any_solution(
+    tmp_path, capsys
+):
+    """Before generate, the grading a judge will do is projected; in batch mode its
+    calls are batch calls, priced as the grade plan prices them once solutions
+    exist."""
+    path = batch_study(
+        tmp_path,
+        graders={"j": {"model": JUDGE, "max_tokens": 100}},
+        facets__grader=["j"],
+        facets__rubric=["r"],
+    )
+    code, data = run(capsys, "estimate", str(path))
+    assert code == 0, data
+    (judge,) = [c for c in data["conditions"] if c.get("model") == JUDGE]
+    assert judge["calls"] == 4
+    assert judge["usd_live_expected"] == pytest.approx(2 * judge["usd_expected"])
+    total = data["total"]
+    assert total["usd_live_expected"] == pytest.approx(2 * total["usd_expected"])
+
+
 def test_a_tight_cap_stops_before_a_batch_that_could_cross_it(
     tmp_path, capsys, monkeypatch
 ):
@@ -319,6 +340,59 @@ def test_status_and_batches_show_open_batches_and_cancel_them(
         assert srv.batches.submissions == 2 and srv.answered() == 4
         code, data = run(capsys, "batches", str(path))
         assert code == 0 and data == {"batches": []}
+
+
+def test_cells_a_cancelled_batch_left_need_the_gate_before_they_go_again(
+    tmp_path, capsys, monkeypatch
+):
+    """The estimate a re-run is approved on leaves out cells an open batch holds; if
+    that batch turns out cancelled, sending them again would spend what nobody
+    approved. Without --yes above the gate they stay missing (exit 1, saying why),
+    and the next run's estimate prices them, so the gate asks (exit 3)."""
+    path = batch_study(tmp_path, size=4, budget__confirm_above_usd=0.0001)
+    with serve(monkeypatch) as srv:
+        with started(path, "generate") as proc:
+            assert srv.batches.wait_for(1, timeout=90)
+            _wait_recorded(tmp_path, 1)
+            stop(proc, signal.SIGKILL)
+        code, data = run(capsys, "batches", str(path), "--cancel")
+        assert code == 0 and len(data["cancelled"]) == 1
+        srv.batches.auto_complete = True
+        code, result = run(capsys, "generate", str(path))
+        assert code == 1, result
+        assert srv.batches.submissions == 1  # nothing went again
+        (failure,) = {c["failure"] for c in result["conditions"]}
+        assert "4 cell(s) that an earlier run's batch left unanswered" in failure
+        assert "would cross the spend gate" in failure
+        code, result = run(capsys, "generate", str(path))
+        assert code == 3 and srv.batches.submissions == 1  # priced now: it asks
+        code, result = run(capsys, "generate", str(path), "--yes")
+        assert code == 0, result
+        assert srv.batches.submissions == 2 and srv.answered() == 4
+
+
+def test_a_batch_that_fails_in_the_run_leaves_its_cells_missing_saying_so(
+    tmp_path, monkeypatch
+):
+    """A cell goes once per run: when its batch fails, the run exits 1 naming how the
+    batch ended, not 'completed' with nothing written; the next run sends it again."""
+    path = batch_study(tmp_path, size=4)
+    with serve(monkeypatch) as srv:
+        with started(path, "generate", "--json") as proc:
+            assert srv.batches.wait_for(1, timeout=90)
+            srv.batches.fail()
+            out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 1, err
+        assert srv.batches.submissions == 1 and srv.answered() == 0
+        result = json.loads(out)
+        assert result["outcome"] == "failed"
+        (failure,) = {c["failure"] for c in result["conditions"]}
+        assert "4 request(s) of a batch that ended failed went unanswered" in failure
+        srv.batches.auto_complete = True
+        with started(path, "generate") as proc:
+            proc.communicate(timeout=120)
+        assert proc.returncode == 0
+        assert srv.batches.submissions == 2 and srv.answered() == 4
 
 
 def test_a_host_without_a_batch_api_fails_the_condition_and_loses_nothing(

@@ -119,6 +119,14 @@ class BatchRun:
     clients: dict[str, BatchClient] = field(default_factory=dict)
     cells: dict[str, tuple[TaskSpec, Cell]] = field(default_factory=dict)
     """The cells this run planned, by custom id: what a reply is cached under."""
+    priced: frozenset[str] = frozenset()
+    """The planned cells its estimate priced: those no open batch held then."""
+    unanswered: dict[str, str] = field(default_factory=dict)
+    """Requests of batches that ended without answering them, with how each ended."""
+    unapproved: set[str] = field(default_factory=set)
+    """Of those, the ones not submitted again: the approved estimate left them out."""
+    extra_usd: float = 0.0
+    """The worst case of unpriced cells submitted again within the approval."""
 
     @property
     def paths(self) -> StudyPaths:
@@ -146,6 +154,8 @@ def execute(
         for cell in spec.cells
     }
     found = ledger.open_submissions(state.paths, stage=run.stage)
+    held = {key for submission in found for key in submission.requests}
+    state.priced = frozenset(key for key in state.cells if key not in held)
     state.waiting = ledger.owned(found, run.options.shard)
     display = WaitingDisplay(run.options.display)
     try:
@@ -185,6 +195,7 @@ def _finish(state: BatchRun) -> None:
             "requests_answered": len(state.answered),
             "saving_usd": state.saving_usd,
         }
+    _left_missing(state)
     if (state.stopped or signals.stop_requested()) and state.waiting:
         result.outcome = (
             "interrupted" if result.outcome == "completed" else (result.outcome)
@@ -195,6 +206,46 @@ def _finish(state: BatchRun) -> None:
             "at the provider (nothing is lost): run the same command later to "
             "collect them"
         )
+
+
+def _left_missing(state: BatchRun) -> None:
+    """A condition whose cells a batch that ended short left unanswered, and that
+    this run did not answer either, fails (exit 1) saying so: the run looked
+    finished while its cells were missing."""
+    if state.stopped or signals.stop_requested():
+        return  # an interrupted run's note says to run it again
+    waiting = {key for submission in state.waiting for key in submission.requests}
+    missing: dict[str, dict[str, int]] = {}
+    for key, how in state.unanswered.items():
+        if key in state.answered or key in waiting or key not in state.cells:
+            continue
+        reason = "unapproved" if key in state.unapproved else how
+        counts = missing.setdefault(state.cells[key][0].name, {})
+        counts[reason] = counts.get(reason, 0) + 1
+    for condition in state.run.result.conditions:
+        counts = missing.get(condition.condition_id)
+        if counts and condition.failure is None:
+            condition.failure = _missing_message(counts)
+
+
+def _missing_message(counts: dict[str, int]) -> str:
+    ended = {how: n for how, n in counts.items() if how != "unapproved"}
+    parts = [f"{n} request(s) of a batch that ended {how}" for how, n in ended.items()]
+    text = (
+        f"{', '.join(parts)} went unanswered and stay missing (a cell goes once per "
+        "run); "
+        if parts
+        else ""
+    )
+    unapproved = counts.get("unapproved", 0)
+    if unapproved:
+        text += (
+            f"{unapproved} cell(s) that an earlier run's batch left unanswered were "
+            "not submitted again: the estimate this run was approved on left them "
+            "out (an open batch held them then), and they would cross the spend "
+            "gate; "
+        )
+    return text + "run the same command to submit them again (its estimate prices them)"
 
 
 # ---- looking at open batches --------------------------------------------------------
@@ -277,6 +328,10 @@ def _collect(state: BatchRun, submission: ledger.Submission, status: Status) -> 
         body = (line.get("response") or {}).get("body") or {}
         answers.append((line["custom_id"], planned and planned[1], body, sample.error))
     _store(state, rows)
+    answered = {key for key in submission.requests if key in state.answered}
+    for key in submission.requests:
+        if key not in answered:
+            state.unanswered[key] = status.status
     cache.store(_answered(state, lines))
     _log(state, submission, answers)
     state.collected += 1

@@ -26,13 +26,18 @@ def submit_all(state: BatchRun, specs: Sequence[TaskSpec]) -> None:
 
     held = ledger.held_keys(state.paths, state.run.stage) | state.answered | state.sent
     size = _size(state.run)
-    for spec in specs:
-        todo = [
+    todos = {
+        spec.name: [
             (key, cell)
             for cell in spec.cells
             if (key := request_key(state.run.stage, spec.name, cell.sample_id))
             not in held
         ]
+        for spec in specs
+    }
+    _hold_back_unpriced(state, specs, todos)
+    for spec in specs:
+        todo = todos[spec.name]
         for start in range(0, len(todo), size):
             try:
                 if not _submit(state, spec, todo[start : start + size]):
@@ -40,6 +45,44 @@ def submit_all(state: BatchRun, specs: Sequence[TaskSpec]) -> None:
             except openai.APIError as exc:  # e.g. a host without a Batch API
                 _failed(state, spec, exc)
                 break
+
+
+def _hold_back_unpriced(
+    state: BatchRun,
+    specs: Sequence[TaskSpec],
+    todos: dict[str, list[tuple[str, Cell]]],
+) -> None:
+    """Cells an earlier run's batch held when this run's estimate was approved (so
+    it did not price them) and that came back unanswered go again only as far as
+    the approval reaches: with --yes, without a gate, or while the approved ceiling
+    plus their worst case stays within `confirm_above_usd`. The rest stay missing
+    (executor._left_missing says so) for the next run's estimate to price."""
+    from ..budget import may_spend_more
+
+    run = state.run
+    extra: dict[str, list[tuple[str, Cell]]] = {}
+    worst: list[float | None] = []
+    for spec in specs:
+        unpriced = [(k, c) for k, c in todos[spec.name] if k not in state.priced]
+        if unpriced:
+            extra[spec.name] = unpriced
+            factor = run.prices.batch_factor(spec.model)
+            worst += list(_worst(run, spec, unpriced, factor).values())
+    if not extra:
+        return
+    more = None if None in worst else sum(w for w in worst if w is not None)
+    if may_spend_more(
+        run.approved_usd + state.extra_usd,
+        more,
+        confirm_above=run.setting.confirm_above_usd,
+        yes=run.options.yes,
+    ):
+        state.extra_usd += more or 0.0
+        return
+    for name, unpriced in extra.items():
+        dropped = {key for key, _ in unpriced}
+        state.unapproved |= dropped
+        todos[name] = [(k, c) for k, c in todos[name] if k not in dropped]
 
 
 def _failed(state: BatchRun, spec: TaskSpec, exc: Exception) -> None:
