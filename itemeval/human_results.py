@@ -15,6 +15,7 @@ from .labels import HUMAN
 from .ppi import ppi_mean
 from .records import GradeCondition
 from .results_agreement import scored_wide
+from .scale_intervals import Bounds, scale_of
 
 
 def extend_agreement(
@@ -43,12 +44,16 @@ def corrected(frame: pd.DataFrame, grade: list[GradeCondition]) -> list[dict[str
     if not humans or not machines:
         return []
     wide = scored_wide(frame)
+    scales = {c: scale_of(wide[c].to_numpy(float)) for c in wide.columns}
     rows = []
     for gen_id, cell in wide.groupby(level="gen_condition_id", sort=True):
         for machine in (m for m in machines if m.id in cell.columns):
             judged = cell[machine.id].to_numpy(float)
             for human in (h for h in humans if h.id in cell.columns):
-                row = _corrected_cell(judged, cell[human.id].to_numpy(float))
+                if not _same_quantity(machine, human, scales):
+                    continue
+                bounds = _union(scales[machine.id], scales[human.id])
+                row = _corrected_cell(judged, cell[human.id].to_numpy(float), bounds)
                 if row is not None:
                     rows.append(
                         {
@@ -62,11 +67,34 @@ def corrected(frame: pd.DataFrame, grade: list[GradeCondition]) -> list[dict[str
     return rows
 
 
-def _corrected_cell(judged: np.ndarray, human: np.ndarray) -> dict[str, Any] | None:
+def _same_quantity(
+    machine: GradeCondition, human: GradeCondition, scales: dict[str, Any]
+) -> bool:
+    """Whether the rater's labels measure what the machine scores, so one corrects
+    the other: a judge under the rubric the rater labelled against; a grader without
+    a rubric (a scorer) when both score on the same scale. A 0/1 rater never
+    corrects a 0-6 criteria judge."""
+    rubric = machine.rubric
+    if rubric is not None:
+        return human.rubric is not None and rubric.hash == human.rubric.hash
+    return scales.get(machine.id) == scales.get(human.id)
+
+
+def _union(a: Bounds | None, b: Bounds | None) -> Bounds | None:
+    if a is None or b is None:
+        return a or b
+    return min(a[0], b[0]), max(a[1], b[1])
+
+
+def _corrected_cell(
+    judged: np.ndarray, human: np.ndarray, bounds: Bounds | None
+) -> dict[str, Any] | None:
     both = ~np.isnan(judged) & ~np.isnan(human)
     if both.sum() < 2:
         return None
-    result = ppi_mean(judged[~np.isnan(judged)], judged[both], human[both])
+    result = ppi_mean(
+        judged[~np.isnan(judged)], judged[both], human[both], bounds=bounds
+    )
     return {
         "n_labelled": result.n_labelled,
         "n_judged": result.n_judged,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 from sklearn.metrics import cohen_kappa_score
 
 from itemeval import agreement_stats, stats
@@ -48,9 +49,27 @@ def test_ppi_is_the_judge_mean_plus_the_rectifier_with_both_variances():
     assert result.mean == pytest.approx(judged.mean() + (human_l - judge_l).mean())
     se = np.sqrt(judged.var(ddof=1) / 8 + (human_l - judge_l).var(ddof=1) / 3)
     assert result.se == pytest.approx(se)
-    assert result.ci_high - result.mean == pytest.approx(1.959963984540054 * se)
+    # Student's t at the Welch-Satterthwaite degrees of freedom of the two parts
+    a, b = judged.var(ddof=1) / 8, (human_l - judge_l).var(ddof=1) / 3
+    df = (a + b) ** 2 / (a**2 / 7 + b**2 / 2)
+    assert result.ci_high - result.mean == pytest.approx(
+        scipy_stats.t.ppf(0.975, df) * se
+    )
     assert (result.n_labelled, result.n_judged) == (3, 8)
     assert np.isnan(ppi_mean(judged, judge_l[:1], human_l[:1]).mean)
+
+
+def test_few_labels_widen_the_interval_and_the_scale_bounds_it():
+    """Two labels know little: the interval is wider than the normal one around the
+    same standard error, and a share's interval stays in [0, 1]."""
+    judged = np.array([1, 0, 1, 1, 0, 1, 1, 1, 0, 1.0])
+    few = ppi_mean(judged, np.array([1, 0.0]), np.array([0, 1.0]))
+    assert few.ci_high - few.mean > 1.96 * few.se
+    bounded = ppi_mean(
+        judged, np.array([1, 0.0]), np.array([0, 1.0]), bounds=(0.0, 1.0)
+    )
+    assert bounded.ci_low == 0.0 and bounded.ci_high == 1.0
+    assert bounded.mean == pytest.approx(few.mean)
 
 
 @pytest.mark.parametrize(
@@ -115,3 +134,25 @@ def test_continuous_scores_are_resampled_answer_by_answer():
     assert interval.spearman_ci_low < point.spearman < interval.spearman_ci_high
     assert interval.alpha_ci_low < point.alpha_interval < interval.alpha_ci_high
     assert interval.bias_ci_low < interval.bias < interval.bias_ci_high
+
+
+def test_a_rater_corrects_only_graders_that_measure_what_they_labelled():
+    """A judge under the rubric the rater labelled against, or a scorer on the same
+    scale; never a judge under another rubric (a 0-6 criteria total against 0/1
+    labels)."""
+    from types import SimpleNamespace
+
+    from itemeval.human_results import _same_quantity
+
+    def grader(name, rubric_hash=None):
+        rubric = SimpleNamespace(hash=rubric_hash) if rubric_hash else None
+        return SimpleNamespace(id=name, rubric=rubric)
+
+    human = grader("human-alice", "r1")
+    scales = {"human-alice": (0.0, 1.0), "j1": (0.0, 1.0), "j2": (0.0, 6.0)}
+    scales |= {"numeric": (0.0, 1.0), "bleu": (0.0, 1.0), "likert": (1.0, 5.0)}
+    assert _same_quantity(grader("j1", "r1"), human, scales)
+    assert not _same_quantity(grader("j2", "r2"), human, scales)
+    assert not _same_quantity(grader("j1b", "r2"), human, scales | {"j1b": (0, 1)})
+    assert _same_quantity(grader("numeric"), human, scales)
+    assert not _same_quantity(grader("likert"), human, scales)

@@ -67,7 +67,7 @@ def _inert(html: str) -> None:
 
 def test_a_hostile_study_renders_inert(hostile):
     client, token = _client(
-        hostile, LabelSettings(rater="eve", queue=QueueOptions(seed=0, blind=True))
+        hostile, LabelSettings(rater="eve", queue=QueueOptions(seed=0))
     )
     pages = {
         "grid": client.get(f"/?token={token}"),
@@ -120,6 +120,38 @@ def test_every_page_needs_the_token_and_writes_need_a_post_carrying_it(hostile):
     assert written.json()["stored_in"] == "store"
     rebinding = client.get(f"/?token={token}", headers={"Host": "evil.example:8000"})
     assert rebinding.status_code == 403
+
+
+def test_a_blind_view_serves_the_queue_alone(hostile):
+    """The grid, the items and an item's page name each condition beside its answer
+    and show the judges' verdicts: a blind rater gets none of them."""
+    client, token = _client(
+        hostile, LabelSettings(rater="eve", queue=QueueOptions(seed=0, blind=True))
+    )
+    label = client.get(f"/label?token={token}")
+    assert label.status_code == 200
+    assert 'href="/items"' not in label.text and 'href="/"' not in label.text
+    for path in ("/", "/items", "/item?id=q00001"):
+        refused = client.get(path)
+        assert refused.status_code == 403, path
+        assert "a blind labelling view shows only /label" in refused.text
+        assert "q00001" not in refused.text
+
+
+def test_pages_refuse_other_methods_with_403_and_each_port_keeps_its_cookie(hostile):
+    client, token = _client(hostile, LabelSettings(rater="eve"))
+    assert client.get(f"/?token={token}").status_code == 200
+    header = {"X-Itemeval-Token": token}
+    for path in ("/", "/label", "/items"):
+        refused = client.post(f"{path}?token={token}", headers=header)
+        assert refused.status_code == 403, path
+    # cookies are shared by every port of a host: the name carries the port, so a
+    # second view beside this one does not overwrite its token
+    assert set(client.cookies.keys()) == {"itemeval_token_80"}
+    other, other_token = _client(hostile)
+    other.base_url = "http://127.0.0.1:8123"
+    assert other.get(f"/?token={other_token}").status_code == 200
+    assert set(other.cookies.keys()) == {"itemeval_token_8123"}
 
 
 def test_malformed_requests_are_4xx_pages_not_tracebacks(hostile):
@@ -261,7 +293,7 @@ def test_a_rubric_with_criteria_gets_one_score_per_criterion(tmp_path):
     assert client.post("/api/label", json=good, headers=header).status_code == 200
     grades = pd.read_parquet(study.paths.grades)
     label = grades[grades["grade_kind"] == "human"].iloc[0]
-    assert label["score"] == 4.5
+    assert label["score"] == 9.0  # the total, as a judge's score under the rubric
     assert json.loads(label["score_metadata"]) == {
         "criteria": {"accuracy": 4, "clarity": 5}
     }
@@ -274,4 +306,11 @@ def test_view_refuses_a_bad_label_setup_before_it_serves(graded, capsys):
     assert main(["view", config, "--label", "--rater", "Bad Name"]) == 2
     assert main(["view", config, "--label", "--rater", "al", "--rubric", "nope"]) == 2
     assert main(["view", config, "--label", "--rater", "al", "--scale", "9-2"]) == 2
+    assert main(["view", config, "--label", "--rater", ""]) == 2
+    assert "--label needs --rater" in capsys.readouterr().err
+    # options of the labelling queue without --label would be silently ignored
+    for extra in (["--sample", "5"], ["--blind"], ["--rater", "al", "--rubric", "r"]):
+        assert main(["view", config, *extra]) == 2, extra
+        err = capsys.readouterr().err
+        assert f"{extra[0]}" in err and "add --label" in err
     assert "itemeval view: http" not in capsys.readouterr().out

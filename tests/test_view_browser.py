@@ -76,7 +76,7 @@ class Server:
     """`python -m itemeval view ...` as a child process; its first stdout line is the
     URL."""
 
-    def __init__(self, config: Path) -> None:
+    def __init__(self, config: Path, *, blind: bool = True) -> None:
         command = [
             sys.executable,
             "-m",
@@ -87,7 +87,8 @@ class Server:
             "--rater",
             "alice",
         ]
-        command += ["--blind", "--sample", str(SAMPLE), "--seed", str(SEED)]
+        command += ["--blind"] if blind else []
+        command += ["--sample", str(SAMPLE), "--seed", str(SEED)]
         self.process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
@@ -145,7 +146,7 @@ def _disagreeing_items(config: Path) -> set[str]:
 
 def test_look_label_blind_kill_restart_and_measure(study, browser, capsys):
     errors: list[str] = []
-    server = Server(study)
+    server = Server(study, blind=False)  # to look around: a blind view shows no grid
     try:
         page = browser.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -183,8 +184,22 @@ def test_look_label_blind_kill_restart_and_measure(study, browser, capsys):
         added = "".join(page.locator("#diff > span, #diff > ins").all_text_contents())
         assert (kept, added) == (answers[0], answers[1])
 
+    finally:
+        server.kill()
+    server = Server(study)
+    try:
+        page = browser.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.set_default_timeout(TIMEOUT_MS)
+        # a blind view serves the queue alone: the item page would name each
+        # condition beside its answer and show the judge's verdict
+        for path in ("/", "/items", "/item?id=q01"):
+            looked = page.goto(
+                server.url.replace("/?", path + ("&" if "?" in path else "?"), 1)
+            )
+            assert looked is not None and looked.status == 403, path
         # ten labels, blind, with the keyboard (one skip and one undo on the way)
-        page.goto(server.base + "/label")
+        page.goto(server.url.replace("/?", "/label?"))
         page.wait_for_selector(_ready(0))
         assert (
             page.locator("#condition").count() == 0
@@ -222,7 +237,7 @@ def test_look_label_blind_kill_restart_and_measure(study, browser, capsys):
         drop=True
     )
 
-    restarted = Server(study)
+    restarted = Server(study, blind=False)  # the same queue, and the grid to look at
     try:
         page = browser.new_page()
         page.goto(restarted.url.replace("/?", "/label?"))

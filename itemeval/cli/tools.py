@@ -144,8 +144,22 @@ def view(
     from ..view import LabelSettings, ViewSettings
     from ..view.serve import serve
 
-    if label and rater is None:
+    if label and not rater:
         raise ConfigError("--label needs --rater NAME (whose labels these are)")
+    labelling = {
+        "--rater": rater is not None,
+        "--rubric": rubric is not None,
+        "--scale": scale is not None,
+        "--sample": sample is not None,
+        "--seed": seed != 0,
+        "--blind": blind,
+    }
+    unused = [name for name, given in labelling.items() if given]
+    if unused and not label:
+        raise ConfigError(
+            f"{', '.join(unused)} shape the labelling queue: add --label (e.g. "
+            "--label --rater alice), or leave them out to browse the study"
+        )
     settings = ViewSettings(
         warm=True,
         label=LabelSettings(

@@ -134,17 +134,38 @@ async def _guard(request: Request, call_next: Any) -> Response:
         ):
             return _refused(request, "a write needs a POST carrying the view's token")
     elif not path.startswith("/static/"):
-        supplied = request.query_params.get("token") or request.cookies.get(COOKIE, "")
+        cookie = cookie_name(request)
+        supplied = request.query_params.get("token") or request.cookies.get(cookie, "")
         if not secrets.compare_digest(supplied, settings.token):
             return _refused(
                 request, "open the URL `itemeval view` printed (it has the token)"
             )
+        if request.method not in ("GET", "HEAD"):
+            return _refused(
+                request, "pages are read with GET; a label is a POST to /api/label"
+            )
+        if _blind(settings) and path != "/label":
+            # the grid and item pages name every condition and show the judges'
+            # verdicts: one click would unblind the rater
+            return _refused(request, "a blind labelling view shows only /label")
     response = await call_next(request)
     for name, value in HEADERS.items():
         response.headers.setdefault(name, value)
     if request.query_params.get("token") == settings.token:
-        response.set_cookie(COOKIE, settings.token, httponly=True, samesite="strict")
+        response.set_cookie(
+            cookie_name(request), settings.token, httponly=True, samesite="strict"
+        )
     return response
+
+
+def cookie_name(request: Request) -> str:
+    """The token's cookie, one per port: cookies are shared by every port of a host,
+    so two views side by side would each overwrite the other's token."""
+    return f"{COOKIE}_{request.url.port or 80}"
+
+
+def _blind(settings: ViewSettings) -> bool:
+    return settings.label is not None and settings.label.queue.blind
 
 
 def _refused(request: Request, message: str) -> Response:

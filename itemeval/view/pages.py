@@ -38,6 +38,7 @@ def _render(request: Request, name: str, **context: Any) -> HTMLResponse:
         token=settings.token,
         study=study.config.study,
         labelling=settings.label is not None,
+        blind_view=settings.label is not None and settings.label.queue.blind,
         **context,
     )
     return HTMLResponse(body)
@@ -301,8 +302,9 @@ async def post_label(request: Request) -> Response:
 
 
 def _score(body: dict[str, Any], scale: Any) -> tuple[float, dict[str, float] | None]:
-    """The label's score on the rubric's scale; with named criteria, their mean is the
-    score."""
+    """The label's score on the rubric's scale; with named criteria, their sum is the
+    score, as a judge's score is its criteria's total (README "Scores with several
+    criteria"), so the two compare like with like."""
     if scale.criteria:
         given = body.get("criteria")
         if not isinstance(given, dict) or set(given) != set(scale.criteria):
@@ -310,7 +312,7 @@ def _score(body: dict[str, Any], scale: Any) -> tuple[float, dict[str, float] | 
                 400, f"criteria must score each of {', '.join(scale.criteria)}"
             )
         values = {name: _on_scale(given[name], scale) for name in scale.criteria}
-        return sum(values.values()) / len(values), values
+        return sum(values.values()), values
     return _on_scale(body.get("score"), scale), None
 
 
