@@ -11,7 +11,7 @@ from typing import Any
 from .errors import StudyLocked
 from .recovery import locked
 from .store import upsert
-from .store.journal import JournalWriter
+from .store.journal import JournalWriter, seal
 from .study import Study
 
 
@@ -41,4 +41,5 @@ class LabelWriter:
             except StudyLocked:
                 with JournalWriter(self.study.paths, self.run_id) as journal:
                     journal.append("grades", row)  # closing fsyncs it
+                seal(journal.path)  # whole: the next command's to merge
                 return "journal"

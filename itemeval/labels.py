@@ -174,10 +174,13 @@ def _number(value: float) -> str:
 
 def journaled_labels(study: Study, grade_condition_id: str) -> list[dict[str, Any]]:
     """Labels of a condition still waiting in journal files (written while another
-    command held the lock)."""
+    command held the lock), oldest first: a re-label comes after the label it
+    replaces, as the merge will apply them (file names end in a random suffix, so
+    they say nothing of the order)."""
     folder = study.paths.journal
     rows = []
-    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+    files = list(folder.glob("*.jsonl")) if folder.is_dir() else []
+    for path in sorted(files, key=lambda p: (p.stat().st_mtime_ns, p.name)):
         with open(path, encoding="utf-8", errors="replace") as handle:
             for line in handle:
                 try:
@@ -191,4 +194,4 @@ def journaled_labels(study: Study, grade_condition_id: str) -> list[dict[str, An
                     and row.get("grade_condition_id") == grade_condition_id
                 ):
                     rows.append(row)
-    return rows
+    return sorted(rows, key=lambda row: str(row.get("created_at") or ""))

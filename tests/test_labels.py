@@ -5,6 +5,8 @@ prediction-powered corrected mean)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -145,6 +147,73 @@ def test_a_label_given_while_another_command_holds_the_lock_is_journaled(study):
     )
     assert keys == sorted([(queue[0]["item_id"], 1.0), (queue[1]["item_id"], 0.0)])
     assert not list(study.paths.journal.glob("*.jsonl"))
+
+
+def test_a_relabel_journaled_under_the_lock_shows_the_last_label(study):
+    """Each journaled label is a file whose name ends in a random suffix: the view
+    must still show the last label given, as the merge keeps it."""
+    writer = LabelWriter(study)
+    queue = label_queue(study, QueueOptions(sample=8, seed=3)).to_dict("records")
+    condition = human_condition("carl", pick_rubric(study, None))
+    with study_lock(study.paths, "itemeval grade"):
+        for entry in queue:
+            assert _label(study, writer, entry, 0, "carl") == "journal"
+            assert _label(study, writer, entry, 1, "carl") == "journal"
+        labels = queue_labels(study, condition)
+        shown = {key: row["score"] for key, row in labels.items()}
+    assert len(shown) == 8 and set(shown.values()) == {1.0}
+
+
+CHILD_LABEL = """
+import sys
+from itemeval.label_queue import QueueOptions, label_queue
+from itemeval.label_writer import LabelWriter
+from itemeval.labels import human_condition, label_row, pick_rubric
+from itemeval.study import load_study
+
+study = load_study(sys.argv[1], sys.argv[2])
+writer = LabelWriter(study)
+entry = label_queue(study, QueueOptions(sample=1, seed=4)).iloc[0].to_dict()
+condition = human_condition("dana", pick_rubric(study, None))
+print(writer.write(label_row(condition, entry, 1, run_id=writer.run_id)), flush=True)
+sys.stdin.read()  # a view that lives on
+"""
+
+
+def test_a_journaled_label_is_merged_by_the_next_command_while_the_view_lives(
+    study, capsys
+):
+    """A view journaled a label under another command's lock and keeps running; the
+    next command that takes the lock merges the label all the same (its part is
+    sealed: whole, and no longer its live writer's)."""
+    condition = human_condition("dana", pick_rubric(study, None))
+    config = study.loaded.path
+    with study_lock(study.paths, "itemeval grade"):
+        view = subprocess.Popen(
+            [sys.executable, "-c", CHILD_LABEL, str(config), str(config.parent)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert view.stdout.readline().strip() == "journal"
+        except BaseException:
+            view.kill()
+            raise
+    try:
+        (part,) = study.paths.journal.glob("*.jsonl")
+        assert "-sealed-" in part.name
+        assert main(["grade", str(config), "--yes", "--display", "none"]) == 0
+        capsys.readouterr()
+        stored = read_store(
+            study.paths, "grades", where={"grade_condition_id": [condition.id]}
+        )
+        assert stored.column("score").to_pylist() == [1.0]
+        assert not list(study.paths.journal.glob("*.jsonl"))
+        assert view.poll() is None  # merged while its writer lives
+    finally:
+        view.kill()
+        view.wait(timeout=30)
 
 
 def test_results_measure_the_judge_against_the_human(study, capsys):

@@ -268,6 +268,22 @@ def _journal_files(paths: StudyPaths, *, include_open: bool = False) -> list[Pat
 _WRITER = re.compile(r"-(\d+)-[0-9a-f]{6}\.jsonl$")
 
 
+def seal(path: Path) -> Path:
+    """A closed (fsynced) journal part renamed without its writer's pid, so the next
+    command that takes the lock merges it though its writer lives on: for a writer
+    that closes a part after each row (the view's labels), whose parts would
+    otherwise wait for it to exit. The rename is atomic: a reader sees the part
+    whole under its new name, or not at all."""
+    match = _WRITER.search(path.name)
+    if match is None:
+        return path
+    name = path.name
+    sealed = path.with_name(f"{name[: match.start()]}-sealed{name[match.end(1) :]}")
+    os.replace(path, sealed)
+    fsync_path(path.parent)
+    return sealed
+
+
 def _writer_alive(path: Path) -> bool:
     match = _WRITER.search(path.name)
     if match is None or int(match.group(1)) == os.getpid():
