@@ -13,6 +13,7 @@ An unpriced model gives `None`, never a price of 0.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -121,6 +122,9 @@ def format_usd(value: float | None) -> str:
     return f"${value:,.2f}" if value >= 1 else f"${value:,.4f}"
 
 
+_OFFLINE_RATE = re.compile(r"itemeval/arith-\d{1,3}")
+
+
 def normalise_model_id(model_id: str) -> str:
     """The form table keys are stored and looked up in."""
     return model_id.strip().lower()
@@ -138,8 +142,14 @@ class PriceTable:
     API bills."""
 
     def lookup(self, model_id: str) -> Price | None:
-        """The price of `model_id`, or None when the table does not know it."""
-        return self.prices.get(normalise_model_id(model_id))
+        """The price of `model_id`, or None when the table does not know it. The
+        offline `itemeval/arith-NN` models (any base rate) have arith-fair's demo
+        price unless the table names them."""
+        key = normalise_model_id(model_id)
+        price = self.prices.get(key)
+        if price is None and _OFFLINE_RATE.fullmatch(key):
+            return self.prices.get("itemeval/arith-fair")
+        return price
 
     def batch_factor(self, model_id: str) -> float:
         """What a batch call costs as a share of a live one: the model's own `batch`,

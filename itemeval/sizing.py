@@ -17,6 +17,7 @@ from .errors import ConfigError
 from .estimate import EstimateOptions, run_estimate
 from .grid import matches
 from .power import DEFAULT_REPLICATIONS
+from .pricing import total_usd
 from .records import GenerateCondition, GradeCondition
 from .run import Ask, Tell
 from .study import Study
@@ -114,14 +115,19 @@ def plan_study(
     study: Study, options: PlanOptions, *, ask: Ask | None, tell: Tell | None
 ) -> PlanReport:
     """The options and the recommended one, after an optional pilot run."""
-    if not 0 < options.power < 1 or not 0 < options.alpha < 1 or options.detect == 0:
-        raise ConfigError("--detect must be non-zero; --power and --alpha in (0, 1)")
+    if not 0 < options.power < 1 or not 0 < options.alpha < 1:
+        raise ConfigError("--power and --alpha must be in (0, 1)")
+    if not math.isfinite(options.detect) or options.detect == 0:
+        raise ConfigError(
+            f"--detect {options.detect}: the difference in mean score to detect, a "
+            "finite number other than 0 (e.g. 0.05 for 5 points of accuracy)"
+        )
     grader = deciding_condition(study.grade, verifiable_only=False)
     pairs = _pairs(study, options.compare)
     if options.pilot is not None:
         _pilot(study, options, sorted({c for p in pairs for c in p}), grader, ask, tell)
     items = [item.id for item in study.items]
-    (a, b), design = _hardest_stored(study, pairs, grader, items)
+    (a, b), design = _hardest_stored(study, pairs, grader, items, options.detect)
     per_cell = _usd_per_cell(study, (a, b), grader)
     found = power.options(
         design,
@@ -157,9 +163,11 @@ def _hardest_stored(
     pairs: list[tuple[str, str]],
     grader: GradeCondition,
     items: list[str],
+    detect: float,
 ) -> tuple[tuple[str, str], power.PairedDesign]:
     """The design of each pair from its stored grades, and the one needing most items
-    (see `_hardest`); a ConfigError unless both are graded on 2 items or more."""
+    (see `_hardest`); a ConfigError unless both are graded on 2 items or more, or
+    when `detect` is wider than the scores' scale."""
     from .results import graded_frame
 
     frame = graded_frame(study, [grader])
@@ -171,6 +179,7 @@ def _hardest_stored(
         for pair in pairs
     }
     pair, design = _hardest(designs)
+    _check_detect(frame, grader, detect)
     if design.items < 2:
         raise ConfigError(
             "plan needs stored grades of both conditions on at least 2 items: run "
@@ -179,16 +188,33 @@ def _hardest_stored(
     return pair, design
 
 
+def _check_detect(frame: pd.DataFrame, grader: GradeCondition, detect: float) -> None:
+    """A difference no two means on the grader's scale can have (0.5 of 0/1 scores is
+    possible, 1.5 is not) makes every power figure meaningless."""
+    from .scale_intervals import grade_scales
+
+    scale = grade_scales(frame).get(grader.id)
+    if scale is not None and abs(detect) >= scale[1] - scale[0]:
+        raise ConfigError(
+            f"--detect {detect}: {grader.slug} scores from {scale[0]:g} to "
+            f"{scale[1]:g}, so two means differ by less than {scale[1] - scale[0]:g}"
+        )
+
+
 def _pairs(study: Study, compare: tuple[str, ...]) -> list[tuple[str, str]]:
     if compare:
         if len(compare) != 2:
             raise ConfigError("--compare: name two generate conditions")
-        return [
-            (
-                pick(study.generate, compare[0], "--compare"),
-                pick(study.generate, compare[1], "--compare"),
+        pair = (
+            pick(study.generate, compare[0], "--compare"),
+            pick(study.generate, compare[1], "--compare"),
+        )
+        if pair[0] == pair[1]:
+            raise ConfigError(
+                f"--compare {compare[0]} {compare[1]}: name two different generate "
+                "conditions"
             )
-        ]
+        return [pair]
     if len(study.generate) < 2:
         raise ConfigError("plan compares two generate conditions; the study has one")
     return [(a.id, b.id) for a, b in combinations(study.generate, 2)]
@@ -234,13 +260,19 @@ def _pilot(
 def _usd_per_cell(
     study: Study, pair: tuple[str, str], grader: GradeCondition
 ) -> float | None:
-    """Projected spend of one (item, replication) of both conditions, both stages."""
+    """Projected spend of one (item, replication) of both conditions, both stages:
+    the price of a cell never run, so calls the response cache answers (the study's
+    own, once it ran) count at their uncached price; more items and replications
+    than were ever run cannot be in any cache."""
     estimate = run_estimate(
         study, EstimateOptions(conditions=(*pair, grader.id), force=True, stage="all")
     )
     if estimate.unpriced_models():
         return None
-    total = estimate.total("usd_expected")
+    total = total_usd(
+        line.usd_uncached_expected if line.cached else line.usd_expected
+        for line in estimate.lines
+    )
     cells = max(len(study.items) * study.replications, 1)
     return None if total is None else total / cells
 

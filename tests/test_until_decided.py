@@ -127,3 +127,48 @@ def test_until_decided_refuses_options_that_choose_items_or_conditions(study_con
         "5",
     )
     assert out.returncode == 2 and "--until-decided chooses its own" in out.stderr
+
+
+def test_plan_prices_cells_never_run_though_the_cache_answers_those_that_ran(
+    tmp_path,
+):
+    """Once the study ran with the response cache on, its own calls are cached; the
+    plan's options (more items, more replications than ever ran) still cost what a
+    call costs, not $0, so the cheapest option means something."""
+    config = base_config(
+        solvers__models=["itemeval/arith-95", "itemeval/arith-40"],
+        solvers__temperature=0.0,
+        cache="study",
+    )
+    path = write_study(tmp_path, config, rows=_arithmetic(30, set(), seed=5))
+    for stage in ("generate", "grade"):
+        done = _cli(stage, str(path), "--yes", "--display", "none")
+        assert done.returncode == 0, done.stderr
+    estimated = _cli("estimate", str(path), "--force", "--json")
+    assert json.loads(estimated.stdout)["total"]["usd_expected"] == 0  # all cached
+    planned = _cli("plan", str(path), "--detect", "0.2", "--json")
+    assert planned.returncode == 0, planned.stderr
+    plan = json.loads(planned.stdout)
+    assert plan["usd_per_cell"] > 0
+    for option in plan["options"]:
+        cells = option["items"] * option["replications"]
+        assert option["usd"] == pytest.approx(cells * plan["usd_per_cell"])
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--detect", "nan"], "--detect nan"),
+        (["--detect", "inf"], "--detect inf"),
+        (["--detect", "1.5"], "so two means differ by less than 1"),
+        (["--detect", "0.1", "--compare", "arith-95", "arith-95"], "two different"),
+    ],
+)
+def test_plan_refuses_a_difference_or_pair_it_cannot_plan_for(tmp_path, args, message):
+    config = base_config(solvers__models=["itemeval/arith-95", "itemeval/arith-40"])
+    path = write_study(tmp_path, config, rows=_arithmetic(12, set(), seed=5))
+    for stage in ("generate", "grade"):
+        assert _cli(stage, str(path), "--yes", "--display", "none").returncode == 0
+    out = _cli("plan", str(path), *args)
+    assert out.returncode == 2, out.stderr
+    assert message in out.stderr and "Traceback" not in out.stderr
