@@ -22,6 +22,8 @@ def load_config(path: str | Path, base_dir: str | Path | None = None) -> LoadedC
     """Read, parse and validate a study config; raise ConfigError naming the file and
     field on any problem."""
     path = Path(path)
+    if path.is_dir():
+        return _study_dir_config(path, base_dir)
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
     text = read_utf8(path, "config")
@@ -37,6 +39,37 @@ def load_config(path: str | Path, base_dir: str | Path | None = None) -> LoadedC
         text_hash=content_hash(text),
         base_dir=base.resolve(),
     )
+
+
+def _study_dir_config(folder: Path, base_dir: str | Path | None) -> LoadedConfig:
+    """A study directory stands for the config its runs' manifests name, when that
+    config still puts the study there; otherwise the message says which file to pass."""
+    import json
+
+    named = None
+    for manifest in sorted((folder / "manifests").glob("*.json"), reverse=True):
+        try:
+            named = json.loads(manifest.read_text(encoding="utf-8")).get("config_path")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if named:
+            break
+    if not named or not Path(named).is_file():
+        hint = f" (its runs used {named}, which is gone)" if named else ""
+        raise ConfigError(
+            f"{folder} is a directory, not a study config{hint}: pass the config "
+            "YAML file the study was run with"
+        )
+    loaded = load_config(named, base_dir)
+    output = loaded.config.output_dir
+    where = (loaded.base_dir / output / loaded.config.study).resolve()
+    if "://" in output or where != folder.resolve():
+        raise ConfigError(
+            f"{folder} is a study directory, but its config {named} now puts the "
+            f"study at {where if '://' not in output else output}: pass the config "
+            "(and -C/--base-dir where it was run from)"
+        )
+    return loaded
 
 
 def _parse_yaml(text: str, path: Path) -> dict[str, Any]:

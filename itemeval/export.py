@@ -112,8 +112,10 @@ def long_table(study: Study) -> pd.DataFrame:
 
 def _frame(table: pa.Table) -> pd.DataFrame:
     """Token counts stay integers with nulls (pandas would turn a nullable int column
-    into floats)."""
-    return table.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)
+    into floats), and flags with nulls stay booleans (not objects holding None)."""
+    return table.to_pandas(
+        types_mapper={pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}.get
+    )
 
 
 def _items(study: Study) -> pd.DataFrame:

@@ -68,6 +68,22 @@ def test_frames_equal_export_and_results(tmp_path, capsys):
         assert n == 32
 
 
+def test_frames_of_a_study_directory_are_those_of_its_config(tmp_path, capsys):
+    """A study directory stands for the config its manifests name; a directory that
+    is no study, or whose config now puts the study elsewhere, says what to pass."""
+    path = study(tmp_path)
+    cli(capsys, "generate", str(path))
+    folder = tmp_path / "studies" / "t"
+    by_folder, by_config = itemeval.frames(folder), itemeval.frames(str(path))
+    pd.testing.assert_frame_equal(by_folder.long, by_config.long)
+    assert len(by_folder.solutions) == 16
+    with pytest.raises(itemeval.ConfigError, match="is a directory, not a study"):
+        itemeval.frames(tmp_path)
+    path.write_text(path.read_text().replace("study: t", "study: moved"))
+    with pytest.raises(itemeval.ConfigError, match="now puts the study at"):
+        itemeval.frames(folder)
+
+
 def _installed(name: str) -> bool:
     import importlib.util
 
