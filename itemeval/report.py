@@ -279,11 +279,15 @@ def _problems(study: Study, slugs: dict[str, str]) -> str:
     solutions = read_store(
         study.paths, "solutions", ["condition_id", "error"]
     ).to_pandas()
-    grades = read_store(
-        study.paths,
-        "grades",
-        ["grade_condition_id", "error", "parse_ok", "parse_error"],
-    ).to_pandas()
+    columns = ["grade_condition_id", "error", "parse_ok", "parse_error"]
+    # a pairwise judge's verdicts are grades too: its failures belong here
+    grades = pd.concat(
+        [
+            read_store(study.paths, store, columns).to_pandas()
+            for store in ("grades", "pairwise")
+        ],
+        ignore_index=True,
+    )
     return "".join(
         [
             "<h2>Errors and parse failures</h2>",

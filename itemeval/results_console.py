@@ -245,6 +245,7 @@ def render_results(results: ResultsReport, console: Console) -> None:
         render_metrics(console, results, [_number("95% CI", _ci, 11)])
     _criteria_tables(results, console, [n, mean, ci])
     _agreement_tables(results, console, ci)
+    _pairwise_tables(results, console, ci)
     _side_tables(results, console)
     for note in results.notes:
         console.print(Text(note, style="yellow"))
@@ -301,6 +302,44 @@ def _agreement_tables(results: ResultsReport, console: Console, ci: Column) -> N
         render_comparisons(console, results, ci)
     print_grader_pairs(
         console, results, "grader agreement", _grader_agreement, results.agreement
+    )
+
+
+def _pairwise_tables(results: ResultsReport, console: Console, ci: Column) -> None:
+    """A pairwise judge's verdicts per pair, then each condition's Bradley-Terry
+    strength: a table of each per judge."""
+    slugs = results.slugs
+    per_grade(
+        console,
+        results,
+        results.pairwise,
+        lambda slug, rows: f"{slug}: pairwise, A's win rate (ties half), 95% CI",
+        [
+            _named(slugs, "A", "a"),
+            _named(slugs, "B", "b"),
+            _number("n", count("n"), 3),
+            _number("A wins", count("wins_a"), 6),
+            _number("B wins", count("wins_b"), 6),
+            _number("ties", count("ties"), 4),
+            _number("win rate", lambda row: _num(row.win_rate), 8),
+            ci,
+            _number("flip", lambda row: _num(row.flip_rate), 5),
+            Column("flags", lambda row: ", ".join(row.flags), kind="name"),
+        ],
+        named=False,
+    )
+    per_grade(
+        console,
+        results,
+        results.strengths,
+        lambda slug, rows: (
+            f"{slug}: Bradley-Terry strength (the first condition by id is 0), 95% CI"
+        ),
+        [
+            _number("strength", lambda row: _num(row.strength), 8),
+            ci,
+            _number("Elo", lambda row: _num(row.elo, 0), 5),
+        ],
     )
 
 

@@ -228,5 +228,11 @@ def pairwise_conditions(
         )
         warnings.extend(pairwise.check_rubric(rubric, field=where))
         baseline = pairwise.resolve_baseline(name, grader.baseline, generate)
+        if len(generate) < 2:
+            warnings.append(
+                f"graders.{name}: a pairwise judge compares generate conditions two "
+                f"by two, and the study has {len(generate)}: it judges nothing until "
+                "there is a second (another model, prompt or model config)"
+            )
         conditions.append(pairwise.pairwise_condition(name, grader, rubric, baseline))
     return conditions

@@ -4,6 +4,8 @@ the config keys."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -249,3 +251,53 @@ def test_a_baseline_is_named_by_slug_and_its_pairs_are_estimated(tmp_path, capsy
     lines = json.loads(capsys.readouterr().out)["conditions"]
     pw = [line for line in lines if line["slug"] == "pw_builtin-pairwise"]
     assert [line["calls"] for line in pw] == [2 * 4]  # 2 pairs × 4 items × one order
+
+
+def test_an_offline_pairwise_study_shows_its_verdicts_and_failures_everywhere(
+    tmp_path, capsys, monkeypatch
+):
+    """A study whose only grader is pairwise: the results table shows its pairs and
+    strengths (it printed nothing), --csv still writes the cells' header, and the
+    report counts the judge's parse failures (it said there were none)."""
+    monkeypatch.setenv("ITEMEVAL_JUDGE_MALFORMED_RATE", "0.3")
+    config = write_study(
+        tmp_path,
+        base_config(
+            solvers__models=["itemeval/arith-good", "itemeval/arith-weak"],
+            facets__scorer=None,
+            facets__grader=["pw"],
+            graders={"pw": {"model": "itemeval/judge", "kind": "pairwise"}},
+        ),
+    )
+    for stage in ("generate", "grade"):
+        assert main([stage, str(config), "--yes", "--display", "none"]) == 0
+    capsys.readouterr()
+    csv = tmp_path / "cells.csv"
+    assert main(["results", str(config), "--csv", str(csv)]) == 0
+    table = capsys.readouterr().out
+    assert "pairwise, A's win rate" in table and "Bradley-Terry strength" in table
+    assert csv.read_text().startswith("gen_condition_id,grade_condition_id,items,")
+    verdicts = pd.read_parquet(tmp_path / "studies" / "t" / "pairwise.parquet")
+    failures = verdicts["parse_error"].dropna().value_counts()
+    assert len(failures), "the malformed rate should fail some verdicts"
+    out = tmp_path / "report.html"
+    assert main(["report", str(config), "--out", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "No parse failures" not in html
+    section = html[html.index("Errors and parse failures") :]
+    text = " ".join(re.sub(r"<[^>]+>", " ", section[: section.index("Logs")]).split())
+    for code, count in failures.items():
+        assert f"pw_builtin-pairwise {code} {count}" in text
+
+
+def test_a_pairwise_judge_of_one_condition_is_warned_about(tmp_path, capsys):
+    config = write_study(
+        tmp_path,
+        base_config(
+            facets__grader=["pw"],
+            graders={"pw": {"model": "itemeval/judge", "kind": "pairwise"}},
+        ),
+    )
+    assert main(["estimate", str(config)]) == 0
+    err = capsys.readouterr().err
+    assert "graders.pw: a pairwise judge compares generate conditions" in err

@@ -240,9 +240,16 @@ def _results_data(
 
     data = report.as_dict()
     if csv is not None and not items:
+        import dataclasses
+
         import pandas as pd
 
-        pd.DataFrame(data["cells"]).to_csv(csv, index=False)
+        from ..result_values import Cell
+
+        # the header even without a cell (a study of pairwise judges only)
+        columns = [f.name for f in dataclasses.fields(Cell)]
+        frame = pd.DataFrame(data["cells"])
+        frame.reindex(columns=list(frame.columns) or columns).to_csv(csv, index=False)
     if items:
         data = _item_analysis(study, data, csv, options.ids)
     return with_sequential(study, data)
