@@ -63,7 +63,7 @@ def render_sequential(data: dict[str, Any], console: Console) -> None:
         )
     console.print(
         f"decision: {data['decision']} after {data['items_run']} of "
-        f"{data['items_cap']} items ({data['items_saved']} not run); sequence "
+        f"{data['items_cap']} items ({data['items_saved']} saved); sequence "
         f"[{_num(data['cs_low'])}, {_num(data['cs_high'])}], fixed-n 95% CI on the "
         f"same items [{_num(data['fixed_low'])}, {_num(data['fixed_high'])}]; "
         f"spend {format_usd(data['usd'])}; outcome {data['outcome']}"

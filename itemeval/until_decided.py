@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import sequential, stats
+from . import sequential, signals, stats
 from .budget import check_gate
 from .errors import ConfigError
 from .estimate import EstimateOptions, run_estimate
@@ -70,6 +70,10 @@ class SequentialResult:
 
     @property
     def items_saved(self) -> int:
+        """Items a decision spared: none while undecided (the answer still needs
+        them) or stopped."""
+        if self.decision == "undecided" or self.outcome != "completed":
+            return 0
         return self.items_cap - self.items_run
 
     def as_dict(self) -> dict[str, Any]:
@@ -118,14 +122,11 @@ def run_until_decided(
         estimate=estimate,
     )
     result.manifest = str(manifest.path)
-    for end in range(
-        options.round_size, len(order) + options.round_size, options.round_size
-    ):
-        stage = _round(study, options, order[: min(end, len(order))], result)
-        manifest.data.update(rounds=result.rounds, outcome="running")
-        manifest.write()  # a round's own run may have marked this one abandoned
-        if stage is not None or result.decision != "undecided":
-            break
+    # Between rounds a Ctrl-C only sets the stop flag: raised as KeyboardInterrupt it
+    # could land in a finalizer (inspect's weakref callbacks), be printed and lost,
+    # and the loop would run on to a decision.
+    with signals.interrupts_as_flag():
+        _rounds(study, options, order, result, manifest)
     if result.rounds:
         _fixed(_scores(study, result), result, order)
     manifest.finish(
@@ -136,6 +137,23 @@ def run_until_decided(
         sequential=result.as_dict(),
     )
     return result
+
+
+def _rounds(study, options, order, result: SequentialResult, manifest) -> None:
+    """Round after round until a decision, the cap, a stage that did not complete or
+    a stop."""
+    for end in range(
+        options.round_size, len(order) + options.round_size, options.round_size
+    ):
+        if signals.stop_requested():
+            result.outcome = "interrupted"
+            result.exit_code = signals.interrupted_exit_code()
+            return
+        stage = _round(study, options, order[: min(end, len(order))], result)
+        manifest.data.update(rounds=result.rounds, outcome="running")
+        manifest.write()  # a round's own run may have marked this one abandoned
+        if stage is not None or result.decision != "undecided":
+            return
 
 
 def _pair(

@@ -172,3 +172,38 @@ def test_plan_refuses_a_difference_or_pair_it_cannot_plan_for(tmp_path, args, me
     out = _cli("plan", str(path), *args)
     assert out.returncode == 2, out.stderr
     assert message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_ctrl_c_between_rounds_stops_the_loop_before_its_next_round(
+    study_config, monkeypatch
+):
+    """The signal arrives after a round (where inspect's finalizers run): it sets the
+    stop flag rather than raising where it could be swallowed, and the loop ends
+    interrupted after that round, sparing no item it claims to have saved."""
+    import signal
+
+    import itemeval.until_decided as ud
+    from itemeval import signals
+
+    real = ud._round
+
+    def round_then_ctrl_c(*args):
+        stage = real(*args)
+        signal.raise_signal(signal.SIGINT)  # our flag handler takes it
+        return stage
+
+    monkeypatch.setattr(ud, "_round", round_then_ctrl_c)
+    try:
+        result = run_until_decided(
+            load_study(study_config),
+            SequentialOptions(pair=("arith-95", "arith-40"), round_size=10, yes=True),
+            ask=None,
+            tell=None,
+        )
+    finally:
+        signals.install()  # clears the stop flag for the tests after this one
+    assert result.outcome == "interrupted" and result.exit_code == 130
+    assert len(result.rounds) == 1 and result.items_run == 10
+    assert result.as_dict()["items_saved"] == 0
+    manifest = json.loads(open(result.manifest, encoding="utf-8").read())
+    assert manifest["outcome"] == "interrupted"
