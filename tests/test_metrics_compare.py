@@ -161,19 +161,28 @@ def test_compare_all_gives_every_pair_each_metric_as_the_recompute(study, capsys
 
 
 def _balanced_resampled(cell: pd.DataFrame, shared: list[str]) -> np.ndarray:
-    """Balanced accuracy on each resample, vectorised: per target class, the share of
-    its drawn rows answered with it, averaged over the classes the resample drew."""
+    """Balanced accuracy on each resample of the documented stratified bootstrap
+    (items drawn within their target class, numpy's default_rng([seed, 1]), the
+    classes in sorted order), vectorised: per class, the share of its drawn rows
+    answered with it, averaged over every class."""
     cell = cell.set_index("item_id").loc[shared]
     n = len(shared)
-    drawn = np.random.default_rng(SEED).integers(0, n, (RESAMPLES, n))
-    counts = np.stack([np.bincount(row, minlength=n) for row in drawn])
+    labels = sorted(set(cell["yl"]))
+    strata = np.array([labels.index(y) for y in cell["yl"]])
+    rng = np.random.default_rng([SEED, 1])
+    counts = np.zeros((RESAMPLES, n))
+    for stratum in np.unique(strata):
+        members = np.flatnonzero(strata == stratum)
+        drawn = members[rng.integers(0, members.size, (RESAMPLES, members.size))]
+        for row, picks in zip(counts, drawn):
+            row += np.bincount(picks, minlength=n)
     recalls = []
-    for label in sorted(set(cell["yl"])):
+    for label in labels:
         of_class = (cell["yl"] == label).to_numpy()
         hit = of_class & (cell["xl"] == label).to_numpy()
-        with np.errstate(invalid="ignore"):
-            recalls.append((counts @ hit) / (counts @ of_class))
-    return np.nanmean(np.stack(recalls), axis=0)
+        assert ((counts @ of_class) == of_class.sum()).all()  # each class kept whole
+        recalls.append((counts @ hit) / (counts @ of_class))
+    return np.mean(np.stack(recalls), axis=0)
 
 
 def test_balanced_accuracy_interval_is_the_numpy_bootstrap(study, capsys):

@@ -3,6 +3,7 @@ item-bootstrap interval; the same item resamples serve every metric of a cell.""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ from ..study import Study
 from .differences import Difference, bootstrap_p, holm_per_metric
 from .figures import (
     PER_CLASS,
+    Classification,
     Corpus,
     Kendall,
     Mean,
@@ -23,7 +25,12 @@ from .figures import (
     UserFigure,
 )
 from .registry import PlannedMetric, plan_metrics
-from .resample import RESAMPLES, percentile_interval, resample_counts
+from .resample import (
+    RESAMPLES,
+    percentile_interval,
+    resample_counts,
+    stratified_counts,
+)
 from .rows import Columns, answers
 
 
@@ -228,17 +235,34 @@ def _user_figure(metric, columns: Columns, item_of_row) -> UserFigure:
 
 
 def _bootstrap(figures, n_items: int, options: MetricOptions) -> list[np.ndarray]:
-    """Every figure on the same resamples (one pass over the blocks of counts)."""
+    """Every figure on the same resamples (one pass over the blocks of counts).
+
+    Classification figures take the items resampled within each target class (a
+    stratified bootstrap): every class keeps its count in every resample, so a macro
+    average always averages every class. A plain resample that drew no item of a
+    rare class would average over fewer classes and set the interval's upper end."""
     draws: list[list[np.ndarray]] = [[] for _ in figures]
     if n_items == 0:
         return [np.array([]) for _ in figures]
-    for counts in resample_counts(
-        n_items, seed=options.seed, resamples=options.resamples
-    ):
+    plain = resample_counts(n_items, seed=options.seed, resamples=options.resamples)
+    strata = next((s for f in figures if (s := _strata(f)) is not None), None)
+    by_class = (
+        stratified_counts(strata, seed=options.seed, resamples=options.resamples)
+        if strata is not None
+        else itertools.repeat(None)
+    )
+    for counts, within in zip(plain, by_class):
         shared: dict[int, np.ndarray] = {}  # f1 and balanced accuracy: one product
         for collected, figure in zip(draws, figures):
-            collected.append(figure.values(counts, shared))
+            use = within if _strata(figure) is not None else counts
+            collected.append(figure.values(use, shared))
     return [np.concatenate(collected) for collected in draws]
+
+
+def _strata(figure) -> np.ndarray | None:
+    """A classification figure's item classes (a paired difference's too)."""
+    inner = figure.first if isinstance(figure, Difference) else figure
+    return inner.item_class if isinstance(inner, Classification) else None
 
 
 def _rows(metric, figure, draws, keys, n_items) -> list[dict[str, Any]]:

@@ -72,6 +72,8 @@ class Classification:
     metric: str
     classes: tuple[str, ...] = ()
     """The target labels, in the order of a per-class metric's columns."""
+    item_class: np.ndarray | None = None
+    """Each item's target class (-1: no target): the strata its resamples keep."""
 
     @classmethod
     def prepare(
@@ -99,7 +101,18 @@ class Classification:
         hits = np.unique(t[hit])
         missed = np.setdiff1d(np.arange(k), hits)
         layout = np.concatenate([hits, missed, hits + k, hits + 2 * k])
-        return cls(sums, sums[:, layout], k, len(hits), len(t), metric, tuple(classes))
+        item_class = np.full(n_items, -1)
+        item_class[np.asarray(item_of_row, dtype=int)] = t
+        return cls(
+            sums,
+            sums[:, layout],
+            k,
+            len(hits),
+            len(t),
+            metric,
+            tuple(classes),
+            item_class,
+        )
 
     def values(self, counts: np.ndarray, shared=None) -> np.ndarray:
         if self.metric in _MACRO:

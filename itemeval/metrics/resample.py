@@ -49,6 +49,27 @@ def _blocks(n: int, seed: int, resamples: int) -> Iterator[np.ndarray]:
         yield counts.reshape(rows, n).astype(float)
 
 
+def stratified_counts(
+    strata: np.ndarray, *, seed: int, resamples: int = RESAMPLES
+) -> Iterator[np.ndarray]:
+    """Blocks (as `resample_counts` cuts them) of a (resamples × n) matrix of how
+    often each item is drawn when each stratum's items are resampled among
+    themselves: every stratum keeps its size in every resample (`strata`: one label
+    per item)."""
+    n = len(strata)
+    rng = np.random.default_rng([seed, 1])  # apart from the plain resamples' stream
+    groups = [np.flatnonzero(strata == label) for label in np.unique(strata)]
+    block = max(1, min(resamples, _BLOCK_CELLS // max(n, 1)))
+    for start in range(0, resamples, block):
+        rows = min(block, resamples - start)
+        offsets = (np.arange(rows) * n)[:, None]
+        counts = np.zeros(rows * n)
+        for members in groups:
+            drawn = members[rng.integers(0, members.size, size=(rows, members.size))]
+            counts += np.bincount((drawn + offsets).ravel(), minlength=rows * n)
+        yield counts.reshape(rows, n)
+
+
 def percentile_interval(values: np.ndarray) -> tuple[float, float]:
     """The 2.5th and 97.5th percentiles of the resampled figures (undefined ones left
     out)."""
