@@ -77,6 +77,17 @@ def load_study(
     """Validate everything a run depends on; with `pin`, record unpinned dataset
     revisions in dataset_locks.json."""
     loaded = load_config(path, base_dir)
+    try:
+        return _study(loaded, pin=pin)
+    except ConfigError as exc:  # a grid, template or dataset fault: name the config
+        name = str(loaded.path)
+        if exc.args and isinstance(exc.args[0], str) and name not in exc.args[0]:
+            exc.args = (f"{name}: {exc.args[0]}", *exc.args[1:])
+        raise
+
+
+def _study(loaded: LoadedConfig, *, pin: bool) -> Study:
+    """The study of a loaded config: its templates, items and conditions."""
     warnings: list[str] = []
     prompts = _templates(loaded, "prompt", loaded.config.facets.prompt, warnings)
     rubrics = _templates(loaded, "rubric", loaded.config.facets.rubric, warnings)

@@ -220,7 +220,9 @@ def test_pairwise_config_mistakes_are_config_errors(tmp_path, capsys, grader, me
         tmp_path, base_config(facets__grader=["pw"], graders={"pw": grader})
     )
     assert main(["estimate", str(config)]) == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err
+    assert str(config.resolve()) in err  # the file, as every config error names it
 
 
 def test_a_baseline_is_named_by_slug_and_its_pairs_are_estimated(tmp_path, capsys):
