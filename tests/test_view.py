@@ -314,3 +314,21 @@ def test_view_refuses_a_bad_label_setup_before_it_serves(graded, capsys):
         err = capsys.readouterr().err
         assert f"{extra[0]}" in err and "add --label" in err
     assert "itemeval view: http" not in capsys.readouterr().out
+
+
+def test_an_item_page_names_each_transcript_where_it_is(hostile):
+    """A generated answer's log is in the study's generate logs; an imported one's
+    stays where it was imported from (its absolute path)."""
+    rows = [
+        {**view_study.solution_row(hostile, 0, "q00001", 1, "x"), "log_file": "a.eval"},
+        {
+            **view_study.solution_row(hostile, 1, "q00001", 1, "y"),
+            "log_file": "/elsewhere/logs/b.eval",
+        },
+    ]
+    upsert(hostile.paths, "solutions", rows)
+    client, token = _client(hostile)
+    page = client.get(f"/item?id=q00001&token={token}").text
+    generated = hostile.paths.root / "logs" / "generate"
+    assert f"inspect view --log-dir {generated}</code> (file <code>a.eval" in page
+    assert "inspect view --log-dir /elsewhere/logs</code> (file <code>b.eval" in page

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -174,18 +175,25 @@ async def item(request: Request) -> Response:
     )
 
 
-def _log_files(study: Study, item_id: str) -> dict[tuple[str, int], str]:
+def _log_files(study: Study, item_id: str) -> dict[tuple[str, int], tuple[str, str]]:
     """The inspect log each of the item's solutions was written to, by (condition,
-    epoch)."""
+    epoch): (the folder to give `inspect view --log-dir`, the file's name). A
+    generated row names its file in the study's generate logs; an imported one
+    keeps the log's own absolute path."""
     rows = read_store(
         study.paths,
         "solutions",
         ["condition_id", "epoch", "log_file"],
         where={"item_id": [item_id], "condition_id": [c.id for c in study.generate]},
     ).to_pylist()
-    return {
-        (r["condition_id"], r["epoch"]): r["log_file"] for r in rows if r["log_file"]
-    }
+    generate_logs = study.paths.root / "logs" / "generate"
+    found = {}
+    for row in rows:
+        if row["log_file"]:
+            path = Path(row["log_file"])
+            folder = path.parent if path.is_absolute() else generate_logs
+            found[(row["condition_id"], row["epoch"])] = (str(folder), path.name)
+    return found
 
 
 # ---- labelling
