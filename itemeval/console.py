@@ -106,6 +106,7 @@ def stage_dict(result: StageResult) -> dict[str, Any]:
         "totals": {**totals, "usd": total_usd(c["usd"] for c in conditions)},
         "estimate": result.estimate,
         "notes": list(result.notes),
+        "held_open": result.held_open,
     }
 
 
@@ -139,11 +140,13 @@ def render_stage(result: StageResult, console: Console, *, ids: bool = False) ->
         highlight=False,
     )
     if data["outcome"] == "budget_stopped":
-        left = totals["planned"] - totals["rows"]
+        held = data.get("held_open") or 0
+        left = totals["planned"] - totals["rows"] - held
         console.print(
             f"stopped by max_usd: {left} cells were not run and stay missing "
-            "(not failed); "
-            "run again with a higher --max-usd to continue",
+            "(not failed)"
+            + (f", {held} more are in open batches" if held else "")
+            + "; run again with a higher --max-usd to continue",
             highlight=False,
         )
 

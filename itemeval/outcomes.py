@@ -98,6 +98,9 @@ class StageResult:
     estimate: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     manifest: str | None = None
+    held_open: int = 0
+    """Planned cells an open provider batch still holds when the run ends: submitted
+    and paid for, neither run nor missing."""
 
     @property
     def exit_code(self) -> int:

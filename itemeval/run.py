@@ -161,7 +161,13 @@ class Run:
         summaries = {c.condition_id: c for c in self.result.conditions}
         execution = self._on_inspect(specs, sink, summaries)
         if batched or batch.open_submissions(self.setting.paths, stage=self.stage):
-            batch.execute(self, batched, sink, lambda r: _count(summaries, r), held)
+            started_ns = time.time_ns()
+            try:
+                batch.execute(self, batched, sink, lambda r: _count(summaries, r), held)
+            finally:  # the replies it cached are this study's, as live ones are
+                if batched:
+                    origin = cache_origins.where(self.setting.name, self.setting.paths)
+                    cache_origins.record(origin, batched, started_ns)
         self._settle(execution)
 
     def _on_inspect(

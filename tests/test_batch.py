@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -311,6 +312,23 @@ def test_cached_cells_of_a_batch_condition_are_served_from_the_cache(
     assert solutions(tmp_path)["cache_hit"].all()
 
 
+def test_replies_a_batch_cached_are_named_this_study_s_by_estimate(
+    tmp_path, capsys, monkeypatch
+):
+    """A batch reply cached under the live call's key is this study's, as a live
+    reply is: after the study is wiped, estimate says so."""
+    path = batch_study(tmp_path, cache=True)
+    with serve(monkeypatch) as srv:
+        srv.batches.auto_complete = True
+        assert run(capsys, "generate", str(path), "--yes")[0] == 0
+        assert srv.batches.submissions == 2
+    shutil.rmtree(tmp_path / "studies")
+    capsys.readouterr()
+    assert main(["estimate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "4 from this study's earlier calls" in out, out
+
+
 def test_status_and_batches_show_open_batches_and_cancel_them(
     tmp_path, capsys, monkeypatch
 ):
@@ -411,3 +429,27 @@ def test_a_host_without_a_batch_api_fails_the_condition_and_loses_nothing(
         code, result = run(capsys, "generate", str(path), "--yes")
         assert code == 0, result
     assert len(solutions(tmp_path)) == 4
+
+
+def test_a_cap_stop_counts_cells_in_open_batches_apart_from_those_not_run():
+    """7 of 20 planned cells sit in a batch that is still open: 13 were not run."""
+    import io
+
+    from rich.console import Console
+
+    from itemeval.console import render_stage
+    from itemeval.outcomes import ConditionRun, StageResult
+
+    result = StageResult(
+        "generate",
+        "t",
+        outcome="budget_stopped",
+        conditions=[ConditionRun("c", "c-slug", planned=20)],
+        held_open=7,
+    )
+    buffer = io.StringIO()
+    render_stage(result, Console(file=buffer, width=200))
+    assert (
+        "stopped by max_usd: 13 cells were not run and stay missing (not failed), "
+        "7 more are in open batches" in buffer.getvalue()
+    )

@@ -196,6 +196,9 @@ def _finish(state: BatchRun) -> None:
             "saving_usd": state.saving_usd,
         }
     _left_missing(state)
+    result.held_open = sum(
+        key in state.cells for s in state.waiting for key in s.requests
+    )
     if (state.stopped or signals.stop_requested()) and state.waiting:
         result.outcome = (
             "interrupted" if result.outcome == "completed" else (result.outcome)
