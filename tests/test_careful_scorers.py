@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from itemeval.scorers import ScoreContext, score_solution
+from tests import careful_cases_fifth as fifth
 from tests import careful_cases_fourth as fourth
 from tests import careful_cases_second as second
 from tests import careful_cases_third as third
@@ -90,3 +91,19 @@ def test_tables_written_apart_agreement_and_no_wrong_credit(table, scorer, cases
                 str(target), choices=tuple(choices[0] or ()) if choices else ()
             )
             assert score_solution(scorer, None, reply, context).score is None, reply
+
+
+@pytest.mark.parametrize(
+    ("scorer", "cases"),
+    [("numeric", fifth.NUMERIC), ("exact_match", fifth.EXACT_MATCH)],
+    ids=["numeric", "exact_match"],
+)
+def test_the_fifth_table_written_apart_is_read_as_a_human_reads_it(scorer, cases):
+    """Every case but the documented misses (tests/careful_cases_fifth.py) agrees
+    with the human."""
+    for reply, target, human in cases:
+        verdict = score_solution(scorer, None, reply, ScoreContext.of(str(target)))
+        credited = verdict.score == 1.0
+        if reply in fifth.KNOWN_MISSES:
+            continue
+        assert credited == (human == 1.0), (reply, target, verdict)

@@ -77,6 +77,16 @@ _NEGATED = lazy_pattern(
     r"\b(?:not|rather\s+than|instead\s+of)\s+[-−]?\$?\d[\d,.]*", re.IGNORECASE
 )
 _ASIDE = lazy_pattern(r"\s\(([^()]*)\)")
+_COMPARED = lazy_pattern(
+    r"(?:[,;]|\s[-–—])\s*(?:(?:which|that)(?:\s+is|['’]s)\s+)?"
+    r"(?:(?:down|up)\s+from\b|compared\s+(?:to|with)\b|versus\b|vs\.?\s"
+    r"|(?:[-−]?\$?\d[\d,.]*%?\s*(?:[a-z]+\s+)?)?(?:more|less|fewer|greater|smaller"
+    r"|higher|lower|bigger)\s+than\b"
+    r"|[-−]?\d[\d,.]*\s+times\b).*\Z",
+    re.IGNORECASE | re.DOTALL,
+)
+"""A clause after the answer that relates it to other numbers: "40 marbles, 2 fewer
+than the 42 needed", "41, which is 1 less than 42", "12 - that's 3 more than 9"."""
 _OPERATOR_ONLY = lazy_pattern(r"\s*[-+*/×÷]\s*")
 _WORDS = {
     word: n
@@ -251,15 +261,23 @@ def read_answer_number(text: str, *, marked: bool) -> tuple[str, float] | None:
     of an unevaluated expression.
     """
     text = normalise_math(text)
+    if (word := _number_word(text)) is not None:  # the whole answer: "Forty-two."
+        return word
     if marked:
         text = _focus(text)
         if (word := _number_word(text)) is not None:
             return word
     else:
         text = _NEGATED.sub(" ", text)
-    numbers = _numbers(text, _NUMBER_MARKED if marked else _NUMBER_WHOLE)
+    pattern = _NUMBER_MARKED if marked else _NUMBER_WHOLE
+    numbers = _numbers(text, pattern)
     if not numbers:
         return None
+    compared = _COMPARED.search(text)
+    if compared is not None and _numbers(text[: compared.start()], pattern):
+        # the answer comes before a clause comparing it with other numbers
+        text = text[: compared.start()]
+        numbers = _numbers(text, pattern)
     start, end, raw, value = numbers[-1]
     if len(numbers) > 1:
         previous = numbers[-2]

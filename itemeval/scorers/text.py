@@ -37,6 +37,13 @@ _COPULA = re.compile(
     r"\s+(?P<answer>[^\s].{0,60}?)\s*[.!]?\s*\Z",
     re.IGNORECASE,
 )  # a reply ending "The capital of Japan is Tokyo."
+_REPORTED = re.compile(
+    r"\b(?:think|thinks|thought|believe|believes|believed|assume|assumes|assumed|"
+    r"say|says|said|claim|claims|claimed|mistake|mistakes|mistaken|confuse|confuses|"
+    r"confused|guess|guesses)\b",
+    re.IGNORECASE,
+)
+"""A last sentence that reports what someone believes, not what the reply answers."""
 _HEDGED = re.compile(
     r"^(?:either\s+)?\S.*?(?:\s+or\s+|,?\s+(?:possibly|maybe|perhaps|probably)\s+)\S",
     re.IGNORECASE,
@@ -58,11 +65,15 @@ def _unwrap(text: str) -> str:
     return text
 
 
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'"})
+"""Typographic apostrophes as the ASCII one: "O’Brien" is "O'Brien"."""
+
+
 def normalise_text(text: str) -> str:
-    """Compatibility forms folded (NFKC: "Ｐａｒｉｓ", "H₂O"), wrappers and end
-    punctuation gone, whitespace runs collapsed, case folded, a leading article
-    dropped."""
-    folded = unicodedata.normalize("NFKC", text)
+    """Compatibility forms folded (NFKC: "Ｐａｒｉｓ", "H₂O"), typographic apostrophes
+    made plain, wrappers and end punctuation gone, whitespace runs collapsed, case
+    folded, a leading article dropped."""
+    folded = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
     collapsed = " ".join(_unwrap(" ".join(folded.split())).split()).casefold()
     return _unwrap(_LEADING_ARTICLE.sub("", collapsed))  # "the **Sahara**"
 
@@ -102,6 +113,9 @@ def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
         )
     if normalise_text(answer) == expected:
         return ScoreResult(score=1.0, answer=answer)
+    polar = _polar(answer, expected)
+    if polar is not None:
+        return polar
     if not found.marked:
         return _unmarked(answer, expected)
     try:
@@ -119,13 +133,49 @@ def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
     )
 
 
+_POLAR = {"yes", "no", "true", "false"}
+_LEADING_POLAR = re.compile(
+    r"^\W*(yes|no|true|false)\b(?:\s*[,.;:!—–-]|\s+because\b|\s+since\b|\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _polar(answer: str, expected: str) -> ScoreResult | None:
+    """A yes/no (true/false) target against an answer of one sentence that opens
+    with the word and gives a reason: "No, it is not.", "Yes, because 17 is prime."
+    None when that is not the case (the usual rules apply)."""
+    if expected not in _POLAR or "\n" in answer.strip():
+        return None
+    if len([s for s in re.split(r"(?<=[.!?])\s+", answer.strip()) if s]) > 1:
+        return None
+    lead = _LEADING_POLAR.match(answer)
+    if lead is None:
+        return None
+    words = set(re.findall(r"\b(yes|no|true|false)\b", answer.casefold()))
+    if len(words & (_POLAR - {"true", "false"})) > 1:  # "Yes and no."
+        return failed("ambiguous_answer", answer, "the answer says both yes and no")
+    said = lead[1].casefold()
+    return ScoreResult(score=1.0 if said == expected else 0.0, answer=lead[1])
+
+
 def _unmarked(reply: str, expected: str) -> ScoreResult:
-    """A reply that marks no answer: its last sentence may state it ("… is Tokyo.");
-    an unsure one is ambiguous."""
+    """A reply that marks no answer: a one-line answer may carry an aside or ", not
+    X" ("Paris (France)"); else its last sentence may state it ("… is Tokyo."); an
+    unsure one is ambiguous."""
     if sounds_unsure(reply):
         return failed("ambiguous_answer", reply, "the reply is not sure of its answer")
+    if "\n" not in reply.strip():
+        try:
+            if normalise_text(read_text_answer(reply)) == expected:
+                return ScoreResult(score=1.0, answer=reply)
+        except Ambiguous:
+            return failed(
+                "ambiguous_answer", reply, "the answer offers more than one answer"
+            )
     last_sentence = re.split(r"(?<=[.!?])\s+|\n", reply.strip())[-1]
     stated = _COPULA.search(last_sentence)
+    if stated is not None and _REPORTED.search(last_sentence[: stated.start()]):
+        stated = None  # "Many people think it is Sydney." states no answer
     if stated is not None and normalise_text(stated["answer"]) == expected:
         return ScoreResult(score=1.0, answer=stated["answer"])
     if (
