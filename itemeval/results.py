@@ -113,7 +113,9 @@ def _study_results(
     chosen_ids = _chosen(study, options)
     if chosen_ids is not None:
         frame = frame[frame["item_id"].isin(chosen_ids)]
-    items = item_scores(frame, options.reducer)
+    items = item_scores(frame, options.reducer, scales)
+    if stats.is_passing(options.reducer):  # shares of correct replications: 0 to 1
+        scales = {grade_id: (0.0, 1.0) for grade_id in scales}
     cells = _cells(frame, items, study.generate, grade, options, scales)
     facets = cell_facets(study.generate)
     names = {gen_id: cell_name(levels) for gen_id, levels in facets.items()}
@@ -286,9 +288,14 @@ def graded_frame(study: Study, grade: list[GradeCondition]) -> pd.DataFrame:
 _KEYS = ("gen_condition_id", "grade_condition_id", "item_id")
 
 
-def item_scores(frame: pd.DataFrame, reducer: str) -> pd.DataFrame:
+def item_scores(
+    frame: pd.DataFrame,
+    reducer: str,
+    scales: dict[str, Bounds | None] | None = None,
+) -> pd.DataFrame:
     """One score per (generate condition, grade condition, item): its graded
-    replications reduced."""
+    replications reduced; a replication is correct at the top of its grade
+    condition's scale (`scales`, grade_scales; 1 without)."""
     scored = frame[frame["status"] == "scored"]
     keys = ["gen_condition_id", "grade_condition_id", "item_id"]
     if scored.empty:
@@ -296,9 +303,16 @@ def item_scores(frame: pd.DataFrame, reducer: str) -> pd.DataFrame:
     if reducer == "mean":
         reduced = scored.groupby(keys, sort=False)["score"].mean()
     else:
-        reduced = scored.groupby(keys, sort=False)["score"].agg(
-            lambda s: stats.reduce_item(s.to_numpy(), reducer)
-        )
+        parts = []
+        for grade_id, group in scored.groupby("grade_condition_id", sort=False):
+            scale = (scales or {}).get(grade_id)
+            top = scale[1] if scale else 1.0
+            parts.append(
+                group.groupby(keys, sort=False)["score"].agg(
+                    lambda s, top=top: stats.reduce_item(s.to_numpy(), reducer, top)
+                )
+            )
+        reduced = pd.concat(parts)
     return reduced.reset_index()
 
 

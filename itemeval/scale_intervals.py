@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .lazy import lazy_import
-from .stats import LEVEL, NAN, Interval, is_binary, observed, wilson_interval
+from .stats import LEVEL, NAN, Interval, is_binary, observed
 
 special = lazy_import("scipy.special")  # loaded at its first use
 
@@ -50,15 +50,16 @@ def bounded_interval(
     n = len(x)
     if n == 0:
         return Interval(0, NAN, NAN, NAN, NAN, "wilson")
-    if is_binary(x):  # clipped: the textbook formula can miss 0 by 1e-17
-        plain = wilson_interval(x, level)
-        low, high = _wilson(plain.mean, n, level)
-        return Interval(n, plain.mean, plain.se, low, high, "wilson")
+    se = float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else NAN
+    if is_binary(x) and bounds in (None, (0.0, 1.0)):
+        # clipped: the textbook formula can miss 0 by 1e-17
+        mean = float(x.mean())
+        low, high = _wilson(mean, n, level)
+        return Interval(n, mean, se, low, high, "wilson")
     low, high = bounds or scale_of(x)
     if x.min() < low or x.max() > high:
         raise ValueError(f"scores outside their scale [{low}, {high}]")
     mean = float(x.mean())
-    se = float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else NAN
     width = high - low
     p = (mean - low) / width if width > 0 else 0.5
     variance = float(((x - low) / width).var()) if width > 0 else 0.0
@@ -69,10 +70,11 @@ def bounded_interval(
 
 
 def _effective_n(n: int, p: float, variance: float) -> float:
-    """n p(1-p)/s², the size of a 0/1 sample as variable as these scores; infinite
-    when every score is the same (the interval is that score)."""
+    """n p(1-p)/s², the size of a 0/1 sample as variable as these scores. Identical
+    scores show no spread to estimate: n itself, the interval of a 0/1 sample with
+    that share (one item, or twelve all scored the scale's floor, is no certainty)."""
     if variance <= 0.0:
-        return math.inf
+        return float(n)
     return n * p * (1.0 - p) / variance
 
 

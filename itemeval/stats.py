@@ -91,8 +91,8 @@ def is_binary(values: np.ndarray) -> bool:
 def wilson_interval(
     values: Sequence[float] | np.ndarray, level: float = LEVEL
 ) -> Interval:
-    """Wilson score interval for the share of 1s among 0/1 values; SE is the binomial
-    sqrt(p(1-p)/n)."""
+    """Wilson score interval for the share of 1s among 0/1 values; SE is s/√n, as
+    every cell's (README "Results")."""
     x = observed(values)
     n = len(x)
     if n == 0:
@@ -106,9 +106,8 @@ def wilson_interval(
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return Interval(
-        n, p, math.sqrt(p * (1 - p) / n), centre - half, centre + half, "wilson"
-    )
+    se = float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else NAN
+    return Interval(n, p, se, centre - half, centre + half, "wilson")
 
 
 def bootstrap_interval(
@@ -207,9 +206,19 @@ def parse_reducer(spec: str) -> tuple[str, int | None]:
     )
 
 
-def correct(values: np.ndarray) -> np.ndarray:
-    """A replication counts as correct when its score is full credit (1.0 or more)."""
-    return values >= 1.0
+PASSING = ("pass_at", "at_least", "majority")
+"""Reducers that count correct replications: their item scores are 0/1 shares."""
+
+
+def correct(values: np.ndarray, top: float = 1.0) -> np.ndarray:
+    """A replication counts as correct when its score is full credit: the top of its
+    grade condition's scale (1 on a 0/1 scale; 3 of a 0-3 criteria sum)."""
+    return values >= top
+
+
+def is_passing(reducer: str) -> bool:
+    """Whether the reducer's item scores are 0/1 (or a share), whatever the scale."""
+    return parse_reducer(reducer)[0] in PASSING
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -222,19 +231,21 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
 
 
-def reduce_item(values: Sequence[float] | np.ndarray, reducer: str) -> float:
+def reduce_item(
+    values: Sequence[float] | np.ndarray, reducer: str, top: float = 1.0
+) -> float:
     """One item's score from its graded replications (missing ones dropped); NaN when
-    none was graded."""
+    none was graded. `top`: full credit on the scores' scale (see `correct`)."""
     name, k = parse_reducer(reducer)
     x = observed(values)
     if len(x) == 0:
         return NAN
     if name == "pass_at":
-        return pass_at_k(len(x), int(correct(x).sum()), int(k))
+        return pass_at_k(len(x), int(correct(x, top).sum()), int(k))
     if name == "at_least":
-        return float(correct(x).sum() >= int(k))
+        return float(correct(x, top).sum() >= int(k))
     if name == "majority":
-        return float(correct(x).mean() > 0.5)
+        return float(correct(x, top).mean() > 0.5)
     if name == "mode":
         levels, counts = np.unique(x, return_counts=True)
         return float(

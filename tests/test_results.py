@@ -369,3 +369,36 @@ def test_by_criterion_on_a_study_without_criteria_says_why_it_is_empty(study, ca
     )
     shown = " ".join(capsys.readouterr().out.split())
     assert "--by criterion: no grade of this study scores criteria yet" in shown
+
+
+def test_passing_reducers_count_full_credit_on_the_scale_and_stay_in_zero_one(
+    tmp_path, capsys
+):
+    """A criteria judge scores 0-3: majority counts a replication correct only at 3,
+    and the share's interval lies in [0, 1] (it was rescaled on 0-3 and reached past
+    1)."""
+    rubric = (Path(__file__).parent.parent / "rubrics" / "criteria.md").read_text()
+    config = base_config(
+        solvers__models=["itemeval/arith-good"],
+        facets__replications=3,
+        facets__scorer=None,
+        facets__grader=["j"],
+        facets__rubric=["r"],
+        graders={"j": {"model": "itemeval/judge"}},
+    )
+    path = write_study(tmp_path, config, rubric=rubric)
+    for stage in ("generate", "grade"):
+        assert main([stage, str(path), "--yes", "--display", "none"]) == 0
+    grades = pd.read_parquet(tmp_path / "studies" / "t" / "grades.parquet")
+    scored = grades[grades["status"] == "scored"] if "status" in grades else grades
+    scored = scored[scored["score"].notna()]
+    top = scored["score"].max()
+    assert top > 1  # a 0-3 sum
+    expected = (
+        scored.groupby("item_id")["score"].apply(lambda s: (s >= top).mean() > 0.5)
+    ).mean()
+    capsys.readouterr()
+    assert main(["results", str(path), "--json", "--reducer", "majority"]) == 0
+    (cell,) = json.loads(capsys.readouterr().out)["cells"]
+    assert cell["mean"] == pytest.approx(expected)
+    assert 0.0 <= cell["ci_low"] <= cell["mean"] <= cell["ci_high"] <= 1.0

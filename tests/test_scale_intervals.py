@@ -35,10 +35,7 @@ def test_intervals_stay_on_the_scale_and_equal_statsmodels_wilson(values, scale)
     variance = ((x - low) / (high - low)).var()
     binary = stats.is_binary(x)
     n_eff = len(x) if binary or variance == 0 else len(x) * p * (1 - p) / variance
-    if variance == 0 and not binary:
-        expected = (p, p)
-    else:
-        expected = proportion_confint(p * n_eff, n_eff, alpha=0.05, method="wilson")
+    expected = proportion_confint(p * n_eff, n_eff, alpha=0.05, method="wilson")
     assert math.isclose(interval.ci_low, low + expected[0] * (high - low), abs_tol=1e-9)
     assert math.isclose(
         interval.ci_high, low + expected[1] * (high - low), abs_tol=1e-9
@@ -144,3 +141,36 @@ def test_a_criterion_s_interval_is_on_the_values_it_was_given():
     )
     own = bounded_interval(np.array([0.0, 1.5, 1.0, 0.5]))
     assert own.ci_high != pytest.approx(expected.ci_high)
+
+
+def test_zero_one_scores_on_a_wider_scale_get_an_interval_inside_that_scale():
+    """Twelve items all scored 1 by a 1-5 grader: the floor of its scale, not a 0/1
+    share; the interval is the bounded one on [1, 5] (a 0/1 Wilson interval reached
+    0.758, below the floor)."""
+    x = np.ones(12)
+    interval = bounded_interval(x, (1.0, 5.0))
+    assert interval.method == "wilson_bounded" and interval.ci_low == 1.0
+    share = proportion_confint(0, 12, alpha=0.05, method="wilson")
+    assert math.isclose(interval.ci_high, 1.0 + 4.0 * share[1], abs_tol=1e-9)
+
+
+@pytest.mark.parametrize("values", [[0.5], [3.0, 3.0, 3.0]])
+def test_identical_scores_are_no_certainty(values):
+    """One item, or items all scored alike, show no spread to estimate: n_eff = n,
+    the interval of a 0/1 sample with that share, never a zero-width one."""
+    x = np.asarray(values)
+    scale = (0.0, 1.0) if x.max() <= 1 else (1.0, 5.0)
+    interval = bounded_interval(x, scale)
+    assert interval.ci_high - interval.ci_low > 0.3
+    p = (x.mean() - scale[0]) / (scale[1] - scale[0])
+    share = proportion_confint(p * len(x), len(x), alpha=0.05, method="wilson")
+    width = scale[1] - scale[0]
+    assert math.isclose(interval.ci_low, scale[0] + share[0] * width, abs_tol=1e-9)
+
+
+def test_the_standard_error_is_s_over_root_n_whatever_the_interval():
+    x = np.array([1.0] * 15 + [0.0] * 5)
+    expected = x.std(ddof=1) / math.sqrt(len(x))
+    assert math.isclose(bounded_interval(x).se, expected)
+    assert math.isclose(stats.wilson_interval(x).se, expected)
+    assert math.isclose(stats.t_interval(x).se, expected)

@@ -388,3 +388,22 @@ def test_average_ranks_are_scipys_rankdata(values):
     from itemeval.agreement_stats import average_ranks
 
     assert list(average_ranks(np.array(values))) == list(sps.rankdata(values))
+
+
+@pytest.mark.parametrize(
+    ("scores", "reducer", "top", "expected"),
+    [
+        ([3, 1, 3], "majority", 3.0, 1.0),  # two of three at full credit
+        ([3, 1, 1], "majority", 3.0, 0.0),  # 1 of 3 is no pass on a 0-3 sum
+        ([1, 1, 1], "majority", 5.0, 0.0),  # the floor of a 1-5 scale
+        ([1, 0, 1], "majority", 1.0, 1.0),
+        ([3, 2, 1, 3], "at_least:2", 3.0, 1.0),
+        ([3, 2, 1, 2], "at_least:2", 3.0, 0.0),
+        ([3, 0, 0], "pass@1", 3.0, 1 / 3),
+    ],
+)
+def test_a_replication_is_correct_at_the_top_of_its_scale(
+    scores, reducer, top, expected
+):
+    got = stats.reduce_item(np.asarray(scores, dtype=float), reducer, top)
+    assert math.isclose(got, expected)
