@@ -97,15 +97,33 @@ def _read_json(path: Path) -> list[dict[str, Any]]:
 
 def _read_csv(path: Path) -> list[dict[str, Any]]:
     with io.StringIO(_dataset_text(path), newline="") as handle:
-        reader = csv.DictReader(handle)
+        # strict: a quote never closed is an error, not a field that swallows every
+        # line after it
+        reader = csv.DictReader(handle, strict=True)
         rows = []
-        for row in reader:
-            if None in row:
-                raise ConfigError(
-                    f"{path}: line {reader.line_num}: more fields than the header has"
-                )
-            rows.append(dict(row))
+        try:
+            for row in reader:
+                rows.append(_csv_row(path, reader, row))
+        except csv.Error as exc:
+            raise ConfigError(
+                f"{path}: line {reader.line_num}: not valid CSV ({exc}); a quoted "
+                'field must end with a quote (a quote inside one is written "")'
+            ) from None
     return rows
+
+
+def _csv_row(path: Path, reader: csv.DictReader, row: dict) -> dict[str, Any]:
+    if None in row:
+        raise ConfigError(
+            f"{path}: line {reader.line_num}: more fields than the header has"
+        )
+    if any(value is None for value in row.values()):
+        missing = [name for name, value in row.items() if value is None]
+        raise ConfigError(
+            f"{path}: line {reader.line_num}: fewer fields than the header has "
+            f"(no {', '.join(missing)})"
+        )
+    return dict(row)
 
 
 def _read_parquet(path: Path) -> list[dict[str, Any]]:

@@ -136,6 +136,42 @@ def test_csv_row_with_extra_fields_names_the_line(tmp_path):
         load_study(path)
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (  # too few fields: the target and metadata would be silently empty
+            "qid,question,answer,difficulty\na,What is 1+1?,2,e\nb,What is 2+2?\n",
+            "line 3: fewer fields than the header has (no answer, difficulty)",
+        ),
+        (  # a quote never closed would swallow every line after it
+            "qid,question,answer,difficulty\na,What is 1+1?,2,e\n"
+            'b,"What is 2+2?,4,e\nc,What is 3+3?,6,e\nd,What is 4+4?,8,e\n',
+            "not valid CSV (unexpected end of data)",
+        ),
+    ],
+    ids=["short-row", "unclosed-quote"],
+)
+def test_a_malformed_csv_names_the_file_and_line(tmp_path, text, message):
+    path = write_study(
+        tmp_path, base_config(benchmark__datasets=[{"id": "data/x.csv"}])
+    )
+    (tmp_path / "data" / "x.csv").write_text(text)
+    with pytest.raises(ConfigError, match="x.csv: line") as raised:
+        load_study(path)
+    assert message in str(raised.value)
+
+
+def test_a_quoted_csv_field_may_span_lines(tmp_path):
+    path = write_study(
+        tmp_path, base_config(benchmark__datasets=[{"id": "data/x.csv"}])
+    )
+    (tmp_path / "data" / "x.csv").write_text(
+        'qid,question,answer,difficulty\na,"What is\n1+1?",2,e\nb,"Say ""hi""",2,e\n'
+    )
+    items = load_study(path).items
+    assert [i.input for i in items] == ["What is\n1+1?", 'Say "hi"']
+
+
 # ---- the Hugging Face adapter, with the Hub faked (no network here)
 # ----------------------------
 
