@@ -15,6 +15,7 @@ import pandas as pd
 
 from . import report_headline, report_plots
 from .cascade_counts import settled
+from .errors import StoreError
 from .pairwise_report import pairwise_section
 from .report_html import _e, _num, _table, svg
 from .report_intervals import STYLE as _INTERVAL_STYLE
@@ -27,6 +28,7 @@ from .state import shared_states
 from .status import StatusReport, study_status
 from .store import mirror, read_store
 from .study import Study
+from .textfiles import write_named
 
 _STYLE = (  # the report's stylesheet
     "\n"
@@ -83,11 +85,28 @@ def write_report(study: Study, out: Path | None = None) -> ReportResult:
         sections = _sections(study, results, study_status(study), metadata, frame)
     stamp = datetime.now(timezone.utc)
     name = f"{study.config.study}-{stamp.strftime('%Y%m%dT%H%M%SZ')}.html"
-    path = out or study.paths.root / "reports" / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(_document(study, sections, stamp), encoding="utf-8")
+    page = _document(study, sections, stamp)
+    if out is not None:
+        write_named(out, lambda p: p.write_text(page, encoding="utf-8"), "--out")
+        path = out
+    else:
+        path = study.paths.root / "reports" / name
+        _write_in_study(path, page)
     shared = mirror.beside_the_study(study.paths, [path] if out is None else [])
     return ReportResult(path, [key for key, _ in sections], next(iter(shared), None))
+
+
+def _write_in_study(path: Path, page: str) -> None:
+    """The report in the study's reports/ folder; a study dir that cannot be written
+    is a StoreError as other commands give it."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise StoreError(
+            f"cannot write the report in {path.parent}: {exc.strerror or exc}; check "
+            "output_dir, or name another file with --out"
+        ) from None
 
 
 def _document(study: Study, sections: list[tuple[str, str]], stamp: datetime) -> str:

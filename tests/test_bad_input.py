@@ -309,3 +309,38 @@ def test_a_csv_with_a_utf8_byte_order_mark_reads_its_first_column(tmp_path, caps
     assert main(["generate", str(path), "--yes", "--json"]) == 0, capsys.readouterr()
     items = pd.read_parquet(tmp_path / "studies" / "t" / "items.parquet")
     assert sorted(items["item_id"]) == ["q1", "q2"]
+
+
+def test_a_csv_or_report_path_that_cannot_be_written_is_named_not_a_traceback(
+    tmp_path, capsys
+):
+    path = write_study(tmp_path)
+    assert main(["generate", str(path), "--yes", "--display", "none"]) == 0
+    assert main(["grade", str(path), "--yes", "--display", "none"]) == 0
+    capsys.readouterr()
+    assert main(["results", str(path), "--csv", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"--csv {tmp_path}: that is a directory" in err and "Traceback" not in err
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert main(["results", str(path), "--csv", str(blocker / "cells.csv")]) == 2
+    assert "cannot write it" in capsys.readouterr().err
+    made = tmp_path / "new" / "cells.csv"  # a folder that is missing is made
+    assert main(["results", str(path), "--csv", str(made)]) == 0
+    assert made.read_text().startswith("gen_condition_id,")
+    capsys.readouterr()
+    assert main(["report", str(path), "--out", str(tmp_path), "--json"]) == 2
+    error = json.loads(capsys.readouterr().out)
+    assert "--out" in error["error"]["message"] and "directory" in error["error"]["message"]
+
+
+def test_a_report_in_a_study_dir_that_cannot_be_made_is_a_message(tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    path = write_study(tmp_path, base_config(output_dir=str(blocker / "studies")))
+    capsys.readouterr()
+    code = main(["report", str(path), "--json"])
+    out = capsys.readouterr().out
+    assert code == 1 and "Traceback" not in out
+    error = json.loads(out)["error"]
+    assert "cannot write the report in" in error["message"]

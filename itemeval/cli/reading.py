@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from ..errors import ConfigError
+from ..textfiles import write_named
 from .app import _study, app
 from .options import (
     BaseDir,
@@ -249,7 +250,8 @@ def _results_data(
         # the header even without a cell (a study of pairwise judges only)
         columns = [f.name for f in dataclasses.fields(Cell)]
         frame = pd.DataFrame(data["cells"])
-        frame.reindex(columns=list(frame.columns) or columns).to_csv(csv, index=False)
+        frame = frame.reindex(columns=list(frame.columns) or columns)
+        write_named(csv, lambda path: frame.to_csv(path, index=False), "--csv")
     if items:
         data = _item_analysis(study, data, csv, options.ids)
     return with_sequential(study, data)
@@ -360,7 +362,8 @@ def _item_analysis(
     if ids:  # --items ID as well: those items' rows (the analysis uses every item)
         rows = [row for row in rows if row["item_id"] in ids]
     if csv is not None:
-        items_frame(rows).to_csv(csv, index=False)
+        frame = items_frame(rows)
+        write_named(csv, lambda path: frame.to_csv(path, index=False), "--csv")
     return {**data, "items": rows}
 
 
