@@ -117,7 +117,8 @@ def render_stage(result: StageResult, console: Console, *, ids: bool = False) ->
             f"recovered {rows} {store} rows from the journal of an interrupted run"
         )
     for note in data["notes"]:
-        console.print(note, markup=False, highlight=False)
+        if note not in result.told:  # shown before the run already
+            console.print(note, markup=False, highlight=False)
     totals = data["totals"]
     if totals["planned"] == 0 and data["outcome"] == "completed":
         console.print(

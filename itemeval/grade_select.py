@@ -55,6 +55,7 @@ def _judges(
     grade: list[GradeCondition], graders: tuple[str, ...], rubrics: tuple[str, ...]
 ) -> list[GradeCondition]:
     """The judge conditions --grader and --rubric name; refuses when none is."""
+    everything = grade
     grade = [
         c
         for c in grade
@@ -63,11 +64,21 @@ def _judges(
         and (not rubrics or (c.rubric is not None and c.rubric.ref in rubrics))
     ]
     if not grade:
-        raise ConfigError(
-            f"no judge condition matches --grader {list(graders)} "
-            f"--rubric {list(rubrics)}"
+        asked = " ".join(
+            [*(f"--grader {g}" for g in graders), *(f"--rubric {r}" for r in rubrics)]
         )
+        raise ConfigError(f"no judge condition matches {asked}; {_known(everything)}")
     return grade
+
+
+def _known(grade: list[GradeCondition]) -> str:
+    """The graders and rubrics the study has, for a message."""
+    graders = sorted({c.grader_name for c in grade if c.grader_name})
+    rubrics = sorted({c.rubric.ref for c in grade if c.rubric is not None})
+    return (
+        f"the study's graders: {', '.join(graders) or 'none'}; its rubrics: "
+        f"{', '.join(rubrics) or 'none'}"
+    )
 
 
 def _graded_by(condition: GradeCondition, names: list[str] | tuple[str, ...]) -> bool:

@@ -98,6 +98,8 @@ class StageResult:
     estimate: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     manifest: str | None = None
+    told: set[str] = field(default_factory=set)
+    """Notes already shown on the terminal before the run (the summary skips them)."""
     held_open: int = 0
     """Planned cells an open provider batch still holds when the run ends: submitted
     and paid for, neither run nor missing."""

@@ -108,6 +108,7 @@ class Run:
         self.result.notes.extend(notes)
         for note in notes if tell is not None else []:
             tell(note)
+            self.result.told.add(note)
         check_gate(
             estimate,
             confirm_above=self.setting.confirm_above_usd,

@@ -4,6 +4,7 @@ named, nothing written."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pandas as pd
 import pytest
@@ -344,3 +345,29 @@ def test_a_report_in_a_study_dir_that_cannot_be_made_is_a_message(tmp_path, caps
     assert code == 1 and "Traceback" not in out
     error = json.loads(out)["error"]
     assert "cannot write the report in" in error["message"]
+
+
+def test_a_cap_warning_is_shown_once_and_kept_in_the_json(tmp_path, capsys):
+    path = write_study(tmp_path)
+    capsys.readouterr()
+    assert main(["generate", str(path), "--yes", "--max-usd", "0.000001"]) == 4
+    err = capsys.readouterr().err
+    assert err.count("exceeds max_usd") == 1, err
+    shutil.rmtree(tmp_path / "studies", ignore_errors=True)
+    code = main(["generate", str(path), "--yes", "--max-usd", "0.000001", "--json"])
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert code == 4 and any("exceeds max_usd" in note for note in notes)
+
+
+def test_an_unknown_rubric_for_grade_names_the_study_s_rubrics(tmp_path, capsys):
+    config = base_config(
+        facets__grader=["j"],
+        facets__rubric=["r"],
+        graders={"j": {"model": "itemeval/judge"}},
+    )
+    path = write_study(tmp_path, config)
+    capsys.readouterr()
+    assert main(["grade", str(path), "--rubric", "nosuch", "--yes"]) == 2
+    err = capsys.readouterr().err
+    assert "no judge condition matches --rubric nosuch" in err
+    assert "the study's graders: j; its rubrics: r" in err and "[" not in err
