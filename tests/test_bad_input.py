@@ -331,8 +331,8 @@ def test_a_csv_or_report_path_that_cannot_be_written_is_named_not_a_traceback(
     assert made.read_text().startswith("gen_condition_id,")
     capsys.readouterr()
     assert main(["report", str(path), "--out", str(tmp_path), "--json"]) == 2
-    error = json.loads(capsys.readouterr().out)
-    assert "--out" in error["error"]["message"] and "directory" in error["error"]["message"]
+    message = json.loads(capsys.readouterr().out)["error"]["message"]
+    assert "--out" in message and "directory" in message
 
 
 def test_a_report_in_a_study_dir_that_cannot_be_made_is_a_message(tmp_path, capsys):
