@@ -102,12 +102,14 @@ def krippendorff_alpha_interval(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def threshold_confusion(
-    a: np.ndarray, b: np.ndarray, threshold: float
+    a: np.ndarray, b: np.ndarray, threshold: float, threshold_b: float | None = None
 ) -> dict[str, int]:
-    """Counts of (a >= threshold, b >= threshold) on the solutions both scored."""
+    """Counts of (a >= threshold, b >= threshold_b) on the solutions both scored
+    (`threshold_b` defaults to `threshold`)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     both = ~(np.isnan(a) | np.isnan(b))
-    pa, pb = a[both] >= threshold, b[both] >= threshold
+    cut_b = threshold if threshold_b is None else threshold_b
+    pa, pb = a[both] >= threshold, b[both] >= cut_b
     return {
         "both_pass": int((pa & pb).sum()),
         "a_only": int((pa & ~pb).sum()),

@@ -105,7 +105,9 @@ def _agreement_row(r: AgreementRow, slugs: dict[str, str]) -> list[object]:
         *(_num(r.exact), _num(r.spearman)),
         *(_num(r.kappa_quadratic), _num(r.alpha_interval)),
         f"{_num(r.bias)} [{_num(r.bias_ci_low)}, {_num(r.bias_ci_high)}]",
-        _num(r.threshold, 2),
+        _num(r.threshold, 2)
+        if r.threshold_b in (None, r.threshold)
+        else f"{_num(r.threshold, 2)} / {_num(r.threshold_b, 2)}",
         *r.confusion.values(),
     ]
 

@@ -135,6 +135,9 @@ class AgreementRow:
     kappa_quadratic: float | None
     alpha_interval: float | None
     threshold: float | None
+    threshold_b: float | None
+    """b's pass mark in `confusion` (a's is `threshold`): each grader's own scale's
+    midpoint by default, so a 0/1 grader beside a 0-3 one can pass at all."""
     confusion: dict[str, int]
     kind_a: str | None
     kind_b: str | None

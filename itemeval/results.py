@@ -225,7 +225,7 @@ def _agreement(
 ) -> list[dict[str, Any]]:
     """Grader agreement, with the human-label figures (human_results) added."""
     wide = scored_wide(frame)
-    rows = agreement(wide, grade, options.threshold)
+    rows = agreement(wide, grade, options.threshold, grade_scales(frame))
     human_results.extend_agreement(rows, wide, grade, seed=options.seed)
     return rows
 

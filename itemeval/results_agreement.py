@@ -17,10 +17,15 @@ from .scorers.registry import is_probability
 
 
 def agreement(
-    wide: pd.DataFrame, grade: list[GradeCondition], threshold: float | None
+    wide: pd.DataFrame,
+    grade: list[GradeCondition],
+    threshold: float | None,
+    scales: dict[str, tuple[float, float] | None] | None = None,
 ) -> list[dict]:
     """Each pair of grade conditions over the solutions both scored; `wide` is
-    `scored_wide` of the graded frame."""
+    `scored_wide` of the graded frame. Each grader passes at `threshold`, else at
+    the midpoint of its own scale (`scales`, grade_scales), else of the scores both
+    gave."""
     rows = []
     for a, b in combinations([c.id for c in grade if c.id in wide.columns], 2):
         x, y = wide[a].to_numpy(dtype=float), wide[b].to_numpy(dtype=float)
@@ -28,21 +33,30 @@ def agreement(
         if result.n == 0:
             continue
         both = ~(np.isnan(x) | np.isnan(y))
-        cut = (
-            threshold
+        shared = _midpoint(np.concatenate([x[both], y[both]]))
+        cut_a, cut_b = (
+            (threshold, threshold)
             if threshold is not None
-            else _midpoint(np.concatenate([x[both], y[both]]))
+            else (_cut(scales, a, shared), _cut(scales, b, shared))
         )
+        if cut_a != cut_b and (scales or {}).get(a) == (scales or {}).get(b):
+            cut_a = cut_b = shared  # one scale: one pass mark
         rows.append(
             {
                 "a": a,
                 "b": b,
                 **asdict(result),
-                "threshold": cut,
-                "confusion": stats.threshold_confusion(x, y, cut),
+                "threshold": cut_a,
+                "threshold_b": cut_b,
+                "confusion": stats.threshold_confusion(x, y, cut_a, cut_b),
             }
         )
     return rows
+
+
+def _cut(scales, grade_id: str, shared: float) -> float:
+    scale = (scales or {}).get(grade_id)
+    return shared if scale is None else float((scale[0] + scale[1]) / 2)
 
 
 def scored_wide(frame: pd.DataFrame) -> pd.DataFrame:

@@ -19,6 +19,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from itemeval import console, results
 from itemeval.cli import main
+from itemeval.records import GradeCondition
 from itemeval.results import ResultsOptions, study_results
 from itemeval.study import load_study
 from tests.helpers import base_config, write_study
@@ -402,3 +403,26 @@ def test_passing_reducers_count_full_credit_on_the_scale_and_stay_in_zero_one(
     (cell,) = json.loads(capsys.readouterr().out)["cells"]
     assert cell["mean"] == pytest.approx(expected)
     assert 0.0 <= cell["ci_low"] <= cell["mean"] <= cell["ci_high"] <= 1.0
+
+
+def test_graders_on_different_scales_each_pass_at_their_own_midpoint():
+    """A 0/1 scorer beside a 0-3 judge: one pass mark of 1.5 for both meant the 0/1
+    grader could never pass; each passes at its own scale's middle."""
+    from itemeval.results_agreement import agreement
+
+    wide = pd.DataFrame(
+        {"s": [1.0, 1.0, 0.0, 1.0, 0.0], "j": [3.0, 2.0, 0.0, 1.0, 1.0]}
+    )
+    grade = [
+        GradeCondition(id=g, slug=g, kind="verifiable", payload={}) for g in ("s", "j")
+    ]
+    (row,) = agreement(wide, grade, None, {"s": (0.0, 1.0), "j": (0.0, 3.0)})
+    assert (row["threshold"], row["threshold_b"]) == (0.5, 1.5)
+    assert row["confusion"] == {
+        "both_pass": 2,
+        "a_only": 1,
+        "b_only": 0,
+        "both_fail": 2,
+    }
+    (same,) = agreement(wide, grade, 2.0, {"s": (0.0, 1.0), "j": (0.0, 3.0)})
+    assert same["threshold"] == same["threshold_b"] == 2.0
