@@ -5,6 +5,7 @@ it nearly is."""
 from __future__ import annotations
 
 import difflib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -109,13 +110,50 @@ def _validate(raw: dict[str, Any], path: Path) -> StudyConfig:
     try:
         return StudyConfig.model_validate(raw)
     except ValidationError as exc:
-        errors = exc.errors()
+        errors = _unions_merged(exc.errors())
         lines = [_describe_error(err)[:400] for err in errors[:_SHOWN_ERRORS]]
         if len(errors) > _SHOWN_ERRORS:
             lines.append(f"… and {len(errors) - _SHOWN_ERRORS:,} more errors")
         raise ConfigError(
             f"{path}: invalid config:\n" + "\n".join(f"  - {line}" for line in lines)
         ) from None
+
+
+_BRANCH = re.compile(
+    r"(?:str|int|float|bool|list|dict|none|constrained-\w+|literal|"
+    r"function-\w+)(?:\[.*\])?"
+)
+"""pydantic's name for one form of a union, the last part of its errors' location."""
+
+
+def _unions_merged(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A value that fits none of a field's forms (a scorer entry written as a mapping
+    where a name or a list goes) is one error saying which forms it could take, not
+    one per form named by pydantic's internal type names."""
+    merged: list[dict[str, Any]] = []
+    branches: dict[tuple, dict[str, Any]] = {}
+    for err in errors:
+        loc = tuple(err["loc"])
+        if len(loc) > 1 and isinstance(loc[-1], str) and _BRANCH.fullmatch(loc[-1]):
+            forms = branches.get(loc[:-1])
+            if forms is None:
+                forms = {**err, "loc": loc[:-1], "type": "union", "forms": []}
+                branches[loc[:-1]] = forms
+                merged.append(forms)
+            forms["forms"].append(_form(err["msg"]))
+            continue
+        merged.append(err)
+    for err in merged:
+        if err.get("type") == "union":
+            err["msg"] = "expected " + " or ".join(dict.fromkeys(err["forms"]))
+    return merged
+
+
+def _form(message: str) -> str:
+    """ "Input should be a valid string" -> "a string"; "Input should be 'study'" ->
+    "'study'"."""
+    text = message.removeprefix("Input should be ").split(",")[0]
+    return text.replace("a valid ", "a ").replace("a boolean", "true or false")
 
 
 _SHOWN_ERRORS = 20

@@ -10,6 +10,7 @@ import pytest
 
 from itemeval.cli import main
 from itemeval.config_load import load_config
+from itemeval.errors import ItemevalError
 from tests.helpers import base_config, write_study
 
 
@@ -240,3 +241,24 @@ def test_the_docstring_check_sees_a_missing_docstring():
         'class A:\n    x: int = 1\n    """Doc."""\n    y: int = 2\n    z: str\n'
     )
     assert documented == {"A": {"x"}}
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (
+            {"facets__scorer": {"name": "numeric", "params": {"rel_tol": 0.1}}},
+            "facets.scorer: expected a string or a list (got {'name': 'numeric'",
+        ),
+        ({"cache": "maybe"}, "cache: expected true or false or 'study' (got 'maybe')"),
+    ],
+)
+def test_a_value_of_no_accepted_form_says_which_forms_it_could_take(
+    tmp_path, overrides, message
+):
+    """Not one line per form in pydantic's type names (facets.scorer.str,
+    facets.scorer.list[union[str,ScorerEntry]])."""
+    with pytest.raises(ItemevalError) as raised:
+        load_config(write_study(tmp_path, base_config(**overrides)))
+    text = str(raised.value)
+    assert message in text and "union[" not in text and "literal[" not in text
