@@ -52,6 +52,11 @@ def load_template(ref: str, kind: Kind, local_dir: Path, *, field: str) -> Templ
         )
     else:
         path = local_dir / f"{ref}.md"
+        if path.is_dir() and "/" not in ref and "\\" not in ref:
+            raise ConfigError(
+                f"{field}: {kind} {ref!r}: {path} is a directory; a {kind} is a "
+                "Markdown file"
+            )
         if "/" in ref or "\\" in ref or not path.is_file():
             raise ConfigError(
                 f"{field}: {kind} {ref!r} not found at {path}; "

@@ -371,3 +371,12 @@ def test_an_unknown_rubric_for_grade_names_the_study_s_rubrics(tmp_path, capsys)
     err = capsys.readouterr().err
     assert "no judge condition matches --rubric nosuch" in err
     assert "the study's graders: j; its rubrics: r" in err and "[" not in err
+
+
+def test_a_prompt_that_is_a_directory_says_so(tmp_path, capsys):
+    path = write_study(tmp_path)
+    (tmp_path / "prompts" / "p.md").unlink()
+    (tmp_path / "prompts" / "p.md").mkdir()
+    assert main(["status", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "prompts/p.md is a directory; a prompt is a Markdown file" in err
