@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 
 from . import report_headline
+from .item_scores import item_scores
 from .report_html import _num, _table, svg
 from .report_intervals import Interval, interval_chart
 from .result_values import AgreementRow, Calibration, ResultsReport
-from .results import item_scores
 from .results_agreement import scored_wide
 from .study import Study
 

@@ -20,6 +20,7 @@ from .cell_names import cell_facets, cell_name, grader_facets
 from .errors import ConfigError
 from .grid import matches
 from .headline import headlines
+from .item_scores import item_scores
 from .plan import choose_items
 from .records import GenerateCondition, GradeCondition
 from .result_values import (
@@ -286,34 +287,6 @@ def graded_frame(study: Study, grade: list[GradeCondition]) -> pd.DataFrame:
 
 
 _KEYS = ("gen_condition_id", "grade_condition_id", "item_id")
-
-
-def item_scores(
-    frame: pd.DataFrame,
-    reducer: str,
-    scales: dict[str, Bounds | None] | None = None,
-) -> pd.DataFrame:
-    """One score per (generate condition, grade condition, item): its graded
-    replications reduced; a replication is correct at the top of its grade
-    condition's scale (`scales`, grade_scales; 1 without)."""
-    scored = frame[frame["status"] == "scored"]
-    keys = ["gen_condition_id", "grade_condition_id", "item_id"]
-    if scored.empty:
-        return pd.DataFrame(columns=[*keys, "score"])
-    if reducer == "mean":
-        reduced = scored.groupby(keys, sort=False)["score"].mean()
-    else:
-        parts = []
-        for grade_id, group in scored.groupby("grade_condition_id", sort=False):
-            scale = (scales or {}).get(grade_id)
-            top = scale[1] if scale else 1.0
-            parts.append(
-                group.groupby(keys, sort=False)["score"].agg(
-                    lambda s, top=top: stats.reduce_item(s.to_numpy(), reducer, top)
-                )
-            )
-        reduced = pd.concat(parts)
-    return reduced.reset_index()
 
 
 def _interval(
