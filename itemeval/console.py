@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from .condition_tables import CONDITION, SPEND, print_table
-from .outcomes import StageResult
+from .outcomes import StageResult, recovered_note
 from .pricing import format_usd as _usd
 from .pricing import total_usd
 from .status_console import render_status, status_dict
@@ -113,9 +113,7 @@ def stage_dict(result: StageResult) -> dict[str, Any]:
 def render_stage(result: StageResult, console: Console, *, ids: bool = False) -> None:
     data = stage_dict(result)
     for store, rows in data["recovered_rows"].items():
-        console.print(
-            f"recovered {rows} {store} rows from the journal of an interrupted run"
-        )
+        console.print(recovered_note(rows, store))
     for note in data["notes"]:
         if note not in result.told:  # shown before the run already
             console.print(note, markup=False, highlight=False)

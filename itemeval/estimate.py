@@ -22,6 +22,7 @@ from .cost import (
 )
 from .grid import generated
 from .judge_grade import judge_prompt
+from .outcomes import recovered_note
 from .paths import StudyPaths
 from .pricing import PriceTable, load_prices
 from .records import GradeCondition, Item
@@ -221,10 +222,7 @@ def _grading(
 
 
 def _recovery_notes(recovered: dict[str, int], pending: int) -> list[str]:
-    notes = [
-        f"recovered {n} {store} rows from the journal of an interrupted run"
-        for store, n in recovered.items()
-    ]
+    notes = [recovered_note(n, store) for store, n in recovered.items()]
     if pending:
         notes.append(
             f"{pending} rows of a running command are not in the stores yet; "

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from . import batch, cache_origins, response_cache
@@ -93,15 +94,15 @@ def shard_cells(
             cells, shard, "condition_id", {c.id: c.model for c in conditions}
         )
     ]
-    done = journaled_keys(
-        paths, shard.tag, "solutions", ("condition_id", "item_id", "epoch")
-    )
-    if done:
+    # every part's rows, not only its own: a shard of another partition (or an
+    # interrupted run) may hold a cell already, paid for
+    done = journaled_keys(paths, "", "solutions", ("condition_id", "item_id", "epoch"))
+    if done and len(cells):
         keep = [
             (c, i, int(e)) not in done
             for c, i, e in zip(cells["condition_id"], cells["item_id"], cells["epoch"])
         ]
-        cells = cells[keep]
+        cells = cells[np.asarray(keep, dtype=bool)]
     return cells.reset_index(drop=True)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from . import plan as planner
@@ -138,8 +139,8 @@ def shard_pending(
     """
     owners = {c.id: c.grader_model or c.scorer for c in grade}
     todo = todo[planner.in_shard(todo, shard, "grade_condition_id", owners)]
-    done = journaled_keys(paths, shard.tag, "grades", GRADE_KEY)
-    if done:
+    done = journaled_keys(paths, "", "grades", GRADE_KEY)  # every part's (generate)
+    if done and len(todo):
         keep = [
             tuple(
                 int(v) if name == "epoch" else v for name, v in zip(GRADE_KEY, values)
@@ -147,5 +148,5 @@ def shard_pending(
             not in done
             for values in zip(*(todo[name] for name in GRADE_KEY))
         ]
-        todo = todo[keep]
+        todo = todo[np.asarray(keep, dtype=bool)]
     return todo.reset_index(drop=True)

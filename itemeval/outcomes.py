@@ -113,3 +113,11 @@ class StageResult:
         if self.outcome == "failed" or any(c.failure for c in self.conditions):
             return EXIT_RUNTIME
         return EXIT_OK
+
+
+def recovered_note(rows: int, store: str) -> str:
+    """What a command says of rows it merged from journal parts it found waiting."""
+    return (
+        f"recovered {rows} {store} rows from journal parts (an interrupted run's, or "
+        "shards' not yet committed)"
+    )

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from . import pairwise, pairwise_plan, plan
@@ -102,10 +103,10 @@ def shard_pending(
     journaled ones."""
     owners = {c.id: c.grader_model or "" for c in conditions}
     todo = todo[plan.in_shard(todo, shard, "grade_condition_id", owners)]
-    done = journaled_keys(paths, shard.tag, STORE, PAIRWISE_KEY)
-    if done:
+    done = journaled_keys(paths, "", STORE, PAIRWISE_KEY)  # every part's (generate)
+    if done and len(todo):
         keys = zip(*(todo[name] for name in PAIRWISE_KEY))
-        todo = todo[[_key(values) not in done for values in keys]]
+        todo = todo[np.asarray([_key(v) not in done for v in keys], dtype=bool)]
     return todo.reset_index(drop=True)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -79,10 +79,11 @@ def shard_of(condition_id: str, item_id: str, count: int) -> int:
     return int(digest[:16], 16) % count
 
 
-def model_shard(model: str, count: int) -> int:
-    """`--shard-by model`: every cell of a model on one shard (one model load per
-    node)."""
-    return int(hashlib.sha256(model.encode()).hexdigest()[:16], 16) % count
+def model_shards(models: Iterable[str], count: int) -> dict[str, int]:
+    """`--shard-by model`: every cell of a model on one shard, the study's models (in
+    order of their ids) dealt to the shards in turn, so N models fill N shards (a hash
+    of each model put two of two on one shard)."""
+    return {model: k % count for k, model in enumerate(sorted(set(models)))}
 
 
 def in_shard(
@@ -91,9 +92,8 @@ def in_shard(
     """Which rows of a cells frame (`condition_column`, item_id) belong to the shard;
     `models` maps condition -> model."""
     if shard.by == "model":
-        owner = frame[condition_column].map(
-            lambda cid: model_shard(models[cid], shard.count)
-        )
+        dealt = model_shards(models.values(), shard.count)
+        owner = frame[condition_column].map(lambda cid: dealt[models[cid]])
     else:
         owner = pd.Series(
             [

@@ -153,7 +153,9 @@ class Run:
         others."""
         if self.cap is not None:
             specs = [with_reply_ceiling(spec) for spec in specs]
-        if self.options.shard is not None:
+        if self.options.shard is not None and self.options.shard.by == "cell":
+            # every shard calls every model: each gets its share of the connections
+            # (by model, a model's cells are all on one shard, which keeps them all)
             count = self.options.shard.count
             specs = [share_connections(spec, count) for spec in specs]
         # Durable batch mode runs apart from inspect (README "Batch mode").

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from . import pairwise_plan, pairwise_results, plan
+from .outcomes import recovered_note
 from .pairwise_grade import state as state_of_pairs
 from .records import GenerateCondition, GradeCondition
 from .recovery import recover_if_idle
@@ -64,10 +65,7 @@ def study_status(study: Study) -> StatusReport:
     """The grid's completion and spend; first recovers a dead run's journal when the
     study is idle."""
     recovered, pending = recover_if_idle(study.paths)
-    notes = [
-        f"recovered {n} {store} rows from the journal of an interrupted run"
-        for store, n in recovered.items()
-    ]
+    notes = [recovered_note(n, store) for store, n in recovered.items()]
     merged = solution_state(study)
     gen_counts = plan.generate_counts(merged, study.config.solvers.on_empty)
     grade = study.grade + graded_extra_judges(study)

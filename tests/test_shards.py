@@ -80,6 +80,58 @@ def test_shard_by_model_keeps_a_models_cells_together():
         assert set(owned).isdisjoint(set(frame[~mask]["condition_id"].map(models)))
 
 
+@pytest.mark.parametrize("count", [2, 3])
+def test_shard_by_model_deals_every_model_a_shard_of_its_own(count):
+    """Two models on two shards: one each (a hash of each put both on one shard)."""
+    frame = cells(4, 10)
+    models = {
+        f"c{c}": ["openai-api/local/m1", "openai-api/local/m2"][c % 2] for c in range(4)
+    }
+    owners = [
+        set(
+            frame[
+                plan.in_shard(
+                    frame, plan.Shard(k, count, "model"), "condition_id", models
+                )
+            ]["condition_id"].map(models)
+        )
+        for k in range(count)
+    ]
+    assert sorted(len(o) for o in owners)[-2:] == [1, 1] and set().union(*owners) == {
+        "openai-api/local/m1",
+        "openai-api/local/m2",
+    }
+
+
+def test_a_shard_of_another_partition_pays_for_no_cell_a_part_holds(tmp_path, capsys):
+    """Shards 0/2 and 1/2 ran, not committed; shard 0/1 (or 0/2 by model) then plans
+    nothing they hold: every cell in any journal part is paid for already."""
+    path = study(tmp_path)
+    for shard in ("0/2", "1/2"):
+        assert main(["generate", str(path), "--shard", shard, "--yes", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["generate", str(path), "--shard", "0/1", "--yes", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["totals"]["planned"] == 0
+    command = ["generate", str(path), "--shard", "0/2", "--shard-by", "model"]
+    assert main([*command, "--yes", "--json"]) == 0  # a KeyError before
+    assert json.loads(capsys.readouterr().out)["totals"]["planned"] == 0
+
+
+def test_a_model_shard_keeps_all_of_its_models_connections(tmp_path, capsys):
+    """By model, a model's cells are all on one shard: its connections are not
+    shared out (by cell, each shard takes its share)."""
+    path = study(tmp_path)
+    for args in (
+        ["--shard", "0/2", "--shard-by", "model"],
+        ["--shard", "1/2", "--shard-by", "model"],
+    ):
+        assert main(["generate", str(path), *args, "--yes", "--json"]) == 0
+    assert main(["commit", str(path)]) == 0
+    solutions = pd.read_parquet(tmp_path / "studies" / "t" / "solutions.parquet")
+    assert len(solutions) == len(MODELS) * 2 * len(ROWS)  # 2 replications
+    assert not solutions["effective_config"].str.contains("max_connections").any()
+
+
 @pytest.mark.parametrize("text", ["2/2", "1", "a/3", "-1/3", "1/0"])
 def test_a_bad_shard_is_a_config_error(text):
     with pytest.raises(ConfigError, match="K/N"):

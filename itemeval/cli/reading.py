@@ -73,8 +73,12 @@ def commit(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
     if json_out:
         console.print_json({"recovered_rows": recovered})
     else:
-        rows = ", ".join(f"{n} {store}" for store, n in recovered.items()) or "nothing"
-        console.tell(f"committed: {rows} rows from journal parts")
+        rows = ", ".join(f"{n} {store} rows" for store, n in recovered.items())
+        console.tell(
+            f"committed: {rows} from journal parts"
+            if rows
+            else "committed: no journal part was waiting (nothing to merge)"
+        )
 
 
 @app.command()

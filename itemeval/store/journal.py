@@ -349,7 +349,8 @@ def journaled_keys(
     paths: StudyPaths, prefix: str, store: str, key: Sequence[str]
 ) -> set[tuple[Any, ...]]:
     """Keys of the error-free rows for `store` in journal files whose name starts
-    with `prefix` (a shard's own parts, to resume from)."""
+    with `prefix` ("" for every part: a shard skips a cell any part holds, its own,
+    another shard's of any partition, an interrupted run's)."""
     keys = set()
     for path in (
         sorted(paths.journal.glob(f"{prefix}*.jsonl")) if paths.journal.is_dir() else []
