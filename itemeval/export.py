@@ -101,9 +101,12 @@ def long_table(study: Study) -> pd.DataFrame:
         for c in study.grade
         + extra_judges(study.config, study.rubrics, list(study.config.graders))
     }
-    table["in_grid"] = table["gen_condition_id"].isin(
-        {c.id for c in study.generate}
-    ) & table["grade_condition_id"].isin(grade_ids)
+    table["in_grid"] = (
+        table["gen_condition_id"].isin({c.id for c in study.generate})
+        & table["grade_condition_id"].isin(grade_ids)
+        # a replication above facets.replications (lowered since) is not counted
+        & (table["epoch"] <= study.replications)
+    )
     table.insert(0, "epoch", table.pop("epoch"))
     return table.sort_values(
         ["grade_condition_id", "gen_condition_id", "item_id", "epoch"], kind="stable"
@@ -152,7 +155,8 @@ def run_export(study: Study) -> ExportResult:
             else []
         )
         criteria = criteria_long(
-            table, keep=("grade_condition_slug", "score", "parse_ok")
+            table,
+            keep=("grade_condition_slug", "score", "parse_ok", "stale", "in_grid"),
         )
         if not criteria.empty:  # one row per (grade, criterion)
             crit = pa.Table.from_pandas(criteria, preserve_index=False)

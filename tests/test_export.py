@@ -126,3 +126,37 @@ def test_rows_carry_solution_item_and_facet_values(exported):
     assert set(scorer["scorer"]) == {"numeric"} and scorer["grader_name"].isna().all()
     assert (judge["grade_usd"] > 0).all() and (scorer["grade_usd"] == 0).all()
     assert table["in_grid"].all() and not table["stale"].any()
+
+
+def test_a_replication_above_the_config_s_count_is_not_in_the_grid(tmp_path, capsys):
+    """Replications lowered from 2 to 1 after both ran: epoch 2 stays in the store
+    but results counts only epoch 1, and so does the README's recipe over in_grid."""
+    config = base_config(
+        solvers__models=["itemeval/arith-good", "itemeval/arith-weak"],
+        facets__replications=2,
+        solvers__temperature=0.9,
+    )
+    path = write_study(tmp_path, config)
+    for stage in ("generate", "grade"):
+        assert main([stage, str(path), "--yes", "--display", "none"]) == 0
+    path.write_text(path.read_text().replace("replications: 2", "replications: 1"))
+    capsys.readouterr()
+    assert main(["export", str(path), "--json"]) == 0
+    long = pd.read_parquet(json.loads(capsys.readouterr().out)["parquet"])
+    assert set(long.loc[long["in_grid"], "epoch"]) == {1}
+    assert not long.loc[long["epoch"] == 2, "in_grid"].any()
+    assert main(["results", str(path), "--json"]) == 0
+    cells = json.loads(capsys.readouterr().out)["cells"]
+    counted = long[
+        ~long.stale
+        & long.grade_error.isna()
+        & long.parse_ok.fillna(False)
+        & long.in_grid
+    ]
+    means = counted.groupby(
+        ["gen_condition_id", "grade_condition_id", "item_id"]
+    ).score.mean()
+    recomputed = means.groupby(level=[0, 1]).mean()
+    for cell in cells:
+        key = (cell["gen_condition_id"], cell["grade_condition_id"])
+        assert cell["mean"] == pytest.approx(recomputed[key], abs=1e-12)
