@@ -39,6 +39,9 @@ _SOLUTION_COLUMNS = {
     "usd": "solution_usd",
     "cache_hit": "solution_cache_hit",
     "latency_s": "solution_latency_s",
+    "created_at": "generated_at",
+    "run_id": "solution_run_id",
+    "log_file": "solution_log_file",
     "dataset_id": "dataset_id",
     "dataset_revision": "dataset_revision",
 }
@@ -90,10 +93,13 @@ def long_table(study: Study) -> pd.DataFrame:
         "solution"
     ].fillna("").str.strip().ne("")
     table["stale"] = table["graded_solution_hash"] != table["current_solution_hash"]
-    table["decided_by"] = [  # a cascade's deciding stage, from its score_metadata
-        cascade.decided_by(meta) if kind == "cascade" else None
-        for kind, meta in zip(table["grade_kind"], table["score_metadata"])
-    ]
+    table["decided_by"] = pd.array(  # a cascade's deciding stage, its score_metadata's
+        [
+            cascade.decided_by(meta) if kind == "cascade" else None
+            for kind, meta in zip(table["grade_kind"], table["score_metadata"])
+        ],
+        dtype="string",
+    )
     # A judge defined under `graders:` but run only with `grade --grader NAME` belongs
     # to the study too.
     grade_ids = {
