@@ -110,13 +110,16 @@ def _study_results(
     check_options(options)
     grade = grade_conditions(study)
     frame = graded_frame(study, grade) if frame is None else frame
-    scales = grade_scales(frame)  # the scores given anywhere in the study
+    given = grade_scales(frame)  # the scores given anywhere in the study
     chosen_ids = _chosen(study, options)
     if chosen_ids is not None:
         frame = frame[frame["item_id"].isin(chosen_ids)]
-    items = item_scores(frame, options.reducer, scales)
-    if stats.is_passing(options.reducer):  # shares of correct replications: 0 to 1
-        scales = {grade_id: (0.0, 1.0) for grade_id in scales}
+    items = item_scores(frame, options.reducer, given)
+    scales = (  # of the item scores: shares of correct replications lie in 0 to 1
+        {grade_id: (0.0, 1.0) for grade_id in given}
+        if stats.is_passing(options.reducer)
+        else given
+    )
     cells = _cells(frame, items, study.generate, grade, options, scales)
     facets = cell_facets(study.generate)
     names = {gen_id: cell_name(levels) for gen_id, levels in facets.items()}
@@ -129,7 +132,7 @@ def _study_results(
         comparisons=typed(
             Comparison, _comparisons(items, pairs, grade) if pairs else []
         ),
-        agreement=typed(AgreementRow, _agreement(frame, grade, options)),
+        agreement=typed(AgreementRow, _agreement(frame, grade, options, given)),
         calibration=typed(Calibration, calibration(frame, grade)),
         corrected=typed(Corrected, human_results.corrected(frame, grade)),
         metrics=tuple(
@@ -222,11 +225,15 @@ def _marginals(
 
 
 def _agreement(
-    frame: pd.DataFrame, grade: list[GradeCondition], options: ResultsOptions
+    frame: pd.DataFrame,
+    grade: list[GradeCondition],
+    options: ResultsOptions,
+    scales: dict[str, Bounds | None],
 ) -> list[dict[str, Any]]:
-    """Grader agreement, with the human-label figures (human_results) added."""
+    """Grader agreement, with the human-label figures (human_results) added;
+    `scales`: each grade condition's (grade_scales), for its pass mark."""
     wide = scored_wide(frame)
-    rows = agreement(wide, grade, options.threshold, grade_scales(frame))
+    rows = agreement(wide, grade, options.threshold, scales)
     human_results.extend_agreement(rows, wide, grade, seed=options.seed)
     return rows
 
