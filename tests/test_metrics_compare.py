@@ -162,20 +162,21 @@ def test_compare_all_gives_every_pair_each_metric_as_the_recompute(study, capsys
 
 def _balanced_resampled(cell: pd.DataFrame, shared: list[str]) -> np.ndarray:
     """Balanced accuracy on each resample of the documented stratified bootstrap
-    (items drawn within their target class, numpy's default_rng([seed, 1]), the
-    classes in sorted order), vectorised: per class, the share of its drawn rows
-    answered with it, averaged over every class."""
+    (items grouped by target class, classes in sorted order; each slot draws an item
+    of its class with numpy's default_rng([seed, 1]).integers(0, class size, (R, n))),
+    vectorised: per class, the share of its drawn rows answered with it, averaged
+    over every class."""
     cell = cell.set_index("item_id").loc[shared]
     n = len(shared)
     labels = sorted(set(cell["yl"]))
     strata = np.array([labels.index(y) for y in cell["yl"]])
+    order = np.argsort(strata, kind="stable")
+    sizes = np.bincount(strata)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    slot = np.repeat(np.arange(len(sizes)), sizes)
     rng = np.random.default_rng([SEED, 1])
-    counts = np.zeros((RESAMPLES, n))
-    for stratum in np.unique(strata):
-        members = np.flatnonzero(strata == stratum)
-        drawn = members[rng.integers(0, members.size, (RESAMPLES, members.size))]
-        for row, picks in zip(counts, drawn):
-            row += np.bincount(picks, minlength=n)
+    drawn = order[starts[slot] + rng.integers(0, sizes[slot], (RESAMPLES, n))]
+    counts = np.stack([np.bincount(row, minlength=n) for row in drawn])
     recalls = []
     for label in labels:
         of_class = (cell["yl"] == label).to_numpy()

@@ -55,19 +55,26 @@ def stratified_counts(
     """Blocks (as `resample_counts` cuts them) of a (resamples × n) matrix of how
     often each item is drawn when each stratum's items are resampled among
     themselves: every stratum keeps its size in every resample (`strata`: one label
-    per item)."""
+    per item).
+
+    The items are taken grouped by stratum (labels in sorted order, items in their
+    order); each of the n slots draws an item of its own stratum uniformly, all at
+    once: `default_rng([seed, 1]).integers(0, stratum size, (rows, n))`. One draw and
+    one count per block, however many strata (a numeric target makes a class of
+    every distinct answer)."""
     n = len(strata)
     rng = np.random.default_rng([seed, 1])  # apart from the plain resamples' stream
-    groups = [np.flatnonzero(strata == label) for label in np.unique(strata)]
+    order = np.argsort(strata, kind="stable")
+    _, starts, sizes = np.unique(strata[order], return_index=True, return_counts=True)
+    group = np.repeat(np.arange(len(sizes)), sizes)
+    slot_start, slot_size = starts[group], sizes[group]
     block = max(1, min(resamples, _BLOCK_CELLS // max(n, 1)))
     for start in range(0, resamples, block):
         rows = min(block, resamples - start)
-        offsets = (np.arange(rows) * n)[:, None]
-        counts = np.zeros(rows * n)
-        for members in groups:
-            drawn = members[rng.integers(0, members.size, size=(rows, members.size))]
-            counts += np.bincount((drawn + offsets).ravel(), minlength=rows * n)
-        yield counts.reshape(rows, n)
+        drawn = order[slot_start + rng.integers(0, slot_size, size=(rows, n))]
+        flat = drawn + (np.arange(rows) * n)[:, None]
+        counts = np.bincount(flat.ravel(), minlength=rows * n)
+        yield counts.reshape(rows, n).astype(float)
 
 
 def percentile_interval(values: np.ndarray) -> tuple[float, float]:
