@@ -62,6 +62,28 @@ def stratified_counts(
     once: `default_rng([seed, 1]).integers(0, stratum size, (rows, n))`. One draw and
     one count per block, however many strata (a numeric target makes a class of
     every distinct answer)."""
+    if resamples * len(strata) <= _BLOCK_CELLS:  # kept, as `resample_counts` keeps it
+        key = np.ascontiguousarray(strata, dtype=np.int64).tobytes()
+        return iter(_one_stratified_block(key, seed, resamples))
+    return _stratified_blocks(strata, seed, resamples)
+
+
+@lru_cache(maxsize=2)
+def _one_stratified_block(
+    strata: bytes, seed: int, resamples: int
+) -> tuple[np.ndarray, ...]:
+    """The one block of a cell's items' classes (every cell of the same items and
+    targets shares it, as the plain resamples' one block is shared)."""
+    labels = np.frombuffer(strata, dtype=np.int64)
+    blocks = tuple(_stratified_blocks(labels, seed, resamples))
+    for block in blocks:
+        block.flags.writeable = False
+    return blocks
+
+
+def _stratified_blocks(
+    strata: np.ndarray, seed: int, resamples: int
+) -> Iterator[np.ndarray]:
     n = len(strata)
     rng = np.random.default_rng([seed, 1])  # apart from the plain resamples' stream
     order = np.argsort(strata, kind="stable")
