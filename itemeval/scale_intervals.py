@@ -33,12 +33,7 @@ def scale_of(values: np.ndarray) -> Bounds | None:
     in it (0/1 grades, shares, probabilities, overlap scores), else the lowest and
     highest score seen; None without scores."""
     x = observed(values)
-    if x.size == 0:
-        return None
-    low, high = float(x.min()), float(x.max())
-    if low >= 0.0 and high <= 1.0:
-        return 0.0, 1.0
-    return low, high
+    return None if x.size == 0 else _scale(float(x.min()), float(x.max()))
 
 
 def bounded_interval(
@@ -120,7 +115,8 @@ def _listed(keys: str | list[str]) -> list[str]:
 
 
 def _scale(low: float, high: float) -> Bounds | None:
-    """`scale_of` from the lowest and highest score."""
+    """The scale of scores from their lowest and highest: [0, 1] when both lie in
+    it, else that range; None when there is none (NaN)."""
     if math.isnan(low) or math.isnan(high):
         return None
     if low >= 0.0 and high <= 1.0:
