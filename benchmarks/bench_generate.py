@@ -51,8 +51,8 @@ MAX_RATIO, MAX_PEAK_MB, MAX_NOOP_S = 1.10, 400.0, 2.0
 def plain_spec(config: Path, root: Path) -> dict:
     """The plain-inspect spec of exactly the prompts and generate config itemeval
     sends for the study."""
-    from itemeval.generate_tasks import render_prompt
-    from itemeval.study import load_study
+    from itemeval.plan.generate_tasks import render_prompt
+    from itemeval.study.load import load_study
 
     study = load_study(config, root)
     condition = study.generate[0]

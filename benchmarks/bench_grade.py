@@ -236,10 +236,10 @@ def noop(repeats: int) -> list[Result]:
 def judge_spec(config: Path, root: Path) -> dict:
     """The plain-inspect spec of exactly the judge prompts itemeval builds for the
     study's solutions."""
-    from itemeval.grid import Judging
-    from itemeval.judge_grade import judge_prompt
+    from itemeval.stages.grade.judge import judge_prompt
     from itemeval.store import read_store
-    from itemeval.study import load_study
+    from itemeval.study.grid import Judging
+    from itemeval.study.load import load_study
 
     study = load_study(config, root)
     condition = next(c for c in study.grade if c.kind == "judge")

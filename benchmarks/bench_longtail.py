@@ -138,8 +138,8 @@ def in_flight_share(calls: list[dict[str, Any]], limit: int) -> float:
 
 
 def plain_spec(config: Path, root: Path, connections: int) -> tuple[dict, list[str]]:
-    from itemeval.generate_tasks import render_prompt
-    from itemeval.study import load_study
+    from itemeval.plan.generate_tasks import render_prompt
+    from itemeval.study.load import load_study
 
     study = load_study(config, root)
     condition = study.generate[0]

@@ -43,7 +43,7 @@ def write_grades(config: Path, root: Path) -> int:
 
     from itemeval.store import read_store, upsert
     from itemeval.store.schemas import GRADES
-    from itemeval.study import load_study
+    from itemeval.study.load import load_study
 
     study = load_study(config, root)
     solutions = read_store(

@@ -477,10 +477,10 @@ def write_solutions(config: Path, root: Path) -> int:
     import pyarrow as pa
 
     from itemeval.hashing import text_hash
-    from itemeval.items_store import item_row
     from itemeval.store import upsert
+    from itemeval.store.items import item_row
     from itemeval.store.schemas import SOLUTIONS
-    from itemeval.study import load_study
+    from itemeval.study.load import load_study
 
     study = load_study(config, root)
     upsert(study.paths, "items", [item_row(item) for item in study.items])

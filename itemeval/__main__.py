@@ -1,5 +1,5 @@
 """`python -m itemeval`: the same command line as the `itemeval` script."""
 
-from itemeval.cli import run
+from .cli import run
 
 raise SystemExit(run())

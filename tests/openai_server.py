@@ -48,8 +48,8 @@ from typing import Any
 
 import pytest
 
-from itemeval.arithmetic import find_problem, fmt
-from itemeval.offline_solver import find_claim, token_logprobs
+from itemeval.engine.offline.arithmetic import find_problem, fmt
+from itemeval.engine.offline.solver import find_claim, token_logprobs
 
 TRIGGERS = ("FAIL500", "RATE429", "BUSY429", "HANG", "BAD400", "AUTH401")
 CHAT_PATH = "/v1/chat/completions"

@@ -187,7 +187,7 @@ def test_an_unknown_placeholder_is_warned_about_by_every_command(
 
 def test_status_names_the_command_that_is_running(tmp_path, capsys):
     from itemeval.store.lock import study_lock
-    from itemeval.study import load_study
+    from itemeval.study.load import load_study
 
     path = write_study(tmp_path)
     assert main(["status", str(path), "--json"]) == 0

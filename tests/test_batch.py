@@ -17,8 +17,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from itemeval.batch import ledger
 from itemeval.cli import main
+from itemeval.engine.batch import ledger
 from itemeval.paths import StudyPaths
 from tests.helpers import ARITH, base_config, write_study
 from tests.openai_server import OpenAIServer
@@ -437,7 +437,7 @@ def test_a_cap_stop_counts_cells_in_open_batches_apart_from_those_not_run():
 
     from rich.console import Console
 
-    from itemeval.console import render_stage
+    from itemeval.console.render import render_stage
     from itemeval.outcomes import ConditionRun, StageResult
 
     result = StageResult(

@@ -3,7 +3,7 @@ at $0, as it would a live reply."""
 
 from __future__ import annotations
 
-from itemeval.cache_lookup import model_output
+from itemeval.engine.cache_lookup import model_output
 from tests.test_batch import batch_study, run, serve, solutions
 
 BODY = {

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from itemeval.batch import ledger
 from itemeval.cli import main
+from itemeval.engine.batch import ledger
 from itemeval.paths import StudyPaths
-from itemeval.plan import Shard
+from itemeval.plan.cells import Shard
 from tests.test_batch import (
     ITEMEVAL,
     _wait_recorded,

@@ -6,16 +6,16 @@ import json
 
 import pytest
 
-from itemeval.batch import ledger
-from itemeval.batch.client import Status
-from itemeval.batch.display import age_text, waiting_line
-from itemeval.batch.requests import (
+from itemeval.engine.batch import ledger
+from itemeval.engine.batch.client import Status
+from itemeval.engine.batch.display import age_text, waiting_line
+from itemeval.engine.batch.requests import (
     provider_model,
     request_key,
     request_line,
     result,
 )
-from itemeval.pricing import load_prices
+from itemeval.plan.pricing import load_prices
 from itemeval.records import Cell, TaskSpec
 
 

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from itemeval.batch import ledger
-from itemeval.batch.reserve import worst_usd
+from itemeval.engine.batch import ledger
+from itemeval.engine.batch.reserve import worst_usd
 from itemeval.paths import StudyPaths
 from tests.test_batch import (
     _wait_recorded,

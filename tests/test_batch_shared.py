@@ -12,7 +12,7 @@ from dataclasses import asdict, replace
 import pandas as pd
 import pytest
 
-from itemeval.batch import ledger, shared
+from itemeval.engine.batch import ledger, shared
 from itemeval.paths import StudyPaths
 from tests.test_batch import batch_study, run, serve, started, stop
 

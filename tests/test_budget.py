@@ -15,11 +15,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from itemeval.budget import PricedGate, ReplySizes, SpendCap, check_cap, check_gate
 from itemeval.cli import main
-from itemeval.cost import Estimate, EstimateLine
 from itemeval.errors import EXIT_BUDGET, EXIT_CONFIRM, BudgetError, ConfirmationRequired
-from itemeval.pricing import Price
+from itemeval.plan.budget import PricedGate, ReplySizes, SpendCap, check_cap, check_gate
+from itemeval.plan.cost import Estimate, EstimateLine
+from itemeval.plan.pricing import Price
 from tests.helpers import base_config, write_study
 from tests.openai_server import OpenAIServer
 

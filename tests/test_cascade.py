@@ -11,11 +11,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from itemeval import cascade
 from itemeval.cli import main
 from itemeval.errors import ConfigError
 from itemeval.scorers import ScoreResult, score_solution
-from itemeval.study import load_study
+from itemeval.study import cascade
+from itemeval.study.load import load_study
 from tests.helpers import base_config, write_study
 from tests.openai_server import OpenAIServer
 from tests.processes import journaled, sigkill_when, start_itemeval

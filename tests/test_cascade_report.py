@@ -11,10 +11,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from itemeval.cascade_counts import Settled, settled
-from itemeval.cell_names import cell_name
 from itemeval.cli import main
+from itemeval.plan.cascade_counts import Settled, settled
 from itemeval.result_values import Decided
+from itemeval.study.cell_names import cell_name
 from tests.helpers import base_config, write_study
 from tests.test_cascade import ROWS, server  # noqa: F401 (the local server fixture)
 

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from itemeval import chat
 from itemeval.cli import main
 from itemeval.errors import ConfigError
+from itemeval.study import chat
 from tests.helpers import ARITH, base_config, write_study
 from tests.openai_server import OpenAIServer
 

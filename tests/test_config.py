@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from itemeval.cli import main
-from itemeval.config_load import load_config
 from itemeval.errors import ItemevalError
+from itemeval.study.config_load import load_config
 from tests.helpers import base_config, write_study
 
 
@@ -212,7 +212,7 @@ def documented_attributes(source: str) -> dict[str, set[str]]:
 
 def test_every_config_field_is_documented():
     # read from the source: the models do not load their docstrings at start-up
-    from itemeval import config as module
+    from itemeval.study import config as module
 
     documented = documented_attributes(Path(module.__file__).read_text())
     for model in (

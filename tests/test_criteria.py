@@ -16,8 +16,8 @@ from scipy import stats as sps
 from sklearn.metrics import cohen_kappa_score
 
 from itemeval.cli import main
-from itemeval.criteria import mapping_score, read_criteria, split_front_matter
 from itemeval.errors import ConfigError
+from itemeval.scorers.criteria import mapping_score, read_criteria, split_front_matter
 from tests.helpers import base_config, write_study
 
 RUBRIC = """---
@@ -240,7 +240,7 @@ def test_the_report_shows_every_criterion_cell_of_results(study, capsys, tmp_pat
 
 
 def test_a_missing_criterion_is_its_own_parse_failure():
-    from itemeval.judge import judge_fields
+    from itemeval.scorers.judge import judge_fields
 
     reply = '{"score": 1, "criteria": {"correctness": 1}, "reasoning": "ok"}'
     fields = judge_fields(reply, (), ("correctness", "clarity"))

@@ -11,7 +11,7 @@ import pytest
 
 import itemeval
 from itemeval.cli import main
-from itemeval.results import ResultsOptions
+from itemeval.results.compute import ResultsOptions
 from tests.helpers import base_config, write_study
 from tests.s3_server import s3_server  # noqa: F401 - a fixture (moto, imported when used)
 

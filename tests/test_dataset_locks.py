@@ -9,7 +9,7 @@ import pytest
 
 from itemeval.cli import main
 from itemeval.errors import ConfigError
-from itemeval.study import load_study
+from itemeval.study.load import load_study
 from tests.helpers import write_study
 
 

@@ -13,10 +13,10 @@ import pytest
 import yaml
 
 from itemeval.cli import main
-from itemeval.cost import estimate_tokens
-from itemeval.judge_grade import judge_prompt
-from itemeval.pricing import load_prices
-from itemeval.study import load_study
+from itemeval.plan.cost import estimate_tokens
+from itemeval.plan.pricing import load_prices
+from itemeval.stages.grade.judge import judge_prompt
+from itemeval.study.load import load_study
 from tests.conftest import REPO
 from tests.helpers import base_config, write_study
 from tests.openai_server import OpenAIServer

@@ -10,7 +10,7 @@ import pytest
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from itemeval import inspect_run
+from itemeval.engine import eval as inspect_run
 
 
 def task(name: str, first: int, size: int = 2) -> Task:

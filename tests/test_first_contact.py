@@ -87,7 +87,7 @@ def test_a_missing_key_or_base_url_stops_the_run_before_any_work(tmp_path, capsy
 
 
 def test_credentials_needed_per_provider():
-    from itemeval.credentials import missing
+    from itemeval.engine.credentials import missing
 
     cases = [
         (["itemeval/arith-good", "vllm/x"], {}, []),

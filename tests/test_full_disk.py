@@ -218,7 +218,7 @@ def test_a_manifest_that_cannot_be_finished_fails_the_command_and_leaves_no_temp
 
 
 def test_a_grades_write_that_fails_ends_grade_failed(tmp_path, capsys, monkeypatch):
-    from itemeval import run
+    from itemeval.stages import run
 
     path = _offline_study(tmp_path)
     assert _run(["generate", str(path), "--yes", "--display", "none"], capsys)[0] == 0

@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from itemeval.cli import main
-from itemeval.judge import parse_judge_reply
 from itemeval.scorers import score_solution
+from itemeval.scorers.judge import parse_judge_reply
 from tests.helpers import ARITH, base_config, write_study
 from tests.openai_server import OpenAIServer
 from tests.processes import journaled, sigkill_when, start_itemeval
@@ -292,7 +292,7 @@ def test_errored_solutions_are_never_graded_and_blank_ones_follow_on_empty(
 ):
     from itemeval.hashing import text_hash
     from itemeval.store import read_store, upsert
-    from itemeval.study import load_study
+    from itemeval.study.load import load_study
 
     config = make_study(tmp_path, facets__grader=[])
     assert cli(capsys, "generate", str(config))[0] == 0
@@ -591,8 +591,8 @@ def test_judge_call_errors_are_rows_that_the_next_run_retries(
 
 
 def test_a_model_id_used_as_grader_still_has_bounded_retries(tmp_path):
-    from itemeval.grid import Judging
-    from itemeval.study import load_study
+    from itemeval.study.grid import Judging
+    from itemeval.study.load import load_study
 
     study = load_study(
         make_study(tmp_path, facets__grader=["openai-api/local/judge"], graders={})
@@ -784,8 +784,8 @@ def _grade_table(grade_id: str, parse_ok: list[bool]):
 def test_grade_rows_are_written_in_batches_and_counted_once_written(
     sizes, limit, writes, monkeypatch
 ):
-    from itemeval import verifiable_grade as grade
     from itemeval.outcomes import ConditionRun
+    from itemeval.stages.grade import verifiable as grade
 
     monkeypatch.setattr(grade, "_WRITE_ROWS", limit)
     seen: list[int] = []
@@ -806,8 +806,8 @@ def test_grade_rows_are_written_in_batches_and_counted_once_written(
 
 
 def test_rows_whose_write_failed_are_not_counted(monkeypatch):
-    from itemeval import verifiable_grade as grade
     from itemeval.outcomes import ConditionRun
+    from itemeval.stages.grade import verifiable as grade
 
     def refuse(table):
         raise OSError("disk full")
@@ -821,7 +821,7 @@ def test_rows_whose_write_failed_are_not_counted(monkeypatch):
 
 
 def test_pending_groups_give_each_generate_conditions_rows_by_scorer_in_plan_order():
-    from itemeval.verifiable_grade import pending_groups as _pending_groups
+    from itemeval.stages.grade.verifiable import pending_groups as _pending_groups
 
     todo = pd.DataFrame(
         {
@@ -882,7 +882,7 @@ def test_a_grade_keeps_the_heap_it_started_with_out_of_collections_and_lets_it_g
 ):
     import gc
 
-    from itemeval import grade
+    from itemeval.stages.grade import stage as grade
 
     seen: list[int] = []
     real = grade.grade_verifiable

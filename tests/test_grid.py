@@ -7,11 +7,16 @@ import hashlib
 
 import pytest
 
-from itemeval.config import Grader, ModelConfigFacet, Solvers
 from itemeval.errors import ConfigError
-from itemeval.grid import generate_condition, judge_condition, model_short_name, select
 from itemeval.records import Template
-from itemeval.study import load_study
+from itemeval.study.config import Grader, ModelConfigFacet, Solvers
+from itemeval.study.grid import (
+    generate_condition,
+    judge_condition,
+    model_short_name,
+    select,
+)
+from itemeval.study.load import load_study
 from tests.helpers import base_config, write_study
 
 PROMPT = Template(

@@ -19,11 +19,11 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from itemeval import console
 from itemeval.cli import main
-from itemeval.headline import headlines
-from itemeval.results import ResultsOptions, study_results
-from itemeval.study import load_study
+from itemeval.console import render as console
+from itemeval.results.compute import ResultsOptions, study_results
+from itemeval.results.headline import headlines
+from itemeval.study.load import load_study
 from tests.helpers import base_config, write_study
 
 

@@ -12,7 +12,7 @@ import yaml
 from inspect_ai import eval as inspect_eval
 
 from itemeval.cli import main
-from itemeval.imported import newest_rows
+from itemeval.study.imported import newest_rows
 from tests.inspect_task_arith import arith
 from tests.openai_server import OpenAIServer
 

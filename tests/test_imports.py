@@ -1,5 +1,12 @@
-"""The package's import graph: imports run one way (cli → stages → run → building
-blocks → nouns), no cycles, and inspect-ai is touched only from its adapters."""
+"""The house in wings (docs/architecture.md): every module belongs to one layer, and
+imports run one way, from each layer to the layers below it.
+
+Every import counts, wherever it is written: at the top, inside a function, or under
+`if TYPE_CHECKING:` (an annotation is a dependency too). Also held here: no module
+imports another module's private name, inspect-ai is imported only under `engine/`
+(its private parts only through `engine/compat.py`), and the size limits of
+STYLE.md: modules, functions and parameter lists.
+"""
 
 from __future__ import annotations
 
@@ -10,83 +17,32 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "itemeval"
 
-INSPECT_ADAPTERS = {
-    "itemeval.inspect_tasks",
-    "itemeval.inspect_run",
-    "itemeval.inspect_hooks",
-    "itemeval.inspect_samples",
-    "itemeval.inspect_scorers",
-    "itemeval.inspect_verdicts",
-    "itemeval.inspect_graders",
-    "itemeval.offline",
-    "itemeval.cache_lookup",
-    "itemeval.inspect_dataset",
-    "itemeval.inspect_logs",
-    "itemeval.log_scores",
-    "itemeval.cache_origins",
-    "itemeval.send_guard",
-    "itemeval.inspect_feed",
-    "itemeval.inspect_batch_log",
-}
-"""The only modules that may import inspect_ai: building and running tasks, running
-inspect's scorers over stored solutions, the offline provider, a task as a dataset,
-reading inspect's logs, the scorers that write verdicts into them, naming whose
-calls the response cache holds and refusing a call once a run is stopping."""
-
-LAYERS = [
-    {
-        "itemeval.errors",
-        "itemeval.hashing",
-        "itemeval.paths",
-        "itemeval.records",
-        "itemeval.outcomes",
-        "itemeval.signals",
-        "itemeval.heap",
-    },
-    None,  # every other module: the building blocks
-    {"itemeval.run", "itemeval.runner"},
-    {
-        "itemeval.generate",
-        "itemeval.grade",
-        "itemeval.estimate",
-        "itemeval.export",
-        "itemeval.status",
-        "itemeval.scaffold",
-        "itemeval.results",
-        "itemeval.report",
-        "itemeval.report_plots",
-        "itemeval.show",
-        "itemeval.show.select",
-        "itemeval.show.item",
-        "itemeval.show.failures",
-        "itemeval.launch",
-        "itemeval.label_writer",
-        "itemeval.importer",
-        "itemeval.dataframes",
-        "itemeval.sizing",
-        "itemeval.until_decided",
-        "itemeval.report_metrics",
-    },
-    {
-        "itemeval.cli",
-        "itemeval.cli.app",
-        "itemeval.cli.options",
-        "itemeval.cli.stages",
-        "itemeval.cli.planning",
-        "itemeval.cli.reading",
-        "itemeval.cli.tools",
-        "itemeval.console",
-        "itemeval.show_render",
-        "itemeval.view",
-        "itemeval.view.app",
-        "itemeval.view.data",
-        "itemeval.view.pages",
-        "itemeval.view.serve",
-        "itemeval.__main__",
-        "itemeval",
-    },
+LAYERS: list[tuple[str, ...]] = [
+    ("ground",),
+    ("stats",),
+    ("store",),
+    ("scorers",),
+    ("study",),
+    ("plan",),
+    ("engine",),
+    ("stages",),
+    ("results",),
+    ("adaptive",),
+    ("console", "report", "view", "bridges"),
+    ("cli",),
+    ("facade",),
 ]
-"""Lowest first: a module may import its own layer or lower ones, never a higher one."""
+"""Lowest first. A module imports modules of its own package or of a lower layer;
+packages that share a layer (console, report, view, bridges) import none of each
+other. `ground` is the flat modules of `itemeval/`; `facade` is `itemeval/__init__`
+and `__main__`, which only point at the library."""
+
+MAX_GROUND = 20
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+MAX_PARAMETERS = 6
+"""Parameters of a function outside `cli/` (self and cls not counted): typer's
+commands take one per option."""
 
 
 def module_name(path: Path) -> str:
@@ -94,34 +50,45 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    return isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+def package_of(module: str) -> str:
+    """The layer package a module belongs to: `itemeval.stats.ppi` -> `stats`."""
+    parts = module.split(".")
+    if module in ("itemeval", "itemeval.__main__"):
+        return "facade"
+    if len(parts) == 2 and not (PACKAGE / parts[1]).is_dir():
+        return "ground"
+    return parts[1]
 
 
-def runtime_imports(path: Path, modules: set[str] = frozenset()) -> set[str]:
-    """Absolute names of every module imported anywhere in the file (function bodies
-    too), except under `if TYPE_CHECKING:`, which never runs. `from pkg import name`
-    counts as `pkg.name` when that is one of `modules`, else as `pkg`."""
+def rank_of(package: str) -> int:
+    for rank, members in enumerate(LAYERS):
+        if package in members:
+            return rank
+    raise AssertionError(f"package {package!r} is in no layer of LAYERS")
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def imports_of(path: Path, known: set[str], *, type_checking: bool = True) -> set[str]:
+    """Absolute names of the modules a file imports, anywhere in it. `from pkg
+    import name` counts as `pkg.name` when that is a module of `known`, else as
+    `pkg`."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
+        if not type_checking and _is_type_checking(node):
             return
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, base] if base else anchor)
+            base = _absolute(node, package)
             for alias in node.names:
-                found.add(
-                    f"{base}.{alias.name}"
-                    if f"{base}.{alias.name}" in modules
-                    else base
-                )
+                full = f"{base}.{alias.name}"
+                found.add(full if full in known else base)
         for child in ast.iter_child_nodes(node):
             visit(child)
 
@@ -129,13 +96,28 @@ def runtime_imports(path: Path, modules: set[str] = frozenset()) -> set[str]:
     return found
 
 
+def _is_type_checking(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.Name)
+        and node.test.id == "TYPE_CHECKING"
+    )
+
+
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    base = node.module or ""
+    if node.level:
+        anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+        base = ".".join([*anchor, base] if base else anchor)
+    return base
+
+
 def graph() -> dict[str, set[str]]:
-    modules = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+    found = modules()
+    known = set(found)
     return {
-        name: {
-            m for m in runtime_imports(path, set(modules)) if m in modules and m != name
-        }
-        for name, path in modules.items()
+        name: {m for m in imports_of(path, known) if m in known and m != name}
+        for name, path in found.items()
     }
 
 
@@ -161,38 +143,205 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-def layer_of(module: str) -> int:
-    for index, members in enumerate(LAYERS):
-        if members is not None and module in members:
-            return index
-    return LAYERS.index(None)
+def wrong_way(edges: dict[str, set[str]]) -> list[str]:
+    """Each import of a higher layer, or of a sibling package of the same layer."""
+    wrong = []
+    for source, targets in edges.items():
+        mine = package_of(source)
+        for target in targets:
+            theirs = package_of(target)
+            if theirs == mine or package_of(target) == "facade" and mine == "facade":
+                continue
+            if rank_of(theirs) >= rank_of(mine):
+                wrong.append(f"{source} ({mine}) imports {target} ({theirs})")
+    return sorted(wrong)
 
 
+# ---- the order ----------------------------------------------------------------------
+
+
+def test_every_package_is_in_a_layer():
+    packages = {package_of(name) for name in modules()}
+    layered = {package for members in LAYERS for package in members}
+    assert packages <= layered, sorted(packages - layered)
+    assert layered - {"ground", "facade"} <= packages, "a layer names no package"
+
+
+@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
 def test_the_package_has_no_import_cycle():
     cycle = find_cycle(graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
+@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
 def test_imports_run_one_way():
-    wrong = sorted(
-        f"{a} (layer {layer_of(a)}) imports {b} (layer {layer_of(b)})"
-        for a, targets in graph().items()
-        for b in targets
-        if layer_of(b) > layer_of(a)
+    assert wrong_way(graph()) == []
+
+
+def test_the_ground_is_small():
+    ground = sorted(n for n in modules() if package_of(n) == "ground")
+    assert len(ground) <= MAX_GROUND, ground
+
+
+def test_the_facade_points_at_the_library_only():
+    """`itemeval/__init__` names its public objects by module and loads them on
+    first use, so `import itemeval` imports nothing of the package."""
+    assert graph()["itemeval"] == set()
+
+
+# ---- private names ------------------------------------------------------------------
+
+
+def private_imports(path: Path, known: set[str]) -> list[str]:
+    """`from module import _name` of another itemeval module, and `module._name` of
+    a module imported as a name."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    aliases: dict[str, str] = {}
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        base = _absolute(node, package)
+        if base != "itemeval" and not base.startswith("itemeval."):
+            continue
+        for alias in node.names:
+            full = f"{base}.{alias.name}"
+            if full in known:
+                aliases[alias.asname or alias.name] = full
+            elif _private(alias.name):
+                found.append(f"{name} imports {base}.{alias.name}")
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+            and _private(node.attr)
+        ):
+            found.append(f"{name} uses {aliases[node.value.id]}.{node.attr}")
+    return found
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
+def test_no_module_uses_another_modules_private_names():
+    found = modules()
+    known = set(found)
+    used = [line for path in found.values() for line in private_imports(path, known)]
+    assert sorted(used) == []
+
+
+def test_private_names_are_found(tmp_path, monkeypatch):
+    package = tmp_path / "itemeval"
+    (package / "sub").mkdir(parents=True)
+    (package / "sub" / "other.py").write_text("_hidden = 1\n")
+    (package / "sub" / "mod.py").write_text(
+        "from . import other\nfrom .other import _hidden\nx = other._hidden\n"
     )
-    assert wrong == []
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", package)
+    known = {"itemeval.sub.other", "itemeval.sub.mod"}
+    assert private_imports(package / "sub" / "mod.py", known) == [
+        "itemeval.sub.mod imports itemeval.sub.other._hidden",
+        "itemeval.sub.mod uses itemeval.sub.other._hidden",
+    ]
 
 
-def test_only_the_adapters_import_inspect_ai():
+# ---- inspect-ai ---------------------------------------------------------------------
+
+COMPAT = "itemeval.engine.compat"
+
+
+def inspect_imports(path: Path) -> set[str]:
+    """The inspect-ai modules a file imports (with `from m import _x` as `m._x`)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if _is_inspect(a.name))
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            module = node.module or ""
+            if _is_inspect(module):
+                found.add(module)
+                found.update(
+                    f"{module}.{a.name}" for a in node.names if _private(a.name)
+                )
+    return found
+
+
+def _is_inspect(module: str) -> bool:
+    return module == "inspect_ai" or module.startswith("inspect_ai.")
+
+
+def _is_private_inspect(module: str) -> bool:
+    return any(part.startswith("_") for part in module.split("."))
+
+
+def test_only_the_engine_imports_inspect_ai():
     importers = sorted(
-        module_name(path)
-        for path in PACKAGE.rglob("*.py")
-        if any(
-            m == "inspect_ai" or m.startswith("inspect_ai.")
-            for m in runtime_imports(path)
-        )
+        name
+        for name, path in modules().items()
+        if inspect_imports(path) and package_of(name) != "engine"
     )
-    assert set(importers) <= INSPECT_ADAPTERS, importers
+    assert importers == []
+
+
+@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
+def test_private_inspect_parts_are_reached_through_compat_only():
+    private = {
+        f"{name}: {module}"
+        for name, path in modules().items()
+        for module in inspect_imports(path)
+        if _is_private_inspect(module) and name != COMPAT
+    }
+    assert private == set()
+
+
+@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
+def test_each_private_inspect_part_compat_uses_has_its_reason():
+    """compat's entries each open with a docstring that says why it cannot use a
+    public name."""
+    tree = ast.parse((PACKAGE / "engine" / "compat.py").read_text(encoding="utf-8"))
+    bare = [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and not node.name.startswith("_")
+        and any(_is_private_inspect(m) for m in _function_inspect_imports(node))
+        and len(ast.get_docstring(node) or "") < 40
+    ]
+    assert bare == []
+
+
+def _function_inspect_imports(node: ast.FunctionDef) -> set[str]:
+    found: set[str] = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.ImportFrom) and _is_inspect(child.module or ""):
+            found.add(child.module or "")
+            found.update(
+                f"{child.module}.{a.name}" for a in child.names if _private(a.name)
+            )
+    return found
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from inspect_ai.model._cache import cache_fetch\n", True),
+        ("from inspect_ai.scorer import _classification\n", True),
+        ("from inspect_ai.model import get_model\n", False),
+        ("def f():\n    from inspect_ai._util.error import PrerequisiteError\n", True),
+    ],
+)
+def test_private_inspect_imports_are_found(tmp_path, source, expected):
+    (tmp_path / "m.py").write_text(source)
+    found = inspect_imports(tmp_path / "m.py")
+    assert any(_is_private_inspect(m) for m in found) is expected
+
+
+# ---- the graph's own machinery ------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -208,7 +357,7 @@ def test_find_cycle_finds_exactly_the_cycles(edges, expected):
     assert find_cycle(edges) == expected
 
 
-def test_runtime_imports_resolve_relative_and_skip_type_checking(tmp_path, monkeypatch):
+def test_imports_resolve_relative_and_count_type_checking(tmp_path, monkeypatch):
     package = tmp_path / "itemeval"
     (package / "sub").mkdir(parents=True)
     source = (
@@ -219,112 +368,79 @@ def test_runtime_imports_resolve_relative_and_skip_type_checking(tmp_path, monke
     )
     (package / "sub" / "mod.py").write_text(source)
     monkeypatch.setattr(__import__(__name__), "PACKAGE", package)
-    found = runtime_imports(package / "sub" / "mod.py", {"itemeval.sub.plan"})
-    assert {
+    found = imports_of(package / "sub" / "mod.py", {"itemeval.sub.plan"})
+    assert found >= {
         "itemeval.sub.plan",
         "itemeval.records",
         "itemeval.sub.local",
-    } <= found and "itemeval.sub" not in found
-    assert "itemeval.study" not in found
-
-
-MAX_LINES = 450
-OVERSIZED: dict[str, int] = {}
-"""Modules still over MAX_LINES, each with a ceiling it may not pass: split one and
-lower (or drop) its entry; never raise a ceiling, split instead."""
-
-PRIVATE_INSPECT = {
-    "inspect_ai.model._cache": "the response cache: its root, a model's folder and "
-    "an entry's key and fetch, so estimate prices cached calls at $0 and names whose "
-    "calls they were (inspect has no public cache lookup)",
-    "inspect_ai.model._openai": "model_output_from_openai: a provider batch's "
-    "chat completion read as inspect reads a live one, for the response cache",
-    "inspect_ai._eval.task.util": "sample_messages: the messages inspect sends for a "
-    "sample, the key of its cache entry",
-    "inspect_ai._eval.loader": "load_task_spec: a task file@function as a dataset",
-    "inspect_ai._util.registry": "registry lookups: a task by name, a provider's "
-    "unqualified name to check it before a run",
-    "inspect_ai._util.entrypoints": "ensure_entry_points: providers from installed "
-    "packages, before a provider is checked",
-    "inspect_ai._util.error": "PrerequisiteError: a missing provider package named "
-    "as a config error",
-    "inspect_ai._util.log_layout": "eval_log_name: a row's log_file, known when "
-    "its task starts",
-    "inspect_ai.hooks._startup": "init_hooks: inspect's hook banner captured, not "
-    "printed over itemeval's display",
-    "inspect_ai.log._samples": "sample_active: the running sample, so a reply is "
-    "journaled when its call returns",
-    "inspect_ai.scorer._metric": "value_to_float: a scorer's value read as inspect "
-    "reads it",
-    "inspect_ai.scorer._classification": "its text normalisers memoised: f1 and "
-    "exact ~8x cheaper over stored solutions, same verdicts",
-    "inspect_ai.scorer._reducer.registry": "create_reducers: an epochs reducer name "
-    "checked at load",
-    "inspect_ai.solver._multiple_choice": "parse_answers and "
-    "set_choices_based_on_generated_response: the choice scorer over stored answers",
-    "inspect_ai.solver._task_state": "Choices: a stored answer's choices as a "
-    "TaskState's",
-}
-"""Every private part of inspect-ai itemeval uses, and why; only the adapters import
-them (test_only_the_adapters_import_inspect_ai). A new one needs a line here."""
-
-
-def private_inspect_imports(path: Path) -> set[str]:
-    """The private inspect-ai modules a file imports: a module path with a `_`
-    segment, or a `_name` imported from an inspect-ai package."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not isinstance(node, ast.ImportFrom) or node.level:
-            continue
-        module = node.module or ""
-        if module != "inspect_ai" and not module.startswith("inspect_ai."):
-            continue
-        if any(part.startswith("_") for part in module.split(".")):
-            found.add(module)
-        found.update(
-            f"{module}.{alias.name}"
-            for alias in node.names
-            if alias.name.startswith("_")
-            and not any(part.startswith("_") for part in module.split("."))
-        )
-    return found
-
-
-def test_every_private_inspect_part_we_use_is_listed_with_its_reason():
-    used = {
-        f"{module_name(path)}: {name}"
-        for path in PACKAGE.rglob("*.py")
-        for name in private_inspect_imports(path)
-        if name not in PRIVATE_INSPECT
+        "itemeval.study",
     }
-    assert used == set()
-
-
-def test_private_inspect_imports_are_found(tmp_path):
-    source = (
-        "from inspect_ai.model._cache import _cache_root\n"
-        "from inspect_ai.scorer import _classification, accuracy\n"
-        "from inspect_ai.model import get_model\n"
-        "def f():\n    from inspect_ai._util.error import PrerequisiteError\n"
+    runtime = imports_of(
+        package / "sub" / "mod.py", {"itemeval.sub.plan"}, type_checking=False
     )
-    (tmp_path / "m.py").write_text(source)
-    assert private_inspect_imports(tmp_path / "m.py") == {
-        "inspect_ai.model._cache",
-        "inspect_ai.scorer._classification",
-        "inspect_ai._util.error",
-    }
+    assert "itemeval.study" not in runtime
 
 
-def test_no_module_is_over_450_lines_but_the_listed_ones_under_their_ceiling():
-    sizes = {
-        module_name(path): len(path.read_text(encoding="utf-8").splitlines())
-        for path in PACKAGE.rglob("*.py")
+def test_an_upward_or_sideways_import_is_found(monkeypatch, tmp_path):
+    package = tmp_path / "itemeval"
+    for folder in ("stats", "engine", "report", "view"):
+        (package / folder).mkdir(parents=True)
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", package)
+    edges = {
+        "itemeval.stats.ppi": {"itemeval.engine.tasks"},
+        "itemeval.report.plots": {"itemeval.view.data"},
+        "itemeval.engine.tasks": {"itemeval.stats.ppi", "itemeval.engine.hooks"},
     }
+    assert wrong_way(edges) == [
+        "itemeval.report.plots (report) imports itemeval.view.data (view)",
+        "itemeval.stats.ppi (stats) imports itemeval.engine.tasks (engine)",
+    ]
+
+
+# ---- sizes --------------------------------------------------------------------------
+
+
+def functions(path: Path):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node
+
+
+def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    args = node.args
+    named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    return sum(a.arg not in ("self", "cls") for a in named)
+
+
+@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
+def test_no_module_is_over_400_lines():
     over = {
         name: lines
-        for name, lines in sizes.items()
-        if lines > OVERSIZED.get(name, MAX_LINES)
+        for name, path in modules().items()
+        if (lines := len(path.read_text(encoding="utf-8").splitlines()))
+        > MAX_MODULE_LINES
     }
     assert over == {}
-    shrunk = {n for n in OVERSIZED if sizes.get(n, 0) <= MAX_LINES}
-    assert shrunk == set(), "split below 450 lines: drop them from OVERSIZED"
+
+
+@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
+def test_no_function_is_over_60_lines():
+    over = sorted(
+        f"{name}:{node.name} {node.end_lineno - node.lineno + 1} lines"
+        for name, path in modules().items()
+        for node in functions(path)
+        if node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    )
+    assert over == []
+
+
+@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
+def test_no_function_outside_the_cli_takes_more_than_6_parameters():
+    over = sorted(
+        f"{name}:{node.name} ({parameters(node)})"
+        for name, path in modules().items()
+        if package_of(name) != "cli"
+        for node in functions(path)
+        if parameters(node) > MAX_PARAMETERS
+    )
+    assert over == []

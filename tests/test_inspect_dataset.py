@@ -14,10 +14,10 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
 from itemeval.cli import main
+from itemeval.engine.dataset import sample_row
 from itemeval.errors import ConfigError
 from itemeval.hashing import content_hash
-from itemeval.inspect_dataset import sample_row
-from itemeval.study import load_study
+from itemeval.study.load import load_study
 
 TASK_FILE = Path(__file__).parent / "inspect_task_arith.py"
 

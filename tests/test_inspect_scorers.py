@@ -16,8 +16,8 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import value_to_float
 from inspect_ai.solver import generate, multiple_choice
 
+from itemeval.engine.scorers import CATALOGUE
 from itemeval.errors import ConfigError
-from itemeval.inspect_scorers import CATALOGUE
 from itemeval.scorers import ScoreContext
 from itemeval.scorers.registry import score_many, validate_scorer_params
 from tests.helpers import base_config, write_study
@@ -316,7 +316,7 @@ def test_a_grade_rebuilds_each_items_state_once_across_its_scorer_calls(monkeypa
     """The catalogue's scorers share one rebuilt TaskState per item for the calls of
     one grade (the `cache` the grade keeps); without it each call rebuilds its own.
     Verdicts are the same either way."""
-    from itemeval import inspect_scorers
+    from itemeval.engine import scorers as inspect_scorers
 
     built: list[str] = []
     real = inspect_scorers._state
@@ -355,8 +355,8 @@ def test_plain_verdicts_share_one_result_per_value_and_keep_any_other_answer(
 ):
     from inspect_ai.scorer import Score
 
-    from itemeval import inspect_verdicts
-    from itemeval.inspect_verdicts import to_result
+    from itemeval.engine import verdicts as inspect_verdicts
+    from itemeval.engine.verdicts import to_result
 
     correct = to_result(
         Score(value="C", answer="the reply", explanation="the reply"), "the reply"
@@ -408,8 +408,8 @@ def test_the_declared_params_are_inspects_own(name):
     """scorers.inspect_params declares each scorer's params so a study loads without
     importing inspect-ai; they must be the ones its signature gives (a new inspect-ai
     that changes one fails here)."""
-    from itemeval.scorer_signature import params_model
     from itemeval.scorers.inspect_params import inspect_params
+    from itemeval.scorers.signature import params_model
 
     extra = {"multiple_correct": (bool, False)} if name == "choice" else {}
     built = params_model(name, CATALOGUE[name], extra=extra).model_fields

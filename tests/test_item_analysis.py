@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from itemeval import item_analysis as ia
-from itemeval import item_results
-from itemeval.item_results import _condition_items
+from itemeval.results import items as item_results
+from itemeval.results.items import _condition_items
+from itemeval.stats import item_analysis as ia
 from tests.helpers import base_config, write_study
 
 # ---- pure statistics ----

@@ -10,9 +10,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from itemeval import items as items_module
 from itemeval.errors import ConfigError
-from itemeval.study import load_study
+from itemeval.study import items as items_module
+from itemeval.study.load import load_study
 from tests.helpers import ARITH, base_config, write_study
 
 

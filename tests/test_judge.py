@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from itemeval.judge import (
+from itemeval.scorers.judge import (
     FORMAT_SUFFIX,
     FORMAT_SUFFIX_VERSION,
     JudgeParse,

@@ -14,9 +14,14 @@ import pytest
 
 from itemeval.cli import main
 from itemeval.errors import ConfigError
-from itemeval.label_queue import QueueOptions, label_queue, label_status, queue_labels
-from itemeval.label_writer import LabelWriter
-from itemeval.labels import (
+from itemeval.records import Template
+from itemeval.results.label_queue import (
+    QueueOptions,
+    label_queue,
+    label_status,
+    queue_labels,
+)
+from itemeval.results.labels import (
     Scale,
     human_condition,
     human_conditions,
@@ -24,7 +29,7 @@ from itemeval.labels import (
     pick_rubric,
     rubric_scale,
 )
-from itemeval.records import Template
+from itemeval.stages.label_writer import LabelWriter
 from itemeval.store import read_store, upsert
 from itemeval.store.lock import study_lock
 from tests import view_study
@@ -166,9 +171,9 @@ def test_a_relabel_journaled_under_the_lock_shows_the_last_label(study):
 
 CHILD_LABEL = """
 import sys
-from itemeval.label_queue import QueueOptions, label_queue
-from itemeval.label_writer import LabelWriter
-from itemeval.labels import human_condition, label_row, pick_rubric
+from itemeval.results.label_queue import QueueOptions, label_queue
+from itemeval.results.labels import human_condition, label_row, pick_rubric
+from itemeval.stages.label_writer import LabelWriter
 from itemeval.study import load_study
 
 study = load_study(sys.argv[1], sys.argv[2])

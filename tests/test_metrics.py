@@ -10,7 +10,7 @@ from sacrebleu.metrics import BLEU, CHRF
 from scipy import stats as scipy_stats
 from sklearn import metrics as sk
 
-from itemeval.metrics.figures import (
+from itemeval.stats.metric_figures import (
     Classification,
     Corpus,
     Kendall,
@@ -18,7 +18,7 @@ from itemeval.metrics.figures import (
     Pearson,
     Spearman,
 )
-from itemeval.metrics.resample import percentile_interval, resample_counts
+from itemeval.stats.resample import percentile_interval, resample_counts
 
 pytestmark = pytest.mark.filterwarnings("ignore:y_pred contains classes not in y_true")
 
@@ -157,7 +157,7 @@ def test_correlations_equal_scipy_with_ties_and_on_resamples(
 def test_kendall_per_resample_equals_scipy_by_either_path(monkeypatch, pairwise_rows):
     """tau-b as one (n × n) product over all resamples, or by scipy per resample for a
     larger cell: the same figures, ties and repeated rows included."""
-    from itemeval.metrics import figures
+    from itemeval.stats import metric_figures as figures
 
     monkeypatch.setattr(figures, "_PAIRWISE_ROWS", pairwise_rows)
     item_of_row, items, x, y = _numbers(seed=4, items=60, epochs=3)
@@ -253,7 +253,7 @@ def test_classification_resamples_keep_every_class_so_a_rare_one_cannot_inflate_
     sometimes draws no c and averages over two classes, which set the macro F1's upper
     bound (0.63 where the figure is 0.40); within-class resampling keeps every class
     in every resample (0.54), each resample being scikit-learn's figure of its rows."""
-    from itemeval.metrics.cells import MetricOptions, _bootstrap
+    from itemeval.results.metrics import MetricOptions, _bootstrap
 
     true = ["a"] * 9 + ["b"] * 8 + ["c"] * 3
     pred = ["a"] * 6 + ["b"] * 3 + ["b"] * 5 + ["a"] * 3 + ["a", "b", "a"]
@@ -262,7 +262,7 @@ def test_classification_resamples_keep_every_class_so_a_rare_one_cannot_inflate_
     figure = Classification.prepare(item_of_row, items, pred, true, "f1_macro")
     (draws,) = _bootstrap([figure], items, MetricOptions(seed=0))
     point = sk.f1_score(true, pred, average="macro", zero_division=0)
-    from itemeval.metrics.resample import stratified_counts
+    from itemeval.stats.resample import stratified_counts
 
     (counts,) = list(stratified_counts(figure.item_class, seed=0))
     for row in range(0, 2000, 97):

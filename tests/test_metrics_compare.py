@@ -19,10 +19,10 @@ from sklearn import metrics as sk
 from statsmodels.stats.multitest import multipletests
 
 from itemeval.cli import main
-from itemeval.results import ResultsOptions, study_results
-from itemeval.results_console import render_results
+from itemeval.console.results import render_results
+from itemeval.results.compute import ResultsOptions, study_results
 from itemeval.scorers.numeric import read_target_number
-from itemeval.study import load_study
+from itemeval.study.load import load_study
 from tests.helpers import base_config, write_study
 
 # a - b is 1, 2 or 3, imbalanced (half the items are 1): three classes to confuse
@@ -240,7 +240,7 @@ def test_the_console_shows_each_pair_with_its_adjusted_p_at_80_columns(study):
 def test_the_report_leaves_metric_differences_out(study):
     """The report compares every pair for the means only: a paired bootstrap per
     metric and pair would cost it k(k−1)/2 times a cell's."""
-    from itemeval.report import _options
+    from itemeval.report.document import _options
 
     loaded = load_study(study, study.parent)
     results = study_results(loaded, _options(loaded, []))

@@ -19,8 +19,10 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.solver import generate
 
-from itemeval import arithmetic, offline_judge, offline_solver
-from itemeval.judge import parse_judge_reply, with_format_suffix
+from itemeval.engine.offline import arithmetic
+from itemeval.engine.offline import judge as offline_judge
+from itemeval.engine.offline import solver as offline_solver
+from itemeval.scorers.judge import parse_judge_reply, with_format_suffix
 
 REPO = Path(__file__).resolve().parent.parent
 ROWS = [

@@ -18,7 +18,7 @@ from itemeval.scorers import (
     score_solution,
     validate_scorer_params,
 )
-from itemeval.study import load_study
+from itemeval.study.load import load_study
 from tests.helpers import base_config, write_study
 
 REPLY = "Let me translate.\nANSWER: The cat is sitting on the mat."

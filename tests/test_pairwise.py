@@ -9,9 +9,10 @@ import re
 import pandas as pd
 import pytest
 
-from itemeval import pairwise, pairwise_plan
 from itemeval.cli import main
+from itemeval.plan import pairwise as pairwise_plan
 from itemeval.records import GradeCondition
+from itemeval.study import pairwise
 from tests.helpers import base_config, write_study
 
 

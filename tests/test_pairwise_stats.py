@@ -11,7 +11,7 @@ import pytest
 import statsmodels.api as sm
 from scipy import stats as sps
 
-from itemeval import pairwise_stats as ps
+from itemeval.stats import pairwise as ps
 
 TRUE = {"c1": 0.0, "c2": 0.6, "c3": -0.4, "c4": 1.1}
 PAIRS = [("c1", "c2"), ("c1", "c3"), ("c2", "c3"), ("c1", "c4"), ("c3", "c4")]

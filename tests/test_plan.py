@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from itemeval import plan
-from itemeval.eval_windows import eval_batches, eval_windows
+from itemeval.engine.runner import CELLS_IN_FLIGHT, CELLS_PER_EVAL
+from itemeval.plan import cells as plan
+from itemeval.plan.eval_windows import eval_batches, eval_windows
 from itemeval.records import Item
-from itemeval.runner import CELLS_IN_FLIGHT, CELLS_PER_EVAL
 
 
 def solutions(*rows: tuple) -> pd.DataFrame:

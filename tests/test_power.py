@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.power import TTestPower
 
-from itemeval import power
+from itemeval.stats import power
 
 # ---- variance components
 # -----------------------------------------------------------------------

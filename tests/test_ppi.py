@@ -8,14 +8,15 @@ import pytest
 from scipy import stats as scipy_stats
 from sklearn.metrics import cohen_kappa_score
 
-from itemeval import agreement_stats, stats
-from itemeval.agreement_ci import (
+from itemeval.stats import agreement as agreement_stats
+from itemeval.stats import intervals as stats
+from itemeval.stats.agreement_ci import (
     MAX_DISTINCT,
     agreement_interval,
     closed_form_kappa,
     weighted_figures,
 )
-from itemeval.ppi import ppi_mean
+from itemeval.stats.ppi import ppi_mean
 
 DRAWS = 1000
 
@@ -142,7 +143,7 @@ def test_a_rater_corrects_only_graders_that_measure_what_they_labelled():
     labels)."""
     from types import SimpleNamespace
 
-    from itemeval.human_results import _same_quantity
+    from itemeval.results.human import _same_quantity
 
     def grader(name, rubric_hash=None):
         rubric = SimpleNamespace(hash=rubric_hash) if rubric_hash else None

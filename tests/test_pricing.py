@@ -9,7 +9,7 @@ import math
 import pytest
 
 from itemeval.errors import ConfigError
-from itemeval.pricing import (
+from itemeval.plan.pricing import (
     Price,
     PriceTable,
     load_prices,

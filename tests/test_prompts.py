@@ -8,7 +8,7 @@ import hashlib
 import pytest
 
 from itemeval.errors import ConfigError
-from itemeval.prompts import (
+from itemeval.study.prompts import (
     RUBRIC_FIELDS,
     builtin_names,
     check_template,

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
+from itemeval.engine.providers import BUILT_IN, check_providers
 from itemeval.errors import ConfigError
-from itemeval.providers import BUILT_IN, check_providers
 
 
 def test_the_built_in_providers_are_exactly_inspects_own_and_ours():
@@ -17,7 +17,7 @@ def test_the_built_in_providers_are_exactly_inspects_own_and_ours():
     import inspect_ai.model  # noqa: F401 - registers inspect's own providers
     from inspect_ai._util.registry import registry_find, registry_unqualified_name
 
-    from itemeval import _registry  # noqa: F401 - registers ours
+    from itemeval.engine.offline import provider as _registry  # noqa: F401 - registers ours
 
     registered = {
         registry_unqualified_name(info)
@@ -50,7 +50,7 @@ def test_an_unknown_provider_or_missing_key_is_refused(
 def test_built_in_providers_are_checked_without_loading_inspect():
     script = (
         "import sys\n"
-        "from itemeval.providers import check_providers\n"
+        "from itemeval.engine.providers import check_providers\n"
         "check_providers(['itemeval/arith-good', 'openai/gpt-4o', "
         "'anthropic/claude-x', 'vllm/meta/llama'])\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'inspect_ai'))\n"

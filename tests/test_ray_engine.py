@@ -12,9 +12,9 @@ import time
 import pandas as pd
 import pytest
 
-from itemeval.budget import SpendCap
 from itemeval.cli import main
-from itemeval.ray_lease import BudgetBook
+from itemeval.plan.budget import SpendCap
+from itemeval.plan.lease import BudgetBook
 from tests.test_shards import MODELS, ROWS, stored, study
 
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from itemeval.report_intervals import Interval, axis, interval_chart
+from itemeval.report.intervals import Interval, axis, interval_chart
 
 
 @pytest.mark.parametrize(

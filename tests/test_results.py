@@ -17,11 +17,12 @@ from scipy import stats as sps
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from itemeval import console, results
 from itemeval.cli import main
+from itemeval.console import render as console
 from itemeval.records import GradeCondition
-from itemeval.results import ResultsOptions, study_results
-from itemeval.study import load_study
+from itemeval.results import compute as results
+from itemeval.results.compute import ResultsOptions, study_results
+from itemeval.study.load import load_study
 from tests.helpers import base_config, write_study
 
 ROWS = [
@@ -408,7 +409,7 @@ def test_passing_reducers_count_full_credit_on_the_scale_and_stay_in_zero_one(
 def test_graders_on_different_scales_each_pass_at_their_own_midpoint():
     """A 0/1 scorer beside a 0-3 judge: one pass mark of 1.5 for both meant the 0/1
     grader could never pass; each passes at its own scale's middle."""
-    from itemeval.results_agreement import agreement
+    from itemeval.results.agreement import agreement
 
     wide = pd.DataFrame(
         {"s": [1.0, 1.0, 0.0, 1.0, 0.0], "j": [3.0, 2.0, 0.0, 1.0, 1.0]}

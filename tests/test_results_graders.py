@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from itemeval.cell_names import grader_facets, grader_name
 from itemeval.cli import main
-from itemeval.results_facets import scale_label, split_mixed_scales
-from itemeval.study import load_study
+from itemeval.results.facets import scale_label, split_mixed_scales
+from itemeval.study.cell_names import grader_facets, grader_name
+from itemeval.study.load import load_study
 from tests.helpers import base_config, write_study
 
 STRICT = "gpt-4o-mini-2024-07-18-strict-judge"
@@ -210,7 +210,7 @@ def test_split_mixed_scales(scores, levels, expected):
             for k, v in enumerate(values)
         ]
     )
-    from itemeval.scale_intervals import scale_of
+    from itemeval.stats.scale_intervals import scale_of
 
     scales = {g: scale_of(np.array(v, dtype=float)) for g, v in scores.items()}
     split = split_mixed_scales(

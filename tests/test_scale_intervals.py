@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from itemeval import stats
-from itemeval.scale_intervals import bounded_interval, grade_scales, scale_of
+from itemeval.stats import intervals as stats
+from itemeval.stats.scale_intervals import bounded_interval, grade_scales, scale_of
 
 CASES = [
     # (the scores, their scale)
@@ -113,7 +113,7 @@ def test_a_criterion_s_interval_is_on_the_values_it_was_given():
     1.5: the interval is the bounded one on [0, 2], not on the cell's own range."""
     import pandas as pd
 
-    from itemeval.criteria_results import criteria_cells
+    from itemeval.results.criteria import criteria_cells
 
     values = {"i1": [0.0, 0.0], "i2": [1.0, 2.0], "i3": [1.0, 1.0], "i4": [0.0, 1.0]}
     rows = [("g1", item, value) for item, pair in values.items() for value in pair] + [

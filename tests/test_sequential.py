@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from itemeval import power, sequential
+from itemeval.stats import power, sequential
 
 ALPHA = 0.05
 

@@ -24,8 +24,8 @@ import pandas as pd
 import psutil
 import pytest
 
-from itemeval import plan
 from itemeval.cli import main
+from itemeval.plan import cells as plan
 from tests.helpers import base_config, write_study
 from tests.openai_server import OpenAIServer
 

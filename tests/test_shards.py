@@ -14,10 +14,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from itemeval import plan
 from itemeval.cli import main
 from itemeval.errors import ConfigError
 from itemeval.paths import StudyPaths
+from itemeval.plan import cells as plan
 from itemeval.store.lock import study_lock
 from tests.helpers import base_config, write_study
 
@@ -423,8 +423,8 @@ def test_launch_grade_with_two_local_shards_equals_one_grade_run(tmp_path, capsy
 
 
 def test_shard_connections_are_the_models_share_rounded_up():
+    from itemeval.plan.spend import share_connections
     from itemeval.records import TaskSpec
-    from itemeval.spend import share_connections
 
     spec = TaskSpec(
         name="c",

@@ -106,7 +106,7 @@ def test_estimating_a_fresh_study_with_the_cache_on_loads_no_inspect(tmp_path):
 def test_the_cache_root_found_without_inspect_is_inspects_own(monkeypatch, env):
     from inspect_ai.model._cache import _cache_root
 
-    from itemeval.cache_lookup import cache_root
+    from itemeval.engine.cache_lookup import cache_root
 
     for name in ("INSPECT_CACHE_DIR", "XDG_CACHE_HOME"):
         monkeypatch.delenv(name, raising=False)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from itemeval import plan
-from itemeval.state import all_generated, solution_state
+from itemeval.plan import cells as plan
+from itemeval.plan.state import all_generated, solution_state
 from itemeval.store import upsert
-from itemeval.study import load_study
+from itemeval.study.load import load_study
 from tests.helpers import base_config, write_study
 
 

@@ -15,7 +15,8 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from itemeval import agreement_stats, stats
+from itemeval.stats import agreement as agreement_stats
+from itemeval.stats import intervals as stats
 
 TOL = 1e-9
 RNG = np.random.default_rng(20261123)
@@ -385,7 +386,7 @@ def test_paired_many_is_paired_for_every_pair(seed):
     ],
 )
 def test_average_ranks_are_scipys_rankdata(values):
-    from itemeval.agreement_stats import average_ranks
+    from itemeval.stats.agreement import average_ranks
 
     assert list(average_ranks(np.array(values))) == list(sps.rankdata(values))
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from itemeval import tables
 from itemeval.cli import main
+from itemeval.console import tables
 from tests.helpers import base_config, write_study
 
 PROMPT = "a-long-prompt-for-tables"

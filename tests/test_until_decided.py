@@ -10,9 +10,13 @@ import sys
 import pandas as pd
 import pytest
 
+from itemeval.adaptive.until_decided import (
+    SequentialOptions,
+    item_order,
+    run_until_decided,
+)
 from itemeval.errors import ConfigError
-from itemeval.study import load_study
-from itemeval.until_decided import SequentialOptions, item_order, run_until_decided
+from itemeval.study.load import load_study
 from tests.helpers import base_config, write_study
 from tests.test_item_analysis import _arithmetic
 
@@ -182,7 +186,7 @@ def test_a_ctrl_c_between_rounds_stops_the_loop_before_its_next_round(
     interrupted after that round, sparing no item it claims to have saved."""
     import signal
 
-    import itemeval.until_decided as ud
+    import itemeval.adaptive.until_decided as ud
     from itemeval import signals
 
     real = ud._round

@@ -12,7 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from itemeval.cli import main
-from itemeval.label_queue import QueueOptions
+from itemeval.results.label_queue import QueueOptions
 from itemeval.store import upsert
 from itemeval.view import LabelSettings, ViewSettings, create_app
 from itemeval.view.data import ItemQuery, item_table, query_items

@@ -19,8 +19,8 @@ import pandas as pd
 import pytest
 
 from itemeval.cli import main
-from itemeval.label_queue import QueueOptions, label_queue
-from itemeval.study import load_study
+from itemeval.results.label_queue import QueueOptions, label_queue
+from itemeval.study.load import load_study
 from tests.helpers import base_config, write_study
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

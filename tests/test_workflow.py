@@ -9,9 +9,9 @@ import re
 import pandas as pd
 import pytest
 
-from itemeval import plan
 from itemeval.cli import main
 from itemeval.errors import ConfigError
+from itemeval.plan import cells as plan
 from itemeval.records import Item
 from tests.helpers import base_config, write_study
 

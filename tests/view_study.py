@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from itemeval.hashing import text_hash
-from itemeval.items_store import store_items
 from itemeval.store import upsert
-from itemeval.study import Study, load_study
+from itemeval.store.items import store_items
+from itemeval.study.load import Study, load_study
 from tests.helpers import base_config, write_study
 
 RUBRIC = (

@@ -63,7 +63,7 @@ def bare_items(arguments: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI, turning itemeval's errors into their exit codes in this one
     place."""
-    from ..manifest import set_command_line
+    from ..stages.manifest import set_command_line
 
     arguments = sys.argv[1:] if argv is None else argv
     set_command_line(["itemeval", *arguments])
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             str(exc), exc.exit_code, exc.kind, json_out="--json" in arguments
         )
     except (typer.Abort, KeyboardInterrupt):
-        from .. import console
+        from ..console import render as console
 
         console.stderr().print("interrupted")
         return signals.interrupted_exit_code()
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     ) as exc:  # usage errors from the parser: bad option, missing argument
         exc.show()
         if "--json" in arguments:
-            from .. import console
+            from ..console import render as console
 
             console.print_json(
                 error_document(
@@ -110,7 +110,7 @@ def run() -> int:
 def _failed(message: str, exit_code: int, kind: str, *, json_out: bool) -> int:
     """The human message on stderr; under --json, also one JSON error document on
     stdout for scripts."""
-    from .. import console
+    from ..console import render as console
 
     console.error(message)
     if json_out:

@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from .. import __version__, help_text
+from .. import __version__
+from . import help_text
 from .options import DISPLAYS
 
 if TYPE_CHECKING:
     from ..outcomes import StageResult
-    from ..study import Study
+    from ..study.load import Study
 
 help_text.install()
 app = typer.Typer(
@@ -56,8 +57,8 @@ def _study(config: Path, base_dir: Path | None, *, reads: str = "table") -> Stud
     object storage is then read through its published snapshot)."""
     from dataclasses import replace
 
-    from .. import console
-    from ..study import load_study
+    from ..console import render as console
+    from ..study.load import load_study
 
     study = load_study(
         config, base_dir
@@ -115,7 +116,7 @@ def _finish(
     *,
     ids: bool = False,
 ) -> int:
-    from .. import console
+    from ..console import render as console
 
     if json_out:
         console.print_json(console.stage_dict(result))

@@ -32,7 +32,7 @@ from .options import (
 
 if TYPE_CHECKING:
     from ..outcomes import StageResult
-    from ..study import Study
+    from ..study.load import Study
 
 
 @app.command()
@@ -72,8 +72,8 @@ def estimate(
     \b
     Example: itemeval estimate configs/demo.yaml --stage generate --json
     """
-    from .. import console
-    from ..estimate import EstimateOptions, run_estimate
+    from ..console import render as console
+    from ..stages.estimate import EstimateOptions, run_estimate
 
     if stage not in ("all", "generate", "grade"):
         raise typer.BadParameter(
@@ -155,10 +155,10 @@ def launch(
     Example: itemeval launch generate configs/demo.yaml --shards 2
     Example: itemeval launch grade configs/demo.yaml --shards 4 --engine ray --address auto
     """  # noqa: E501 (an example line: click prints it as written)
-    from .. import console
-    from ..generate import GenerateOptions
-    from ..grade import GradeOptions
-    from ..launch import LaunchOptions, run_launch
+    from ..console import render as console
+    from ..stages.generate import GenerateOptions
+    from ..stages.grade.stage import GradeOptions
+    from ..stages.launch.stage import LaunchOptions, run_launch
 
     _check_launch(stage, shard_by, display, judges=bool(grader or rubric))
     common = _stage_options(
@@ -228,9 +228,9 @@ def plan(
     \b
     Example: itemeval plan configs/demo.yaml --detect 0.1 --compare arith-good_concise_default arith-weak_concise_default
     """  # noqa: E501 (an example line: click prints it as written)
-    from .. import console
-    from ..efficiency_render import render_plan
-    from ..sizing import PlanOptions, plan_study
+    from ..adaptive.sizing import PlanOptions, plan_study
+    from ..console import render as console
+    from ..console.efficiency import render_plan
 
     options = PlanOptions(
         detect=detect,
@@ -260,8 +260,8 @@ def _pilot(
     max_usd: float | None,
 ) -> StageResult:
     """`estimate --pilot N`: generate N random items per condition first, for real."""
-    from .. import console
-    from ..generate import GenerateOptions, run_pilot
+    from ..console import render as console
+    from ..stages.generate import GenerateOptions, run_pilot
 
     options = GenerateOptions(
         **_stage_options(None, **selection, pilot=pilot, yes=yes, max_usd=max_usd)

@@ -23,8 +23,8 @@ from .options import (
 
 if TYPE_CHECKING:
     from ..result_values import ResultsReport
-    from ..results import ResultsOptions
-    from ..study import Study
+    from ..results.compute import ResultsOptions
+    from ..study.load import Study
 
 
 @app.command()
@@ -40,9 +40,9 @@ def status(
     \b
     Example: itemeval status configs/demo.yaml --json
     """
-    from .. import console
-    from ..batch.listing import batch_rows, render
-    from ..status import study_status
+    from ..console import render as console
+    from ..engine.batch.listing import batch_rows, render
+    from ..results.status import study_status
 
     report = study_status(_study(config, base_dir, reads="snapshot"))
     open_batches = batch_rows(report.study.paths)
@@ -66,8 +66,8 @@ def commit(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
     \b
     Example: itemeval generate configs/demo.yaml --shard 0/2 & itemeval generate configs/demo.yaml --shard 1/2; wait; itemeval commit configs/demo.yaml
     """  # noqa: E501 (an example line: click prints it as written)
-    from .. import console
-    from ..commit import commit as commit_study
+    from ..console import render as console
+    from ..stages.commit import commit as commit_study
 
     recovered = commit_study(_study(config, base_dir))
     if json_out:
@@ -92,8 +92,8 @@ def export(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
     \b
     Example: itemeval export configs/demo.yaml && python -c "import pandas; print(pandas.read_csv('studies/demo/export/grades_long.csv').groupby(['grade_condition_slug', 'model']).score.mean())"
     """  # noqa: E501 (an example line: click prints it as written)
-    from .. import console
-    from ..export import run_export
+    from ..bridges.export import run_export
+    from ..console import render as console
 
     result = run_export(_study(config, base_dir, reads="snapshot"))
     if json_out:
@@ -191,8 +191,8 @@ def results(
     \b
     Example: itemeval results configs/demo.yaml --by model --compare arith-good arith-weak
     """  # noqa: E501 (an example line: click prints it as written)
-    from .. import console
-    from ..results import study_results
+    from ..console import render as console
+    from ..results.compute import study_results
 
     options = _results_options(
         compared, compare, item_ids, reducer, ci, seed, by, threshold, sample, stratify
@@ -212,7 +212,7 @@ def _results_options(
 ) -> ResultsOptions:
     """The options as the library takes them; `compare`'s second condition may come
     as a stray argument (`--compare A B`)."""
-    from ..results import ResultsOptions
+    from ..results.compute import ResultsOptions
 
     if compared and not compare:
         raise ConfigError(
@@ -241,7 +241,7 @@ def _results_data(
 ) -> dict[str, Any]:
     """The JSON document: the results, the item analysis of a bare --items, and a
     sequential comparison's figures; the cells (or items) written to --csv."""
-    from ..until_decided import with_sequential
+    from ..adaptive.until_decided import with_sequential
 
     data = report.as_dict()
     if csv is not None and not items:
@@ -265,7 +265,8 @@ def _render_results(
     report: ResultsReport, data: dict[str, Any], *, items: bool
 ) -> None:
     """The results' tables; then a sequential comparison's and the item analysis'."""
-    from .. import console, efficiency_render
+    from ..console import efficiency as efficiency_render
+    from ..console import render as console
 
     console.render_results(report, console.stdout())
     if data.get("sequential"):
@@ -297,8 +298,8 @@ def report(
     \b
     Example: itemeval report configs/demo.yaml --out demo.html
     """
-    from .. import console
-    from ..report import write_report
+    from ..console import render as console
+    from ..report.document import write_report
 
     written = write_report(_study(config, base_dir, reads="snapshot"), out)
     if json_out:
@@ -340,9 +341,9 @@ def show(
     \b
     Example: itemeval show configs/demo.yaml arith-001 --condition arith-weak_concise_default
     """  # noqa: E501 (an example line: click prints it as written)
-    from .. import console
-    from ..show import ShowOptions, show_study
-    from ..show_render import render_show
+    from ..console import render as console
+    from ..console.show import render_show
+    from ..results.show import ShowOptions, show_study
 
     options = ShowOptions(
         item_id=item_id, conditions=tuple(condition or ()), failures=failures
@@ -358,9 +359,9 @@ def _item_analysis(
     study: Study, data: dict[str, Any], csv: Path | None, ids: tuple[str, ...]
 ) -> dict[str, Any]:
     """`results --items`: the per-item rows go in the document (and the CSV)."""
-    from ..item_results import items_frame, study_items
     from ..result_values import clean
-    from ..results import grade_conditions
+    from ..results.compute import grade_conditions
+    from ..results.items import items_frame, study_items
 
     rows = clean(study_items(study, grade_conditions(study)))
     if ids:  # --items ID as well: those items' rows (the analysis uses every item)

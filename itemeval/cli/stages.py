@@ -38,7 +38,7 @@ from .options import (
 )
 
 if TYPE_CHECKING:
-    from ..plan import Shard
+    from ..plan.cells import Shard
 
 
 @app.command()
@@ -75,8 +75,8 @@ def generate(
     \b
     Example: itemeval generate configs/demo.yaml --condition arith-good_concise_default --limit 5
     """  # noqa: E501 (an example line: click prints it as written)
-    from .. import console
-    from ..generate import GenerateOptions, run_generate
+    from ..console import render as console
+    from ..stages.generate import GenerateOptions, run_generate
 
     if until_decided:
         chosen = (condition, item_ids, limit, sample, stratify, force, fresh, pilot)
@@ -150,9 +150,9 @@ def grade(
     \b
     Example: itemeval grade configs/demo.yaml --grader offline_judge
     """
-    from .. import console
-    from ..grade import GradeOptions, run_grade
-    from ..plan import ONLY_STATES
+    from ..console import render as console
+    from ..plan.cells import ONLY_STATES
+    from ..stages.grade.stage import GradeOptions, run_grade
 
     unknown = sorted(set(only or ()) - set(ONLY_STATES))
     if unknown:
@@ -190,9 +190,9 @@ def _until_decided(
     run: dict[str, Any],
     json_out: bool,
 ) -> int:
-    from .. import console
-    from ..efficiency_render import render_sequential
-    from ..until_decided import SequentialOptions, run_until_decided
+    from ..adaptive.until_decided import SequentialOptions, run_until_decided
+    from ..console import render as console
+    from ..console.efficiency import render_sequential
 
     options = SequentialOptions(pair=tuple(pair), **sequence, **run)
     result = run_until_decided(
@@ -206,7 +206,7 @@ def _until_decided(
 
 
 def _shard(shard: str | None, shard_by: str) -> Shard | None:
-    from ..plan import Shard
+    from ..plan.cells import Shard
 
     return Shard.parse(shard, shard_by) if shard is not None else None
 

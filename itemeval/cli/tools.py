@@ -32,8 +32,8 @@ def init(
     \b
     Example: itemeval init my-study && cd my-study && itemeval status config.yaml
     """
-    from .. import console
-    from ..scaffold import scaffold
+    from ..console import render as console
+    from ..study.scaffold import scaffold
 
     target = base_dir / directory if base_dir is not None else directory
     written = scaffold(target, force=force)
@@ -64,9 +64,9 @@ def batches(
     \b
     Example: itemeval batches study.yaml --cancel
     """
-    from .. import console
-    from ..batch.listing import batch_rows, cancel_open, render
-    from ..recovery import locked
+    from ..console import render as console
+    from ..engine.batch.listing import batch_rows, cancel_open, render
+    from ..store.recovery import locked
 
     study = _study(config, base_dir)
     cancelled = None
@@ -139,8 +139,8 @@ def view(
     \b
     Example: itemeval view configs/demo.yaml --label --rater alice --sample 200 --blind
     """
-    from ..label_queue import QueueOptions
-    from ..labels import check_rater
+    from ..results.label_queue import QueueOptions
+    from ..results.labels import check_rater
     from ..view import LabelSettings, ViewSettings
     from ..view.serve import serve
 
@@ -196,9 +196,9 @@ def import_logs(
     \b
     Example: itemeval import configs/demo.yaml logs/ && itemeval grade configs/demo.yaml
     """
-    from .. import console
-    from ..importer import run_import
-    from ..study import load_study
+    from ..bridges.importer import run_import
+    from ..console import render as console
+    from ..study.load import load_study
 
     study = load_study(config, base_dir, pin=True)
     result = run_import(study, list(logs), id_field=id_field)

@@ -138,15 +138,15 @@ def resolve(name: str, config_dir: Path | None = None) -> ScorerSpec:
     if name in INSPECT_NAMES or name == MULTI:
         return _inspect_spec(name)
     if ":" in name:
-        from .. import inspect_scorers
+        from ..engine import scorers as inspect_scorers
 
         return inspect_scorers.spec(name, config_dir or Path.cwd())
     if name in MODEL_GRADED_NAMES:
-        from .. import inspect_graders
+        from ..engine import graders as inspect_graders
 
         return inspect_graders.model_graded_spec(name)
     if name == TASK_SCORER:
-        from .. import inspect_dataset
+        from ..engine import dataset as inspect_dataset
 
         return inspect_dataset.task_scorer_spec()
     raise ConfigError(f"unknown scorer {name!r}; known scorers: {known_names()}")
@@ -197,7 +197,7 @@ def validate_scorer_params(
         raise ConfigError(_describe_params_error(name, spec, exc)) from None
     dumped = validated.model_dump()
     if spec.family == "multi":
-        from .. import inspect_scorers
+        from ..engine import scorers as inspect_scorers
 
         dumped["scorers"] = _validate_entries(dumped["scorers"], config_dir)
         inspect_scorers.check_reducer(dumped["reducer"])
@@ -262,7 +262,7 @@ def score_many(
             best_over_targets(spec, solution, context, params)
             for solution, context, _, _ in rows
         ]
-    from .. import inspect_scorers
+    from ..engine import scorers as inspect_scorers
 
     return inspect_scorers.score_entry(
         canonical_name(name), dict(params), rows, config_dir or Path.cwd(), cache

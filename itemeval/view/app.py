@@ -21,8 +21,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..errors import ItemevalError
-from ..label_queue import QueueOptions
-from ..study import Study
+from ..results.label_queue import QueueOptions
+from ..study.load import Study
 from .data import VersionCache
 
 HERE = Path(__file__).parent

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..results import grade_conditions, graded_frame
-from ..study import Study
+from ..results.compute import grade_conditions, graded_frame
+from ..study.load import Study
 
 PER_PAGE = 50
 SORTS = ("id", "score", "-score", "spread")

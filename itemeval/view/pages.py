@@ -15,19 +15,19 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from ..errors import ItemevalError
-from ..label_queue import label_queue, label_status, next_position, queue_labels
-from ..label_writer import LabelWriter
-from ..labels import (
+from ..results.compute import ResultsOptions, study_results
+from ..results.label_queue import label_queue, label_status, next_position, queue_labels
+from ..results.labels import (
     human_condition,
     label_row,
     pick_rubric,
     rubric_scale,
 )
-from ..results import ResultsOptions, study_results
-from ..show import item_view
-from ..status import study_status
+from ..results.show import item_view
+from ..results.status import study_status
+from ..stages.label_writer import LabelWriter
 from ..store import read_store
-from ..study import Study
+from ..study.load import Study
 from .data import PER_PAGE, SORTS, ItemQuery, item_table, query_items
 
 
@@ -137,7 +137,7 @@ async def items(request: Request) -> Response:
         request.app.state.cache.get, "items", study, lambda: item_table(study)
     )
     rows, total = await run_in_threadpool(query_items, table, query)
-    from ..results import grade_conditions
+    from ..results.compute import grade_conditions
 
     return _render(
         request,
@@ -259,7 +259,7 @@ async def label(request: Request) -> Response:
 
 
 def _answer(study: Study, entry: dict[str, Any]) -> dict[str, Any]:
-    from ..show import find_item
+    from ..results.show import find_item
 
     row = _solution(study, entry["condition_id"], entry["item_id"], int(entry["epoch"]))
     return {"item": find_item(study, entry["item_id"]), "solution": row}

@@ -7,7 +7,7 @@ import os
 import socket
 import sys
 
-from ..study import Study
+from ..study.load import Study
 from .app import ViewSettings, create_app
 
 LOCAL = "127.0.0.1"

@@ -1,0 +1,1 @@
+"""What the command line shows: rich tables and text for people, JSON for scripts."""

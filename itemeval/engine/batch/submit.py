@@ -1,0 +1,184 @@
+"""Submitting a run's cells as provider batches (README "Batch mode"): each batch's
+worst case held under the cap, then recorded in the ledger, uploaded and created;
+none of a cell an open batch holds or this run already sent or collected."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ... import signals
+from ...plan.cost import worst_case_usd
+from ...records import Cell, TaskSpec
+from . import ledger
+from .requests import request_key, request_line
+
+if TYPE_CHECKING:
+    from ...stages.run import Run
+    from .executor import BatchRun
+
+DEFAULT_SIZE = 5000
+"""Requests per batch when `budget.batch` is `true` (OpenAI takes up to 50,000)."""
+
+
+def submit_all(state: BatchRun, specs: Sequence[TaskSpec]) -> None:
+    import openai
+
+    held = ledger.held_keys(state.paths, state.run.stage) | state.answered | state.sent
+    size = _size(state.run)
+    todos = {
+        spec.name: [
+            (key, cell)
+            for cell in spec.cells
+            if (key := request_key(state.run.stage, spec.name, cell.sample_id))
+            not in held
+        ]
+        for spec in specs
+    }
+    _hold_back_unpriced(state, specs, todos)
+    for spec in specs:
+        todo = todos[spec.name]
+        for start in range(0, len(todo), size):
+            try:
+                if not _submit(state, spec, todo[start : start + size]):
+                    return
+            except openai.APIError as exc:  # e.g. a host without a Batch API
+                _failed(state, spec, exc)
+                break
+
+
+def _hold_back_unpriced(
+    state: BatchRun,
+    specs: Sequence[TaskSpec],
+    todos: dict[str, list[tuple[str, Cell]]],
+) -> None:
+    """Cells an earlier run's batch held when this run's estimate was approved (so
+    it did not price them) and that came back unanswered go again only as far as
+    the approval reaches: with --yes, without a gate, or while the approved ceiling
+    plus their worst case stays within `confirm_above_usd`. The rest stay missing
+    (executor._left_missing says so) for the next run's estimate to price."""
+    from ...plan.budget import may_spend_more
+
+    run = state.run
+    extra: dict[str, list[tuple[str, Cell]]] = {}
+    worst: list[float | None] = []
+    for spec in specs:
+        unpriced = [(k, c) for k, c in todos[spec.name] if k not in state.priced]
+        if unpriced:
+            extra[spec.name] = unpriced
+            factor = run.prices.batch_factor(spec.model)
+            worst += list(_worst(run, spec, unpriced, factor).values())
+    if not extra:
+        return
+    more = None if None in worst else sum(w for w in worst if w is not None)
+    if may_spend_more(
+        run.approved_usd + state.extra_usd,
+        more,
+        confirm_above=run.setting.confirm_above_usd,
+        yes=run.options.yes,
+    ):
+        state.extra_usd += more or 0.0
+        return
+    for name, unpriced in extra.items():
+        dropped = {key for key, _ in unpriced}
+        state.unapproved |= dropped
+        todos[name] = [(k, c) for k, c in todos[name] if k not in dropped]
+
+
+def _failed(state: BatchRun, spec: TaskSpec, exc: Exception) -> None:
+    """A condition whose batch could not be submitted fails (exit 1) without
+    stopping the others; its cells stay missing."""
+    from ...redact import redact
+
+    message = redact(f"batch submission failed: {type(exc).__name__}: {exc}")
+    for condition in state.run.result.conditions:
+        if condition.condition_id == spec.name and condition.failure is None:
+            condition.failure = message
+
+
+def _size(run: Run) -> int:
+    batch = run.setting.batch
+    return DEFAULT_SIZE if batch is True else max(1, int(batch))
+
+
+def _submit(state: BatchRun, spec: TaskSpec, chunk: list[tuple[str, Cell]]) -> bool:
+    """Hold, record, upload and create one batch; False when the spend cap (or a
+    stop) says no further batch may go."""
+    run = state.run
+    factor = run.prices.batch_factor(spec.model)
+    worst = _worst(run, spec, chunk, factor)
+    known = [w for w in worst.values() if w is not None]
+    total = sum(known) if len(known) == len(worst) else None
+    if run.cap is not None and total is not None and not run.cap.hold(total):
+        return False
+    requests = {
+        key: ledger.Request(spec.name, cell.metadata, worst[key]) for key, cell in chunk
+    }
+    submission = ledger.Submission(
+        id=ledger.new_id(),
+        stage=run.stage,
+        model=spec.model,
+        run_id=run.run_id,
+        config=dict(spec.config),
+        requests=requests,
+        price_factor=factor,
+        shard=ledger.shard_key(run.options.shard),
+    )
+    if total is not None:
+        state.reserved[submission.id] = total
+    try:
+        submission = _create(state, spec, chunk, submission)
+    except Exception:  # nothing was created: nothing is billed or held
+        from .reserve import settle
+
+        settle(run.cap, state.reserved, submission.id, 0.0)
+        raise
+    state.waiting.append(submission)
+    state.sent.update(requests)
+    state.submitted += 1
+    return not signals.stop_requested()
+
+
+def _create(
+    state: BatchRun,
+    spec: TaskSpec,
+    chunk: list[tuple[str, Cell]],
+    submission: ledger.Submission,
+) -> ledger.Submission:
+    """Upload the requests, record them (with the study, before the batch exists),
+    create the batch, record its id."""
+    import openai
+
+    client = state.client(spec.model)
+    file_id = client.upload([request_line(spec, cell, key) for key, cell in chunk])
+    submission = ledger.update(state.paths, submission, file_id=file_id)
+    try:
+        batch_id = client.create(
+            file_id,
+            {"itemeval_study": state.run.setting.name, "itemeval": submission.id},
+        )
+    except openai.APIStatusError:  # refused: no batch exists, its cells are free
+        ledger.update(state.paths, submission, state="closed", note="refused")
+        raise
+    return ledger.update(
+        state.paths, submission, batch_id=batch_id, status="validating"
+    )
+
+
+def _worst(
+    run: Run, spec: TaskSpec, chunk: list[tuple[str, Cell]], factor: float
+) -> dict[str, float | None]:
+    """The most each request can cost at its batch price (None: the model is
+    unpriced), by custom id."""
+    price = run.prices.lookup(spec.model)
+    max_tokens = spec.config.get("max_tokens")
+    return {
+        key: None
+        if price is None
+        else factor * worst_case_usd(price, _prompt_text(cell), max_tokens)
+        for key, cell in chunk
+    }
+
+
+def _prompt_text(cell: Cell) -> str:
+    return "\n".join([*(text for _, text in cell.preamble), cell.prompt])

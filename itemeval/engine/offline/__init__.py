@@ -1,0 +1,2 @@
+"""The built-in `itemeval/*` offline models: deterministic stand-ins for real
+providers."""

@@ -1,0 +1,343 @@
+"""inspect-ai's own scorers over stored solutions: a TaskState rebuilt from each row,
+inspect's verdict kept whole."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import gc
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.model import ChatMessageUser, ModelOutput
+from inspect_ai.scorer import (
+    Target,
+    answer,
+    choice,
+    exact,
+    f1,
+    includes,
+    match,
+    multi_scorer,
+    pattern,
+)
+from inspect_ai.solver import TaskState
+from inspect_ai.solver._multiple_choice import (
+    parse_answers,
+    set_choices_based_on_generated_response,
+)
+from inspect_ai.solver._task_state import Choices
+
+from ..errors import ConfigError
+from ..scorers.base import ScoreContext, ScoreResult, ScorerSpec
+from ..scorers.inspect_params import inspect_rule_version
+from ..scorers.signature import params_model
+from ..scorers.user import load_user_scorer
+from .verdicts import to_result
+
+CATALOGUE: dict[str, Callable[..., Any]] = {
+    "match": match,
+    "includes": includes,
+    "pattern": pattern,
+    "answer": answer,
+    "choice": choice,
+    "f1": f1,
+    "exact": exact,
+}
+"""inspect-ai's scorers that read only the stored text, its targets and choices, by
+their inspect names."""
+
+RULE_VERSION = inspect_rule_version()
+
+_MODEL = (
+    "itemeval/stored"  # the model name on rebuilt states; the scorers never call it
+)
+
+
+def _memoise_normalisation() -> None:
+    """Cache inspect's text normalisers (used by `f1` and `exact`) for the process.
+
+    Both are pure functions of their text: the per-token one (casefold, punctuation,
+    number and article rules) sees the same tokens again and again, and the whole-text
+    one sees each target twice per grade. Cached, `f1` costs ~8x less with the same
+    verdicts. An inspect-ai without these private functions runs uncached.
+    """
+    from inspect_ai.scorer import _classification
+
+    token = getattr(_classification, "_normalize_token", None)
+    if callable(token) and not hasattr(token, "cache_info"):
+        _classification._normalize_token = functools.lru_cache(maxsize=1 << 14)(token)
+    text = getattr(_classification, "_normalize", None)
+    if callable(text) and not hasattr(text, "__wrapped__"):
+        _classification._normalize = _cached_text_normaliser(text)
+
+
+def _cached_text_normaliser(normalize: Callable[..., str]) -> Callable[..., str]:
+    @functools.lru_cache(maxsize=4096)
+    def cached(text: str, stop_words: tuple[str, ...] | None) -> str:
+        return normalize(text, None if stop_words is None else list(stop_words))
+
+    @functools.wraps(normalize)
+    def normalize_text(text: str, stop_words: list[str] | None = None) -> str:
+        return cached(text, None if stop_words is None else tuple(stop_words))
+
+    return normalize_text
+
+
+_memoise_normalisation()
+
+
+# ---- scoring
+# --------------------------------------------------------------------------------------
+
+
+Row = tuple[str, ScoreContext, str, int]
+"""One stored solution to score: (its text, its item's context, item id, epoch)."""
+
+
+class _StoredOutput:
+    """What the catalogue's scorers read of `state.output`: the stored text. Cheaper
+    than a ModelOutput per row; user scorers, which may read more, get a real
+    ModelOutput."""
+
+    __slots__ = ("completion",)
+
+    def __init__(self, completion: str) -> None:
+        self.completion = completion
+
+
+def score_rows(
+    scorer: Callable[..., Any],
+    rows: Sequence[Row],
+    *,
+    light_output: bool,
+    mark_choices: bool | None = None,
+    states: SharedStates | None = None,
+) -> list[ScoreResult]:
+    """inspect's verdict on every row, in order. `mark_choices`: replay the
+    multiple_choice solver's answer parsing first (needed by `choice`), with its
+    `multiple_correct` setting. `states`: the rebuilt states to reuse (light_output
+    only), kept by the caller across calls of one grade."""
+    with _collector_paused():
+        return asyncio.run(
+            _score_rows(
+                scorer,
+                rows,
+                light_output=light_output,
+                mark_choices=mark_choices,
+                states={} if states is None else states,
+            )
+        )
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Scoring allocates a few short-lived objects per row, none in cycles; each
+    allocation burst would otherwise trigger collections that walk the whole grade
+    (its solutions, items and tables): ~20% of a 100,000-row grade."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+async def _score_rows(
+    scorer: Callable[..., Any],
+    rows: Sequence[Row],
+    *,
+    light_output: bool,
+    mark_choices: bool | None,
+    states: SharedStates,
+) -> list[ScoreResult]:
+    results: list[ScoreResult] = []
+    targets: dict[tuple[str, ...], Target] = {}
+    # the hot loop of a large grade: states and targets reused across its rows
+    for solution, context, item_id, epoch in rows:
+        if light_output:
+            state = _reused_state(states, solution, context, item_id, epoch)
+        else:
+            state = _state(solution, context, item_id, epoch, light_output=False)
+        if mark_choices is not None and state.choices:
+            answers = parse_answers(state, mark_choices)
+            if answers:
+                set_choices_based_on_generated_response(state, answers)
+        target = targets.get(context.targets)
+        if target is None:
+            target = targets[context.targets] = Target(list(context.targets))
+        try:
+            score = await scorer(state, target)
+        except Exception as exc:  # noqa: BLE001
+            # a scorer's own failure on one row is that row's error
+            results.append(_scorer_error(exc))
+            continue
+        results.append(to_result(score, solution))
+    return results
+
+
+def _reused_state(
+    states: SharedStates,
+    solution: str,
+    context: ScoreContext,
+    item_id: str,
+    epoch: int,
+) -> TaskState:
+    """The item's shared state, given this reply as its output (and its options
+    unmarked again)."""
+    state = states.get((item_id, context.input)) or _new_shared_state(
+        states, solution, context, item_id, epoch
+    )
+    state.output = _StoredOutput(solution)
+    if context.choices:
+        state.choices = Choices(list(context.choices))  # fresh marks for this reply
+    return state
+
+
+def _scorer_error(exc: Exception) -> ScoreResult:
+    """The result of a row whose scorer raised."""
+    return ScoreResult(
+        score=None,
+        answer=None,
+        parse_error="scorer_error",
+        explanation=f"{type(exc).__name__}: {exc}",
+    )
+
+
+SharedStates = dict[tuple[str, str], TaskState]
+"""(item id, input) -> the item's rebuilt state, for the catalogue's scorers."""
+_SHARED_LIMIT = 20_000
+"""Items whose rebuilt state is kept (about 3 KB each)."""
+
+
+def _new_shared_state(
+    states: SharedStates, solution: str, context: ScoreContext, item_id: str, epoch: int
+) -> TaskState:
+    """One state per item for the catalogue's scorers, which read the output, target
+    and choices and change nothing but the choices' marks: building a TaskState costs
+    ten times more than scoring it, and an item's state serves every replication,
+    generate condition and scorer entry of the grade."""
+    if len(states) >= _SHARED_LIMIT:
+        # a study this large rebuilds states now and then; memory stays bounded
+        states.clear()
+    state = states[(item_id, context.input)] = _state(
+        solution, context, item_id, epoch, light_output=True
+    )
+    return state
+
+
+def _state(
+    solution: str,
+    context: ScoreContext,
+    item_id: str,
+    epoch: int,
+    *,
+    light_output: bool,
+) -> TaskState:
+    state = TaskState(
+        model=_MODEL,
+        sample_id=item_id,
+        epoch=epoch,
+        input=context.input or " ",
+        messages=[ChatMessageUser(content=context.input or " ")],
+        choices=list(context.choices) or None,
+        metadata=dict(context.metadata),
+    )
+    state.output = (
+        _StoredOutput(solution)
+        if light_output
+        else ModelOutput.from_content(_MODEL, solution)
+    )
+    return state
+
+
+# ---- the registry's entry points
+# -----------------------------------------------------------------------------------
+
+
+_CHOICE_EXTRA = ("multiple_correct",)
+"""`choice`'s param that is the multiple_choice solver's, not the scorer's."""
+
+
+def spec(name: str, config_dir: Path) -> ScorerSpec:
+    """The registry spec of a user's `module:function` scorer (inspect's own are
+    declared in scorers.inspect_params)."""
+    user = load_user_scorer(name, config_dir)
+    return ScorerSpec(
+        fn=None,
+        params_model=params_model(name, user.factory),
+        rule_version=f"source:{user.source_hash}",
+        family="user",
+    )
+
+
+def check_reducer(reducer: str) -> None:
+    from inspect_ai.scorer._reducer.registry import create_reducers
+
+    try:
+        create_reducers(reducer)
+    except Exception as exc:  # noqa: BLE001
+        # inspect raises several kinds for an unknown reducer
+        raise ConfigError(
+            f"scorer 'multi_scorer': unknown reducer {reducer!r} ({exc}); e.g. "
+            "mode, mean, max, median"
+        ) from None
+
+
+def build(name: str, params: Mapping[str, Any], config_dir: Path) -> Any:
+    """The inspect scorer object for one validated entry."""
+    if name in CATALOGUE:
+        return CATALOGUE[name](
+            **{k: v for k, v in params.items() if k not in _CHOICE_EXTRA}
+        )
+    if name == "multi_scorer":
+        check_reducer(params["reducer"])
+        return multi_scorer(
+            [build(e["name"], e["params"], config_dir) for e in params["scorers"]],
+            params["reducer"],
+        )
+    if name == "task_scorer":
+        from .dataset import build_task_scorer
+
+        return build_task_scorer(dict(params), config_dir)
+    return load_user_scorer(name, config_dir).factory(**params)
+
+
+def _choice_setting(name: str, params: Mapping[str, Any]) -> bool | None:
+    """`multiple_correct` when the entry (or one of multi_scorer's) is `choice`; None
+    when none is."""
+    if name == "choice":
+        return bool(params.get("multiple_correct", False))
+    if name == "multi_scorer":
+        found = [_choice_setting(e["name"], e["params"]) for e in params["scorers"]]
+        return next((f for f in found if f is not None), None)
+    return None
+
+
+def _only_catalogue(name: str, params: Mapping[str, Any]) -> bool:
+    if name == "multi_scorer":
+        return all(_only_catalogue(e["name"], e["params"]) for e in params["scorers"])
+    return name in CATALOGUE
+
+
+def score_entry(
+    name: str,
+    params: dict[str, Any],
+    rows: Sequence[tuple[str, ScoreContext, str, int]],
+    config_dir: Path,
+    cache: dict[str, Any] | None = None,
+) -> list[ScoreResult]:
+    """Score stored solutions with one inspect-family entry; `cache` keeps the
+    rebuilt states between calls."""
+    scorer = build(name, params, config_dir)
+    states = None if cache is None else cache.setdefault("inspect_states", {})
+    return score_rows(
+        scorer,
+        rows,
+        light_output=_only_catalogue(name, params),
+        mark_choices=_choice_setting(name, params),
+        states=states,
+    )

@@ -1,0 +1,441 @@
+"""Which cells are done and which must run: pure functions over the key and state
+columns of the stores."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import ConfigError
+from ..records import TRUNCATING_STOP_REASONS, Item
+from ..wide import coded as sorted_categorical
+from ..wide import labels, row_keys
+
+_NO_METADATA = "no metadata (add columns under benchmark.mapping.metadata)"
+
+GENERATE_STATE_COLUMNS = [
+    "condition_id",
+    "item_id",
+    "epoch",
+    "error",
+    "blank",
+    "stop_reason",
+    "usd",
+    "solution_hash",
+]
+GRADE_STATE_COLUMNS = [
+    "grade_condition_id",
+    "gen_condition_id",
+    "item_id",
+    "epoch",
+    "solution_hash",
+    "error",
+    "parse_ok",
+    "usd",
+]
+CELL = ["condition_id", "item_id", "epoch"]
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One of `count` disjoint parts of a run's cells (`--shard K/N`); `by` is "cell"
+    or "model"."""
+
+    index: int
+    count: int
+    by: str = "cell"
+
+    @classmethod
+    def parse(cls, text: str, by: str = "cell") -> Shard:
+        """Parse "K/N" with 0 <= K < N; anything else is a ConfigError saying what is
+        expected."""
+        index, slash, count = text.partition("/")
+        if not (
+            slash and index.isdigit() and count.isdigit() and int(index) < int(count)
+        ):
+            raise ConfigError(
+                f"--shard {text!r}: expected K/N with 0 <= K < N, e.g. 0/4 "
+                "(the first of four shards)"
+            )
+        if by not in ("cell", "model"):
+            raise ConfigError(f"--shard-by {by!r}: use cell or model")
+        return cls(int(index), int(count), by)
+
+    @property
+    def tag(self) -> str:
+        return f"shard-{self.index}-of-{self.count}"
+
+
+def shard_of(condition_id: str, item_id: str, count: int) -> int:
+    """The shard of a cell: all replications of an item together, stable as the grid
+    grows, whatever the order."""
+    digest = hashlib.sha256(f"{condition_id}\0{item_id}".encode()).hexdigest()
+    return int(digest[:16], 16) % count
+
+
+def model_shards(models: Iterable[str], count: int) -> dict[str, int]:
+    """`--shard-by model`: every cell of a model on one shard, the study's models (in
+    order of their ids) dealt to the shards in turn, so N models fill N shards (a hash
+    of each model put two of two on one shard)."""
+    return {model: k % count for k, model in enumerate(sorted(set(models)))}
+
+
+def in_shard(
+    frame: pd.DataFrame, shard: Shard, condition_column: str, models: dict[str, str]
+) -> pd.Series:
+    """Which rows of a cells frame (`condition_column`, item_id) belong to the shard;
+    `models` maps condition -> model."""
+    if shard.by == "model":
+        dealt = model_shards(models.values(), shard.count)
+        owner = frame[condition_column].map(lambda cid: dealt[models[cid]])
+    else:
+        owner = pd.Series(
+            [
+                shard_of(c, i, shard.count)
+                for c, i in zip(frame[condition_column], frame["item_id"])
+            ],
+            index=frame.index,
+            dtype="int64",
+        )
+    return owner == shard.index
+
+
+def first_items(items: Sequence[Item], limit: int | None) -> list[Item]:
+    """The items a run covers: the first `limit` of them (`--limit`), or all."""
+    return list(items if limit is None else items[:limit])
+
+
+def choose_items(
+    items: Sequence[Item],
+    *,
+    limit: int | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+    stratify: str | None = None,
+    ids: Sequence[str] = (),
+) -> list[Item]:
+    """The items a run covers: `--items` first, then `--limit`, then a reproducible
+    random `--sample` of what is left.
+
+    With `stratify` (an item metadata key) each stratum gets its share of the sample
+    (largest remainders round it), so a small sample keeps the mix of, say, difficulty
+    levels. The chosen items keep the dataset's order; the same items, sample, seed and
+    stratify always choose the same.
+    """
+    if stratify is not None and not any(stratify in item.metadata for item in items):
+        known = sorted({key for item in items for key in item.metadata})
+        raise ConfigError(
+            f"--stratify {stratify!r}: no item has that metadata key; the items have: "
+            f"{', '.join(known) or _NO_METADATA}"
+        )
+    pool = first_items(by_id(items, ids), limit)
+    if sample is None or sample >= len(pool):
+        return pool
+    rng = np.random.default_rng(seed)
+    strata: dict[str, list[int]] = {}
+    for index, item in enumerate(pool):
+        strata.setdefault(
+            str(item.metadata.get(stratify, "")) if stratify else "", []
+        ).append(index)
+    chosen: list[int] = []
+    for members, size in zip(
+        strata.values(), _shares(sample, [len(m) for m in strata.values()])
+    ):
+        chosen.extend(
+            rng.choice(members, size=size, replace=False).tolist() if size else []
+        )
+    return [pool[index] for index in sorted(chosen)]
+
+
+def by_id(items: Sequence[Item], ids: Sequence[str]) -> list[Item]:
+    """The items named by `--items` (all when none is; repeated, or several ids
+    joined by commas), in the dataset's order; an id that no item has is a usage
+    error naming it."""
+    if not ids:
+        return list(items)
+    known = {item.id for item in items}
+    # `--items q01,q03` names two items, unless an item's id holds that comma
+    wanted = {
+        part.strip()
+        for given in ids
+        for part in ([given] if given in known else given.split(","))
+        if part.strip()
+    }
+    unknown = sorted(wanted - known)
+    if unknown:
+        sample = ", ".join(item.id for item in items[:5])
+        raise ConfigError(
+            f"--items: no item has id {', '.join(map(repr, unknown))} "
+            f"(the study's ids look like: {sample})"
+        )
+    return [item for item in items if item.id in wanted]
+
+
+def _shares(total: int, sizes: list[int]) -> list[int]:
+    """`total` split in proportion to `sizes` (largest remainder; ties to the earlier
+    stratum)."""
+    whole = sum(sizes)
+    exact = [total * size / whole for size in sizes]
+    shares = [int(x) for x in exact]
+    order = sorted(range(len(sizes)), key=lambda k: (-(exact[k] - shares[k]), k))
+    for k in order[: total - sum(shares)]:
+        shares[k] += 1
+    return shares
+
+
+def grid_cells(
+    condition_ids: Sequence[str], item_ids: Sequence[str], replications: int
+) -> pd.DataFrame:
+    """Every (condition, item, epoch) of the grid, conditions outermost, then items,
+    then epochs."""
+    n_cond, n_items = len(condition_ids), len(item_ids)
+    return pd.DataFrame(
+        {
+            "condition_id": np.repeat(
+                np.asarray(condition_ids, dtype=object), n_items * replications
+            ),
+            "item_id": np.tile(
+                np.repeat(np.asarray(item_ids, dtype=object), replications), n_cond
+            ),
+            "epoch": np.tile(
+                np.arange(1, replications + 1, dtype="int64"), n_cond * n_items
+            ),
+        }
+    )
+
+
+def attach_solutions(cells: pd.DataFrame, solutions: pd.DataFrame) -> pd.DataFrame:
+    """The grid's cells with the state of their stored row (NaN where the cell has no
+    row)."""
+    state = solutions.reindex(columns=GENERATE_STATE_COLUMNS).assign(stored=True)
+    merged = cells.merge(state, on=CELL, how="left")
+    merged["stored"] = merged["stored"].fillna(False).astype(bool)
+    return merged
+
+
+def generate_done(merged: pd.DataFrame, on_empty: str) -> pd.Series:
+    """A cell is done when its row has no error (and, with on_empty=rerun, non-blank
+    text)."""
+    done = merged["stored"] & merged["error"].isna()
+    if on_empty == "rerun":
+        done &= ~merged["blank"].fillna(False).astype(bool)
+    return done
+
+
+def plan_generate(merged: pd.DataFrame, *, on_empty: str, force: bool) -> pd.DataFrame:
+    """The cells to run: all of them with force, otherwise the missing, errored (and
+    blank to rerun) ones."""
+    if force:
+        return merged[CELL].reset_index(drop=True)
+    return merged.loc[~generate_done(merged, on_empty), CELL].reset_index(drop=True)
+
+
+def _spend(usd: pd.Series, recorded: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """(USD with nothing-recorded as 0, whether a recorded row is unpriced): a null
+    usd is unknown, never $0."""
+    numeric = pd.to_numeric(usd, errors="coerce")
+    return numeric.fillna(0.0), recorded & numeric.isna()
+
+
+def _unknown_spend(counts: pd.DataFrame) -> pd.DataFrame:
+    counts["usd"] = counts["usd"].where(counts.pop("unpriced") == 0)
+    return counts
+
+
+def generate_counts(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
+    """Per condition: cells, done, errors, empty, truncated, missing, usd (NaN when a
+    stored row is unpriced)."""
+    usd, unpriced = _spend(merged["usd"], merged["stored"])
+    frame = pd.DataFrame(
+        {
+            "condition_id": merged["condition_id"],
+            "cells": 1,
+            "done": generate_done(merged, on_empty),
+            "errors": merged["stored"] & merged["error"].notna(),
+            "empty": merged["error"].isna()
+            & merged["blank"].fillna(False).astype(bool),
+            "truncated": merged["error"].isna()
+            & merged["stop_reason"].isin(TRUNCATING_STOP_REASONS)
+            & ~merged["blank"].fillna(False).astype(bool),
+            "usd": usd,
+            "unpriced": unpriced,
+        }
+    )
+    counts = _unknown_spend(frame.groupby("condition_id", sort=False).sum())
+    counts["missing"] = counts["cells"] - counts["done"] - counts["errors"]
+    return counts
+
+
+def gradable(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
+    """Stored, error-free solutions of the grid that should be graded (blank ones
+    only with on_empty=grade)."""
+    ok = merged["stored"] & merged["error"].isna()
+    if on_empty != "grade":
+        ok &= ~merged["blank"].fillna(False).astype(bool)
+    return merged.loc[ok, [*CELL, "solution_hash"]].reset_index(drop=True)
+
+
+def grade_state(
+    solutions: pd.DataFrame,
+    grades: pd.DataFrame,
+    grade_condition_ids: Sequence[str],
+    *,
+    coded: bool = False,
+) -> pd.DataFrame:
+    """One row per (grade condition × gradable solution) with its `state`: done,
+    parse_failed, stale, error or pending.
+
+    The rows run grade condition by grade condition, each over `solutions` in order;
+    a stored grade (one per grade key, as the store keys them) is placed on its row
+    by position rather than by a merge on four string columns, about half the time
+    on a million grades (issue 27).
+
+    `coded`: the ids and the solution hash as categoricals of their sorted values, for
+    readers that group and pivot the rows (results, the report): built from codes of
+    the solutions instead of copying their strings once per grade condition."""
+    ids = pd.Index(list(grade_condition_ids), dtype=object)
+    cells = solutions.rename(columns={"condition_id": "gen_condition_id"})
+    columns = [
+        *GRADE_STATE_COLUMNS,
+        *(c for c in grades.columns if c not in GRADE_STATE_COLUMNS),
+    ]  # extras ride along
+    stored = grades.reindex(columns=columns).rename(
+        columns={"solution_hash": "graded_hash", "error": "grade_error"}
+    )
+    at, cell_at = _stored_rows(cells, stored, ids)
+    same = _same_text(cells["solution_hash"], stored["graded_hash"], cell_at)
+    pairs = _crossed(cells, ids, coded)
+    found = stored.drop(columns=["grade_condition_id", *GRADE_CELL, "graded_hash"])
+    merged = pd.concat(
+        [pairs, found.reset_index(drop=True).reindex(at).reset_index(drop=True)],
+        axis=1,
+    )
+    graded = at >= 0
+    ok = graded & merged["grade_error"].isna().to_numpy()
+    current = ok.copy()
+    current[graded] &= same[at[graded]]
+    parse_ok = merged["parse_ok"].fillna(True).astype(bool).to_numpy()
+    merged["state"] = labels(
+        np.select(
+            [current & parse_ok, current & ~parse_ok, ok & ~current, graded & ~ok],
+            [0, 1, 2, 3],
+            default=4,
+        ),
+        GRADE_STATES,
+    )
+    # what the state was read from: a results or report run holds this frame to the
+    # end
+    return merged.drop(columns=["grade_error"])
+
+
+GRADE_STATES = ("done", "parse_failed", "stale", "error", "pending")
+GRADE_CELL = ["gen_condition_id", "item_id", "epoch"]
+
+
+def _crossed(cells: pd.DataFrame, ids: pd.Index, coded: bool) -> pd.DataFrame:
+    """The cells once per grade condition, the grade condition's id first."""
+    if not coded:
+        pairs = cells.take(np.tile(np.arange(len(cells)), len(ids)))
+        pairs = pairs.reset_index(drop=True)
+        # object: a handful of ids shared by a million rows take 8 bytes a row, where
+        # strings copied into arrow took 35 MB more a million grades at the peak
+        ids_per_row = np.repeat(ids.to_numpy(dtype=object), len(cells))
+        pairs.insert(0, "grade_condition_id", pd.Series(ids_per_row, dtype=object))
+        return pairs
+    grade = np.repeat(np.arange(len(ids)), len(cells))
+    crossed = {"grade_condition_id": sorted_categorical(grade, list(ids))}
+    for column in cells.columns:
+        values = cells[column]
+        if pd.api.types.is_numeric_dtype(values):
+            crossed[column] = np.tile(values.to_numpy(), len(ids))
+            continue
+        codes, uniques = pd.factorize(values, sort=True)
+        crossed[column] = pd.Categorical.from_codes(
+            np.tile(codes, len(ids)), categories=pd.Index(uniques, dtype=object)
+        )
+    return pd.DataFrame(crossed)
+
+
+def _same_text(
+    current: pd.Series, graded: pd.Series, cell_at: np.ndarray
+) -> np.ndarray:
+    """Per stored grade: whether it graded the current text of its cell (the hashes
+    equal); False for a grade of no cell of the grid. Compared in arrow, the hashes
+    as they were read: a million in a few hundredths of a second."""
+    found = cell_at >= 0
+    if not found.any():  # nothing to take from, or no grade of a cell
+        return found
+    now = pa.array(current).cast(pa.large_string())
+    then = pa.array(graded).cast(pa.large_string())
+    equal = pc.equal(pc.take(now, pa.array(np.where(found, cell_at, 0))), then)
+    return found & pc.fill_null(equal, False).to_numpy(zero_copy_only=False)
+
+
+def _stored_rows(
+    cells: pd.DataFrame, stored: pd.DataFrame, ids: pd.Index
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each row of the (grade condition × cell) cross, the row of `stored` that
+    grades it, or -1; and for each stored row, the row of `cells` it grades, or -1."""
+    cell_key, stored_key = row_keys(cells, stored, GRADE_CELL)
+    cell_at = pd.Index(cell_key).get_indexer(stored_key)
+    codes, uniques = pd.factorize(stored["grade_condition_id"])
+    grade_at = ids.get_indexer(uniques)[codes] if len(codes) else codes
+    found = (cell_at >= 0) & (grade_at >= 0)
+    at = np.full(len(ids) * len(cells), -1, dtype=np.int64)
+    at[grade_at[found] * len(cells) + cell_at[found]] = np.flatnonzero(found)
+    return at, cell_at
+
+
+ONLY_STATES = {"parse-failures": "parse_failed", "errors": "error"}
+"""`grade --only` names and the grade states they select."""
+
+
+def plan_grade(
+    state: pd.DataFrame, *, force: bool, only: Sequence[str] = ()
+) -> pd.DataFrame:
+    """Pending under a grade condition: no error-free grade for the current text (parse
+    failures are final).
+
+    `only` selects just the grades in those states (ONLY_STATES), to run again whatever
+    they are.
+    """
+    if only:
+        return state[
+            state["state"].isin([ONLY_STATES[name] for name in only])
+        ].reset_index(drop=True)
+    if force:
+        return state.reset_index(drop=True)
+    return state[~state["state"].isin(["done", "parse_failed"])].reset_index(drop=True)
+
+
+def grade_counts(state: pd.DataFrame) -> pd.DataFrame:
+    """Per grade condition (in the order they first appear): solutions, done,
+    parse_failed, stale, errors, pending, usd (NaN when a grade is unpriced).
+
+    Counted over integer codes (a one-hot table and a groupby of a million rows took
+    a quarter of a second)."""
+    grade, grades = pd.factorize(state["grade_condition_id"])
+    kind, kinds = pd.factorize(state["state"])
+    at = pd.Index(GRADE_STATES).get_indexer(kinds)
+    width, size = len(GRADE_STATES), len(grades) * len(GRADE_STATES)
+    cells = np.bincount(grade * width + at[kind], minlength=size)
+    counts = pd.DataFrame(
+        cells.reshape(len(grades), width).astype("int64"),
+        index=pd.Index(grades.tolist(), name="grade_condition_id"),
+        columns=list(GRADE_STATES),
+    )
+    usd, unpriced = _spend(state["usd"], state["state"] != "pending")
+    spent = np.bincount(grade, weights=usd.to_numpy(float), minlength=len(grades))
+    unknown = np.bincount(
+        grade, weights=unpriced.to_numpy(float), minlength=len(grades)
+    )
+    counts["solutions"] = counts.sum(axis=1)
+    counts["usd"] = np.where(unknown > 0, np.nan, spent)
+    counts["done"] += counts["parse_failed"]  # a parse failure is a final result
+    return counts.rename(columns={"error": "errors"})

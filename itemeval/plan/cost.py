@@ -1,0 +1,416 @@
+"""Estimate calls, tokens and dollars of the cells a run would execute, from their
+prompts and observed reply lengths."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Sequence
+
+import pandas as pd
+
+from ..records import Cell, GradeCondition, TaskSpec
+from .pricing import Price, PriceTable, format_usd, total_usd
+
+CHARS_PER_TOKEN = 4
+"""The token heuristic: ceil(characters / 4); tokenizers are not available offline."""
+DEFAULT_MAX_TOKENS = 4096
+"""Output ceiling assumed for a call whose config sets no max_tokens."""
+MESSAGE_OVERHEAD_TOKENS = 8
+"""Chat-format tokens around one user message."""
+
+
+def estimate_tokens(text: str | None) -> int:
+    return math.ceil(len(text or "") / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS
+
+
+def _cell_tokens(cell: Cell) -> int:
+    """A cell's input: its prompt and every system or few-shot turn sent before it."""
+    return sum(
+        estimate_tokens(text) for text in (*(t for _, t in cell.preamble), cell.prompt)
+    )
+
+
+def worst_case_input_tokens(text: str) -> int:
+    """An upper bound on the tokens of a prompt: no tokenizer makes a token of less
+    than one byte."""
+    return len(text.encode("utf-8")) + MESSAGE_OVERHEAD_TOKENS
+
+
+@dataclass
+class EstimateLine:
+    """Projected work of one condition in one stage."""
+
+    stage: str
+    condition_id: str
+    slug: str
+    model: str
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens_ceiling: int = 0
+    output_tokens_expected: int = 0
+    usd_ceiling: float | None = 0.0
+    usd_expected: float | None = 0.0
+    # where the expected output length came from: condition, model or ceiling
+    basis: str = "ceiling"
+    priced: bool = True
+    usd_low: float | None = None
+    """A 95% interval around usd_expected, when the condition's own replies were
+    observed (a pilot run); otherwise both bounds are None."""
+    usd_high: float | None = None
+    cached: int = 0
+    """Of `calls`, those inspect's response cache already answers: priced at $0."""
+    usd_live_expected: float | None = None
+    """In batch mode, what the calls would cost live (the usd figures are then at the
+    batch price); None when the stage runs live."""
+    usd_uncached_expected: float | None = None
+    """What the calls would cost drawn anew (`--fresh`), none answered by the cache;
+    None when no call is cached (then it is usd_expected)."""
+
+
+@dataclass
+class Estimate:
+    lines: list[EstimateLine] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    open_batches: dict[str, Any] | None = None
+    """What batches earlier runs left open hold (batches, requests, usd_worst): billed
+    when they end, not counted in the lines."""
+
+    def total(self, attribute: str, stage: str | None = None) -> float | None:
+        return total_usd(
+            getattr(line, attribute)
+            for line in self.lines
+            if stage in (None, line.stage)
+        )
+
+    def bound(self, attribute: str) -> float | None:
+        """The total of an interval bound; a line without an interval contributes its
+        expected figure. None when no line has an interval."""
+        if all(getattr(line, attribute) is None for line in self.lines):
+            return None
+        return total_usd(
+            line.usd_expected
+            if getattr(line, attribute) is None
+            else getattr(line, attribute)
+            for line in self.lines
+        )
+
+    @property
+    def calls(self) -> int:
+        return sum(line.calls for line in self.lines)
+
+    @property
+    def cached(self) -> int:
+        return sum(line.cached for line in self.lines)
+
+    def unpriced_models(self) -> list[str]:
+        return sorted(
+            {
+                line.model
+                for line in self.lines
+                if not line.priced and line.calls > line.cached
+            }
+        )
+
+    def summary(self) -> str:
+        high = self.bound("usd_high")
+        interval = (
+            f" (95%: {format_usd(self.bound('usd_low'))} to {format_usd(high)})"
+            if high is not None
+            else ""
+        )
+        cached = f" ({self.cached:,} in the response cache, $0)" if self.cached else ""
+        live = self.live_expected()
+        batch = f" at batch prices (live: {format_usd(live)})" if live else ""
+        return (
+            f"estimate: {self.calls:,} calls{cached}, "
+            f"expected {format_usd(self.total('usd_expected'))}{batch}{interval}, "
+            f"at most {format_usd(self.total('usd_ceiling'))}"
+        )
+
+    def _live(self) -> dict[str, float | None]:
+        """`usd_live_expected` beside the batch price, only in batch mode."""
+        if all(line.usd_live_expected is None for line in self.lines):
+            return {}
+        return {"usd_live_expected": self.live_expected()}
+
+    def live_expected(self) -> float | None:
+        """What the batch-mode lines and the rest would cost all live; None when no
+        line is in batch mode."""
+        if all(line.usd_live_expected is None for line in self.lines):
+            return None
+        return total_usd(
+            line.usd_expected
+            if line.usd_live_expected is None
+            else line.usd_live_expected
+            for line in self.lines
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        stages = sorted({line.stage for line in self.lines})
+        return {
+            "conditions": [asdict(line) for line in self.lines],
+            "stages": {
+                s: {
+                    "calls": sum(line.calls for line in self.lines if line.stage == s),
+                    "cached": sum(x.cached for x in self.lines if x.stage == s),
+                    "usd_ceiling": self.total("usd_ceiling", s),
+                    "usd_expected": self.total("usd_expected", s),
+                }
+                for s in stages
+            },
+            "total": {
+                "calls": self.calls,
+                "cached": self.cached,
+                "usd_ceiling": self.total("usd_ceiling"),
+                "usd_expected": self.total("usd_expected"),
+                "usd_low": self.bound("usd_low"),
+                "usd_high": self.bound("usd_high"),
+                **self._live(),
+            },
+            "token_heuristic": f"ceil(characters / {CHARS_PER_TOKEN}) "
+            f"+ {MESSAGE_OVERHEAD_TOKENS} "
+            "per call",
+            "notes": list(self.notes),
+            **({"open_batches": self.open_batches} if self.open_batches else {}),
+        }
+
+
+@dataclass(frozen=True)
+class ObservedLengths:
+    """Mean output tokens seen in the store, per condition and per model, for the
+    expected figure; per condition also the standard deviation and count, for the
+    interval of a projection."""
+
+    by_condition: dict[str, float]
+    by_model: dict[str, float]
+    spread: dict[str, tuple[float, int]] = field(default_factory=dict)
+    """condition id -> (standard deviation of output tokens, replies observed)."""
+
+    @classmethod
+    def from_rows(
+        cls, rows: pd.DataFrame, condition_column: str, model_column: str
+    ) -> ObservedLengths:
+        ok = rows[rows["error"].isna() & rows["output_tokens"].notna()]
+        by_condition = ok.groupby(condition_column)["output_tokens"]
+        spread = {
+            key: (float(sd), int(n))
+            for key, sd, n in zip(
+                by_condition.std().index,
+                by_condition.std().fillna(0.0),
+                by_condition.count(),
+            )
+        }
+        return cls(
+            by_condition=by_condition.mean().to_dict(),
+            by_model=ok.groupby(model_column)["output_tokens"].mean().to_dict(),
+            spread=spread,
+        )
+
+    def interval(
+        self, condition_id: str, calls: int, ceiling: int
+    ) -> tuple[float, float] | None:
+        """95% bounds on the output tokens of `calls` more calls: the mean's
+        uncertainty (from the replies seen) plus the calls' own spread around it.
+        None without at least two of the condition's replies."""
+        if condition_id not in self.spread or self.spread[condition_id][1] < 2:
+            return None
+        sd, seen = self.spread[condition_id]
+        mean = min(self.by_condition[condition_id], ceiling)
+        half = 1.96 * sd * math.sqrt(calls * calls / seen + calls)
+        return max(0.0, calls * mean - half), min(
+            float(calls * ceiling), calls * mean + half
+        )
+
+    def expected(
+        self, condition_id: str, model: str, ceiling: int
+    ) -> tuple[float, str]:
+        if condition_id in self.by_condition:
+            return min(self.by_condition[condition_id], ceiling), "condition"
+        if model in self.by_model:
+            return min(self.by_model[model], ceiling), "model"
+        return float(ceiling), "ceiling"
+
+
+def line_for(
+    stage: str,
+    condition_id: str,
+    slug: str,
+    model: str,
+    *,
+    calls: int,
+    input_tokens: float,
+    max_tokens: int | None,
+    observed: ObservedLengths,
+    prices: PriceTable,
+) -> EstimateLine:
+    """The estimate for `calls` calls of one condition sending `input_tokens` in
+    total."""
+    ceiling = max_tokens or DEFAULT_MAX_TOKENS
+    expected, basis = observed.expected(condition_id, model, ceiling)
+    line = EstimateLine(
+        stage=stage,
+        condition_id=condition_id,
+        slug=slug,
+        model=model,
+        calls=calls,
+        input_tokens=int(round(input_tokens)),
+        output_tokens_ceiling=calls * ceiling,
+        output_tokens_expected=int(round(calls * expected)),
+        basis=basis,
+    )
+    price = prices.lookup(model)
+    if price is None:
+        # Unknown, never $0 -- but nothing to run costs nothing, priced or not.
+        line.priced = False
+        line.usd_ceiling = line.usd_expected = None if calls else 0.0
+    else:
+        # bounds only from the condition's own replies
+        own = basis == "condition" and calls
+        bounds = observed.interval(condition_id, calls, ceiling) if own else None
+        _set_usd(line, price, bounds)
+    return line
+
+
+def _set_usd(
+    line: EstimateLine, price: Price, bounds: tuple[float, float] | None
+) -> None:
+    """The line's USD at `price`: ceiling, expected, and low and high from the
+    bounds on its output tokens when there are any."""
+    line.usd_ceiling = price.cost(line.input_tokens, line.output_tokens_ceiling)
+    line.usd_expected = price.cost(line.input_tokens, line.output_tokens_expected)
+    if bounds is not None:
+        line.usd_low, line.usd_high = (
+            price.cost(line.input_tokens, int(round(b))) for b in bounds
+        )
+
+
+def worst_case_usd(price: Price, prompt: str, max_tokens: int | None) -> float:
+    """The most one call can cost: every prompt byte a token, and a full-length
+    reply."""
+    return price.cost(worst_case_input_tokens(prompt), max_tokens or DEFAULT_MAX_TOKENS)
+
+
+def lines_for_specs(
+    stage: str,
+    specs: Sequence[TaskSpec],
+    slugs: dict[str, str],
+    *,
+    observed: ObservedLengths,
+    prices: PriceTable,
+    cached_sample_ids: Callable[[TaskSpec], frozenset[str]] = lambda spec: frozenset(),
+) -> list[EstimateLine]:
+    """One line per task spec: its calls, the tokens of its rendered prompts and its
+    reply ceiling; the calls inspect's response cache already answers
+    (`cached_sample_ids`, passed in by the stages so cost stays below inspect's
+    adapters) count at $0."""
+    lines = []
+    for spec in specs:
+        cached = cached_sample_ids(spec)
+        paid = [cell for cell in spec.cells if cell.sample_id not in cached]
+        line = line_for(
+            stage,
+            spec.name,
+            slugs[spec.name],
+            spec.model,
+            calls=len(paid),
+            input_tokens=sum(map(_cell_tokens, paid)),
+            max_tokens=spec.config.get("max_tokens"),
+            observed=observed,
+            prices=prices,
+        )
+        line.calls += len(cached)
+        line.cached = len(cached)
+        if cached:
+            line.usd_uncached_expected = _uncached_usd(
+                stage, spec, observed=observed, prices=prices
+            )
+        if spec.config.get("batch"):
+            at_batch_price(line, prices.batch_factor(spec.model))
+        lines.append(line)
+    return lines
+
+
+def _uncached_usd(
+    stage: str, spec: TaskSpec, *, observed: ObservedLengths, prices: PriceTable
+) -> float | None:
+    """The expected USD of every cell of the spec, as if the cache answered none."""
+    return line_for(
+        stage,
+        spec.name,
+        spec.name,
+        spec.model,
+        calls=len(spec.cells),
+        input_tokens=sum(map(_cell_tokens, spec.cells)),
+        max_tokens=spec.config.get("max_tokens"),
+        observed=observed,
+        prices=prices,
+    ).usd_expected
+
+
+def at_batch_price(line: EstimateLine, factor: float) -> None:
+    """Price a line's calls as batch calls (`factor` of the live price), keeping the
+    live figure beside them."""
+    line.usd_live_expected = line.usd_expected
+    for name in (
+        "usd_expected",
+        "usd_ceiling",
+        "usd_low",
+        "usd_high",
+        "usd_uncached_expected",
+    ):
+        value = getattr(line, name)
+        setattr(line, name, None if value is None else value * factor)
+
+
+def scorer_line(condition: GradeCondition, calls: int) -> EstimateLine:
+    """A verifiable scorer's line: its calls cost nothing."""
+    return EstimateLine(
+        stage="grade",
+        condition_id=condition.id,
+        slug=condition.slug,
+        model=f"scorer:{condition.scorer}",
+        calls=calls,
+        basis="free",
+    )
+
+
+def merge_lines(lines: list[EstimateLine]) -> list[EstimateLine]:
+    """One line per (stage, condition), summing stored and projected work."""
+    merged: dict[tuple[str, str], EstimateLine] = {}
+    for line in lines:
+        key = (line.stage, line.condition_id)
+        if key not in merged:
+            merged[key] = line
+            continue
+        into = merged[key]
+        for name in (
+            "calls",
+            "cached",
+            "input_tokens",
+            "output_tokens_ceiling",
+            "output_tokens_expected",
+        ):
+            setattr(into, name, getattr(into, name) + getattr(line, name))
+        for name in (
+            "usd_low",
+            "usd_high",
+        ):  # a part without an interval counts at its expected figure
+            if getattr(into, name) is not None or getattr(line, name) is not None:
+                setattr(
+                    into,
+                    name,
+                    total_usd(
+                        [
+                            into.usd_expected
+                            if getattr(into, name) is None
+                            else getattr(into, name),
+                            line.usd_expected
+                            if getattr(line, name) is None
+                            else getattr(line, name),
+                        ]
+                    ),
+                )
+        for name in ("usd_ceiling", "usd_expected"):
+            setattr(into, name, total_usd([getattr(into, name), getattr(line, name)]))
+    return list(merged.values())

@@ -1,0 +1,92 @@
+"""What a generate plan sends: one inspect task per condition, one sample per (item,
+replication), each the item's rendered prompt."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+import pandas as pd
+
+from ..records import Cell, GenerateCondition, Item, TaskSpec
+from ..study import chat
+
+if TYPE_CHECKING:
+    from ..study.config import StudyConfig
+
+
+def render_messages(condition: GenerateCondition, item: Item) -> list[chat.Message]:
+    """What one item is sent: the prompt's system message and shots, then its turn."""
+    values = {**item.metadata, "input": item.input, "id": item.id}
+    return chat.render_chat(condition.prompt.text, values)
+
+
+def render_prompt(condition: GenerateCondition, item: Item) -> str:
+    """The whole chat as text (just the prompt when it has no front matter)."""
+    return chat.as_text(render_messages(condition, item))
+
+
+def _cell(condition: GenerateCondition, item: Item, epoch: int) -> Cell:
+    *preamble, (_, prompt) = render_messages(condition, item)
+    return Cell(
+        sample_id=f"{item.id}#{epoch}",
+        prompt=prompt,
+        metadata={
+            "condition_id": condition.id,
+            "item_id": item.id,
+            "replication": epoch,
+            **_history(item),
+        },
+        preamble=tuple(preamble),
+    )
+
+
+def call_config(config: StudyConfig) -> dict[str, Any]:
+    """What every generate call is configured with besides its condition's sampling
+    parameters: the solvers' limits, and batch mode when it is on."""
+    batch = config.budget.batch
+    return {**config.solvers.inspect_limits(), **({"batch": batch} if batch else {})}
+
+
+def task_specs(
+    items: list[Item],
+    conditions: list[GenerateCondition],
+    cells: pd.DataFrame,
+    *,
+    config: dict[str, Any],
+    cache_scope: Callable[[str], str | None],
+) -> list[TaskSpec]:
+    """One inspect task per condition with cells to run; each sample is one (item,
+    replication) of `items`.
+
+    `config` is every call's (`call_config`) over the condition's own parameters;
+    `cache_scope` maps a condition id to its response-cache scope (None: no cache).
+    """
+    by_item = {item.id: item for item in items}
+    by_condition = {
+        cid: frame for cid, frame in cells.groupby("condition_id", sort=False)
+    }
+    specs = []
+    for condition in (c for c in conditions if c.id in by_condition):
+        frame = by_condition[condition.id]
+        task_cells = [
+            _cell(condition, by_item[item_id], int(epoch))
+            for item_id, epoch in zip(frame["item_id"], frame["epoch"])
+        ]
+        specs.append(
+            TaskSpec(
+                name=condition.id,
+                model=condition.model,
+                config={**condition.params, **config},
+                cells=task_cells,
+                cache_scope=cache_scope(condition.id),
+                metadata={"itemeval_stage": "generate", "condition_id": condition.id},
+            )
+        )
+    return specs
+
+
+def _history(item: Item) -> dict[str, Any]:
+    """An inspect task's chat turns before the input, sent before the rendered
+    prompt."""
+    turns = item.metadata.get("inspect_messages")
+    return {"history": turns} if turns else {}

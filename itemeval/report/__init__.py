@@ -1,0 +1,1 @@
+"""`itemeval report`: one self-contained HTML page of a study's results."""

@@ -1,0 +1,127 @@
+"""Find, hash, check and render prompt and rubric templates, local or packaged
+(`builtin:`)."""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Literal, Mapping
+
+from ..errors import ConfigError
+from ..hashing import content_hash
+from ..records import Template
+from ..textfiles import read_utf8
+
+BUILTIN_PREFIX = "builtin:"
+_TOKEN = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# A `{name}` right after a LaTeX command, its earlier groups, `^` or `_` (`\frac{a}{b}`,
+# `x^{n}`) is maths.
+_MATH_BEFORE = re.compile(r"(\\[A-Za-z]+(\{[^{}]*\})*|[\^_])$")
+
+PROMPT_FIELDS = ("input", "id")
+RUBRIC_FIELDS = ("input", "solution", "target", "grading_scheme", "id")
+REQUIRED = {"prompt": ("input",), "rubric": ("input", "solution")}
+
+Kind = Literal["prompt", "rubric"]
+
+
+def builtin_names(kind: Kind) -> list[str]:
+    folder = resources.files("itemeval") / "_builtin" / f"{kind}s"
+    return sorted(p.name[:-3] for p in folder.iterdir() if p.name.endswith(".md"))
+
+
+def local_names(folder: Path) -> list[str]:
+    return sorted(p.stem for p in folder.glob("*.md")) if folder.is_dir() else []
+
+
+def load_template(ref: str, kind: Kind, local_dir: Path, *, field: str) -> Template:
+    """Resolve `NAME` to `<local_dir>/NAME.md` or `builtin:NAME` to a packaged file;
+    never one for the other."""
+    if ref.startswith(BUILTIN_PREFIX):
+        name = ref[len(BUILTIN_PREFIX) :]
+        resource = resources.files("itemeval") / "_builtin" / f"{kind}s" / f"{name}.md"
+        if not name or not resource.is_file():
+            raise ConfigError(
+                f"{field}: no packaged {kind} {ref!r}; {_existing(kind, local_dir)}"
+            )
+        text, source, where = (
+            resource.read_text(encoding="utf-8"),
+            "builtin",
+            f"{BUILTIN_PREFIX}{name}",
+        )
+    else:
+        path = local_dir / f"{ref}.md"
+        if path.is_dir() and "/" not in ref and "\\" not in ref:
+            raise ConfigError(
+                f"{field}: {kind} {ref!r}: {path} is a directory; a {kind} is a "
+                "Markdown file"
+            )
+        if "/" in ref or "\\" in ref or not path.is_file():
+            raise ConfigError(
+                f"{field}: {kind} {ref!r} not found at {path}; "
+                f"{_existing(kind, local_dir)}"
+            )
+        text, source, where = read_utf8(path, kind), "local", str(path)
+    if not text.strip():
+        raise ConfigError(f"{field}: {kind} {ref!r} ({where}) is empty")
+    return Template(
+        ref=ref,
+        kind=kind,
+        text=text,
+        hash=content_hash(text),
+        source=source,
+        path=where,
+    )
+
+
+def _existing(kind: Kind, local_dir: Path) -> str:
+    local = ", ".join(local_names(local_dir)) or "none"
+    builtin = ", ".join(BUILTIN_PREFIX + n for n in builtin_names(kind))
+    return f"local {kind}s in {local_dir}: {local}; packaged: {builtin}"
+
+
+def placeholders(text: str) -> list[str]:
+    """The `{name}` tokens in a template that are meant as placeholders (maths groups
+    excluded)."""
+    found = []
+    for match in _TOKEN.finditer(text):
+        if not _MATH_BEFORE.search(text, 0, match.start()):
+            found.append(match.group(1))
+    return found
+
+
+def check_template(
+    template: Template, known: tuple[str, ...], *, field: str
+) -> list[str]:
+    """Raise when a required placeholder is missing; return warnings for
+    unknown-looking ones."""
+    present = set(placeholders(template.text))
+    missing = [name for name in REQUIRED[template.kind] if name not in present]
+    if missing:
+        need = ", ".join("{" + m + "}" for m in missing)
+        raise ConfigError(
+            f"{field}: {template.kind} {template.ref!r} ({template.path}) must "
+            f"contain {need}"
+        )
+    unknown = sorted(present - set(known))
+    return [
+        f"{template.kind} {template.ref!r}: {{{name}}} is not a known "
+        "placeholder and will be left as is "
+        f"(known: {', '.join(known)})"
+        for name in unknown
+    ]
+
+
+def render(text: str, values: Mapping[str, object]) -> str:
+    """Replace only known `{name}` tokens; every other brace (LaTeX, JSON) survives
+    untouched."""
+
+    def substitute(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in values or _MATH_BEFORE.search(text, 0, match.start()):
+            return match.group(0)
+        value = values[name]
+        return "" if value is None else str(value)
+
+    return _TOKEN.sub(substitute, text)
