@@ -238,7 +238,7 @@ def judge_spec(config: Path, root: Path) -> dict:
     study's solutions."""
     from itemeval.stages.grade.judge import judge_prompt
     from itemeval.store import read_store
-    from itemeval.study.grid import Judging
+    from itemeval.study.judges import Judging
     from itemeval.study.load import load_study
 
     study = load_study(config, root)

@@ -101,7 +101,7 @@ def patched_copy(dest: Path) -> Path:
         dest / "itemeval",
         ignore=shutil.ignore_patterns("__pycache__"),
     )
-    module = dest / "itemeval" / "inspect_run.py"
+    module = dest / "itemeval" / "engine" / "eval.py"
     source = module.read_text(encoding="utf-8")
     if _OPTIONS not in source:
         raise SystemExit(

@@ -17,17 +17,16 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
-
 _PUBLIC = {
+    "__version__": "version",
     "load_study": "study.load",
     "Study": "study.load",
     "run_generate": "stages.generate",
-    "GenerateOptions": "stages.generate",
+    "GenerateOptions": "plan.options",
     "run_grade": "stages.grade.stage",
-    "GradeOptions": "stages.grade.stage",
+    "GradeOptions": "plan.options",
     "run_estimate": "stages.estimate",
-    "EstimateOptions": "stages.estimate",
+    "EstimateOptions": "plan.options",
     "study_status": "results.status",
     "run_export": "bridges.export",
     "frames": "bridges.frames",
@@ -43,7 +42,7 @@ _PUBLIC = {
     "StudyLocked": "errors",
 }
 
-__all__ = ["__version__", *_PUBLIC]
+__all__ = list(_PUBLIC)
 
 
 def __getattr__(name: str) -> Any:

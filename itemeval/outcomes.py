@@ -61,9 +61,8 @@ class ConditionRun:
     error_messages: dict[str, int] = field(default_factory=dict)
     """Each distinct error's first line (cut to 120 characters) and how often it
     happened."""
-    effective_configs: set[str] = field(
-        default_factory=set
-    )  # distinct configs inspect actually sent
+    # distinct configs inspect actually sent
+    effective_configs: set[str] = field(default_factory=set)
 
     def add(self, row: dict[str, Any]) -> None:
         self.rows += 1

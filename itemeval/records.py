@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Sequence
 
+from .errors import ConfigError
+
 SOLUTION_KEY = ("condition_id", "item_id", "epoch")
 GRADE_KEY = ("grade_condition_id", "gen_condition_id", "item_id", "epoch")
 PAIRWISE_KEY = (
@@ -161,7 +163,7 @@ GradeKind = Literal[
     "judge", "verifiable", "model_graded", "pairwise", "cascade", "human"
 ]
 """What grades a solution (the stored `grade_kind` column); `human` is one rater's
-labels (itemeval.labels)."""
+labels (results/labels.py)."""
 
 PANEL_SEPARATOR = ","
 """A panel's models in `grader_model` (the stored column): joined by this, read back
@@ -195,7 +197,7 @@ class GradeCondition:
     # pairwise conditions: which pairs, asked in how many orders (not part of the id)
     baseline: str | None = None
     orders: int = 2
-    # cascade conditions: the verifiable stages run before the judge (itemeval.cascade)
+    # cascade conditions: the verifiable stages run before the judge (study/cascade.py)
     stages: tuple[GradeCondition, ...] = ()
 
     @property
@@ -251,11 +253,40 @@ class TaskSpec:
     model: str
     config: dict[str, Any]
     cells: Sequence[Cell]
-    cache_scope: (
-        str | None
-    )  # None: no response cache; else the scope that keeps conditions apart
+    # None: no response cache; else the scope that keeps conditions apart
+    cache_scope: str | None
     metadata: dict[str, Any]
     scorer: dict[str, Any] | None = None
     """A model-graded scorer entry ({name, params}): the task replays each cell's
     stored solution (metadata `solution`, `targets`) and inspect's scorer makes the
     model calls, instead of one generate() per cell."""
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One of `count` disjoint parts of a run's cells (`--shard K/N`); `by` is "cell"
+    or "model"."""
+
+    index: int
+    count: int
+    by: str = "cell"
+
+    @classmethod
+    def parse(cls, text: str, by: str = "cell") -> Shard:
+        """Parse "K/N" with 0 <= K < N; anything else is a ConfigError saying what is
+        expected."""
+        index, slash, count = text.partition("/")
+        if not (
+            slash and index.isdigit() and count.isdigit() and int(index) < int(count)
+        ):
+            raise ConfigError(
+                f"--shard {text!r}: expected K/N with 0 <= K < N, e.g. 0/4 "
+                "(the first of four shards)"
+            )
+        if by not in ("cell", "model"):
+            raise ConfigError(f"--shard-by {by!r}: use cell or model")
+        return cls(int(index), int(count), by)
+
+    @property
+    def tag(self) -> str:
+        return f"shard-{self.index}-of-{self.count}"

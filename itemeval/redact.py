@@ -60,10 +60,11 @@ class _RedactingFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
+        # arguments that do not fit the message: logging reports that itself
         except (
             TypeError,
             ValueError,
-        ):  # arguments that do not fit the message: logging reports that itself
+        ):
             return True
         if record.exc_info and record.exc_info[1] is not None:
             message = (

@@ -124,8 +124,8 @@ class Decided:
 
 @dataclass(frozen=True)
 class AgreementRow:
-    """Two grade conditions over the same solutions (results_agreement), with the
-    human-label figures human_results adds: kinds, bias and bootstrap intervals."""
+    """Two grade conditions over the same solutions (results/agreement.py), with the
+    human-label figures results/human.py adds: kinds, bias and bootstrap intervals."""
 
     a: str
     b: str
@@ -156,7 +156,8 @@ class AgreementRow:
 
 @dataclass(frozen=True)
 class Corrected:
-    """A judge's mean corrected by human labels (human_results, prediction-powered)."""
+    """A judge's mean corrected by human labels, prediction-powered
+    (results/human.py)."""
 
     gen_condition_id: str
     grade_condition_id: str
@@ -174,7 +175,7 @@ class Corrected:
 
 @dataclass(frozen=True)
 class PairRow:
-    """A pairwise judge's verdicts on one pair of conditions (pairwise_results)."""
+    """A pairwise judge's verdicts on one pair of conditions (results/pairwise.py)."""
 
     grade_condition_id: str
     a: str
@@ -243,7 +244,7 @@ _PAIRED = ("p", "p_adjusted")
 
 @dataclass(frozen=True)
 class MetricRow:
-    """A global metric (itemeval.metrics) of a cell; of a `--by` level (`facet`,
+    """A global metric (results/metrics.py) of a cell; of a `--by` level (`facet`,
     `level`; no generate condition); or A − B of a `--compare` pair (`a`, `b`, `p`,
     `p_adjusted`).
     `label`: the class of a per-class metric (precision[b]); `source_hash`: a user
@@ -265,7 +266,7 @@ class MetricRow:
     a: str | None = None
     b: str | None = None
     p: float | None = None
-    """A − B rows: the paired bootstrap's p-value (itemeval.metrics.differences)."""
+    """A − B rows: the paired bootstrap's p-value (stats/metric_differences.py)."""
     p_adjusted: float | None = None
     """Holm over the pairs of its grade condition, per metric and class."""
 
@@ -301,7 +302,7 @@ class ResultsReport:
     agreement: tuple[AgreementRow, ...] = ()
     calibration: tuple[Calibration, ...] = ()
     corrected: tuple[Corrected, ...] = ()
-    """Judge means corrected by human labels (itemeval.human_results)."""
+    """Judge means corrected by human labels (results/human.py)."""
     pairwise: tuple[PairRow, ...] = ()
     strengths: tuple[Strength, ...] = ()
     criteria: tuple[CriterionCell, ...] = ()

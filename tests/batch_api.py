@@ -31,7 +31,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from openai_server import OpenAIServer
+    from tests.openai_server import OpenAIServer
 
 Reply = tuple[int, Any]
 OPEN = ("validating", "in_progress", "finalizing", "cancelling")

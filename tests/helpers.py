@@ -9,6 +9,10 @@ from typing import Any
 
 import yaml
 
+TESTS = Path(__file__).resolve().parent
+"""The tests folder: support files (a task file, a stalled hook) live here."""
+REPO = TESTS.parent
+
 ARITH = [
     {"qid": "a1", "question": "What is 2 + 3?", "answer": "5", "difficulty": "easy"},
     {"qid": "a2", "question": "What is 7 * 6?", "answer": "42", "difficulty": "easy"},

@@ -392,10 +392,8 @@ def _wire_logprobs(
 
 
 def _batch_api(server: OpenAIServer) -> Any:
-    try:  # imported as `tests.openai_server` or, from tests/, as `openai_server`
-        from tests.batch_api import BatchAPI
-    except ImportError:
-        from batch_api import BatchAPI
+    from tests.batch_api import BatchAPI
+
     return BatchAPI(server)
 
 

@@ -11,6 +11,7 @@ STYLE.md: modules, functions and parameter lists.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -167,13 +168,11 @@ def test_every_package_is_in_a_layer():
     assert layered - {"ground", "facade"} <= packages, "a layer names no package"
 
 
-@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
 def test_the_package_has_no_import_cycle():
     cycle = find_cycle(graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
-@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
 def test_imports_run_one_way():
     assert wrong_way(graph()) == []
 
@@ -227,7 +226,6 @@ def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
 
-@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
 def test_no_module_uses_another_modules_private_names():
     found = modules()
     known = set(found)
@@ -242,7 +240,7 @@ def test_private_names_are_found(tmp_path, monkeypatch):
     (package / "sub" / "mod.py").write_text(
         "from . import other\nfrom .other import _hidden\nx = other._hidden\n"
     )
-    monkeypatch.setattr(__import__(__name__), "PACKAGE", package)
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", package)
     known = {"itemeval.sub.other", "itemeval.sub.mod"}
     assert private_imports(package / "sub" / "mod.py", known) == [
         "itemeval.sub.mod imports itemeval.sub.other._hidden",
@@ -288,7 +286,6 @@ def test_only_the_engine_imports_inspect_ai():
     assert importers == []
 
 
-@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
 def test_private_inspect_parts_are_reached_through_compat_only():
     private = {
         f"{name}: {module}"
@@ -299,7 +296,6 @@ def test_private_inspect_parts_are_reached_through_compat_only():
     assert private == set()
 
 
-@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
 def test_each_private_inspect_part_compat_uses_has_its_reason():
     """compat's entries each open with a docstring that says why it cannot use a
     public name."""
@@ -367,7 +363,7 @@ def test_imports_resolve_relative_and_count_type_checking(tmp_path, monkeypatch)
         "from .local import upsert\n"
     )
     (package / "sub" / "mod.py").write_text(source)
-    monkeypatch.setattr(__import__(__name__), "PACKAGE", package)
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", package)
     found = imports_of(package / "sub" / "mod.py", {"itemeval.sub.plan"})
     assert found >= {
         "itemeval.sub.plan",
@@ -385,7 +381,7 @@ def test_an_upward_or_sideways_import_is_found(monkeypatch, tmp_path):
     package = tmp_path / "itemeval"
     for folder in ("stats", "engine", "report", "view"):
         (package / folder).mkdir(parents=True)
-    monkeypatch.setattr(__import__(__name__), "PACKAGE", package)
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", package)
     edges = {
         "itemeval.stats.ppi": {"itemeval.engine.tasks"},
         "itemeval.report.plots": {"itemeval.view.data"},
@@ -412,7 +408,6 @@ def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return sum(a.arg not in ("self", "cls") for a in named)
 
 
-@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
 def test_no_module_is_over_400_lines():
     over = {
         name: lines
@@ -423,7 +418,6 @@ def test_no_module_is_over_400_lines():
     assert over == {}
 
 
-@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
 def test_no_function_is_over_60_lines():
     over = sorted(
         f"{name}:{node.name} {node.end_lineno - node.lineno + 1} lines"
@@ -434,7 +428,6 @@ def test_no_function_is_over_60_lines():
     assert over == []
 
 
-@pytest.mark.xfail(strict=True, reason="the wings' seams land in the next commits")
 def test_no_function_outside_the_cli_takes_more_than_6_parameters():
     over = sorted(
         f"{name}:{node.name} ({parameters(node)})"
@@ -444,3 +437,21 @@ def test_no_function_outside_the_cli_takes_more_than_6_parameters():
         if parameters(node) > MAX_PARAMETERS
     )
     assert over == []
+
+
+def test_only_the_store_asks_where_a_study_lives():
+    """One backend per study (store.backend.backend_for): no module outside `store/`
+    branches on `paths.remote`."""
+    asking = sorted(
+        name
+        for name, path in modules().items()
+        if package_of(name) != "store" and name != "itemeval.paths"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute)
+        and node.attr == "remote"
+        and (
+            (isinstance(node.value, ast.Name) and node.value.id == "paths")
+            or (isinstance(node.value, ast.Attribute) and node.value.attr == "paths")
+        )
+    )
+    assert asking == []

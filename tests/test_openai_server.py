@@ -15,7 +15,8 @@ from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import get_model
 from inspect_ai.solver import generate
-from openai_server import OpenAIServer, openai_server  # noqa: F401  (fixture)
+
+from tests.openai_server import OpenAIServer, openai_server  # noqa: F401  (fixture)
 
 
 def client(srv: OpenAIServer, timeout: float = 5.0) -> openai.OpenAI:

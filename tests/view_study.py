@@ -9,7 +9,7 @@ from typing import Any
 
 from itemeval.hashing import text_hash
 from itemeval.store import upsert
-from itemeval.store.items import store_items
+from itemeval.store.items import write_items
 from itemeval.study.load import Study, load_study
 from tests.helpers import base_config, write_study
 
@@ -93,7 +93,7 @@ def build(
     a parse failure)."""
     path = write_study(root, config(**overrides), rows=items, rubric=rubric)
     study = load_study(path)
-    store_items(study)
+    write_items(study.paths, study.items)
     solutions, grades = [], []
     for condition in range(len(study.generate)):
         for row in items:

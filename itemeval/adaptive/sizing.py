@@ -13,13 +13,14 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
+from ..plan.options import EstimateOptions
 from ..plan.pricing import total_usd
-from ..records import GenerateCondition, GradeCondition
-from ..stages.estimate import EstimateOptions, run_estimate
+from ..records import GradeCondition
+from ..stages.estimate import run_estimate
 from ..stages.run import Ask, Tell
 from ..stats import power
 from ..stats.power import DEFAULT_REPLICATIONS
-from ..study.grid import matches
+from ..study.grid import pick_condition
 from ..study.load import Study
 
 METHODS = {
@@ -73,19 +74,6 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def pick(generate: list[GenerateCondition], selector: str, what: str) -> str:
-    """The one generate condition `selector` names (id, id prefix or slug)."""
-    found = [c for c in generate if matches(c, selector)]
-    if len(found) != 1:
-        known = ", ".join(c.slug for c in generate)
-        many = "no" if not found else "more than one"
-        raise ConfigError(
-            f"{what}: {many} generate condition matches {selector!r} "
-            f"(conditions: {known})"
-        )
-    return found[0].id
-
-
 def deciding_condition(
     grade: list[GradeCondition], *, verifiable_only: bool
 ) -> GradeCondition:
@@ -135,8 +123,7 @@ def plan_study(
         power=options.power,
         alpha=options.alpha,
         replications=options.replications,
-        usd_per_cell=per_cell,
-        available=len(items),
+        supply=power.Supply(usd_per_cell=per_cell, available=len(items)),
     )
     best = power.recommended(found)
     return PlanReport(
@@ -168,7 +155,7 @@ def _hardest_stored(
     """The design of each pair from its stored grades, and the one needing most items
     (see `_hardest`); a ConfigError unless both are graded on 2 items or more, or
     when `detect` is wider than the scores' scale."""
-    from ..results.compute import graded_frame
+    from ..results.cells import graded_frame
 
     frame = graded_frame(study, [grader])
     frame = frame[frame["status"] == "scored"]
@@ -206,8 +193,8 @@ def _pairs(study: Study, compare: tuple[str, ...]) -> list[tuple[str, str]]:
         if len(compare) != 2:
             raise ConfigError("--compare: name two generate conditions")
         pair = (
-            pick(study.generate, compare[0], "--compare"),
-            pick(study.generate, compare[1], "--compare"),
+            pick_condition(study.generate, compare[0], "--compare"),
+            pick_condition(study.generate, compare[1], "--compare"),
         )
         if pair[0] == pair[1]:
             raise ConfigError(
@@ -239,8 +226,9 @@ def _pilot(
     tell: Tell | None,
 ) -> None:
     """Generate and grade `pilot` random items of the compared conditions (kept)."""
-    from ..stages.generate import GenerateOptions, run_pilot
-    from ..stages.grade.stage import GradeOptions, run_grade
+    from ..plan.options import GenerateOptions, GradeOptions
+    from ..stages.generate import run_pilot
+    from ..stages.grade.stage import run_grade
 
     common = {"yes": options.yes, "max_usd": options.max_usd, "seed": options.seed}
     gen = GenerateOptions(conditions=tuple(conditions), pilot=options.pilot, **common)

@@ -1,6 +1,6 @@
 """`itemeval generate --until-decided A B`: run two conditions on items in a seeded
 random order, a round at a time, grading each round and stopping once the confidence
-sequence of `itemeval.sequential` decides (README "Spending less").
+sequence of `stats.sequential` decides (README "Spending less").
 
 Each round is an ordinary generate run and grade run over the items so far (cells
 already stored are not re-run), so everything run is kept like any run and resumes like
@@ -22,16 +22,18 @@ from .. import signals
 from ..errors import ConfigError
 from ..outcomes import StageResult
 from ..plan.budget import check_gate
+from ..plan.options import EstimateOptions, GenerateOptions, GradeOptions
 from ..records import GenerateCondition, Item
-from ..stages.estimate import EstimateOptions, run_estimate
-from ..stages.generate import GenerateOptions, run_generate
-from ..stages.grade.stage import GradeOptions, run_grade
-from ..stages.manifest import new_run_id, start_manifest
+from ..stages.estimate import run_estimate
+from ..stages.generate import run_generate
+from ..stages.grade.stage import run_grade
+from ..stages.manifest import Started, new_run_id, start_manifest
 from ..stages.run import Ask, Tell
 from ..stats import intervals as stats
 from ..stats import sequential
+from ..study.grid import pick_condition
 from ..study.load import Study
-from .sizing import deciding_condition, pick
+from .sizing import deciding_condition
 
 
 @dataclass(frozen=True)
@@ -116,12 +118,14 @@ def run_until_decided(
     result.run_id = new_run_id("sequential")
     manifest = start_manifest(
         study,
-        stage="sequential",
-        run_id=result.run_id,
-        generate=chosen,
-        grade=[grader],
-        options=asdict(options),
-        estimate=estimate,
+        Started(
+            stage="sequential",
+            run_id=result.run_id,
+            generate=chosen,
+            grade=[grader],
+            options=asdict(options),
+            estimate=estimate,
+        ),
     )
     result.manifest = str(manifest.path)
     # Between rounds a Ctrl-C only sets the stop flag: raised as KeyboardInterrupt it
@@ -162,8 +166,8 @@ def _pair(
     conditions: list[GenerateCondition], pair: tuple[str, str]
 ) -> tuple[str, str]:
     """The ids of the two generate conditions --until-decided names."""
-    a = pick(conditions, pair[0], "--until-decided")
-    b = pick(conditions, pair[1], "--until-decided")
+    a = pick_condition(conditions, pair[0], "--until-decided")
+    b = pick_condition(conditions, pair[1], "--until-decided")
     if a == b:
         raise ConfigError("--until-decided: name two different generate conditions")
     return a, b
@@ -250,7 +254,7 @@ def _add_usd(total: float | None, stage: StageResult) -> float | None:
 
 def _scores(study: Study, result: SequentialResult) -> pd.DataFrame:
     """The stored scores of the deciding grade condition (results.graded_frame)."""
-    from ..results.compute import graded_frame
+    from ..results.cells import graded_frame
 
     grade = [c for c in study.grade if c.id == result.grade_condition_id]
     frame = graded_frame(study, grade)

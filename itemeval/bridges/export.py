@@ -79,12 +79,12 @@ def long_table(study: Study) -> pd.DataFrame:
     """Every stored grade with its solution, item and facet values; `epoch` is the
     replication, as in the stores."""
     paths = study.paths
-    grades = _frame(read_store(paths, "grades")).rename(
+    grades = nullable_frame(read_store(paths, "grades")).rename(
         columns={**_GRADE_RENAMES, "solution_hash": "graded_solution_hash"}
     )
-    solutions = _frame(read_store(paths, "solutions", list(_SOLUTION_COLUMNS))).rename(
-        columns=_SOLUTION_COLUMNS
-    )
+    solutions = nullable_frame(
+        read_store(paths, "solutions", list(_SOLUTION_COLUMNS))
+    ).rename(columns=_SOLUTION_COLUMNS)
     table = grades.merge(
         solutions, on=["gen_condition_id", "item_id", "epoch"], how="left"
     )
@@ -119,7 +119,7 @@ def long_table(study: Study) -> pd.DataFrame:
     )
 
 
-def _frame(table: pa.Table) -> pd.DataFrame:
+def nullable_frame(table: pa.Table) -> pd.DataFrame:
     """Token counts stay integers with nulls (pandas would turn a nullable int column
     into floats), and flags with nulls stay booleans (not objects holding None)."""
     return table.to_pandas(

@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..errors import ConfigError
+
 if TYPE_CHECKING:
-    from ..results.compute import ResultsOptions
+    from ..results.options import ResultsOptions
     from ..study.load import Study
 
 STORES = ("items", "solutions", "grades")
@@ -56,8 +58,6 @@ def _optional(name: str) -> Any:
     try:
         return importlib.import_module(name)
     except ImportError:
-        from ..errors import ConfigError
-
         raise ConfigError(
             f"frames: {name} is not installed; pip install {name}"
         ) from None
@@ -75,14 +75,17 @@ def frames(
     default is the command's. A study on object storage is read through its snapshot.
     """
     from ..adaptive.until_decided import with_sequential
-    from ..results.compute import ResultsOptions, study_results
+    from ..results.compute import study_results
+    from ..results.options import ResultsOptions
     from ..store import read_store
     from ..store.memo import reading_once
-    from .export import _frame, long_table
+    from .export import long_table, nullable_frame
 
     study = _loaded(study, base_dir)
     with reading_once() as tables:
-        stores = {name: _frame(read_store(study.paths, name)) for name in STORES}
+        stores = {
+            name: nullable_frame(read_store(study.paths, name)) for name in STORES
+        }
         long = long_table(study)
         report = study_results(study, options or ResultsOptions())
         data = with_sequential(study, report.as_dict())

@@ -9,10 +9,11 @@ from ..engine.logs import LogImport, log_files, read_log
 from ..errors import ConfigError
 from ..paths import StudyPaths
 from ..plan.pricing import call_usd, load_prices
-from ..stages.manifest import new_run_id, start_manifest
+from ..stages.manifest import Started, new_run_id, start_manifest
 from ..stages.solution_rows import solution_row
 from ..store import read_store, upsert
-from ..store.items import store_items
+from ..store.backend import is_shared
+from ..store.items import write_items
 from ..store.recovery import locked
 from ..study.imported import KIND, newest_rows, record_imports
 from ..study.load import Study
@@ -46,7 +47,7 @@ def run_import(
     study: Study, locations: list[str], *, id_field: str | None = None
 ) -> ImportResult:
     """Upsert inspect logs' samples as imported conditions' solutions; no model call."""
-    if study.paths.remote is not None:
+    if is_shared(study.paths):
         raise ConfigError(
             "import: a study on object storage cannot import logs yet; import into a "
             "local copy of the study"
@@ -60,11 +61,13 @@ def run_import(
     with locked(study.paths, "import"):
         manifest = start_manifest(
             study,
-            stage="import",
-            run_id=run_id,
-            generate=list(conditions.values()),
-            grade=[],
-            options={"logs": files, "id_field": id_field},
+            Started(
+                stage="import",
+                run_id=run_id,
+                generate=list(conditions.values()),
+                grade=[],
+                options={"logs": files, "id_field": id_field},
+            ),
         )
         rows, unchanged = _write(study, found, run_id)
         result = ImportResult(
@@ -86,7 +89,7 @@ def _write(
 ) -> tuple[list[dict[str, Any]], int]:
     """Upsert the answers the store lacks and record the conditions; returns the rows
     written and how many answers were already stored (or older)."""
-    store_items(study)
+    write_items(study.paths, study.items)
     conditions = {f.condition.id: f.condition for f in found}
     stored = _stored(study.paths, list(conditions))
     prices = load_prices(study.pricing_path)

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Callable, Optional
 
 import typer
 
-from .. import __version__
+from ..version import __version__
 from . import help_text
 from .options import DISPLAYS
 
 if TYPE_CHECKING:
     from ..outcomes import StageResult
+    from ..plan.options import Selection
     from ..study.load import Study
 
 help_text.install()
@@ -52,7 +53,7 @@ def _root(
     init my-study` to start."""
 
 
-def _study(config: Path, base_dir: Path | None, *, reads: str = "table") -> Study:
+def open_study(config: Path, base_dir: Path | None, *, reads: str = "table") -> Study:
     """The loaded study; `reads="snapshot"` for the read-only commands (a study on
     object storage is then read through its published snapshot)."""
     from dataclasses import replace
@@ -60,12 +61,10 @@ def _study(config: Path, base_dir: Path | None, *, reads: str = "table") -> Stud
     from ..console import render as console
     from ..study.load import load_study
 
-    study = load_study(
-        config, base_dir
-    )  # everything is validated before anything is written
-    console.warn(
-        study.warnings
-    )  # e.g. a template's unknown {placeholder}: every command says so, on stderr
+    # everything is validated before anything is written
+    study = load_study(config, base_dir)
+    # e.g. a template's unknown {placeholder}: every command says so, on stderr
+    console.warn(study.warnings)
     return (
         replace(study, loaded=replace(study.loaded, reads=reads))
         if reads != "table"
@@ -73,33 +72,37 @@ def _study(config: Path, base_dir: Path | None, *, reads: str = "table") -> Stud
     )
 
 
-def _selection(
+def selection(
     condition: list[str] | None,
     limit: int | None,
     item_ids: list[str] | None,
     sample: int | None,
     seed: int,
     stratify: str | None,
-) -> dict[str, Any]:
-    """The options that choose a stage's cells, as the stages' options take them."""
-    return {
-        "conditions": tuple(condition or ()),
-        "limit": limit,
-        "ids": tuple(item_ids or ()),
-        "sample": sample,
-        "seed": seed,
-        "stratify": stratify,
-    }
+) -> Selection:
+    """The options that choose a command's cells, as one value."""
+    from ..plan.options import Selection
+
+    return Selection(
+        conditions=tuple(condition or ()),
+        limit=limit,
+        ids=tuple(item_ids or ()),
+        sample=sample,
+        seed=seed,
+        stratify=stratify,
+    )
 
 
-def _stage_options(display: str | None, **values: Any) -> dict[str, Any]:
+def chosen_display(display: str | None) -> str:
+    """--display, or itemeval's own on a terminal and none otherwise."""
     chosen = display or ("itemeval" if sys.stderr.isatty() else "none")
     if chosen not in DISPLAYS:
         raise typer.BadParameter(f"unknown display {chosen!r}", param_hint="--display")
-    return {**values, "display": chosen}
+    return chosen
 
 
-def _asker():  # noqa: ANN202 - a question -> bool function, or None when nobody can answer
+def asker() -> Callable[[str], bool] | None:
+    """A question -> bool function on a terminal, or None when nobody can answer."""
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         return None
 
@@ -109,13 +112,14 @@ def _asker():  # noqa: ANN202 - a question -> bool function, or None when nobody
     return ask
 
 
-def _finish(
+def finish(
     result: StageResult,
     json_out: bool,
     config: Path | None = None,
     *,
     ids: bool = False,
 ) -> int:
+    """A stage's result on the console (or as JSON), and its exit code."""
     from ..console import render as console
 
     if json_out:

@@ -77,6 +77,14 @@ Rubrics = Annotated[
         "--rubric", help="Only judge conditions with this rubric (repeatable)."
     ),
 ]
+Only = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--only",
+        help="Only the grades that are parse-failures or "
+        "errors (repeatable); add --fresh for new draws.",
+    ),
+]
 ShardOpt = Annotated[
     Optional[str],
     typer.Option(
@@ -183,4 +191,58 @@ MaxItems = Annotated[
 RoundSize = Annotated[
     int,
     typer.Option("--round", min=1, help="--until-decided: items per round."),
+]
+
+# ---- options of one command each (named here so each command reads as a list) ----
+
+EstimateStage = Annotated[str, typer.Option("--stage", help="all, generate or grade.")]
+LaunchStage = Annotated[str, typer.Argument(metavar="STAGE", help="generate or grade.")]
+Shards = Annotated[int, typer.Option("--shards", min=1, help="How many shards.")]
+Engine = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        help="local: a process pool on this machine; ray: Ray tasks "
+        "(pip install 'itemeval[ray]').",
+    ),
+]
+Address = Annotated[
+    Optional[str],
+    typer.Option(
+        "--address",
+        help="--engine ray: the cluster (auto, ray://host:port); "
+        "default: RAY_ADDRESS, else Ray on this machine.",
+    ),
+]
+GpusPerShard = Annotated[
+    float,
+    typer.Option(
+        "--gpus-per-shard",
+        min=0,
+        help="--engine ray: GPUs each shard task asks for (a local model per node).",
+    ),
+]
+Detect = Annotated[
+    float,
+    typer.Option("--detect", help="The difference of mean scores to detect."),
+]
+Power = Annotated[float, typer.Option("--power", help="The chance of detecting it.")]
+PlanCompare = Annotated[
+    Optional[tuple[str, str]],
+    typer.Option(
+        "--compare",
+        metavar="A B",
+        help="The two generate conditions (default: the pair that varies most).",
+    ),
+]
+PlanPilot = Annotated[
+    Optional[int],
+    typer.Option(
+        "--pilot",
+        min=2,
+        help="First generate and grade N random items of the conditions (kept).",
+    ),
+]
+PlanSeed = Annotated[
+    int, typer.Option("--seed", help="Seed of the --pilot's random items.")
 ]

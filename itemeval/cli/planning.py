@@ -3,35 +3,47 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING
 
 import typer
 
-from .app import _asker, _finish, _selection, _stage_options, _study, app
+from .app import app, asker, chosen_display, finish, open_study, selection
 from .options import (
+    Address,
     Alpha,
     BaseDir,
     Conditions,
     ConfigArg,
+    Detect,
+    Engine,
+    EstimateStage,
     Force,
+    GpusPerShard,
     Graders,
     Ids,
     ItemIds,
     Json,
     LaunchDisplay,
+    LaunchStage,
     Limit,
     MaxUsd,
     Pilot,
+    PlanCompare,
+    PlanPilot,
+    PlanSeed,
+    Power,
     Rubrics,
     Sample,
     SampleSeed,
     ShardBy,
+    Shards,
     Stratify,
     Yes,
 )
 
 if TYPE_CHECKING:
     from ..outcomes import StageResult
+    from ..plan.options import Selection
     from ..study.load import Study
 
 
@@ -40,14 +52,8 @@ def estimate(
     config: ConfigArg,
     base_dir: BaseDir = None,
     condition: Conditions = None,
-    grader: Annotated[
-        Optional[list[str]],
-        typer.Option("--grader", help="Only these judges (repeatable)."),
-    ] = None,
-    rubric: Annotated[
-        Optional[list[str]],
-        typer.Option("--rubric", help="Only these rubrics (repeatable)."),
-    ] = None,
+    grader: Graders = None,
+    rubric: Rubrics = None,
     limit: Limit = None,
     item_ids: ItemIds = None,
     sample: Sample = None,
@@ -55,9 +61,7 @@ def estimate(
     stratify: Stratify = None,
     force: Force = False,
     pilot: Pilot = None,
-    stage: Annotated[
-        str, typer.Option("--stage", help="all, generate or grade.")
-    ] = "all",
+    stage: EstimateStage = "all",
     yes: Yes = False,
     max_usd: MaxUsd = None,
     json_out: Json = False,
@@ -73,25 +77,26 @@ def estimate(
     Example: itemeval estimate configs/demo.yaml --stage generate --json
     """
     from ..console import render as console
-    from ..stages.estimate import EstimateOptions, run_estimate
+    from ..plan.options import EstimateOptions
+    from ..stages.estimate import run_estimate
 
     if stage not in ("all", "generate", "grade"):
         raise typer.BadParameter(
             f"unknown stage {stage!r}: use all, generate or grade", param_hint="--stage"
         )
-    selection = _selection(condition, limit, item_ids, sample, seed, stratify)
-    options = EstimateOptions(
-        **selection,
+    chosen = selection(condition, limit, item_ids, sample, seed, stratify)
+    options = EstimateOptions.of(
+        chosen,
         force=force,
         graders=tuple(grader or ()),
         rubrics=tuple(rubric or ()),
         stage=stage,
     )
-    study = _study(config, base_dir)
+    study = open_study(config, base_dir)
     if pilot is not None:  # real calls: the pilot's cells are kept in the store
-        ran = _pilot(study, pilot, selection, yes=yes, max_usd=max_usd)
+        ran = _pilot(study, pilot, chosen, yes=yes, max_usd=max_usd)
         if ran.exit_code:
-            return _finish(ran, json_out)
+            return finish(ran, json_out)
     result = run_estimate(study, options)
     if json_out:
         console.print_json(result.as_dict())
@@ -102,36 +107,12 @@ def estimate(
 
 @app.command()
 def launch(
-    stage: Annotated[str, typer.Argument(metavar="STAGE", help="generate or grade.")],
+    stage: LaunchStage,
     config: ConfigArg,
-    shards: Annotated[
-        int, typer.Option("--shards", min=1, help="How many shards.")
-    ] = 2,
-    engine: Annotated[
-        str,
-        typer.Option(
-            "--engine",
-            help="local: a process pool on this machine; ray: Ray tasks "
-            "(pip install 'itemeval[ray]').",
-        ),
-    ] = "local",
-    address: Annotated[
-        Optional[str],
-        typer.Option(
-            "--address",
-            help="--engine ray: the cluster (auto, ray://host:port); "
-            "default: RAY_ADDRESS, else Ray on this machine.",
-        ),
-    ] = None,
-    gpus_per_shard: Annotated[
-        float,
-        typer.Option(
-            "--gpus-per-shard",
-            min=0,
-            help="--engine ray: GPUs each shard "
-            "task asks for (a local model per node).",
-        ),
-    ] = 0.0,
+    shards: Shards = 2,
+    engine: Engine = "local",
+    address: Address = None,
+    gpus_per_shard: GpusPerShard = 0.0,
     shard_by: ShardBy = "cell",
     base_dir: BaseDir = None,
     condition: Conditions = None,
@@ -156,17 +137,12 @@ def launch(
     Example: itemeval launch grade configs/demo.yaml --shards 4 --engine ray --address auto
     """  # noqa: E501 (an example line: click prints it as written)
     from ..console import render as console
-    from ..stages.generate import GenerateOptions
-    from ..stages.grade.stage import GradeOptions
+    from ..plan.options import GenerateOptions, GradeOptions
     from ..stages.launch.stage import LaunchOptions, run_launch
 
     _check_launch(stage, shard_by, display, judges=bool(grader or rubric))
-    common = _stage_options(
-        display,
-        **_selection(condition, limit, item_ids, sample, seed, stratify),
-        yes=yes,
-        max_usd=max_usd,
-    )
+    chosen = selection(condition, limit, item_ids, sample, seed, stratify)
+    common = dict(yes=yes, max_usd=max_usd, display=chosen_display(display))
     options = LaunchOptions(
         shards=shards,
         config=config,
@@ -176,47 +152,24 @@ def launch(
         address=address,
         gpus_per_shard=gpus_per_shard,
         shard_by=shard_by,
-        generate=GenerateOptions(**common),
-        grade=GradeOptions(
-            **common, graders=tuple(grader or ()), rubrics=tuple(rubric or ())
+        generate=GenerateOptions.of(chosen, **common),
+        grade=GradeOptions.of(
+            chosen, **common, graders=tuple(grader or ()), rubrics=tuple(rubric or ())
         ),
     )
-    return _finish(
-        run_launch(_study(config, base_dir), options, ask=_asker(), tell=console.tell),
-        json_out,
-    )
+    study = open_study(config, base_dir)
+    return finish(run_launch(study, options, ask=asker(), tell=console.tell), json_out)
 
 
 @app.command()
 def plan(
     config: ConfigArg,
-    detect: Annotated[
-        float,
-        typer.Option("--detect", help="The difference of mean scores to detect."),
-    ],
-    power: Annotated[
-        float, typer.Option("--power", help="The chance of detecting it.")
-    ] = 0.8,
+    detect: Detect,
+    power: Power = 0.8,
     alpha: Alpha = 0.05,
-    compare: Annotated[
-        Optional[tuple[str, str]],
-        typer.Option(
-            "--compare",
-            metavar="A B",
-            help="The two generate conditions (default: the pair that varies most).",
-        ),
-    ] = None,
-    pilot: Annotated[
-        Optional[int],
-        typer.Option(
-            "--pilot",
-            min=2,
-            help="First generate and grade N random items of the conditions (kept).",
-        ),
-    ] = None,
-    seed: Annotated[
-        int, typer.Option("--seed", help="Seed of the --pilot's random items.")
-    ] = 0,
+    compare: PlanCompare = None,
+    pilot: PlanPilot = None,
+    seed: PlanSeed = 0,
     base_dir: BaseDir = None,
     yes: Yes = False,
     max_usd: MaxUsd = None,
@@ -243,7 +196,7 @@ def plan(
         max_usd=max_usd,
     )
     report = plan_study(
-        _study(config, base_dir), options, ask=_asker(), tell=console.tell
+        open_study(config, base_dir), options, ask=asker(), tell=console.tell
     )
     if json_out:
         console.print_json(report.as_dict())
@@ -254,20 +207,21 @@ def plan(
 def _pilot(
     study: Study,
     pilot: int,
-    selection: dict[str, Any],
+    chosen: Selection,
     *,
     yes: bool,
     max_usd: float | None,
 ) -> StageResult:
     """`estimate --pilot N`: generate N random items per condition first, for real."""
     from ..console import render as console
-    from ..stages.generate import GenerateOptions, run_pilot
+    from ..plan.options import GenerateOptions
+    from ..stages.generate import run_pilot
 
-    options = GenerateOptions(
-        **_stage_options(None, **selection, pilot=pilot, yes=yes, max_usd=max_usd)
+    options = GenerateOptions.of(
+        chosen, pilot=pilot, yes=yes, max_usd=max_usd, display=chosen_display(None)
     )
     ran = run_pilot(
-        study, options, options.chosen(study.items), ask=_asker(), tell=console.tell
+        study, options, options.chosen(study.items), ask=asker(), tell=console.tell
     )
     if not ran.exit_code:
         console.tell(

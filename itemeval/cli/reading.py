@@ -10,7 +10,7 @@ import typer
 
 from ..errors import ConfigError
 from ..textfiles import write_named
-from .app import _study, app
+from .app import app, open_study
 from .options import (
     BaseDir,
     Conditions,
@@ -23,7 +23,7 @@ from .options import (
 
 if TYPE_CHECKING:
     from ..result_values import ResultsReport
-    from ..results.compute import ResultsOptions
+    from ..results.options import ResultsOptions
     from ..study.load import Study
 
 
@@ -44,7 +44,7 @@ def status(
     from ..engine.batch.listing import batch_rows, render
     from ..results.status import study_status
 
-    report = study_status(_study(config, base_dir, reads="snapshot"))
+    report = study_status(open_study(config, base_dir, reads="snapshot"))
     open_batches = batch_rows(report.study.paths)
     if json_out:
         console.print_json({**console.status_dict(report), "batches": open_batches})
@@ -69,7 +69,7 @@ def commit(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
     from ..console import render as console
     from ..stages.commit import commit as commit_study
 
-    recovered = commit_study(_study(config, base_dir))
+    recovered = commit_study(open_study(config, base_dir))
     if json_out:
         console.print_json({"recovered_rows": recovered})
     else:
@@ -95,7 +95,7 @@ def export(config: ConfigArg, base_dir: BaseDir = None, json_out: Json = False) 
     from ..bridges.export import run_export
     from ..console import render as console
 
-    result = run_export(_study(config, base_dir, reads="snapshot"))
+    result = run_export(open_study(config, base_dir, reads="snapshot"))
     if json_out:
         console.print_json(console.export_dict(result))
     else:
@@ -198,7 +198,7 @@ def results(
         compared, compare, item_ids, reducer, ci, seed, by, threshold, sample, stratify
     )
     items = ITEM_ANALYSIS in (item_ids or ())  # a bare --items: the item analysis
-    study = _study(config, base_dir, reads="snapshot")
+    study = open_study(config, base_dir, reads="snapshot")
     report = study_results(study, options)
     data = _results_data(study, report, options, csv, items=items)
     if json_out:
@@ -212,7 +212,7 @@ def _results_options(
 ) -> ResultsOptions:
     """The options as the library takes them; `compare`'s second condition may come
     as a stray argument (`--compare A B`)."""
-    from ..results.compute import ResultsOptions
+    from ..results.options import ResultsOptions
 
     if compared and not compare:
         raise ConfigError(
@@ -301,7 +301,7 @@ def report(
     from ..console import render as console
     from ..report.document import write_report
 
-    written = write_report(_study(config, base_dir, reads="snapshot"), out)
+    written = write_report(open_study(config, base_dir, reads="snapshot"), out)
     if json_out:
         console.print_json(
             {
@@ -348,7 +348,7 @@ def show(
     options = ShowOptions(
         item_id=item_id, conditions=tuple(condition or ()), failures=failures
     )
-    view = show_study(_study(config, base_dir, reads="snapshot"), options)
+    view = show_study(open_study(config, base_dir, reads="snapshot"), options)
     if json_out:
         console.print_json(view.as_dict())
     else:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from ..errors import ConfigError
-from .app import _asker, _finish, _selection, _stage_options, _study, app
+from .app import app, asker, chosen_display, finish, open_study, selection
 from .options import (
     Alpha,
     BaseDir,
@@ -25,6 +24,7 @@ from .options import (
     Margin,
     MaxItems,
     MaxUsd,
+    Only,
     Pilot,
     RoundSize,
     Rubrics,
@@ -38,7 +38,9 @@ from .options import (
 )
 
 if TYPE_CHECKING:
-    from ..plan.cells import Shard
+    from pathlib import Path
+
+    from ..records import Shard
 
 
 @app.command()
@@ -76,36 +78,30 @@ def generate(
     Example: itemeval generate configs/demo.yaml --condition arith-good_concise_default --limit 5
     """  # noqa: E501 (an example line: click prints it as written)
     from ..console import render as console
-    from ..stages.generate import GenerateOptions, run_generate
+    from ..plan.options import GenerateOptions
+    from ..stages.generate import run_generate
 
     if until_decided:
         chosen = (condition, item_ids, limit, sample, stratify, force, fresh, pilot)
         _alone_with_until_decided(chosen, shard)
+        sequence = dict(alpha=alpha, margin=margin, max_items=max_items)
+        run = dict(seed=seed, yes=yes, max_usd=max_usd, display=display or "none")
         return _until_decided(
-            config,
-            base_dir,
-            until_decided,
-            dict(
-                alpha=alpha, margin=margin, max_items=max_items, round_size=round_size
-            ),
-            dict(seed=seed, yes=yes, max_usd=max_usd, display=display or "none"),
-            json_out,
+            (config, base_dir), until_decided, sequence | run, round_size, json_out
         )
-    options = GenerateOptions(
-        **_stage_options(
-            display,
-            **_selection(condition, limit, item_ids, sample, seed, stratify),
-            force=force,
-            fresh=fresh,
-            yes=yes,
-            max_usd=max_usd,
-            pilot=pilot,
-            shard=_shard(shard, shard_by),
-        )
+    options = GenerateOptions.of(
+        selection(condition, limit, item_ids, sample, seed, stratify),
+        force=force,
+        fresh=fresh,
+        yes=yes,
+        max_usd=max_usd,
+        pilot=pilot,
+        shard=_shard(shard, shard_by),
+        display=chosen_display(display),
     )
-    study = _study(config, base_dir)
-    return _finish(
-        run_generate(study, options, ask=_asker(), tell=console.tell), json_out, ids=ids
+    study = open_study(config, base_dir)
+    return finish(
+        run_generate(study, options, ask=asker(), tell=console.tell), json_out, ids=ids
     )
 
 
@@ -123,14 +119,7 @@ def grade(
     stratify: Stratify = None,
     force: Force = False,
     fresh: Fresh = False,
-    only: Annotated[
-        Optional[list[str]],
-        typer.Option(
-            "--only",
-            help="Only the grades that are parse-failures or "
-            "errors (repeatable); add --fresh for new draws.",
-        ),
-    ] = None,
+    only: Only = None,
     shard: ShardOpt = None,
     shard_by: ShardBy = "cell",
     yes: Yes = False,
@@ -151,31 +140,24 @@ def grade(
     Example: itemeval grade configs/demo.yaml --grader offline_judge
     """
     from ..console import render as console
-    from ..plan.cells import ONLY_STATES
-    from ..stages.grade.stage import GradeOptions, run_grade
+    from ..plan.options import GradeOptions
+    from ..stages.grade.stage import run_grade
 
-    unknown = sorted(set(only or ()) - set(ONLY_STATES))
-    if unknown:
-        raise typer.BadParameter(
-            f"{', '.join(unknown)}: use {' or '.join(ONLY_STATES)}", param_hint="--only"
-        )
-    options = GradeOptions(
-        **_stage_options(
-            display,
-            **_selection(condition, limit, item_ids, sample, seed, stratify),
-            force=force,
-            fresh=fresh,
-            yes=yes,
-            max_usd=max_usd,
-            graders=tuple(grader or ()),
-            rubrics=tuple(rubric or ()),
-            only=tuple(only or ()),
-            shard=_shard(shard, shard_by),
-        )
+    options = GradeOptions.of(
+        selection(condition, limit, item_ids, sample, seed, stratify),
+        force=force,
+        fresh=fresh,
+        yes=yes,
+        max_usd=max_usd,
+        graders=tuple(grader or ()),
+        rubrics=tuple(rubric or ()),
+        only=_only(only),
+        shard=_shard(shard, shard_by),
+        display=chosen_display(display),
     )
-    study = _study(config, base_dir)
-    return _finish(
-        run_grade(study, options, ask=_asker(), tell=console.tell),
+    study = open_study(config, base_dir)
+    return finish(
+        run_grade(study, options, ask=asker(), tell=console.tell),
         json_out,
         config,
         ids=ids,
@@ -183,20 +165,19 @@ def grade(
 
 
 def _until_decided(
-    config: Path,
-    base_dir: Path | None,
+    where: tuple[Path, Path | None],
     pair: tuple[str, str],
-    sequence: dict[str, Any],
-    run: dict[str, Any],
+    chosen: dict[str, Any],
+    round_size: int,
     json_out: bool,
 ) -> int:
     from ..adaptive.until_decided import SequentialOptions, run_until_decided
     from ..console import render as console
     from ..console.efficiency import render_sequential
 
-    options = SequentialOptions(pair=tuple(pair), **sequence, **run)
+    options = SequentialOptions(pair=tuple(pair), round_size=round_size, **chosen)
     result = run_until_decided(
-        _study(config, base_dir), options, ask=_asker(), tell=console.tell
+        open_study(*where), options, ask=asker(), tell=console.tell
     )
     if json_out:
         console.print_json(result.as_dict())
@@ -205,8 +186,20 @@ def _until_decided(
     return result.exit_code
 
 
+def _only(only: list[str] | None) -> tuple[str, ...]:
+    """--only's states, each one the grade stage knows."""
+    from ..plan.cells import ONLY_STATES
+
+    unknown = sorted(set(only or ()) - set(ONLY_STATES))
+    if unknown:
+        raise typer.BadParameter(
+            f"{', '.join(unknown)}: use {' or '.join(ONLY_STATES)}", param_hint="--only"
+        )
+    return tuple(only or ())
+
+
 def _shard(shard: str | None, shard_by: str) -> Shard | None:
-    from ..plan.cells import Shard
+    from ..records import Shard
 
     return Shard.parse(shard, shard_by) if shard is not None else None
 

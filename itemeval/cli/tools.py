@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import ConfigError
-from .app import _study, app
+from .app import app, open_study
 from .options import (
     BaseDir,
     ConfigArg,
@@ -68,7 +68,7 @@ def batches(
     from ..engine.batch.listing import batch_rows, cancel_open, render
     from ..store.recovery import locked
 
-    study = _study(config, base_dir)
+    study = open_study(config, base_dir)
     cancelled = None
     if cancel:
         with locked(study.paths, "batches"):
@@ -171,7 +171,9 @@ def view(
         if label and rater
         else None,
     )
-    serve(_study(config, base_dir, reads="snapshot"), settings, host=host, port=port)
+    serve(
+        open_study(config, base_dir, reads="snapshot"), settings, host=host, port=port
+    )
 
 
 @app.command("import")

@@ -8,6 +8,7 @@ table of one output."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from rich.console import Console
 from rich.text import Text
@@ -26,7 +27,7 @@ def print_grader_pairs(
 ) -> None:
     """`columns(names)` builds the table's columns with A and B read from `names`."""
     names = {gid: grader_name(f) for gid, f in results.grader_facets.items()}
-    print_pairs(console, title, columns, rows, names, ("G", "graders"), results)
+    print_pairs(console, results, title, columns, rows, Naming(names, "G", "graders"))
 
 
 def cell_names(results: ResultsReport) -> dict[str, str]:
@@ -34,21 +35,29 @@ def cell_names(results: ResultsReport) -> dict[str, str]:
     return {gen_id: cell_name(facets) for gen_id, facets in results.cell_facets.items()}
 
 
+@dataclass(frozen=True)
+class Naming:
+    """How a table of pairs names its A and B: by `names`, or where a name would be
+    cut, by keys `prefix`1, `prefix`2, ... that stand for `what`."""
+
+    names: dict[str, str]
+    prefix: str
+    what: str
+
+
 def print_pairs(
     console: Console,
+    results: ResultsReport,
     title: str,
     columns: Callable[[dict[str, str]], Sequence[Column]],
     rows: Sequence[Row],
-    names: dict[str, str],
-    key: tuple[str, str],
-    results: ResultsReport,
+    naming: Naming,
 ) -> None:
-    """The table named by `names` (a condition missing from it by its slug), or by
-    keys (`key`: their prefix and what they stand for) listed whole above it when a
-    name would be cut."""
+    """The table named by `naming` (a condition missing from it by its slug), or by
+    keys listed whole above it when a name would be cut."""
     if not rows:
         return
-    names = dict(names)
+    names = dict(naming.names)
     for row in rows:
         for side in ("a", "b"):
             names.setdefault(field(row, side), results.slugs.get(field(row, side), ""))
@@ -57,7 +66,7 @@ def print_pairs(
         console.print(Text(title, style="italic"))
         console.print(table)
         return
-    prefix, what = key
+    prefix, what = naming.prefix, naming.what
     keys = {gid: f"{prefix}{k}" for k, gid in enumerate(names, start=1)}
     shown = dict.fromkeys(field(row, side) for row in rows for side in ("a", "b"))
     console.print(Text(f"{title} ({what} by key)", style="italic"))

@@ -19,7 +19,7 @@ from .tables import Column, count, money, tokens
 
 # the cost module pulls in pandas, which `itemeval --help` must not wait for
 if TYPE_CHECKING:
-    from ..plan.cost import Estimate
+    from ..plan.estimates import Estimate
     from ..result_values import ResultsReport
 
 __all__ = ["render_status", "status_dict"]  # `status` is rendered in status_console
@@ -48,11 +48,12 @@ def piped_width() -> int:
     """`itemeval status | less`: stderr is still the terminal, whose width fits less."""
     try:
         return os.get_terminal_size(sys.stderr.fileno()).columns or PIPED
+    # no terminal, or stderr is not a real file
     except (
         OSError,
         ValueError,
         AttributeError,
-    ):  # no terminal, or stderr is not a real file
+    ):
         return PIPED
 
 
@@ -342,7 +343,7 @@ def render_init(written: list[Any], directory: Any, console: Console) -> None:
 
 
 def render_results(results: ResultsReport, console: Console) -> None:
-    """`itemeval results` as tables designed for 80 columns (results_console)."""
+    """`itemeval results` as tables designed for 80 columns (console/results.py)."""
     from . import results as results_console
 
     results_console.render_results(results, console)

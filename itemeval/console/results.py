@@ -4,113 +4,24 @@ prompt | config), so nothing is cut in its middle at 80 columns."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.text import Text
 
 from ..result_values import ResultsReport
-from ..study.cell_names import HEADERS
-from .graders import cell_names, print_grader_pairs, print_pairs
-from .tables import Column, Row, count, field, fitted
-
-CI_NAMES = {  # README "Intervals" says how the bounded one differs
-    "wilson": "Wilson",
-    "wilson_bounded": "Wilson",
-    "t": "t",
-    "bootstrap": "bootstrap",
-}
-
-
-def render_headline(results: ResultsReport, console: Console) -> None:
-    """Per grade condition, the sentence a reader can quote (headline.py)."""
-    if not results.headline:
-        return
-    console.print(Text(f"{results.study}: headline", style="bold"))
-    for row in results.headline:
-        console.print(Text(f"- {row.text}"))
-    console.print()
-
-
-def facet_columns(results: ResultsReport) -> list[Column]:
-    """One name column per varying facet of the generate conditions; the slug when
-    the results carry no facets."""
-    facets = results.cell_facets
-    if not facets:
-        slugs = results.slugs
-        return [
-            Column("solver", lambda row: slugs[field(row, "gen_condition_id")], "name")
-        ]
-    shown = next(iter(facets.values())).keys()
-    return [
-        Column(HEADERS[facet], _level(facets, facet), kind="name") for facet in shown
-    ]
-
-
-def _level(facets: dict[str, dict[str, str]], facet: str) -> Callable[[Row], str]:
-    return lambda row: facets.get(field(row, "gen_condition_id"), {}).get(facet, "")
-
-
-def per_grade(
-    console: Console,
-    results: ResultsReport,
-    rows: Sequence[Row],
-    title: Callable[[str, list[Row]], str],
-    columns: Sequence[Column],
-    named: bool = True,
-) -> None:
-    """`rows` as one table per grade condition (in the order they come), titled by
-    `title(grade condition slug, its rows)`, its rows named by facet columns when
-    `named`."""
-    groups: dict[str, list[Row]] = {}
-    for row in rows:
-        groups.setdefault(field(row, "grade_condition_id"), []).append(row)
-    for grade_id, group in groups.items():
-        slug = results.slugs.get(grade_id, grade_id) or "every grade condition"
-        shown = [*facet_columns(results), *columns] if named else list(columns)
-        # the title on a line of its own: as the table's title it wraps at the
-        # table's width, which is often narrower than the terminal
-        console.print(Text(title(slug, group), style="italic"))
-        console.print(fitted(console, None, shown, group))
-
-
-def ci_names(rows: Sequence[Row]) -> str:
-    """The interval methods the rows used ("Wilson, bounded Wilson")."""
-    methods = dict.fromkeys(
-        CI_NAMES.get(m, m) for r in rows if (m := field(r, "ci_method"))
-    )
-    return ", ".join(methods) or "-"
-
-
-def cell_tables(
-    console: Console, results: ResultsReport, numbers: Sequence[Column]
-) -> None:
-    """The grid's cells: a table per grade condition."""
-
-    reducer = "" if results.reducer == "mean" else f" ({results.reducer})"
-
-    def title(slug: str, rows: list[Row]) -> str:
-        return f"{slug}: mean per item{reducer}, 95% CI ({ci_names(rows)})"
-
-    counts = [("pend", "pending"), ("err", "errors"), ("pfail", "parse_failures")]
-    zero = {key for _, key in counts if not any(field(c, key) for c in results.cells)}
-    per_grade(
-        console,
-        results,
-        results.cells,
-        title,
-        [
-            *numbers,
-            *(
-                # a count that is 0 everywhere gives way first when space is short
-                Column(header, count(key), min_width=len(header), optional=rank)
-                if key in zero
-                else Column(header, count(key), min_width=len(header))
-                for rank, (header, key) in enumerate(counts, start=1)
-            ),
-        ],
-    )
+from .cells import (
+    cell_tables,
+    ci_text,
+    named_column,
+    num,
+    number_column,
+    p_text,
+    per_grade,
+    render_headline,
+)
+from .graders import Naming, cell_names, print_grader_pairs, print_pairs
+from .tables import Column, Row, count, field
 
 
 def render_metrics(
@@ -121,7 +32,7 @@ def render_metrics(
     columns = [
         Column("metric", lambda row: row.name, kind="name"),
         Column("n", count("n"), min_width=3),
-        Column("value", lambda row: _num(field(row, "value")), min_width=5),
+        Column("value", lambda row: num(field(row, "value")), min_width=5),
         *numbers,
     ]
     cells = [r for r in results.metrics if not r.facet and r.a is None]
@@ -155,9 +66,9 @@ def _metric_differences(
         "metrics A − B, 95% CI (paired item bootstrap, Holm-adjusted p)",
         [
             *columns[:2],
-            Column("A − B", lambda row: _num(field(row, "value")), min_width=6),
+            Column("A − B", lambda row: num(field(row, "value")), min_width=6),
             *columns[2:],
-            Column("p adj", lambda row: _p(row.p_adjusted), min_width=6),
+            Column("p adj", lambda row: p_text(row.p_adjusted), min_width=6),
         ],
     )
 
@@ -177,12 +88,11 @@ def pair_tables(
     for grade_id, group in groups.items():
         print_pairs(
             console,
+            results,
             f"{results.slugs.get(grade_id, grade_id)}: {title}",
             lambda names: [*_pair_columns(names), *columns],
             group,
-            cell_names(results),
-            ("C", "conditions"),
-            results,
+            Naming(cell_names(results), "C", "conditions"),
         )
 
 
@@ -203,46 +113,24 @@ def render_comparisons(console: Console, results: ResultsReport, ci: Column) -> 
         "paired differences A − B (Holm-adjusted p)",
         [
             Column("n", count("n"), min_width=3),
-            Column("diff", lambda row: _num(field(row, "diff")), min_width=6),
+            Column("diff", lambda row: num(field(row, "diff")), min_width=6),
             ci,
-            Column("p adj", lambda row: _p(field(row, "p_adjusted")), min_width=6),
+            Column("p adj", lambda row: p_text(field(row, "p_adjusted")), min_width=6),
         ],
     )
-
-
-def _p(value: Any) -> str:
-    return "-" if value is None else f"{value:.4f}"
-
-
-def _num(value: Any, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _ci(row: Row) -> str:
-    return (
-        "-"
-        if field(row, "ci_low") is None
-        else f"{field(row, 'ci_low'):.3f}–{field(row, 'ci_high'):.3f}"
-    )
-
-
-def _number(header: str, cell: Any, width: int) -> Column:
-    """A results number: a fixed minimum width, so columns line up from table to
-    table."""
-    return Column(header, cell, min_width=width)
 
 
 def render_results(results: ResultsReport, console: Console) -> None:
     """The results as tables designed for 80 columns: slugs cut from the middle only
     when needed, ids in `--json`."""
-    n = _number("n", count("items"), 3)
-    mean = _number("mean", lambda row: _num(field(row, "mean")), 5)
-    ci = _number("95% CI", _ci, 11)
+    n = number_column("n", count("items"), 3)
+    mean = number_column("mean", lambda row: num(field(row, "mean")), 5)
+    ci = number_column("95% CI", ci_text, 11)
     render_headline(results, console)
     cell_tables(console, results, [n, mean, ci])
     _marginal_tables(results, console, [n, mean, ci])
     if results.metrics:
-        render_metrics(console, results, [_number("95% CI", _ci, 11)])
+        render_metrics(console, results, [number_column("95% CI", ci_text, 11)])
     _criteria_tables(results, console, [n, mean, ci])
     _agreement_tables(results, console, ci)
     _pairwise_tables(results, console, ci)
@@ -282,13 +170,6 @@ def _criteria_tables(
     )
 
 
-def _named(slugs: dict[str, str], header: str, key: str) -> Column:
-    """A column of condition slugs."""
-    return Column(
-        header, lambda row: slugs[field(row, key)] if field(row, key) else "", "name"
-    )
-
-
 def _agreement_tables(results: ResultsReport, console: Console, ci: Column) -> None:
     """Agreement per criterion, the paired differences, and grader agreement."""
     print_grader_pairs(
@@ -315,15 +196,15 @@ def _pairwise_tables(results: ResultsReport, console: Console, ci: Column) -> No
         results.pairwise,
         lambda slug, rows: f"{slug}: pairwise, A's win rate (ties half), 95% CI",
         [
-            _named(slugs, "A", "a"),
-            _named(slugs, "B", "b"),
-            _number("n", count("n"), 3),
-            _number("A wins", count("wins_a"), 6),
-            _number("B wins", count("wins_b"), 6),
-            _number("ties", count("ties"), 4),
-            _number("win rate", lambda row: _num(row.win_rate), 8),
+            named_column(slugs, "A", "a"),
+            named_column(slugs, "B", "b"),
+            number_column("n", count("n"), 3),
+            number_column("A wins", count("wins_a"), 6),
+            number_column("B wins", count("wins_b"), 6),
+            number_column("ties", count("ties"), 4),
+            number_column("win rate", lambda row: num(row.win_rate), 8),
             ci,
-            _number("flip", lambda row: _num(row.flip_rate), 5),
+            number_column("flip", lambda row: num(row.flip_rate), 5),
             Column("flags", lambda row: ", ".join(row.flags), kind="name"),
         ],
         named=False,
@@ -336,9 +217,9 @@ def _pairwise_tables(results: ResultsReport, console: Console, ci: Column) -> No
             f"{slug}: Bradley-Terry strength (the first condition by id is 0), 95% CI"
         ),
         [
-            _number("strength", lambda row: _num(row.strength), 8),
+            number_column("strength", lambda row: num(row.strength), 8),
             ci,
-            _number("Elo", lambda row: _num(row.elo, 0), 5),
+            number_column("Elo", lambda row: num(row.elo, 0), 5),
         ],
     )
 
@@ -362,23 +243,23 @@ def _side_tables(results: ResultsReport, console: Console) -> None:
 
 def _criteria_agreement(slugs: dict[str, str]) -> list[Column]:
     return [
-        _named(slugs, "A", "a"),
-        _named(slugs, "B", "b"),
+        named_column(slugs, "A", "a"),
+        named_column(slugs, "B", "b"),
         Column("criterion", lambda row: row.criterion, kind="name"),
-        _number("n", count("n"), 3),
-        _number("exact", lambda row: _num(row.exact), 5),
-        _number("rho", lambda row: _num(row.spearman), 5),
-        _number("kappa", lambda row: _num(row.kappa_quadratic), 5),
+        number_column("n", count("n"), 3),
+        number_column("exact", lambda row: num(row.exact), 5),
+        number_column("rho", lambda row: num(row.spearman), 5),
+        number_column("kappa", lambda row: num(row.kappa_quadratic), 5),
     ]
 
 
 def _grader_agreement(slugs: dict[str, str]) -> list[Column]:
     return [
-        _named(slugs, "A", "a"),
-        _named(slugs, "B", "b"),
-        _number("n", count("n"), 3),
+        named_column(slugs, "A", "a"),
+        named_column(slugs, "B", "b"),
+        number_column("n", count("n"), 3),
         *(
-            _number(header, lambda row, key=key: _num(field(row, key)), 5)
+            number_column(header, lambda row, key=key: num(field(row, key)), 5)
             for header, key in (
                 ("exact", "exact"),
                 ("rho", "spearman"),
@@ -392,24 +273,24 @@ def _grader_agreement(slugs: dict[str, str]) -> list[Column]:
 def _corrected() -> list[Column]:
     return [
         Column("rater", lambda row: row.rater, kind="name"),
-        _number("labels", count("n_labelled"), 6),
-        _number("mean", lambda row: _num(row.mean), 5),
-        _number("95% CI", _ci, 11),
+        number_column("labels", count("n_labelled"), 6),
+        number_column("mean", lambda row: num(row.mean), 5),
+        number_column("95% CI", ci_text, 11),
     ]
 
 
 def _cascades() -> list[Column]:
     return [
         Column("decided by", lambda row: row.decided_by, kind="name"),
-        _number("n", count("n"), 4),
+        number_column("n", count("n"), 4),
     ]
 
 
 def _calibration() -> list[Column]:
     return [
-        _number("n", count("n"), 3),
+        number_column("n", count("n"), 3),
         *(
-            _number(header, lambda row, key=key: _num(field(row, key)), width)
+            number_column(header, lambda row, key=key: num(field(row, key)), width)
             for header, key, width in (
                 ("ECE", "ece", 5),
                 ("ECE mass", "ece_equal_mass", 8),

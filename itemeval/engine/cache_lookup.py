@@ -34,8 +34,8 @@ def cached_sample_ids(spec: TaskSpec) -> frozenset[str]:
         return frozenset()
     try:
         return frozenset(asyncio.run(_lookup(spec)))
-    except Exception:  # noqa: BLE001
-        # an unknown answer is "not cached", never an error
+    # an unknown answer is "not cached", never an error
+    except Exception:  # noqa: BLE001 - the reason above
         return frozenset()
 
 
@@ -45,7 +45,7 @@ def _has_entries(model: str) -> bool:
     # before its shards start); inspect's own `cache_path` then has the last word.
     if not _non_empty(cache_root() / model):
         return False
-    from inspect_ai.model._cache import cache_path
+    from inspect_ai.model import cache_path
 
     try:
         folder = cache_path(model=model)
@@ -73,7 +73,7 @@ def _non_empty(folder: Path) -> bool:
 
 
 async def _lookup(spec: TaskSpec) -> list[str]:
-    from inspect_ai.model._cache import cache_fetch
+    from .compat import cache_fetch
 
     found, keys = [], []
     for cell, entry in await cache_entries(spec, spec.cells):
@@ -91,15 +91,15 @@ async def cache_entries(spec: TaskSpec, cells: list[Cell]) -> list[tuple[Cell, A
     """Each cell's key in inspect's cache (a CacheEntry), as the task's call would
     make it; batch mode stores its replies under them too."""
     from inspect_ai.model import GenerateConfig
-    from inspect_ai.model._cache import CacheEntry
 
+    from .compat import cache_entry, prepared_input, resolved_config
     from .tasks import build_model, cache_policy
 
     model = build_model(spec.model)
     # Inside the task the model is the active one: its own config, then the task's, then
     # the empty config of the solver's generate() call.
     config = model.config.merge(GenerateConfig(**spec.config))
-    config = model._resolve_config(config)
+    config = resolved_config(model, config)
     if config.max_tokens is None:
         config.max_tokens = (
             model.api.max_tokens_for_config(config) or model.api.max_tokens()
@@ -107,8 +107,8 @@ async def cache_entries(spec: TaskSpec, cells: list[Cell]) -> list[tuple[Cell, A
     entries = []
     for cell in cells:
         messages = _conversation(cell, config)
-        prepared = await model._prepare_input(messages, [], None, config)
-        entry = CacheEntry(
+        prepared = await prepared_input(model, messages, config)
+        entry = cache_entry(
             base_url=model.api.base_url,
             config=config.model_copy(deep=True),
             input=prepared.input,
@@ -123,9 +123,9 @@ async def cache_entries(spec: TaskSpec, cells: list[Cell]) -> list[tuple[Cell, A
 
 def _conversation(cell: Cell, config: Any) -> list[Any]:
     """The messages inspect sends for the cell: its sample's input as a conversation."""
-    from inspect_ai._eval.task.util import sample_messages
     from inspect_ai.model import ChatMessageSystem
 
+    from .compat import sample_messages
     from .tasks import sample_for
 
     messages = sample_messages(sample_for(cell))
@@ -141,7 +141,7 @@ def store_replies(spec: TaskSpec, replies: list[tuple[Cell, dict[str, Any]]]) ->
 
 
 async def _store(spec: TaskSpec, replies: list[tuple[Cell, dict[str, Any]]]) -> int:
-    from inspect_ai.model._cache import cache_store
+    from .compat import cache_store
 
     bodies = {cell.sample_id: body for cell, body in replies}
     stored = 0
@@ -154,13 +154,8 @@ async def _store(spec: TaskSpec, replies: list[tuple[Cell, dict[str, Any]]]) -> 
 def model_output(body: dict[str, Any]) -> Any:
     """A chat completion as inspect's ModelOutput, read the way its openai provider
     reads a live one."""
-    from inspect_ai.model._openai import (
-        chat_choices_from_openai,
-        model_output_from_openai,
-    )
     from openai.types.chat import ChatCompletion
 
-    completion = ChatCompletion.model_validate(body)
-    return model_output_from_openai(
-        completion, chat_choices_from_openai(completion, [])
-    )
+    from .compat import output_from_openai
+
+    return output_from_openai(ChatCompletion.model_validate(body))

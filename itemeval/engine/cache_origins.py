@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..paths import StudyPaths
 from ..records import TaskSpec
+from ..store.backend import location
 
 UNRECORDED = ""
 """The origin of an entry no itemeval run noted."""
@@ -27,15 +28,14 @@ UNRECORDED = ""
 
 def where(name: str, paths: StudyPaths) -> str:
     """A study as the notes name it: its name and its store's place."""
-    place = paths.remote or str(Path(paths.root).resolve())
-    return f"{name} ({place})"
+    return f"{name} ({location(paths)})"
 
 
 def record(origin: str, specs: Iterable[TaskSpec], since_ns: int) -> None:
     """Note the cache entries of the specs' models written since `since_ns` as
     `origin`'s, a study as `where` names it (best effort: a note that cannot be written
     only loses the naming)."""
-    from inspect_ai.model._cache import cache_path
+    from inspect_ai.model import cache_path
 
     models = {spec.model for spec in specs if spec.cache_scope is not None}
     for model in sorted(models):

@@ -17,7 +17,8 @@ from ..errors import ConfigError
 from ..hashing import canonical_json, content_hash
 from ..records import Item
 from ..scorers.base import ScorerSpec
-from ..study.items import RawDataset, _jsonable
+from ..study.items import jsonable
+from ..study.sources import RawDataset
 
 if TYPE_CHECKING:
     from ..study.config import DatasetSpec, LoadedConfig
@@ -88,8 +89,7 @@ def _from_module(ref: str, args: dict[str, Any]) -> tuple[Any, Any]:
 def _from_spec(ref: str, args: dict[str, Any], config_dir: Path) -> tuple[Any, Any]:
     """A file task (`file.py@function`) or a registered one (`inspect_evals/gsm8k`),
     loaded the way `inspect eval` loads them."""
-    from inspect_ai._eval.loader import load_task_spec
-    from inspect_ai._util.registry import registry_lookup
+    from .compat import load_task_spec, registry_lookup
 
     file, at, function = ref.partition("@")
     path = (config_dir / file).resolve()
@@ -124,7 +124,7 @@ def sample_row(sample: Any, index: int) -> dict[str, Any]:
     A sample without id gets inspect's own default, its 1-based position.
     """
     text, history = _split_input(sample.input)
-    row = {str(k): _jsonable(v) for k, v in (sample.metadata or {}).items()}
+    row = {str(k): jsonable(v) for k, v in (sample.metadata or {}).items()}
     row.update(
         id=str(sample.id) if sample.id is not None else str(index + 1),
         input=text,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -24,17 +25,27 @@ from .tasks import quiet_banner
 LOG_BUFFER = 500  # finished samples an `.eval` log takes in one write, at most
 
 
+@dataclass(frozen=True)
+class EvalSettings:
+    """How one inspect eval runs and logs."""
+
+    log_dir: Path
+    log_prefix: Path
+    """Prepended to each log file's name in the rows (the log dir within the
+    study)."""
+    display: str
+    in_flight: int
+    """Tasks running at once."""
+    log_buffer: int = LOG_BUFFER
+    logprob_tokens: int = 8
+    """Generated tokens whose logprobs each row keeps."""
+
+
 def run_tasks(
     tasks: Iterable[Task],
     sink: SampleSink,
-    *,
-    log_dir: Path,
-    log_prefix: Path,
-    logprob_tokens: int = 8,
-    display: str,
-    in_flight: int,
+    settings: EvalSettings,
     keep_feeding: Callable[[], bool] = lambda: True,
-    log_buffer: int = LOG_BUFFER,
 ) -> dict[str, str] | None:
     """Run the tasks in one eval, `in_flight` at a time, each starting as soon as an
     earlier one ends.
@@ -45,18 +56,20 @@ def run_tasks(
     returns no logs).
 
     Each sample that made its calls is read into a SampleResult and passed to `sink`
-    (see inspect_hooks.routed); `log_prefix` is prepended to each log file's name; the
-    first `logprob_tokens` generated tokens' logprobs are kept.
+    (see hooks.routed).
     """
     quiet_banner()
     feed = _Feed(iter(tasks), keep_feeding)
-    if not feed.start(in_flight):
+    if not feed.start(settings.in_flight):
         return {}
-    with _around_eval(Route(sink, log_prefix, logprob_tokens)) as route:
+    route = Route(sink, settings.log_prefix, settings.logprob_tokens)
+    with _around_eval(route) as route:
         logs = eval(
-            feed, log_dir=str(log_dir), **_eval_options(display, in_flight, log_buffer)
+            feed,
+            log_dir=str(settings.log_dir),
+            **_eval_options(settings.display, settings.in_flight, settings.log_buffer),
         )
-    _scrub_logs(_errored_logs(route, log_dir))
+    _scrub_logs(_errored_logs(route, settings.log_dir))
     return _failures(logs) if logs else None
 
 

@@ -28,7 +28,6 @@ from inspect_ai.hooks import (
     hooks,
 )
 from inspect_ai.log import transcript
-from inspect_ai.log._samples import sample_active
 from inspect_ai.model import ModelOutput
 from inspect_ai.solver import TaskState
 from inspect_ai.util import LimitExceededError
@@ -36,15 +35,12 @@ from inspect_ai.util import LimitExceededError
 from .. import heap, signals
 from ..outcomes import SampleResult
 from ..redact import redact_log_handlers
+from . import compat
+from .compat import sample_active
 from .samples import read_sample, read_state
 
-# the log file name inspect will use, known when the task starts (private in 0.3.285)
-try:
-    from inspect_ai._util.log_layout import eval_log_name
-except (
-    ImportError
-):  # pragma: no cover - a later inspect moved it; rows then carry no log_file
-    eval_log_name = None
+# the log file name inspect will use, known when the task starts
+eval_log_name = compat.eval_log_name()
 
 # the sample's result already went to the sink when its calls returned
 HANDED_ON = "itemeval_handed_on"
@@ -185,8 +181,8 @@ def hand_on(state: TaskState, output: ModelOutput | None = None) -> None:
             logprob_tokens=route.logprob_tokens,
             output=output,
         )
-    except Exception:  # noqa: BLE001
-        # never fail a sample whose call succeeded: its end reads it instead
+    # never fail a sample whose call succeeded: its end reads it instead
+    except Exception:  # noqa: BLE001 - the reason above
         return
     route.sink(result)
     state.metadata[HANDED_ON] = True

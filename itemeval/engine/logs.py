@@ -59,8 +59,8 @@ def read_log(path: str, items: dict[str, Item], *, id_field: str | None) -> LogI
     """One log's samples, matched to the study's items by id (or a metadata field)."""
     try:
         log = read_eval_log(path)
-    except Exception as exc:  # noqa: BLE001
-        # a foreign or broken file, named for the user
+    # a foreign or broken file, named for the user
+    except Exception as exc:  # noqa: BLE001 - the reason above
         raise ConfigError(
             f"import: {path} is not a readable inspect log ({exc})"
         ) from None

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..paths import StudyPaths
-from ..plan.cost import EstimateLine
+from ..plan.estimates import EstimateLine
+from ..store.backend import location
 
 
 def scope(cache: bool | str, paths: StudyPaths, condition_scope: str) -> str | None:
@@ -22,8 +23,7 @@ def scope(cache: bool | str, paths: StudyPaths, condition_scope: str) -> str | N
     if cache is False:
         return None
     if cache == "study":
-        where = paths.remote or str(Path(paths.root).resolve())
-        return f"{where}::{condition_scope}"
+        return f"{location(paths)}::{condition_scope}"
     return condition_scope
 
 

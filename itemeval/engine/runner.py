@@ -132,9 +132,8 @@ class Runner:
         try:
             with signals.interrupts_as_flag():
                 self._run_evals(specs, sink, journaled, execution)
-        except (
-            KeyboardInterrupt
-        ):  # a second Ctrl-C between two evals or during a replay
+        # a second Ctrl-C between two evals or during a replay
+        except KeyboardInterrupt:
             execution.interrupted = True
         # finish a replay that a Ctrl-C cut short, so every finished row is in the store
         finally:
@@ -150,9 +149,8 @@ class Runner:
     ) -> None:
         windows = eval_windows(specs, self.cells_per_eval, self.cells_in_flight)
         for index, window in enumerate(windows):
-            if (
-                signals.stop_requested()
-            ):  # a Ctrl-C between two evals: no further eval starts
+            # a Ctrl-C between two evals: no further eval starts
+            if signals.stop_requested():
                 execution.interrupted = True
                 return
             # the first eval loads inspect-ai and the provider's SDK
@@ -240,15 +238,18 @@ class Runner:
         def on_sample(result: SampleResult) -> None:
             _journal_sample(result, sink, journaled, execution, journal, held)
 
-        return inspect_run.run_tasks(
-            self._build(window, execution),
-            on_sample,
+        settings = inspect_run.EvalSettings(
             log_dir=self.log_dir,
             log_prefix=self.log_dir.relative_to(self.paths.root),
-            logprob_tokens=self.logprob_tokens,
             display=self.display,
             in_flight=window.in_flight,
             log_buffer=min(inspect_run.LOG_BUFFER, window.window),
+            logprob_tokens=self.logprob_tokens,
+        )
+        return inspect_run.run_tasks(
+            self._build(window, execution),
+            on_sample,
+            settings,
             keep_feeding=lambda: execution.write_failure is None and not self.stopped(),
         )
 
@@ -306,8 +307,7 @@ def _journal_sample(
             # No call starts now, the Ctrl-C way; the calls out return into the
             # drain and their paid replies are held too.
             signals.request_stop()
-    except Exception as exc:  # noqa: BLE001
-        # any failure to store a finished sample
+    except Exception as exc:  # noqa: BLE001 - any failure to store a finished sample
         condition = result.metadata.get("grade_condition_id") or result.metadata.get(
             "condition_id"
         )
@@ -339,7 +339,6 @@ def _return_free_memory() -> None:
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()
-    with contextlib.suppress(
-        OSError, AttributeError
-    ):  # glibc only; elsewhere nothing to trim
+    # glibc only; elsewhere nothing to trim
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)

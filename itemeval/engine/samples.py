@@ -6,16 +6,17 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalSample, transcript
-from inspect_ai.log._samples import sample_active
 from inspect_ai.model import ModelOutput
 from inspect_ai.solver import TaskState
 
 from ..outcomes import SampleResult
 from ..redact import redact
+from .compat import HTTP_LOGGER, sample_active
 from .log_scores import NO_CALL, VERDICT
 
 # inspect's HTTP level (between DEBUG and INFO), at which it logs every provider
@@ -32,17 +33,16 @@ def read_sample(
     skipped = (
         bool(sample.metadata.get(NO_CALL)) or _cancelled(sample) or _stopped(sample)
     )
-    return _result(
+    finished = _Finished(
         sample.metadata,
         sample.output,
         events,
         error=error,
         uuid=sample.uuid,
-        log_file=log_file,
-        logprob_tokens=logprob_tokens,
         skipped=skipped,
         total_time=sample.total_time,
     )
+    return _result(finished, log_file=log_file, logprob_tokens=logprob_tokens)
 
 
 def read_state(
@@ -55,31 +55,36 @@ def read_state(
     """The same values from a running sample whose calls have just returned without
     error; `output` is the last call's when inspect has not yet put it in `state`."""
     events = [event for event in transcript().events if isinstance(event, ModelEvent)]
-    return _result(
+    finished = _Finished(
         state.metadata,
         state.output if output is None else output,
         events,
         error=None,
         uuid=state.uuid,
-        log_file=log_file,
-        logprob_tokens=logprob_tokens,
         skipped=False,
         total_time=None,
     )
+    return _result(finished, log_file=log_file, logprob_tokens=logprob_tokens)
+
+
+@dataclass(frozen=True)
+class _Finished:
+    """A sample as it ended, finished or just answered."""
+
+    metadata: Any
+    output: ModelOutput
+    events: list[ModelEvent]
+    error: str | None
+    uuid: str | None
+    skipped: bool
+    total_time: float | None
 
 
 def _result(
-    metadata: Any,
-    output: ModelOutput,
-    events: list[ModelEvent],
-    *,
-    error: str | None,
-    uuid: str | None,
-    log_file: str | None,
-    logprob_tokens: int,
-    skipped: bool,
-    total_time: float | None,
+    finished: _Finished, *, log_file: str | None, logprob_tokens: int
 ) -> SampleResult:
+    metadata, output, events = finished.metadata, finished.output, finished.events
+    error, total_time = finished.error, finished.total_time
     last = events[-1] if events else None
     has_output = bool(output.choices) and error is None
     usage = (
@@ -98,10 +103,10 @@ def _result(
         effective_config=last.config.model_dump(exclude_none=True, exclude={"cache"})
         if last
         else {},
-        uuid=uuid,
+        uuid=finished.uuid,
         log_file=log_file,
         logprobs=_logprobs(output, logprob_tokens) if has_output else None,
-        skipped=skipped,
+        skipped=finished.skipped,
         calls=tuple(
             (str(event.model), usage_counts(event.output.usage), event.cache == "read")
             for event in events
@@ -139,7 +144,7 @@ def _cancelled(sample: EvalSample) -> bool:
 
 def _stopped(sample: EvalSample) -> bool:
     """Refused its call because the command was told to stop (see
-    inspect_hooks.Journaling.on_before_model_generate)."""
+    hooks.Journaling.on_before_model_generate)."""
     return sample.limit is not None and sample.limit.type == "operator"
 
 
@@ -164,7 +169,6 @@ def _error_message(sample: EvalSample, events: list[ModelEvent]) -> str | None:
 
 # ---- the provider's last HTTP refusal per sample, from inspect's HTTP log ------------
 
-_HTTP_LOGGER = "inspect_ai.model._providers.util.hooks"
 _HTTP_STATUS = re.compile(r'"HTTP/[\d.]+ (\d{3}) ?([^"]*)"')
 _last_refusal: dict[str, str] = {}
 """Sample uuid -> the status line of its last refused HTTP request, while an eval
@@ -190,7 +194,7 @@ class _RefusalRecorder(logging.Handler):
 @contextlib.contextmanager
 def recording_refusals() -> Iterator[None]:
     logger, recorder = (
-        logging.getLogger(_HTTP_LOGGER),
+        logging.getLogger(HTTP_LOGGER),
         _RefusalRecorder(level=HTTP_LOG_LEVEL),
     )
     logger.addHandler(recorder)

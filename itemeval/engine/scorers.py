@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import gc
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -23,18 +22,14 @@ from inspect_ai.scorer import (
     multi_scorer,
     pattern,
 )
-from inspect_ai.solver import TaskState
-from inspect_ai.solver._multiple_choice import (
-    parse_answers,
-    set_choices_based_on_generated_response,
-)
-from inspect_ai.solver._task_state import Choices
+from inspect_ai.solver import Choices, TaskState
 
 from ..errors import ConfigError
 from ..scorers.base import ScoreContext, ScoreResult, ScorerSpec
 from ..scorers.inspect_params import inspect_rule_version
 from ..scorers.signature import params_model
 from ..scorers.user import load_user_scorer
+from . import compat
 from .verdicts import to_result
 
 CATALOGUE: dict[str, Callable[..., Any]] = {
@@ -56,37 +51,7 @@ _MODEL = (
 )
 
 
-def _memoise_normalisation() -> None:
-    """Cache inspect's text normalisers (used by `f1` and `exact`) for the process.
-
-    Both are pure functions of their text: the per-token one (casefold, punctuation,
-    number and article rules) sees the same tokens again and again, and the whole-text
-    one sees each target twice per grade. Cached, `f1` costs ~8x less with the same
-    verdicts. An inspect-ai without these private functions runs uncached.
-    """
-    from inspect_ai.scorer import _classification
-
-    token = getattr(_classification, "_normalize_token", None)
-    if callable(token) and not hasattr(token, "cache_info"):
-        _classification._normalize_token = functools.lru_cache(maxsize=1 << 14)(token)
-    text = getattr(_classification, "_normalize", None)
-    if callable(text) and not hasattr(text, "__wrapped__"):
-        _classification._normalize = _cached_text_normaliser(text)
-
-
-def _cached_text_normaliser(normalize: Callable[..., str]) -> Callable[..., str]:
-    @functools.lru_cache(maxsize=4096)
-    def cached(text: str, stop_words: tuple[str, ...] | None) -> str:
-        return normalize(text, None if stop_words is None else list(stop_words))
-
-    @functools.wraps(normalize)
-    def normalize_text(text: str, stop_words: list[str] | None = None) -> str:
-        return cached(text, None if stop_words is None else tuple(stop_words))
-
-    return normalize_text
-
-
-_memoise_normalisation()
+compat.memoise_text_normalisers()
 
 
 # ---- scoring
@@ -163,16 +128,16 @@ async def _score_rows(
         else:
             state = _state(solution, context, item_id, epoch, light_output=False)
         if mark_choices is not None and state.choices:
-            answers = parse_answers(state, mark_choices)
+            answers = compat.parse_answers(state, mark_choices)
             if answers:
-                set_choices_based_on_generated_response(state, answers)
+                compat.mark_choices(state, answers)
         target = targets.get(context.targets)
         if target is None:
             target = targets[context.targets] = Target(list(context.targets))
         try:
             score = await scorer(state, target)
-        except Exception as exc:  # noqa: BLE001
-            # a scorer's own failure on one row is that row's error
+        # a scorer's own failure on one row is that row's error
+        except Exception as exc:  # noqa: BLE001 - the reason above
             results.append(_scorer_error(exc))
             continue
         results.append(to_result(score, solution))
@@ -275,12 +240,10 @@ def spec(name: str, config_dir: Path) -> ScorerSpec:
 
 
 def check_reducer(reducer: str) -> None:
-    from inspect_ai.scorer._reducer.registry import create_reducers
-
     try:
-        create_reducers(reducer)
-    except Exception as exc:  # noqa: BLE001
-        # inspect raises several kinds for an unknown reducer
+        compat.create_reducers(reducer)
+    # inspect raises several kinds for an unknown reducer
+    except Exception as exc:  # noqa: BLE001 - the reason above
         raise ConfigError(
             f"scorer 'multi_scorer': unknown reducer {reducer!r} ({exc}); e.g. "
             "mode, mean, max, median"

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import Sample
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import transcript
@@ -33,7 +32,7 @@ from .. import signals
 from ..errors import ConfigError
 from ..plan.budget import CallGate
 from ..records import Cell, TaskSpec
-from . import send_guard
+from . import compat, send_guard
 from .feed import task_dataset
 from .hooks import calling, hand_on
 from .log_scores import NO_CALL, VERDICT, grade_scorer
@@ -41,7 +40,12 @@ from .samples import usage_counts
 
 # What setting up one condition's model can raise (unknown provider, missing key or
 # package); such a condition fails alone while the others run.
-TASK_BUILD_ERRORS = (PrerequisiteError, ValueError, RuntimeError, ImportError)
+TASK_BUILD_ERRORS = (
+    compat.prerequisite_error(),
+    ValueError,
+    RuntimeError,
+    ImportError,
+)
 
 
 @solver
@@ -60,9 +64,8 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
         cache: bool | CachePolicy = False
         if cache_scope is not None:
             cache = cache_policy(cache_scope, state.metadata)
-        with (
-            signals.call_in_flight()
-        ):  # a first Ctrl-C waits for this call, so its paid reply is kept
+        # a first Ctrl-C waits for this call, so its paid reply is kept
+        with signals.call_in_flight():
             try:
                 with calling(state):
                     state = await _generate_past_empty(state, generate, cache)
@@ -231,13 +234,12 @@ def quiet_banner() -> None:
     else it would say (a telemetry or key-override hook the user installed) still
     reaches stderr, as plain text.
     """
-    from inspect_ai.hooks._startup import init_hooks
     from rich.text import Text
 
     banner = io.StringIO()
     with contextlib.redirect_stdout(banner):
         # loads the registry hooks once per process; later calls print nothing
-        init_hooks()
+        compat.init_hooks()
     for line in Text.from_ansi(banner.getvalue()).plain.splitlines():
         if line.startswith("- ") and not line.startswith("- hooks enabled"):
             print(f"inspect-ai: {line[2:]}", file=sys.stderr)
@@ -255,9 +257,7 @@ def _history(metadata: dict[str, Any]) -> list[Any]:
 
 def response_cache_root() -> Path:
     """Where inspect keeps cached replies (one folder per model), not created."""
-    from inspect_ai.model._cache import _cache_root
-
-    return _cache_root()
+    return compat.cache_root()
 
 
 def build_model(name: str) -> Any:
@@ -277,18 +277,10 @@ def check_providers(models: list[str]) -> None:
     Matched as inspect's `get_model` matches providers: by the registered provider's
     unqualified name.
     """
-    import inspect_ai.model  # noqa: F401 - registers inspect's own providers
-    from inspect_ai._util.entrypoints import ensure_entry_points
-    from inspect_ai._util.registry import registry_find, registry_unqualified_name
-
     # itemeval's own offline provider, whatever the entry points say
-    from .offline import provider as _registry  # noqa: F401
+    from .offline import provider  # noqa: F401
 
-    ensure_entry_points()  # providers of installed packages
-    known = {
-        registry_unqualified_name(info)
-        for info in registry_find(lambda info: info.type == "modelapi")
-    }
+    known = compat.model_providers()
     unknown = sorted({m for m in models if m.partition("/")[0] not in known})
     if unknown:
         providers = ", ".join(sorted({m.partition("/")[0] for m in unknown}))

@@ -7,8 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from inspect_ai.scorer import Score
-from inspect_ai.scorer._metric import value_to_float
+from inspect_ai.scorer import Score, value_to_float
 from pydantic import BaseModel
 
 from ..scorers.base import ScoreResult
@@ -110,9 +109,8 @@ def _plain_result(
         shared = _SHARED_RESULTS.get(raw)
         if shared is None:
             shared = ScoreResult(score=number, answer=None, raw=raw)
-            if (
-                len(_SHARED_RESULTS) < _SHARED_RESULTS_LIMIT
-            ):  # a user scorer's floats may take any value
+            # a user scorer's floats may take any value
+            if len(_SHARED_RESULTS) < _SHARED_RESULTS_LIMIT:
                 _SHARED_RESULTS[raw] = shared
         return shared
     return ScoreResult(score=number, answer=answer, explanation=explanation, raw=raw)

@@ -10,7 +10,8 @@ from typing import Callable, Protocol
 from ..errors import BudgetError, ConfirmationRequired
 from ..lazy import lazy_import
 from ..records import TaskSpec
-from .cost import DEFAULT_MAX_TOKENS, Estimate, worst_case_usd
+from .cost import DEFAULT_MAX_TOKENS, worst_case_usd
+from .estimates import Estimate
 from .pricing import Price, call_usd, format_usd
 
 asyncio = lazy_import("asyncio")  # the cap's locks exist only inside a run
@@ -242,10 +243,11 @@ class SpendCap:
         """A model's call slots for this event loop (each eval runs its own loop):
         reservations wait for one, so calls reserved but still queued for a
         connection never outnumber the connections."""
+        # the loop itself, not its id: a dead loop's id can come back
         key = (
             asyncio.get_running_loop(),
             model,
-        )  # the loop itself, not its id: a dead loop's id can come back
+        )
         if key not in self._slots:
             self._slots[key] = asyncio.Semaphore(limit)
         return self._slots[key]

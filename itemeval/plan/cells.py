@@ -3,21 +3,16 @@ columns of the stores."""
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import ConfigError
-from ..records import TRUNCATING_STOP_REASONS, Item
+from ..records import TRUNCATING_STOP_REASONS
 from ..wide import coded as sorted_categorical
 from ..wide import labels, row_keys
-
-_NO_METADATA = "no metadata (add columns under benchmark.mapping.metadata)"
 
 GENERATE_STATE_COLUMNS = [
     "condition_id",
@@ -40,153 +35,6 @@ GRADE_STATE_COLUMNS = [
     "usd",
 ]
 CELL = ["condition_id", "item_id", "epoch"]
-
-
-@dataclass(frozen=True)
-class Shard:
-    """One of `count` disjoint parts of a run's cells (`--shard K/N`); `by` is "cell"
-    or "model"."""
-
-    index: int
-    count: int
-    by: str = "cell"
-
-    @classmethod
-    def parse(cls, text: str, by: str = "cell") -> Shard:
-        """Parse "K/N" with 0 <= K < N; anything else is a ConfigError saying what is
-        expected."""
-        index, slash, count = text.partition("/")
-        if not (
-            slash and index.isdigit() and count.isdigit() and int(index) < int(count)
-        ):
-            raise ConfigError(
-                f"--shard {text!r}: expected K/N with 0 <= K < N, e.g. 0/4 "
-                "(the first of four shards)"
-            )
-        if by not in ("cell", "model"):
-            raise ConfigError(f"--shard-by {by!r}: use cell or model")
-        return cls(int(index), int(count), by)
-
-    @property
-    def tag(self) -> str:
-        return f"shard-{self.index}-of-{self.count}"
-
-
-def shard_of(condition_id: str, item_id: str, count: int) -> int:
-    """The shard of a cell: all replications of an item together, stable as the grid
-    grows, whatever the order."""
-    digest = hashlib.sha256(f"{condition_id}\0{item_id}".encode()).hexdigest()
-    return int(digest[:16], 16) % count
-
-
-def model_shards(models: Iterable[str], count: int) -> dict[str, int]:
-    """`--shard-by model`: every cell of a model on one shard, the study's models (in
-    order of their ids) dealt to the shards in turn, so N models fill N shards (a hash
-    of each model put two of two on one shard)."""
-    return {model: k % count for k, model in enumerate(sorted(set(models)))}
-
-
-def in_shard(
-    frame: pd.DataFrame, shard: Shard, condition_column: str, models: dict[str, str]
-) -> pd.Series:
-    """Which rows of a cells frame (`condition_column`, item_id) belong to the shard;
-    `models` maps condition -> model."""
-    if shard.by == "model":
-        dealt = model_shards(models.values(), shard.count)
-        owner = frame[condition_column].map(lambda cid: dealt[models[cid]])
-    else:
-        owner = pd.Series(
-            [
-                shard_of(c, i, shard.count)
-                for c, i in zip(frame[condition_column], frame["item_id"])
-            ],
-            index=frame.index,
-            dtype="int64",
-        )
-    return owner == shard.index
-
-
-def first_items(items: Sequence[Item], limit: int | None) -> list[Item]:
-    """The items a run covers: the first `limit` of them (`--limit`), or all."""
-    return list(items if limit is None else items[:limit])
-
-
-def choose_items(
-    items: Sequence[Item],
-    *,
-    limit: int | None = None,
-    sample: int | None = None,
-    seed: int = 0,
-    stratify: str | None = None,
-    ids: Sequence[str] = (),
-) -> list[Item]:
-    """The items a run covers: `--items` first, then `--limit`, then a reproducible
-    random `--sample` of what is left.
-
-    With `stratify` (an item metadata key) each stratum gets its share of the sample
-    (largest remainders round it), so a small sample keeps the mix of, say, difficulty
-    levels. The chosen items keep the dataset's order; the same items, sample, seed and
-    stratify always choose the same.
-    """
-    if stratify is not None and not any(stratify in item.metadata for item in items):
-        known = sorted({key for item in items for key in item.metadata})
-        raise ConfigError(
-            f"--stratify {stratify!r}: no item has that metadata key; the items have: "
-            f"{', '.join(known) or _NO_METADATA}"
-        )
-    pool = first_items(by_id(items, ids), limit)
-    if sample is None or sample >= len(pool):
-        return pool
-    rng = np.random.default_rng(seed)
-    strata: dict[str, list[int]] = {}
-    for index, item in enumerate(pool):
-        strata.setdefault(
-            str(item.metadata.get(stratify, "")) if stratify else "", []
-        ).append(index)
-    chosen: list[int] = []
-    for members, size in zip(
-        strata.values(), _shares(sample, [len(m) for m in strata.values()])
-    ):
-        chosen.extend(
-            rng.choice(members, size=size, replace=False).tolist() if size else []
-        )
-    return [pool[index] for index in sorted(chosen)]
-
-
-def by_id(items: Sequence[Item], ids: Sequence[str]) -> list[Item]:
-    """The items named by `--items` (all when none is; repeated, or several ids
-    joined by commas), in the dataset's order; an id that no item has is a usage
-    error naming it."""
-    if not ids:
-        return list(items)
-    known = {item.id for item in items}
-    # `--items q01,q03` names two items, unless an item's id holds that comma
-    wanted = {
-        part.strip()
-        for given in ids
-        for part in ([given] if given in known else given.split(","))
-        if part.strip()
-    }
-    unknown = sorted(wanted - known)
-    if unknown:
-        sample = ", ".join(item.id for item in items[:5])
-        raise ConfigError(
-            f"--items: no item has id {', '.join(map(repr, unknown))} "
-            f"(the study's ids look like: {sample})"
-        )
-    return [item for item in items if item.id in wanted]
-
-
-def _shares(total: int, sizes: list[int]) -> list[int]:
-    """`total` split in proportion to `sizes` (largest remainder; ties to the earlier
-    stratum)."""
-    whole = sum(sizes)
-    exact = [total * size / whole for size in sizes]
-    shares = [int(x) for x in exact]
-    order = sorted(range(len(sizes)), key=lambda k: (-(exact[k] - shares[k]), k))
-    for k in order[: total - sum(shares)]:
-        shares[k] += 1
-    return shares
 
 
 def grid_cells(
@@ -301,10 +149,11 @@ def grade_state(
     the solutions instead of copying their strings once per grade condition."""
     ids = pd.Index(list(grade_condition_ids), dtype=object)
     cells = solutions.rename(columns={"condition_id": "gen_condition_id"})
+    # extras ride along
     columns = [
         *GRADE_STATE_COLUMNS,
         *(c for c in grades.columns if c not in GRADE_STATE_COLUMNS),
-    ]  # extras ride along
+    ]
     stored = grades.reindex(columns=columns).rename(
         columns={"solution_hash": "graded_hash", "error": "grade_error"}
     )

@@ -4,20 +4,17 @@ prompts and observed reply lengths."""
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
 
 import pandas as pd
 
 from ..records import Cell, GradeCondition, TaskSpec
-from .pricing import Price, PriceTable, format_usd, total_usd
+from .estimates import CHARS_PER_TOKEN, MESSAGE_OVERHEAD_TOKENS, EstimateLine
+from .pricing import Price, PriceTable, total_usd
 
-CHARS_PER_TOKEN = 4
-"""The token heuristic: ceil(characters / 4); tokenizers are not available offline."""
 DEFAULT_MAX_TOKENS = 4096
 """Output ceiling assumed for a call whose config sets no max_tokens."""
-MESSAGE_OVERHEAD_TOKENS = 8
-"""Chat-format tokens around one user message."""
 
 
 def estimate_tokens(text: str | None) -> int:
@@ -35,145 +32,6 @@ def worst_case_input_tokens(text: str) -> int:
     """An upper bound on the tokens of a prompt: no tokenizer makes a token of less
     than one byte."""
     return len(text.encode("utf-8")) + MESSAGE_OVERHEAD_TOKENS
-
-
-@dataclass
-class EstimateLine:
-    """Projected work of one condition in one stage."""
-
-    stage: str
-    condition_id: str
-    slug: str
-    model: str
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens_ceiling: int = 0
-    output_tokens_expected: int = 0
-    usd_ceiling: float | None = 0.0
-    usd_expected: float | None = 0.0
-    # where the expected output length came from: condition, model or ceiling
-    basis: str = "ceiling"
-    priced: bool = True
-    usd_low: float | None = None
-    """A 95% interval around usd_expected, when the condition's own replies were
-    observed (a pilot run); otherwise both bounds are None."""
-    usd_high: float | None = None
-    cached: int = 0
-    """Of `calls`, those inspect's response cache already answers: priced at $0."""
-    usd_live_expected: float | None = None
-    """In batch mode, what the calls would cost live (the usd figures are then at the
-    batch price); None when the stage runs live."""
-    usd_uncached_expected: float | None = None
-    """What the calls would cost drawn anew (`--fresh`), none answered by the cache;
-    None when no call is cached (then it is usd_expected)."""
-
-
-@dataclass
-class Estimate:
-    lines: list[EstimateLine] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    open_batches: dict[str, Any] | None = None
-    """What batches earlier runs left open hold (batches, requests, usd_worst): billed
-    when they end, not counted in the lines."""
-
-    def total(self, attribute: str, stage: str | None = None) -> float | None:
-        return total_usd(
-            getattr(line, attribute)
-            for line in self.lines
-            if stage in (None, line.stage)
-        )
-
-    def bound(self, attribute: str) -> float | None:
-        """The total of an interval bound; a line without an interval contributes its
-        expected figure. None when no line has an interval."""
-        if all(getattr(line, attribute) is None for line in self.lines):
-            return None
-        return total_usd(
-            line.usd_expected
-            if getattr(line, attribute) is None
-            else getattr(line, attribute)
-            for line in self.lines
-        )
-
-    @property
-    def calls(self) -> int:
-        return sum(line.calls for line in self.lines)
-
-    @property
-    def cached(self) -> int:
-        return sum(line.cached for line in self.lines)
-
-    def unpriced_models(self) -> list[str]:
-        return sorted(
-            {
-                line.model
-                for line in self.lines
-                if not line.priced and line.calls > line.cached
-            }
-        )
-
-    def summary(self) -> str:
-        high = self.bound("usd_high")
-        interval = (
-            f" (95%: {format_usd(self.bound('usd_low'))} to {format_usd(high)})"
-            if high is not None
-            else ""
-        )
-        cached = f" ({self.cached:,} in the response cache, $0)" if self.cached else ""
-        live = self.live_expected()
-        batch = f" at batch prices (live: {format_usd(live)})" if live else ""
-        return (
-            f"estimate: {self.calls:,} calls{cached}, "
-            f"expected {format_usd(self.total('usd_expected'))}{batch}{interval}, "
-            f"at most {format_usd(self.total('usd_ceiling'))}"
-        )
-
-    def _live(self) -> dict[str, float | None]:
-        """`usd_live_expected` beside the batch price, only in batch mode."""
-        if all(line.usd_live_expected is None for line in self.lines):
-            return {}
-        return {"usd_live_expected": self.live_expected()}
-
-    def live_expected(self) -> float | None:
-        """What the batch-mode lines and the rest would cost all live; None when no
-        line is in batch mode."""
-        if all(line.usd_live_expected is None for line in self.lines):
-            return None
-        return total_usd(
-            line.usd_expected
-            if line.usd_live_expected is None
-            else line.usd_live_expected
-            for line in self.lines
-        )
-
-    def as_dict(self) -> dict[str, Any]:
-        stages = sorted({line.stage for line in self.lines})
-        return {
-            "conditions": [asdict(line) for line in self.lines],
-            "stages": {
-                s: {
-                    "calls": sum(line.calls for line in self.lines if line.stage == s),
-                    "cached": sum(x.cached for x in self.lines if x.stage == s),
-                    "usd_ceiling": self.total("usd_ceiling", s),
-                    "usd_expected": self.total("usd_expected", s),
-                }
-                for s in stages
-            },
-            "total": {
-                "calls": self.calls,
-                "cached": self.cached,
-                "usd_ceiling": self.total("usd_ceiling"),
-                "usd_expected": self.total("usd_expected"),
-                "usd_low": self.bound("usd_low"),
-                "usd_high": self.bound("usd_high"),
-                **self._live(),
-            },
-            "token_heuristic": f"ceil(characters / {CHARS_PER_TOKEN}) "
-            f"+ {MESSAGE_OVERHEAD_TOKENS} "
-            "per call",
-            "notes": list(self.notes),
-            **({"open_batches": self.open_batches} if self.open_batches else {}),
-        }
 
 
 @dataclass(frozen=True)
@@ -232,20 +90,32 @@ class ObservedLengths:
         return float(ceiling), "ceiling"
 
 
+@dataclass(frozen=True)
+class Calls:
+    """Calls of one condition (to one model) in one stage, as a line prices them."""
+
+    stage: str
+    condition_id: str
+    slug: str
+    model: str
+    calls: int
+    input_tokens: float
+    """What all the calls send, in total."""
+    max_tokens: int | None
+
+
 def line_for(
-    stage: str,
-    condition_id: str,
-    slug: str,
-    model: str,
-    *,
-    calls: int,
-    input_tokens: float,
-    max_tokens: int | None,
-    observed: ObservedLengths,
-    prices: PriceTable,
+    work: Calls, *, observed: ObservedLengths, prices: PriceTable
 ) -> EstimateLine:
-    """The estimate for `calls` calls of one condition sending `input_tokens` in
-    total."""
+    """The estimate of `work`: its calls' tokens, and their USD when its model is
+    priced."""
+    stage, condition_id, slug, model = (
+        work.stage,
+        work.condition_id,
+        work.slug,
+        work.model,
+    )
+    calls, input_tokens, max_tokens = work.calls, work.input_tokens, work.max_tokens
     ceiling = max_tokens or DEFAULT_MAX_TOKENS
     expected, basis = observed.expected(condition_id, model, ceiling)
     line = EstimateLine(
@@ -308,7 +178,7 @@ def lines_for_specs(
     for spec in specs:
         cached = cached_sample_ids(spec)
         paid = [cell for cell in spec.cells if cell.sample_id not in cached]
-        line = line_for(
+        work = Calls(
             stage,
             spec.name,
             slugs[spec.name],
@@ -316,9 +186,8 @@ def lines_for_specs(
             calls=len(paid),
             input_tokens=sum(map(_cell_tokens, paid)),
             max_tokens=spec.config.get("max_tokens"),
-            observed=observed,
-            prices=prices,
         )
+        line = line_for(work, observed=observed, prices=prices)
         line.calls += len(cached)
         line.cached = len(cached)
         if cached:
@@ -335,7 +204,7 @@ def _uncached_usd(
     stage: str, spec: TaskSpec, *, observed: ObservedLengths, prices: PriceTable
 ) -> float | None:
     """The expected USD of every cell of the spec, as if the cache answered none."""
-    return line_for(
+    work = Calls(
         stage,
         spec.name,
         spec.name,
@@ -343,9 +212,8 @@ def _uncached_usd(
         calls=len(spec.cells),
         input_tokens=sum(map(_cell_tokens, spec.cells)),
         max_tokens=spec.config.get("max_tokens"),
-        observed=observed,
-        prices=prices,
-    ).usd_expected
+    )
+    return line_for(work, observed=observed, prices=prices).usd_expected
 
 
 def at_batch_price(line: EstimateLine, factor: float) -> None:
@@ -392,10 +260,11 @@ def merge_lines(lines: list[EstimateLine]) -> list[EstimateLine]:
             "output_tokens_expected",
         ):
             setattr(into, name, getattr(into, name) + getattr(line, name))
+        # a part without an interval counts at its expected figure
         for name in (
             "usd_low",
             "usd_high",
-        ):  # a part without an interval counts at its expected figure
+        ):
             if getattr(into, name) is not None or getattr(line, name) is not None:
                 setattr(
                     into,

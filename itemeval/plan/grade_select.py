@@ -10,15 +10,16 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..paths import StudyPaths
-from ..records import GRADE_KEY, GenerateCondition, GradeCondition, Item
+from ..records import GRADE_KEY, GenerateCondition, GradeCondition, Item, Shard
 from ..store.journal import journaled_keys
 from ..study.grid import matches, select
 from ..study.load import Study, extra_judges, extra_pairwise
 from . import cells as planner
+from . import shards as plan_shards
 from .state import Stored
 
 if TYPE_CHECKING:
-    from ..stages.grade.stage import GradeOptions
+    from .options import GradeOptions
 
 
 def select_grade(
@@ -129,7 +130,7 @@ def shard_pending(
     paths: StudyPaths,
     grade: list[GradeCondition],
     todo: pd.DataFrame,
-    shard: planner.Shard,
+    shard: Shard,
 ) -> pd.DataFrame:
     """The shard's part of the pending grades, less those its own earlier journal parts
     already hold.
@@ -138,7 +139,7 @@ def shard_pending(
     its grader model (a verifiable scorer's cells go by scorer name).
     """
     owners = {c.id: c.grader_model or c.scorer for c in grade}
-    todo = todo[planner.in_shard(todo, shard, "grade_condition_id", owners)]
+    todo = todo[plan_shards.in_shard(todo, shard, "grade_condition_id", owners)]
     done = journaled_keys(paths, "", "grades", GRADE_KEY)  # every part's (generate)
     if done and len(todo):
         keep = [

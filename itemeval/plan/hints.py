@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cost import EstimateLine
+from .estimates import EstimateLine
 from .pricing import format_usd, total_usd
 
 

@@ -2,7 +2,7 @@
 side of it (budget.Lease).
 
 Only the shards of `launch --engine ray` load Ray through here (spend.shared_lease); the
-launcher's side is ray_engine.py.
+launcher's side is stages/launch/ray.py.
 """
 
 from __future__ import annotations

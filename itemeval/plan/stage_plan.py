@@ -10,17 +10,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 import pandas as pd
 
 from ..outcomes import ConditionRun
-from ..records import GenerateCondition, GradeCondition, TaskSpec
-from . import cells as plan
-from .cost import EstimateLine
+from ..records import GenerateCondition, GradeCondition, Shard, TaskSpec
+from ..study import cascade
+from . import shards as plan_shards
+from .estimates import EstimateLine
 
-if TYPE_CHECKING:
-    from ..stages.grade.cascade import Settled
+
+@dataclass
+class Settled:
+    """A plan's cascade cells after their first stages: the grade rows they decided
+    and, for the cells left to the judge, what each stage said."""
+
+    rows: list[dict[str, Any]]
+    trails: dict[tuple[str, str, str, int], cascade.Trail]
+    """(grade condition, gen condition, item, epoch) -> the trail."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,6 @@ class StagePlan:
             for c in self.conditions
         ]
 
-    def in_shard(self, shard: plan.Shard) -> pd.Series:
+    def in_shard(self, shard: Shard) -> pd.Series:
         """Which of `keys` belong to `shard`."""
-        return plan.in_shard(self.keys, shard, self.column, dict(self.owners))
+        return plan_shards.in_shard(self.keys, shard, self.column, dict(self.owners))

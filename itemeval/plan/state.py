@@ -222,16 +222,7 @@ def superseded_notes(
 ) -> list[str]:
     """Say when a generate condition's id changed under its slug (an edited template
     or setting); `current` holds the ids of every generate condition of the study."""
-    return superseded(
-        paths,
-        "solutions",
-        "condition_id",
-        "condition_slug",
-        conditions,
-        current,
-        "its prompt or settings changed",
-        "rows",
-    )
+    return superseded(paths, SOLUTIONS_SUPERSEDED, conditions, current)
 
 
 def grade_superseded_notes(
@@ -240,16 +231,7 @@ def grade_superseded_notes(
     """Say when a grade condition's id changed under its slug (an edited rubric, new
     scorer rules or params); `current` holds the study's grade condition ids
     (`grade_ids`)."""
-    return superseded(
-        paths,
-        "grades",
-        "grade_condition_id",
-        "grade_condition_slug",
-        conditions,
-        current,
-        "its rubric, grader, scorer rules or params changed",
-        "grades",
-    )
+    return superseded(paths, GRADES_SUPERSEDED, conditions, current)
 
 
 def grade_ids(study: Study) -> set[str]:
@@ -262,20 +244,51 @@ def grade_ids(study: Study) -> set[str]:
     }
 
 
+@dataclass(frozen=True)
+class Superseding:
+    """How a store's rows name their condition, and what a note about rows under an
+    old id of a slug says."""
+
+    store: str
+    id_column: str
+    slug_column: str
+    why: str
+    """Why a condition's id changes under its slug."""
+    rows_word: str
+
+
+SOLUTIONS_SUPERSEDED = Superseding(
+    "solutions",
+    "condition_id",
+    "condition_slug",
+    "its prompt or settings changed",
+    "rows",
+)
+GRADES_SUPERSEDED = Superseding(
+    "grades",
+    "grade_condition_id",
+    "grade_condition_slug",
+    "its rubric, grader, scorer rules or params changed",
+    "grades",
+)
+PAIRWISE_SUPERSEDED = Superseding(
+    "pairwise",
+    "grade_condition_id",
+    "grade_condition_slug",
+    "its rubric, grader or limits changed",
+    "verdicts",
+)
+
+
 def superseded(
-    paths: StudyPaths,
-    store: str,
-    id_column: str,
-    slug_column: str,
-    conditions: list,
-    current: set[str],
-    why: str,
-    rows_word: str,
+    paths: StudyPaths, kind: Superseding, conditions: list, current: set[str]
 ) -> list[str]:
     """Old rows stay under the old id and never mix with the new one: each note says
     so and how many there are."""
     if not conditions:
         return []
+    store, id_column, slug_column = kind.store, kind.id_column, kind.slug_column
+    why, rows_word = kind.why, kind.rows_word
     slugs = [c.slug for c in conditions]
     stored = read_store(
         paths, store, [id_column, slug_column], where={slug_column: slugs}

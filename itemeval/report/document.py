@@ -17,20 +17,17 @@ from ..errors import StoreError
 from ..plan.cascade_counts import settled
 from ..plan.state import shared_states
 from ..result_values import ResultsReport
-from ..results.compute import (
-    ResultsOptions,
-    grade_conditions,
-    graded_frame,
-    study_results,
-)
+from ..results.cells import graded_frame
+from ..results.compute import grade_conditions, study_results
 from ..results.facets import GEN_FACETS, facet_level
+from ..results.options import ResultsOptions
 from ..results.status import StatusReport, study_status
 from ..store import mirror, read_store
 from ..study.load import Study
 from ..textfiles import write_named
 from . import headline as report_headline
 from . import plots as report_plots
-from .html import _e, _num, _table, svg
+from .html import esc, html_table, num, svg
 from .intervals import STYLE as _INTERVAL_STYLE
 from .items import items_section
 from .metrics import criteria_section, metrics_section
@@ -120,7 +117,7 @@ def _document(study: Study, sections: list[tuple[str, str]], stamp: datetime) ->
     body = "\n".join(
         f'<section id="{key}">{content}</section>' for key, content in sections
     )
-    title = _e(study.config.study)
+    title = esc(study.config.study)
     return (
         '<!doctype html><html lang="en"><head><meta '
         f'charset="utf-8"><title>{title} — itemeval report</title>'
@@ -214,8 +211,8 @@ def _grid(study: Study, status: StatusReport) -> str:
     return (
         "<h2>The grid and its spend</h2>"
         f"<p>{len(study.items)} items, {study.replications} replication(s).</p>"
-        + _table([*_GENERATE_HEADERS, "errors", "spend"], gen, left=3)
-        + _table([*_GRADE_HEADERS, "errors", "pending", "spend"], grade, left=2)
+        + html_table([*_GENERATE_HEADERS, "errors", "spend"], gen, left=3)
+        + html_table([*_GRADE_HEADERS, "errors", "pending", "spend"], grade, left=2)
     )
 
 
@@ -225,15 +222,15 @@ def _results_table(results: ResultsReport, slugs: dict[str, str]) -> str:
             slugs[c.gen_condition_id],
             slugs[c.grade_condition_id],
             c.items,
-            _num(c.mean),
-            f"{_num(c.ci_low)} – {_num(c.ci_high)}",
+            num(c.mean),
+            f"{num(c.ci_low)} – {num(c.ci_high)}",
             c.pending,
             c.errors,
             c.parse_failures,
         ]
         for c in results.cells
     ]
-    return "<h2>Results</h2>" + _table(
+    return "<h2>Results</h2>" + html_table(
         [
             "solver",
             "grader",
@@ -259,13 +256,13 @@ def _corrected(results: ResultsReport, slugs: dict[str, str]) -> str:
             r.rater,
             r.n_labelled,
             r.n_judged,
-            _num(r.judge_mean),
-            _num(r.mean),
-            f"[{_num(r.ci_low)}, {_num(r.ci_high)}]",
+            num(r.judge_mean),
+            num(r.mean),
+            f"[{num(r.ci_low)}, {num(r.ci_high)}]",
         ]
         for r in results.corrected
     ]
-    return "<h2>Judge means corrected by human labels</h2>" + _table(
+    return "<h2>Judge means corrected by human labels</h2>" + html_table(
         [*headers, "corrected mean", "95% CI"], rows, left=3
     )
 
@@ -296,7 +293,7 @@ def _cascades(
         "solutions its cheap scorers leave undecided; each one they settle is a "
         "judge call saved. Its cost is estimated at the cascade's judge spend per "
         "judge call.</p>"
-        + _table([*headers, "judge calls saved", "cost saved"], rows, left=2)
+        + html_table([*headers, "judge calls saved", "cost saved"], rows, left=2)
     )
 
 
@@ -334,7 +331,7 @@ def _errors(what: str, frame: pd.DataFrame) -> str:
     if not len(top):
         return counted
     rows = [[int(n), m] for m, n in top.items()]
-    return counted + _table(["count", "message"], rows, left=0)
+    return counted + html_table(["count", "message"], rows, left=0)
 
 
 def _parse_failures(grades: pd.DataFrame, slugs: dict[str, str]) -> str:
@@ -349,7 +346,7 @@ def _parse_failures(grades: pd.DataFrame, slugs: dict[str, str]) -> str:
         .sort_values(ascending=False)
         .head(20)
     )
-    return _table(
+    return html_table(
         ["grade condition", "failure", "count"],
         [[slugs.get(g, g), code, int(n)] for (g, code), n in counts.items()],
         left=2,
@@ -360,6 +357,6 @@ def _logs(study: Study) -> str:
     root = study.paths.root
     return (
         "<h2>Logs</h2><p>Every model call's transcript is in inspect's logs:</p>"
-        f"<p><code>inspect view --log-dir {_e(root / 'logs' / 'generate')}</code><br>"
-        f"<code>inspect view --log-dir {_e(root / 'logs' / 'grade')}</code></p>"
+        f"<p><code>inspect view --log-dir {esc(root / 'logs' / 'generate')}</code><br>"
+        f"<code>inspect view --log-dir {esc(root / 'logs' / 'grade')}</code></p>"
     )

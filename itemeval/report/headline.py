@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..result_values import ResultsReport
 from ..study.cell_names import cell_name
-from .html import _e, _table
+from .html import esc, html_table
 
 ALPHA = 0.05
 MARK = "holm-significant"
@@ -32,7 +32,7 @@ def headline_section(results: ResultsReport) -> str:
     if not results.headline:
         return "<h2>Headline</h2><p>No graded cell yet.</p>"
     items = "".join(
-        f'<li class="{"lead" if row.detectable else "tie"}">{_e(row.text)}</li>'
+        f'<li class="{"lead" if row.detectable else "tie"}">{esc(row.text)}</li>'
         for row in results.headline
     )
     return (
@@ -77,7 +77,7 @@ def _heatmap(rows: pd.DataFrame, shown: dict[str, str], title: str) -> str:
     colours = shades([cell["diff"] for cell in cells.values()], bound)
     for cell, colour in zip(cells.values(), colours):
         cell["shade"] = colour
-    labels = [_e(shown.get(i, i)) for i in ids]
+    labels = [esc(shown.get(i, i)) for i in ids]
     head = "".join(f'<th class="c"><span>{label}</span></th>' for label in labels)
     body = []
     for i, label in enumerate(labels):
@@ -86,7 +86,7 @@ def _heatmap(rows: pd.DataFrame, shown: dict[str, str], title: str) -> str:
             row.append(_cell(cells.get((i, j)), i, j, digits))
         body.append(f"<tr>{''.join(row)}</tr>")
     return (
-        f'<div class="heat"><table><caption>{_e(title)}</caption><thead><tr><th>'
+        f'<div class="heat"><table><caption>{esc(title)}</caption><thead><tr><th>'
         f"</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
 
@@ -134,7 +134,7 @@ def _cell(cell: dict | None, i: int, j: int, digits: int) -> str:
         mark = f' id="{MARK}-{i}-{j}" class="sig"'
         text += " ★"
     style = f"background:{background};color:{ink}"
-    return f'<td{mark} style="{style}" title="{_e(tip)}">{text}</td>'
+    return f'<td{mark} style="{style}" title="{esc(tip)}">{text}</td>'
 
 
 def shades(values: list[float], bound: float) -> list[tuple[str, str]]:
@@ -170,8 +170,8 @@ def confusion_table(both: pd.DataFrame, a: str, b: str) -> str:
     counts = [
         [int(((x == r) & (y == c)).sum()) for c in (1.0, 0.0)] for r in (1.0, 0.0)
     ]
-    body = _table(
+    body = html_table(
         [f"{a} ↓ / {b} →", "1", "0"],
         [["1", *counts[0]], ["0", *counts[1]]],
     ).replace("<table>", '<table class="confusion">', 1)
-    return f"<h3>{_e(a)} vs {_e(b)}</h3>{body}"
+    return f"<h3>{esc(a)} vs {esc(b)}</h3>{body}"

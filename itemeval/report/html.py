@@ -7,23 +7,23 @@ import io
 from typing import Any
 
 
-def _e(value: Any) -> str:
+def esc(value: Any) -> str:
     return html.escape(str(value))
 
 
-def _num(value: Any, digits: int = 3) -> str:
+def num(value: Any, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def _table(headers: list[str], rows: list[list[Any]], left: int = 1) -> str:
+def html_table(headers: list[str], rows: list[list[Any]], left: int = 1) -> str:
     head = "".join(
-        f'<th class="{"l" if i < left else ""}">{_e(h)}</th>'
+        f'<th class="{"l" if i < left else ""}">{esc(h)}</th>'
         for i, h in enumerate(headers)
     )
     body = "".join(
         "<tr>"
         + "".join(
-            f'<td class="{"l" if i < left else ""}">{_e(v)}</td>'
+            f'<td class="{"l" if i < left else ""}">{esc(v)}</td>'
             for i, v in enumerate(row)
         )
         + "</tr>"

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from .html import _e, _num
+from .html import esc, num
 
 TICKS = 5
 """About how many labelled values the axis shows."""
@@ -69,12 +69,12 @@ def interval_chart(
         f'<span style="left:{scale.at(t):.2f}%">{_tick(t)}</span>' for t in scale.ticks
     )
     head = (
-        f'<tr><th class="l">{_e(heading)}</th><td class="track axis">{labels}</td>'
+        f'<tr><th class="l">{esc(heading)}</th><td class="track axis">{labels}</td>'
         "<td>mean [95% CI]</td></tr>"
     )
     body = "".join(_row(r, scale, grid) for r in rows)
     return (
-        f'<div class="ivl {marker}"><table><caption>{_e(caption)}</caption>'
+        f'<div class="ivl {marker}"><table><caption>{esc(caption)}</caption>'
         f"<thead>{head}</thead><tbody>{body}</tbody></table></div>"
     )
 
@@ -86,15 +86,15 @@ def _row(row: Interval, scale: Axis, grid: str) -> str:
         whisker = (
             f'<b class="ci" style="left:{left:.2f}%;width:{right - left:.2f}%"></b>'
         )
-    interval = f" [{_num(row.low)}, {_num(row.high)}]" if whisker else ""
-    tip = f"{row.label}: {_num(row.mean)}{interval}" + (
+    interval = f" [{num(row.low)}, {num(row.high)}]" if whisker else ""
+    tip = f"{row.label}: {num(row.mean)}{interval}" + (
         f" {row.note}" if row.note else ""
     )
     return (
-        f'<tr title="{_e(tip)}"><th class="l">{_e(row.label)}</th>'
+        f'<tr title="{esc(tip)}"><th class="l">{esc(row.label)}</th>'
         f'<td class="track">{grid}{whisker}'
         f'<b class="pt" style="left:{scale.at(row.mean):.2f}%"></b></td>'
-        f"<td>{_num(row.mean)}{interval}</td></tr>"
+        f"<td>{num(row.mean)}{interval}</td></tr>"
     )
 
 

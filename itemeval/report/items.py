@@ -14,7 +14,7 @@ SHOWN = 50
 """At most this many flagged items per grade condition (the rest: `results --items`)."""
 
 
-def _num(value: Any) -> str:
+def num(value: Any) -> str:
     return "–" if value is None or value != value else f"{value:.2f}"
 
 
@@ -41,11 +41,11 @@ def items_section(study: Study, grade: list[GradeCondition]) -> str:
             f"{total} items flagged</h3>"
         )
         if flagged:
-            parts.append(_table(flagged[:SHOWN]))
+            parts.append(html_table(flagged[:SHOWN]))
     return "".join(parts)
 
 
-def _table(rows: list[dict[str, Any]]) -> str:
+def html_table(rows: list[dict[str, Any]]) -> str:
     head = "".join(
         f"<th>{h}</th>"
         for h in ("item", "flags", "difficulty", "discrimination", "answer", "target")
@@ -57,8 +57,8 @@ def _table(rows: list[dict[str, Any]]) -> str:
             for v in (
                 r["item_id"],
                 ", ".join(r["flags"]),
-                _num(r["difficulty"]),
-                _num(r["discrimination"]),
+                num(r["difficulty"]),
+                num(r["discrimination"]),
                 r["consensus_answer"] or "–",
                 r["target"],
             )

@@ -6,7 +6,7 @@ from ..result_values import ResultsReport
 
 
 def metrics_section(results: ResultsReport, slugs: dict[str, str]) -> str:
-    from .html import _num, _table
+    from .html import html_table, num
 
     rows = [
         [
@@ -14,20 +14,22 @@ def metrics_section(results: ResultsReport, slugs: dict[str, str]) -> str:
             slugs[r.grade_condition_id],
             r.name,
             r.n,
-            _num(r.value),
-            f"{_num(r.ci_low)} – {_num(r.ci_high)}",
+            num(r.value),
+            f"{num(r.ci_low)} – {num(r.ci_high)}",
         ]
         for r in results.metrics
     ]
     return (
         '<h2>Metrics</h2><p class="muted">Global metrics over each cell\'s items; '
         "95% intervals from 2,000 item-bootstrap resamples.</p>"
-        + _table(["solver", "grader", "metric", "n", "value", "95% CI"], rows, left=3)
+        + html_table(
+            ["solver", "grader", "metric", "n", "value", "95% CI"], rows, left=3
+        )
     )
 
 
 def criteria_section(results: ResultsReport, slugs: dict[str, str]) -> str:
-    from .html import _num, _table
+    from .html import html_table, num
 
     rows = [
         [
@@ -35,14 +37,16 @@ def criteria_section(results: ResultsReport, slugs: dict[str, str]) -> str:
             slugs[r.grade_condition_id],
             r.criterion,
             r.items,
-            _num(r.mean),
-            f"{_num(r.ci_low)} – {_num(r.ci_high)}",
+            num(r.mean),
+            f"{num(r.ci_low)} – {num(r.ci_high)}",
         ]
         for r in results.criteria
     ]
     parts = [
         "<h2>Criteria</h2>",
-        _table(["solver", "grader", "criterion", "items", "mean", "95% CI"], rows, 3),
+        html_table(
+            ["solver", "grader", "criterion", "items", "mean", "95% CI"], rows, 3
+        ),
     ]
     if results.criteria_agreement:
         agreement = [
@@ -51,12 +55,12 @@ def criteria_section(results: ResultsReport, slugs: dict[str, str]) -> str:
                 slugs[r.b],
                 r.criterion,
                 r.n,
-                _num(r.exact),
-                _num(r.spearman),
-                _num(r.kappa_quadratic),
+                num(r.exact),
+                num(r.spearman),
+                num(r.kappa_quadratic),
             ]
             for r in results.criteria_agreement
         ]
         headers = ["A", "B", "criterion", "n", "exact", "Spearman", "kappa"]
-        parts += ["<h3>Agreement per criterion</h3>", _table(headers, agreement, 3)]
+        parts += ["<h3>Agreement per criterion</h3>", html_table(headers, agreement, 3)]
     return "".join(parts)

@@ -98,11 +98,11 @@ def _bias_table(rows: pd.DataFrame, slugs: dict[str, str]) -> str:
             slugs.get(row.a, row.a),
             slugs.get(row.b, row.b),
             row.n,
-            _num(row.win_rate),
-            f"{_num(row.ci_low)}–{_num(row.ci_high)}",
-            _num(row.flip_rate),
-            _num(row.first_position_rate),
-            _num(row.length_corr),
+            num(row.win_rate),
+            f"{num(row.ci_low)}–{num(row.ci_high)}",
+            num(row.flip_rate),
+            num(row.first_position_rate),
+            num(row.length_corr),
             ", ".join(row.flags),
         ]
         body.append(
@@ -114,5 +114,5 @@ def _bias_table(rows: pd.DataFrame, slugs: dict[str, str]) -> str:
     )
 
 
-def _num(value: Any) -> str:
+def num(value: Any) -> str:
     return "–" if value is None or value != value else f"{value:.3f}"

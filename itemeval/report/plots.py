@@ -1,6 +1,6 @@
 """The report's plots: the forest of every cell and the marginals per facet (HTML
 interval charts), grader agreement, calibration and item difficulty (matplotlib SVG
-inline, report_html.svg)."""
+inline, html.svg)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pandas as pd
 
 from ..result_values import AgreementRow, Calibration, ResultsReport
 from ..results.agreement import scored_wide
-from ..stats.item_scores import item_scores
+from ..stats.reducers import item_scores
 from ..study.load import Study
 from . import headline as report_headline
-from .html import _num, _table, svg
+from .html import html_table, num, svg
 from .intervals import Interval, interval_chart
 
 _SCATTER_POINTS = 2_000
@@ -94,7 +94,7 @@ def agreement(
     rows = [_agreement_row(row, slugs) for row in results.agreement]
     parts = [
         "<h2>Grader agreement</h2>",
-        _table(_AGREEMENT_HEADERS, rows, left=2),
+        html_table(_AGREEMENT_HEADERS, rows, left=2),
     ]
     return "".join(parts + _pair_plots(wide, results, slugs))
 
@@ -102,12 +102,12 @@ def agreement(
 def _agreement_row(r: AgreementRow, slugs: dict[str, str]) -> list[object]:
     return [
         *(slugs[r.a], slugs[r.b], r.n),
-        *(_num(r.exact), _num(r.spearman)),
-        *(_num(r.kappa_quadratic), _num(r.alpha_interval)),
-        f"{_num(r.bias)} [{_num(r.bias_ci_low)}, {_num(r.bias_ci_high)}]",
-        _num(r.threshold, 2)
+        *(num(r.exact), num(r.spearman)),
+        *(num(r.kappa_quadratic), num(r.alpha_interval)),
+        f"{num(r.bias)} [{num(r.bias_ci_low)}, {num(r.bias_ci_high)}]",
+        num(r.threshold, 2)
         if r.threshold_b in (None, r.threshold)
-        else f"{_num(r.threshold, 2)} / {_num(r.threshold_b, 2)}",
+        else f"{num(r.threshold, 2)} / {num(r.threshold_b, 2)}",
         *r.confusion.values(),
     ]
 
@@ -124,9 +124,8 @@ def _pair_plots(
                 report_headline.confusion_table(both, slugs[row.a], slugs[row.b])
             )
             continue
-        if (
-            len(both) > _SCATTER_POINTS
-        ):  # a sample keeps the SVG small; the table above uses every pair
+        # a sample keeps the SVG small; the table above uses every pair
+        if len(both) > _SCATTER_POINTS:
             both = both.sample(_SCATTER_POINTS, random_state=0)
         import matplotlib.pyplot as plt  # only here: 0/1 pairs need no plot
 
@@ -151,12 +150,12 @@ def reliability(results: ResultsReport, slugs: dict[str, str]) -> str:
     rows = [
         [
             *(slugs[r.gen_condition_id], slugs[r.grade_condition_id], r.n),
-            *(_num(r.ece), _num(r.ece_equal_mass), _num(r.brier), _num(r.auc)),
+            *(num(r.ece), num(r.ece_equal_mass), num(r.brier), num(r.auc)),
         ]
         for r in results.calibration
     ]
     headers = ["solver", "scorer", "n", "ECE", "ECE (equal mass)", "Brier", "AUC"]
-    parts = ["<h2>Calibration</h2>", _table(headers, rows, left=2)]
+    parts = ["<h2>Calibration</h2>", html_table(headers, rows, left=2)]
     parts += [_reliability_plot(row, slugs) for row in results.calibration[:12]]
     return "".join(parts)
 

@@ -10,10 +10,10 @@ import importlib
 from typing import Any
 
 _PUBLIC = {
-    "ResultsOptions": "compute",
+    "ResultsOptions": "options",
     "study_results": "compute",
-    "check_options": "compute",
-    "graded_frame": "compute",
+    "check_options": "options",
+    "graded_frame": "cells",
     "grade_conditions": "compute",
 }
 

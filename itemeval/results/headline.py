@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ..records import GradeCondition
-from ..stats import intervals as stats
+from ..stats import paired as paired_tests
 from ..wide import pivot_mean
 
 ALPHA = 0.05
@@ -74,8 +74,8 @@ def _wide(item_scores: pd.DataFrame, grade_id: str, gen_ids: list[str]):
     )
 
 
-def _paired(wide: pd.DataFrame, best, runner_up) -> stats.Comparison:
-    return stats.paired(
+def _paired(wide: pd.DataFrame, best, runner_up) -> paired_tests.Comparison:
+    return paired_tests.paired(
         wide[best["gen_condition_id"]].to_numpy(dtype=float),
         wide[runner_up["gen_condition_id"]].to_numpy(dtype=float),
     )
@@ -85,13 +85,13 @@ def _adjusted(wide: pd.DataFrame, lead: tuple[str, str]) -> float:
     """The lead's p-value Holm-adjusted over every pair of the grade condition's
     conditions (two-sided: a pair's p does not depend on its order)."""
     family = list(combinations(range(len(wide.columns)), 2))
-    p = stats.paired_p_values(wide.to_numpy(dtype=float), family)
+    p = paired_tests.paired_p_values(wide.to_numpy(dtype=float), family)
     at = {name: k for k, name in enumerate(wide.columns)}
     index = family.index(tuple(sorted((at[lead[0]], at[lead[1]]))))
-    return stats.holm(list(p))[index]
+    return paired_tests.holm(list(p))[index]
 
 
-def _row(grade_id, best, runner_up, result: stats.Comparison | None) -> dict:
+def _row(grade_id, best, runner_up, result: paired_tests.Comparison | None) -> dict:
     return {
         "grade_condition_id": grade_id,
         "best": best["gen_condition_id"],

@@ -1,5 +1,5 @@
 """`itemeval results --items`: per item and grade condition, the item analysis of
-`itemeval.item_analysis` over the study's stored grades (README "Spending less")."""
+`stats.item_analysis` over the study's stored grades (README "Spending less")."""
 
 from __future__ import annotations
 

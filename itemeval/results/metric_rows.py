@@ -5,29 +5,64 @@ the targets."""
 from __future__ import annotations
 
 import warnings
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..plan.state import grade_state
-from ..records import GradeCondition
+from ..records import GradeCondition, Item
 from ..scorers.numeric import read_target_number
 from ..scorers.reference import reference_targets
 from ..scorers.registry import answer_holds
 from ..scorers.text import normalise_text
 from ..stats.metric_figures import Classification
+from ..stats.resample import RESAMPLES
 from ..store import read_store
 from ..study.load import Study
 from ..study.metrics import PlannedMetric
 
-if TYPE_CHECKING:
-    from .metrics import _Context
-
 USED = {"done": "scored", "parse_failed": "parse_failure"}
 """Grades a metric reads: scored ones and parse failures (whose answer is a miss)."""
+
+
+@dataclass(frozen=True)
+class MetricOptions:
+    seed: int = 0
+    by: tuple[str, ...] = ()
+    items: frozenset[str] | None = None
+    """Only these items (results --sample), None for all."""
+    resamples: int = RESAMPLES
+
+
+@dataclass(frozen=True)
+class CellContext:
+    """What the metrics of every cell share: the study's items, the grade conditions
+    by id, each item's reduced score and the metrics' options."""
+
+    items: dict[str, Item]
+    conditions: dict[str, GradeCondition]
+    item_scores: pd.Series
+    """The reduced score by (gen condition, grade condition, item)."""
+    options: MetricOptions
+
+    @classmethod
+    def of(
+        cls,
+        study: Study,
+        grade: list[GradeCondition],
+        item_scores: pd.DataFrame,
+        options: MetricOptions,
+    ) -> CellContext:
+        return cls(
+            items={item.id: item for item in study.items},
+            conditions={c.id: c for c in grade},
+            item_scores=item_scores.set_index(
+                ["gen_condition_id", "grade_condition_id", "item_id"]
+            )["score"],
+            options=options,
+        )
 
 
 def answers(
@@ -91,7 +126,7 @@ def _with_replies(study: Study, frame: pd.DataFrame, whole: set[str]) -> pd.Data
 class Columns:
     """A cell's rows as the values metrics compare: labels, numbers, texts, targets."""
 
-    def __init__(self, context: _Context, cell, item_ids, grade_id) -> None:
+    def __init__(self, context: CellContext, cell, item_ids, grade_id) -> None:
         reference = context.conditions[grade_id].reference
         targets = {
             item_id: reference_targets(context.items[item_id], reference)

@@ -5,42 +5,23 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..records import GradeCondition, Item
+from ..records import GradeCondition
+from ..stats.correlations import Kendall, Pearson, Spearman
 from ..stats.metric_differences import Difference, bootstrap_p, holm_per_metric
-from ..stats.metric_figures import (
-    PER_CLASS,
-    Classification,
-    Corpus,
-    Kendall,
-    Mean,
-    Pearson,
-    Spearman,
-    UserFigure,
-)
+from ..stats.metric_figures import PER_CLASS, Classification, Corpus, Mean, UserFigure
 from ..stats.resample import (
-    RESAMPLES,
     percentile_interval,
     resample_counts,
     stratified_counts,
 )
 from ..study.load import Study
 from ..study.metrics import PlannedMetric, plan_metrics
-from .metric_rows import Columns, answers
-
-
-@dataclass(frozen=True)
-class MetricOptions:
-    seed: int = 0
-    by: tuple[str, ...] = ()
-    items: frozenset[str] | None = None
-    """Only these items (results --sample), None for all."""
-    resamples: int = RESAMPLES
+from .metric_rows import CellContext, Columns, MetricOptions, answers
 
 
 def study_metrics(
@@ -58,12 +39,12 @@ def study_metrics(
     if not planned:
         return []
     frame = answers(study, grade, planned, options.items)
-    context = _Context(study, {c.id: c for c in grade}, item_scores, options)
+    context = CellContext.of(study, grade, item_scores, options)
     rows = []
     for (gen_id, grade_id), cell in frame.groupby(
         ["gen_condition_id", "grade_condition_id"], sort=True
     ):
-        rows += context.rows(cell, planned, gen_id=gen_id, grade_id=grade_id)
+        rows += _cell_rows(context, cell, planned, gen_id=gen_id, grade_id=grade_id)
     for facet, mapping in (levels or {}).items():
         rows += _level_rows(context, frame, planned, facet, mapping)
     differences: list[dict[str, Any]] = []
@@ -135,40 +116,34 @@ def _level_rows(context, frame, planned, facet, mapping) -> list[dict[str, Any]]
     for (grade_id, level), group in labelled.groupby(
         ["grade_condition_id", "level"], sort=True
     ):
-        rows += context.rows(
-            group, planned, gen_id=None, grade_id=grade_id, facet=facet, level=level
+        rows += _cell_rows(
+            context,
+            group,
+            planned,
+            gen_id=None,
+            grade_id=grade_id,
+            facet=facet,
+            level=level,
         )
     return rows
 
 
-class _Context:
-    """What the metrics of every cell share: items, conditions, item scores, options."""
-
-    def __init__(self, study, conditions, item_scores, options: MetricOptions):
-        self.items: dict[str, Item] = {item.id: item for item in study.items}
-        self.conditions: dict[str, GradeCondition] = conditions
-        self.options = options
-        self.item_scores = item_scores.set_index(
-            ["gen_condition_id", "grade_condition_id", "item_id"]
-        )["score"]
-        self.config_dir = study.loaded.config_dir
-
-    def rows(self, cell: pd.DataFrame, planned, **keys) -> list[dict[str, Any]]:
-        grade_id = keys["grade_id"]
-        metrics = [m for m in planned if grade_id in m.grade_condition_ids]
-        if not metrics:
-            return []
-        item_ids, item_of_row = _factorize(cell["item_id"])
-        columns = Columns(self, cell, item_ids, grade_id)
-        figures = [
-            (m, _figure(m, columns, item_of_row, len(item_ids))) for m in metrics
-        ]
-        values = _bootstrap([f for _, f in figures], len(item_ids), self.options)
-        return [
-            row
-            for (metric, figure), draws in zip(figures, values)
-            for row in _rows(metric, figure, draws, keys, len(item_ids))
-        ]
+def _cell_rows(
+    context: CellContext, cell: pd.DataFrame, planned, **keys
+) -> list[dict[str, Any]]:
+    grade_id = keys["grade_id"]
+    metrics = [m for m in planned if grade_id in m.grade_condition_ids]
+    if not metrics:
+        return []
+    item_ids, item_of_row = _factorize(cell["item_id"])
+    columns = Columns(context, cell, item_ids, grade_id)
+    figures = [(m, _figure(m, columns, item_of_row, len(item_ids))) for m in metrics]
+    values = _bootstrap([f for _, f in figures], len(item_ids), context.options)
+    return [
+        row
+        for (metric, figure), draws in zip(figures, values)
+        for row in _rows(metric, figure, draws, keys, len(item_ids))
+    ]
 
 
 def _factorize(item_ids: pd.Series) -> tuple[np.ndarray, np.ndarray]:

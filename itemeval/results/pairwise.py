@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..plan import pairwise_state
 from ..records import GradeCondition
-from ..stages.grade import pairwise as pairwise_grade
 from ..stats import pairwise as pairwise_stats
 from ..store import read_store
 from ..study.load import Study, extra_pairwise
@@ -39,7 +39,7 @@ def current_verdicts(
 ) -> pd.DataFrame:
     """Valid verdicts on the answers stored now (no error, parsed, neither answer
     changed since)."""
-    state = pairwise_grade.state(
+    state = pairwise_state.state(
         study, study.generate, conditions, extra=VERDICT_COLUMNS
     )
     done = state[state["state"] == "done"]

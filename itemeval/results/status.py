@@ -11,6 +11,7 @@ import pandas as pd
 from ..outcomes import recovered_note
 from ..plan import cells as plan
 from ..plan import pairwise as pairwise_plan
+from ..plan.pairwise_state import state as state_of_pairs
 from ..plan.state import (
     grade_ids,
     grade_state,
@@ -20,7 +21,6 @@ from ..plan.state import (
     superseded_notes,
 )
 from ..records import GenerateCondition, GradeCondition
-from ..stages.grade.pairwise import state as state_of_pairs
 from ..store.lock import lock_holder
 from ..store.recovery import recover_if_idle
 from ..study.load import Study

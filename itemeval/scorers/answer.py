@@ -17,33 +17,32 @@ from dataclasses import dataclass
 from ..lazy import lazy_pattern
 
 _LABELS = (
-    lazy_pattern(
-        r"answer[*_]*\s*[:：]", re.IGNORECASE
-    ),  # ANSWER:, **Answer:**, Final answer:, Answer：
+    # ANSWER:, **Answer:**, Final answer:, Answer：
+    lazy_pattern(r"answer[*_]*\s*[:：]", re.IGNORECASE),
+    # Answer - Paris
     lazy_pattern(
         r"^[ \t]*[*_]*(?:final\s+)?answer[*_]*[ \t]+[-–—][ \t]",
         re.IGNORECASE | re.MULTILINE,
-    ),  # Answer - Paris
+    ),
 )
 # GSM8K's "#### 72"; "#### Paris" only as the reply's last line, since "#### Step 2" is
 # a markdown heading
 _GSM8K = lazy_pattern(
     r"^[ \t]*#{4}[ \t]*(?=[-−$\d])|^[ \t]*#{4}[ \t]+(?=[^\n#]+\s*\Z)", re.MULTILINE
 )
+# a reasoning model's draft
 _THINKING = lazy_pattern(
     r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE
-)  # a reasoning model's draft
+)
 # The reply's last line is one wrapped answer: "**True**", "*Saturn*", "`NaCl`",
 # "$\text{Jupiter}$", "\(\text{…}\)"
 _WRAPPED_LINE = lazy_pattern(
     r"(?:\*\*|\*|_|`|\$|\\\(|\\\[)[^\n]{1,60}?(?:\*\*|\*|_|`|\$|\\\)|\\\])[ .!]*"
 )
-_KEYED_LINE = lazy_pattern(
-    r"[*_]*[A-Z][\w ()/-]{0,40}?[*_]*:[*_]*\s+(\S.{0,60})"
-)  # "Past tense: **ran**", "Formula: `NaCl`"
-_INLINE_BOLD = lazy_pattern(
-    r"(?<!^)(?<!\n)\*\*([^*\n]{1,60})\*\*"
-)  # "The capital is **Nairobi**."
+# "Past tense: **ran**", "Formula: `NaCl`"
+_KEYED_LINE = lazy_pattern(r"[*_]*[A-Z][\w ()/-]{0,40}?[*_]*:[*_]*\s+(\S.{0,60})")
+# "The capital is **Nairobi**."
+_INLINE_BOLD = lazy_pattern(r"(?<!^)(?<!\n)\*\*([^*\n]{1,60})\*\*")
 _CHECK = lazy_pattern(
     r"[*_#\s]*\(?\s*(?:let(?:'s| me| us)\s+(?:verify|check|double[- "
     r"]check)|verif(?:y|ication)|check(?:ing)?\b|"
@@ -146,9 +145,8 @@ def _after_last_label(reply: str) -> str | None:
         return None
     line_end = reply.find("\n", end)
     rest = reply[end:] if line_end < 0 else reply[end:line_end]
-    rest = rest.strip(
-        "*_ \t"
-    )  # the label's own emphasis: "**Answer:** Paris", "**Answer: C**"
+    # the label's own emphasis: "**Answer:** Paris", "**Answer: C**"
+    rest = rest.strip("*_ \t")
     if rest:
         opened = _open_display(rest)
         return rest if opened is None else _display_block(reply[end:], opened)
@@ -229,9 +227,8 @@ _FILLER = lazy_pattern(
     r"[\s()\[\]*_`$]|\b(?:option|choice|it's|its|it is|is|be|could|might|or maybe)\b",
     re.IGNORECASE,
 )
-_CONDITION = lazy_pattern(
-    r"\([^()]*\)"
-)  # "B (if counted from the start) or C (otherwise)"
+# "B (if counted from the start) or C (otherwise)"
+_CONDITION = lazy_pattern(r"\([^()]*\)")
 _HEDGE_PHRASE = lazy_pattern(
     r"\b(?:could|might|may)\s+also\b"
     r"|\bor\s+(?:maybe|possibly|perhaps)\b|\balternatively\b",

@@ -58,9 +58,8 @@ def _is_prose_capital(text: str, match: re.Match[str], *, marked: bool) -> bool:
         or not re.match(r"\s+[a-z]", text[match.end() :])
     ):
         return False
-    return (
-        _NOT_A_NOUN.match(text[match.end() :]) is None
-    )  # "A is correct", "A and C" name options
+    # "A is correct", "A and C" name options
+    return _NOT_A_NOUN.match(text[match.end() :]) is None
 
 
 def _letters(text: str, options: str | None, *, marked: bool) -> list[_Letter]:

@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from ..hashing import canonical_json
+from .criteria import read_criteria
 from .reply_objects import RawNumber, first_object, objects_with, plain
 
 FORMAT_SUFFIX_VERSION = "1"
@@ -115,9 +117,8 @@ def _score_value(value: Any) -> tuple[float | None, str | None]:
 
 def _reasoning(value: Any) -> str | None:
     if value is None or isinstance(value, str):
-        return (
-            None if value is None else str(value)
-        )  # str() also unwraps a numeric reasoning
+        # str() also unwraps a numeric reasoning
+        return None if value is None else str(value)
     return _json_text(value)
 
 
@@ -160,9 +161,6 @@ def judge_fields(
     """A judge reply's grade columns (score, score_raw, parse_ok, parse_error,
     reasoning, and score_metadata when its rubric names `criteria`): what grades.parquet
     stores and what the grade run's `.eval` log shows as the sample's score."""
-    from ..hashing import canonical_json
-    from .criteria import read_criteria
-
     parsed = parse_judge_reply(text or "", quoted)
     fields: dict[str, Any] = {
         "score": parsed.score,

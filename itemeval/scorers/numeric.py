@@ -37,15 +37,15 @@ _TO_PLAIN = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _TEXT_COMMAND = lazy_pattern(
     r"\\(?:text|mathrm|textbf|mathbf|operatorname|mbox)\s*\{([^{}]*)\}"
 )
+# 2\frac{1}{2}
 _LATEX_MIXED = lazy_pattern(
     r"(?<![\d.])(\d+)\s*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}"
-)  # 2\frac{1}{2}
+)
 _FRAC_SHORTHAND = lazy_pattern(
     r"\\([dt]?frac)\s*(?:(\d)|\{([^{}]*)\})\s*(?:(\d)|\{([^{}]*)\})"
 )
-_UNIT_POWER = lazy_pattern(
-    r"(?<=[A-Za-z])\s*\^\s*(?:\{\s*-?\d+\s*\}|-?\d+)"
-)  # cm^2, s^{2}: a unit's exponent
+# cm^2, s^{2}: a unit's exponent
+_UNIT_POWER = lazy_pattern(r"(?<=[A-Za-z])\s*\^\s*(?:\{\s*-?\d+\s*\}|-?\d+)")
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 _NUMBER_PARTS = rf"""
     # not the tail of a word or of another number ("H2O", "v1.2"), not an exponent
@@ -159,9 +159,8 @@ def _number_value(match: re.Match[str]) -> float | None:
         if groups["exp"]:
             numerator = float(groups["mant"].replace(",", "") + groups["exp"])
         elif groups["pow"]:
-            numerator *= float(
-                f"1e{groups['pow']}"
-            )  # a string keeps 10^400 an inf, not an OverflowError
+            # a string keeps 10^400 an inf, not an OverflowError
+            numerator *= float(f"1e{groups['pow']}")
         elif groups["power"]:
             numerator = _power(numerator, int(groups["power"]))
         elif groups["den"] or groups.get("sden"):
@@ -282,11 +281,12 @@ def read_answer_number(text: str, *, marked: bool) -> tuple[str, float] | None:
     if len(numbers) > 1:
         previous = numbers[-2]
         between = text[previous[1] : start]
+        # "40-42"; a spaced "24 - 6" is a subtraction
         is_range = between in (
             "-",
             "–",
             "—",
-        )  # "40-42"; a spaced "24 - 6" is a subtraction
+        )
         if (
             not is_range
             and _OPERATOR_ONLY.fullmatch(between)
@@ -309,9 +309,8 @@ def read_final_number(text: str) -> tuple[str, float] | None:
     return read_answer_number(answer.text, marked=answer.marked)
 
 
-@functools.lru_cache(
-    maxsize=4096
-)  # an item's target is read once per solution graded against it
+# an item's target is read once per solution graded against it
+@functools.lru_cache(maxsize=4096)
 def read_target_number(target: str) -> float | None:
     """The target as a number, when the whole target is one: "1,234", "$5", "-1/2",
     "50%", "\\frac{3}{4}"."""
@@ -343,9 +342,8 @@ def numeric(
     answer = find_answer(solution)
     try:
         found = read_answer_number(answer.text, marked=answer.marked)
-        if (
-            found is None and answer.phrased
-        ):  # "The answer is not obvious at first. … so 12."
+        # "The answer is not obvious at first. … so 12."
+        if found is None and answer.phrased:
             found = read_answer_number(solution, marked=False)
     except Ambiguous as hedge:
         return failed(

@@ -98,25 +98,18 @@ def bleu(
 
 
 def chrf(
-    solution: str,
-    context: ScoreContext,
-    *,
-    read: str = "answer",
-    char_order: int = 6,
-    word_order: int = 0,
-    beta: int = 2,
-    lowercase: bool = False,
+    solution: str, context: ScoreContext, *, read: str = "answer", **settings: Any
 ) -> ScoreResult:
-    """sacrebleu's sentence chrF (chrF++ with `word_order: 2`), on a 0-1 scale."""
+    """sacrebleu's sentence chrF (chrF++ with `word_order: 2`), on a 0-1 scale.
+    `settings`: sacrebleu's CHRF arguments as ChrfParams validated them
+    (`char_order`, `word_order`, `beta`, `lowercase`)."""
     from sacrebleu.metrics import CHRF
 
     answer, references = _text(solution, read), _references(context)
     if references is None:
         return _no_reference(answer)
-    metric = CHRF(
-        char_order=char_order, word_order=word_order, beta=beta, lowercase=lowercase
-    )
-    result = metric.sentence_score(answer, references)
+    chosen = ChrfParams(read=read, **settings).model_dump(exclude={"read"})
+    result = CHRF(**chosen).sentence_score(answer, references)
     return ScoreResult(score=result.score / 100, answer=answer, explanation=str(result))
 
 

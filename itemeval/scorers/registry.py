@@ -3,12 +3,14 @@ batch of solutions is scored."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .. import plugins
 from ..errors import ConfigError
 from . import overlap
 from .base import ScoreContext, ScoreResult, ScorerSpec
@@ -106,6 +108,48 @@ def answer_holds(name: str | None) -> tuple[str, ...] | None:
     return ANSWERS.get(canonical_name(name)) if name else None
 
 
+Rows = Sequence[tuple[str, ScoreContext, str, int]]
+"""(solution, context, item_id, epoch) rows a scorer entry grades in order."""
+
+
+@dataclass(frozen=True)
+class Families:
+    """The scorer families that run inspect-ai, lent by `engine/` (which registers
+    them when it loads, `itemeval.engine.plugin`), so this registry names them
+    without importing upward."""
+
+    user: Callable[[str, Path], ScorerSpec]
+    """The spec of a user scorer `module.path:function` beside the config."""
+    model_graded: Callable[[str], ScorerSpec]
+    """The spec of `model_graded_qa` or `model_graded_fact`."""
+    task_scorer: Callable[[], ScorerSpec]
+    """The spec of the benchmark task's own scorer."""
+    task_scorer_params: Callable[[dict[str, Any], Any, Path | None], dict[str, Any]]
+    """A `task_scorer` entry's params with its task (the benchmark's, or
+    `params.task`) and that task's version filled in, from the study config."""
+    check_reducer: Callable[[str], None]
+    """Refuse a `multi_scorer` reducer inspect does not know."""
+    score: Callable[[str, dict[str, Any], Rows, Path, dict[str, Any] | None], list]
+    """Score rows with one of inspect's scorers, a user scorer or multi_scorer."""
+
+
+_FAMILIES: list[Families] = []
+
+
+def register_families(families: Families) -> None:
+    """Lend the registry inspect-ai's scorer families (once per process)."""
+    _FAMILIES[:] = [families]
+
+
+def families() -> Families:
+    """The registered inspect-ai families, loading the plugins on first need."""
+    if not _FAMILIES:
+        plugins.load()
+    if not _FAMILIES:
+        raise ConfigError(plugins.missing("inspect-ai's scorers"))
+    return _FAMILIES[0]
+
+
 def canonical_name(name: str) -> str:
     return ALIASES.get(name, name)
 
@@ -138,17 +182,11 @@ def resolve(name: str, config_dir: Path | None = None) -> ScorerSpec:
     if name in INSPECT_NAMES or name == MULTI:
         return _inspect_spec(name)
     if ":" in name:
-        from ..engine import scorers as inspect_scorers
-
-        return inspect_scorers.spec(name, config_dir or Path.cwd())
+        return families().user(name, config_dir or Path.cwd())
     if name in MODEL_GRADED_NAMES:
-        from ..engine import graders as inspect_graders
-
-        return inspect_graders.model_graded_spec(name)
+        return families().model_graded(name)
     if name == TASK_SCORER:
-        from ..engine import dataset as inspect_dataset
-
-        return inspect_dataset.task_scorer_spec()
+        return families().task_scorer()
     raise ConfigError(f"unknown scorer {name!r}; known scorers: {known_names()}")
 
 
@@ -197,10 +235,8 @@ def validate_scorer_params(
         raise ConfigError(_describe_params_error(name, spec, exc)) from None
     dumped = validated.model_dump()
     if spec.family == "multi":
-        from ..engine import scorers as inspect_scorers
-
         dumped["scorers"] = _validate_entries(dumped["scorers"], config_dir)
-        inspect_scorers.check_reducer(dumped["reducer"])
+        families().check_reducer(dumped["reducer"])
     return dumped
 
 
@@ -262,9 +298,7 @@ def score_many(
             best_over_targets(spec, solution, context, params)
             for solution, context, _, _ in rows
         ]
-    from ..engine import scorers as inspect_scorers
-
-    return inspect_scorers.score_entry(
+    return families().score(
         canonical_name(name), dict(params), rows, config_dir or Path.cwd(), cache
     )
 

@@ -126,10 +126,11 @@ def _load_object(span: str) -> dict[str, Any] | None:
             parse_float=RawNumber,
             parse_constant=RawNumber,
         )
+    # RecursionError: absurdly deep nesting
     except (
         json.JSONDecodeError,
         RecursionError,
-    ):  # RecursionError: absurdly deep nesting
+    ):
         return None
     return value if isinstance(value, dict) else None
 

@@ -19,10 +19,11 @@ def params_model(
     (callables and models are left out)."""
     try:
         hints = typing.get_type_hints(factory)
+    # a user's annotation that cannot be resolved: its params take any value
     except (
         NameError,
         TypeError,
-    ):  # a user's annotation that cannot be resolved: its params take any value
+    ):
         hints = {}
     fields: dict[str, tuple[Any, Any]] = dict(extra)
     for param in pyinspect.signature(factory).parameters.values():

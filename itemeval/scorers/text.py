@@ -31,12 +31,13 @@ _TRAILING = ".!?…;,:"
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=\S)")
 _NOT_CLAUSE = re.compile(r",\s+not\s+[^,]*$", re.IGNORECASE)
 _TRAILING_ASIDE = re.compile(r"(?<=\S)\s+\(([^()]*)\)$")
+# a reply ending "The capital of Japan is Tokyo."
 _COPULA = re.compile(
     r"(?:\b(?:(?:is|are|was|were|be)\s+)?(?:called|named|known\s+as)\b"
     r"|\b(?:is|are|was|were|be)\b|\bit[’']s)"
     r"\s+(?P<answer>[^\s].{0,60}?)\s*[.!]?\s*\Z",
     re.IGNORECASE,
-)  # a reply ending "The capital of Japan is Tokyo."
+)
 _REPORTED = re.compile(
     r"\b(?:think|thinks|thought|believe|believes|believed|assume|assumes|assumed|"
     r"say|says|said|claim|claims|claimed|mistake|mistakes|mistaken|confuse|confuses|"

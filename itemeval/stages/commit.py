@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..store import dataset_locks
-from ..store.items import store_items
+from ..store.items import write_items
 from ..store.recovery import locked
 from ..study.load import Study
 from .manifest import command_line
@@ -19,5 +19,5 @@ def commit(study: Study) -> dict[str, int]:
             dataset_locks.read_locks(paths.dataset_locks),
             {d.key: (d.adapter, d.revision) for d in study.datasets},
         )
-        store_items(study)
+        write_items(study.paths, study.items)
     return recovered

@@ -3,16 +3,13 @@ run would execute."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..engine.batch.listing import held_by_open, held_note
 from ..engine.cache_origins import where
 from ..outcomes import recovered_note
 from ..paths import StudyPaths
 from ..plan import cascade_counts
 from ..plan.cost import (
-    Estimate,
-    EstimateLine,
+    Calls,
     ObservedLengths,
     at_batch_price,
     estimate_tokens,
@@ -20,6 +17,8 @@ from ..plan.cost import (
     merge_lines,
     scorer_line,
 )
+from ..plan.estimates import Estimate, EstimateLine
+from ..plan.options import EstimateOptions, GradeOptions
 from ..plan.pricing import PriceTable, load_prices
 from ..plan.stage_plan import StagePlan
 from ..plan.state import observed_lengths
@@ -31,20 +30,6 @@ from ..study.load import Study
 from . import generate as gen_stage
 from .grade import stage as grade_stage
 from .grade.judge import judge_prompt
-
-
-@dataclass(frozen=True)
-class EstimateOptions:
-    conditions: tuple[str, ...] = ()
-    limit: int | None = None
-    ids: tuple[str, ...] = ()
-    sample: int | None = None
-    seed: int = 0
-    stratify: str | None = None
-    force: bool = False
-    graders: tuple[str, ...] = ()
-    rubrics: tuple[str, ...] = ()
-    stage: str = "all"  # all | generate | grade
 
 
 def _cells_of(gen: StagePlan | None) -> frozenset[tuple[str, str, int]]:
@@ -121,13 +106,15 @@ def _grader_lines(
     ) or condition.scorer_params.get("max_tokens")
     return [
         line_for(
-            "grade",
-            condition.id,
-            condition.slug,
-            model,
-            calls=calls,
-            input_tokens=tokens,
-            max_tokens=max_tokens,
+            Calls(
+                "grade",
+                condition.id,
+                condition.slug,
+                model,
+                calls=calls,
+                input_tokens=tokens,
+                max_tokens=max_tokens,
+            ),
             observed=observed,
             prices=prices,
         )
@@ -151,7 +138,7 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
     the plan."""
     recovered, pending = recover_if_idle(study.paths)
     prices = load_prices(study.pricing_path)
-    opts = _grade_options(options)
+    opts = options.grade_options()
     graded = grade_stage.inputs(study, opts)
     items = opts.chosen(study.items)
     gen = None
@@ -180,24 +167,9 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
     )
 
 
-def _grade_options(options: EstimateOptions) -> grade_stage.GradeOptions:
-    """The estimate's selection, as both stages' plans take it."""
-    return grade_stage.GradeOptions(
-        conditions=options.conditions,
-        graders=options.graders,
-        rubrics=options.rubrics,
-        limit=options.limit,
-        ids=options.ids,
-        sample=options.sample,
-        seed=options.seed,
-        stratify=options.stratify,
-        force=options.force,
-    )
-
-
 def _grading(
     graded: grade_stage.GradeInputs,
-    opts: grade_stage.GradeOptions,
+    opts: GradeOptions,
     gen: StagePlan | None,
     items: list[Item],
     prices: PriceTable,

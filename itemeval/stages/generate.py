@@ -16,9 +16,12 @@ from ..engine.runner import RowSink
 from ..outcomes import ConditionRun, SampleResult, StageResult
 from ..paths import StudyPaths
 from ..plan import cells as planner
-from ..plan.cost import EstimateLine, lines_for_specs
+from ..plan import items as plan_items
+from ..plan import shards as plan_shards
+from ..plan.cost import lines_for_specs
+from ..plan.estimates import EstimateLine
 from ..plan.generate_tasks import call_config, task_specs
-from ..plan.options import Ask, StageOptions, Tell
+from ..plan.options import Ask, GenerateOptions, StageOptions, Tell
 from ..plan.pricing import PriceTable, call_usd, format_usd, total_usd
 from ..plan.stage_plan import StagePlan
 from ..plan.state import (
@@ -28,18 +31,13 @@ from ..plan.state import (
     stored_of,
     superseded_notes,
 )
-from ..records import GenerateCondition, Item, TaskSpec
+from ..records import GenerateCondition, Item, Shard, TaskSpec
 from ..store.journal import journaled_keys
 from ..study.grid import generated, select
 from ..study.load import Study
 from .run import Run, open_run
 from .run_setting import RunSetting, run_setting
 from .solution_rows import solution_row
-
-
-@dataclass(frozen=True)
-class GenerateOptions(StageOptions):
-    """What `itemeval generate` was asked to do."""
 
 
 @dataclass(frozen=True)
@@ -85,12 +83,12 @@ def shard_cells(
     paths: StudyPaths,
     conditions: list[GenerateCondition],
     cells: pd.DataFrame,
-    shard: planner.Shard,
+    shard: Shard,
 ) -> pd.DataFrame:
     """The shard's part of the planned cells, less those its own earlier journal
     parts already hold."""
     cells = cells[
-        planner.in_shard(
+        plan_shards.in_shard(
             cells, shard, "condition_id", {c.id: c.model for c in conditions}
         )
     ]
@@ -190,7 +188,7 @@ def _pilot(
     ask: Ask | None,
     tell: Tell | None,
 ) -> StageResult:
-    chosen = planner.choose_items(
+    chosen = plan_items.choose_items(
         items, sample=options.pilot, seed=options.seed, stratify=options.stratify
     )
     pilot_options = GenerateOptions(

@@ -15,9 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from ..outcomes import Outcome
+from ..outcomes import ConditionRun, Outcome
+from ..plan.pricing import total_usd
 from ..records import GenerateCondition, GradeCondition, Template
 from ..store.files import reserve_space, write_json_atomic
+
+if TYPE_CHECKING:
+    pass
 
 if TYPE_CHECKING:
     from ..study.load import Study
@@ -188,44 +192,29 @@ def study_record(study: Study) -> dict[str, Any]:
     }
 
 
-def start_manifest(
-    study: Study,
-    *,
-    stage: str,
-    run_id: str,
-    generate: list[GenerateCondition],
-    grade: list[GradeCondition],
-    options: dict[str, Any],
-    estimate: dict[str, Any] | None = None,
-) -> Manifest:
-    return begin_manifest(
-        study_record(study),
-        study.paths.manifests,
-        stage=stage,
-        run_id=run_id,
-        generate=generate,
-        grade=grade,
-        options=options,
-        estimate=estimate,
-    )
+@dataclass(frozen=True)
+class Started:
+    """What a run that starts now was asked to do: its stage and id, the conditions
+    it selected, its options and the estimate it was approved on."""
+
+    stage: str
+    run_id: str
+    generate: list[GenerateCondition]
+    grade: list[GradeCondition]
+    options: dict[str, Any]
+    estimate: dict[str, Any] | None = None
 
 
-def begin_manifest(
-    record: dict[str, Any],
-    manifests: Path,
-    *,
-    stage: str,
-    run_id: str,
-    generate: list[GenerateCondition],
-    grade: list[GradeCondition],
-    options: dict[str, Any],
-    estimate: dict[str, Any] | None = None,
-) -> Manifest:
+def start_manifest(study: Study, run: Started) -> Manifest:
+    return begin_manifest(study_record(study), study.paths.manifests, run)
+
+
+def begin_manifest(record: dict[str, Any], manifests: Path, run: Started) -> Manifest:
     """Write the manifest of a run that starts now, in `manifests`; `record` is the
     study's (`study_record`)."""
     data = {
-        "run_id": run_id,
-        "stage": stage,
+        "run_id": run.run_id,
+        "stage": run.stage,
         "command": command_line(),
         "cwd": os.getcwd(),
         "started_at": _now(),
@@ -234,13 +223,13 @@ def begin_manifest(
         "study": record["study"],
         "config_path": record["config_path"],
         "config_hash": record["config_hash"],
-        "options": options,
+        "options": run.options,
         "datasets": record["datasets"],
         "templates": record["templates"],
-        **_what_runs(record, generate, grade),
-        "estimate": estimate,
+        **_what_runs(record, run.generate, run.grade),
+        "estimate": run.estimate,
     }
-    manifest = Manifest(path=manifests / f"{run_id}.json", data=data)
+    manifest = Manifest(path=manifests / f"{run.run_id}.json", data=data)
     manifest.write()
     return manifest
 
@@ -265,4 +254,30 @@ def _what_runs(
             "generate": [c.id for c in generate],
             "grade": [c.id for c in grade],
         },
+    }
+
+
+def ended_record(conditions: list[ConditionRun]) -> dict[str, Any]:
+    """What a finished run's manifest says of its conditions: each one's counts, the
+    spend, and the distinct sampling configs inspect actually sent."""
+    counts = {
+        c.condition_id: {
+            "planned": c.planned,
+            "rows": c.rows,
+            "errors": c.errors,
+            "cache_hits": c.cache_hits,
+            "usd": c.usd,
+            "failure": c.failure,
+        }
+        for c in conditions
+    }
+    effective = {
+        c.condition_id: sorted(c.effective_configs)
+        for c in conditions
+        if c.effective_configs
+    }
+    return {
+        "per_condition": counts,
+        "spend_usd": total_usd(c.usd for c in conditions),
+        "effective_params": effective,
     }

@@ -9,7 +9,7 @@ draws on stderr, only on a terminal.
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from rich.console import Console, RenderableType
 from rich.progress import (
@@ -25,6 +25,7 @@ from rich.progress import (
 from rich.table import Column
 from rich.text import Text
 
+from ..outcomes import ConditionRun
 from ..plan.pricing import format_usd
 
 NAME_WIDTH = 24
@@ -51,17 +52,18 @@ class RunProgress:
     def __init__(
         self,
         stage: str,
-        planned: dict[str, int],
-        slugs: dict[str, str],
+        conditions: Sequence[ConditionRun],
         *,
         console: Console,
         expected_usd: float | None = None,
         cap_usd: float | None = None,
-        done: dict[str, int] | None = None,
     ) -> None:
-        """`done`: rows per condition already written when the display starts (a
-        grade's verifiable scorers run first, without a call)."""
-        done = done or {}
+        """A line per condition: its planned cells, and the rows already written when
+        the display starts (a grade's verifiable scorers run first, without a
+        call)."""
+        planned = {c.condition_id: c.planned for c in conditions}
+        slugs = {c.condition_id: c.slug for c in conditions}
+        done = {c.condition_id: c.rows for c in conditions}
         self.expected_usd, self.cap_usd = expected_usd, cap_usd
         self.errors = self.parse_failures = 0
         self.usd: float | None = 0.0

@@ -9,6 +9,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from ..engine import batch, cache_origins
+from ..engine.batch import BatchContext, BatchOutcome
 from ..engine.runner import (
     Execution,
     RowSink,
@@ -27,9 +28,9 @@ from ..plan.budget import (
     check_gate,
     with_reply_ceiling,
 )
-from ..plan.cost import Estimate, EstimateLine
+from ..plan.estimates import Estimate, EstimateLine
 from ..plan.options import Ask, StageOptions, Tell
-from ..plan.pricing import PriceTable, load_prices, total_usd
+from ..plan.pricing import PriceTable, load_prices
 from ..plan.spend import arm_cap, overrun_note, priced_gate, share_connections
 from ..records import GenerateCondition, GradeCondition, TaskSpec
 from ..store import dataset_locks, upsert
@@ -38,9 +39,11 @@ from ..store.journal import JournalWriter
 from ..store.recovery import as_shard, locked, set_aside_notes
 from .manifest import (
     Manifest,
+    Started,
     begin_manifest,
     close_abandoned,
     command_line,
+    ended_record,
     new_run_id,
 )
 from .run_setting import RunSetting
@@ -89,9 +92,8 @@ class Run:
         self.remaining: int | None = None
         """Cells still to run, counted from the stores (a launch, after its commit);
         None: planned less rows written."""
-        self.cells_per_eval = (
-            cells_per_eval()
-        )  # all three checked before anything is written
+        # all three checked before anything is written
+        self.cells_per_eval = cells_per_eval()
         self.cells_in_flight = cells_in_flight()
         self.logprob_tokens = logprob_tokens()
 
@@ -138,12 +140,14 @@ class Run:
         self.manifest = begin_manifest(
             setting.record,
             paths.manifests,
-            stage=self.stage,
-            run_id=self.run_id,
-            options=asdict(self.options),
-            generate=generate,
-            grade=grade,
-            estimate=self.result.estimate,
+            Started(
+                stage=self.stage,
+                run_id=self.run_id,
+                generate=generate,
+                grade=grade,
+                options=asdict(self.options),
+                estimate=self.result.estimate,
+            ),
         )
         self.result.run_id, self.result.manifest = self.run_id, str(self.manifest.path)
         self.manifest.hold_reserve()
@@ -160,18 +164,60 @@ class Run:
             specs = [share_connections(spec, count) for spec in specs]
         # Durable batch mode runs apart from inspect (README "Batch mode").
         batched, specs = batch.split(specs)
-        held = batch.hold_open(self)  # earlier runs' open batches: billed all the same
+        context = self.batch_context()
+        # earlier runs' open batches: billed all the same
+        held, notes = batch.hold_open(context)
+        self.result.notes.extend(notes)
         summaries = {c.condition_id: c for c in self.result.conditions}
         execution = self._on_inspect(specs, sink, summaries)
         if batched or batch.open_submissions(self.setting.paths, stage=self.stage):
             started_ns = time.time_ns()
             try:
-                batch.execute(self, batched, sink, lambda r: _count(summaries, r), held)
+                outcome = batch.execute(
+                    context, batched, sink, lambda r: _count(summaries, r), held
+                )
             finally:  # the replies it cached are this study's, as live ones are
                 if batched:
                     origin = cache_origins.where(self.setting.name, self.setting.paths)
                     cache_origins.record(origin, batched, started_ns)
+            self._took(outcome)
         self._settle(execution)
+
+    def batch_context(self) -> BatchContext:
+        """The run as its provider batches see it."""
+        return BatchContext(
+            paths=self.setting.paths,
+            study=self.setting.name,
+            stage=self.stage,
+            run_id=self.run_id,
+            shard=self.options.shard,
+            display=self.options.display,
+            prices=self.prices,
+            cap=self.cap,
+            approved_usd=self.approved_usd,
+            confirm_above_usd=self.setting.confirm_above_usd,
+            yes=self.options.yes,
+            size=BatchContext.batch_size(self.setting.batch),
+            logprob_tokens=self.logprob_tokens,
+        )
+
+    def _took(self, outcome: BatchOutcome) -> None:
+        """What the run's batches did: their notes, failed conditions, cells still
+        open at the provider, and the manifest's record of them."""
+        result = self.result
+        result.notes.extend(outcome.notes)
+        for condition in result.conditions:
+            reason = outcome.failures.get(condition.condition_id)
+            if reason is not None and condition.failure is None:
+                condition.failure = reason
+        result.held_open = outcome.held_open
+        if outcome.failure_reason is not None:
+            result.outcome = "failed"
+            self.failure_reason = self.failure_reason or outcome.failure_reason
+        if outcome.interrupted and result.outcome == "completed":
+            result.outcome = "interrupted"
+        if self.manifest is not None and outcome.record is not None:
+            self.manifest.data["batch"] = outcome.record
 
     def _on_inspect(
         self,
@@ -259,12 +305,10 @@ class Run:
         expected = (self.result.estimate or {}).get("total", {}).get("usd_expected")
         return RunProgress(
             self.stage,
-            {c.condition_id: c.planned for c in self.result.conditions},
-            {c.condition_id: c.slug for c in self.result.conditions},
+            self.result.conditions,
             console=stderr,
             expected_usd=expected,
             cap_usd=self.max_usd,
-            done={c.condition_id: c.rows for c in self.result.conditions},
         )
 
     def _gate(self, spec: TaskSpec) -> PricedGate | None:
@@ -288,13 +332,14 @@ class Run:
         if self.overrun_usd:
             reason["overrun_usd"] = self.overrun_usd
         try:
-            self.manifest.finish(self.result.outcome, **_ended(conditions), **reason)
+            self.manifest.finish(
+                self.result.outcome, **ended_record(conditions), **reason
+            )
         except OSError as exc:
             if not is_write_failure(exc):
                 raise
-            self.write_failed(
-                exc, self.manifest.path
-            )  # it stays `running` on disk; the next command closes it
+            # it stays `running` on disk; the next command closes it
+            self.write_failed(exc, self.manifest.path)
 
     def write_failed(self, error: OSError, path: object = None) -> None:
         """A write that failed ends the run as `failed`, with one message naming the
@@ -306,32 +351,6 @@ class Run:
         self.failure_reason = self.failure_reason or message
         if message not in self.result.notes:
             self.result.notes.append(message)
-
-
-def _ended(conditions: list[ConditionRun]) -> dict[str, Any]:
-    """What a finished run's manifest says of its conditions: each one's counts, the
-    spend, and the distinct sampling configs inspect actually sent."""
-    counts = {
-        c.condition_id: {
-            "planned": c.planned,
-            "rows": c.rows,
-            "errors": c.errors,
-            "cache_hits": c.cache_hits,
-            "usd": c.usd,
-            "failure": c.failure,
-        }
-        for c in conditions
-    }
-    effective = {
-        c.condition_id: sorted(c.effective_configs)
-        for c in conditions
-        if c.effective_configs
-    }
-    return {
-        "per_condition": counts,
-        "spend_usd": total_usd(c.usd for c in conditions),
-        "effective_params": effective,
-    }
 
 
 def _count(summaries: dict[str, ConditionRun], row: dict[str, Any]) -> None:

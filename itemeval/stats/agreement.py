@@ -88,13 +88,11 @@ def krippendorff_alpha_interval(a: np.ndarray, b: np.ndarray) -> float:
     total = len(values)
     if total < 2:
         return NAN
-    disagreement_observed = (
-        float(((a - b) ** 2).sum()) * 2 / total
-    )  # each unit's two ordered pairs, m_u - 1 = 1
+    # each unit's two ordered pairs, m_u - 1 = 1
+    disagreement_observed = float(((a - b) ** 2).sum()) * 2 / total
     centred = values - values.mean()
-    all_pairs = (
-        2 * total * float((centred**2).sum())
-    )  # sum over i != j of (v_i - v_j)^2
+    # sum over i != j of (v_i - v_j)^2
+    all_pairs = 2 * total * float((centred**2).sum())
     disagreement_expected = all_pairs / (total * (total - 1))
     if disagreement_expected == 0:
         return NAN

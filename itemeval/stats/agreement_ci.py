@@ -8,7 +8,7 @@ a million solutions as for a hundred. Scores with very many distinct pairs (cont
 ones) are resampled index by index instead, in bounded chunks. Kappa uses the closed
 form of quadratic-weighted Cohen's kappa over the label indices,
 1 - E[(a-b)^2] / (var a + var b + (mean a - mean b)^2), which is
-`agreement_stats.quadratic_kappa` whenever every label appears."""
+`agreement.quadratic_kappa` whenever every label appears."""
 
 from __future__ import annotations
 

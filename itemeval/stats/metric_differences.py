@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .intervals import holm
+from .paired import holm
 
 
 @dataclass

@@ -195,6 +195,16 @@ def option_power(
     return paired_t_power(effect, items, alpha), "paired_t"
 
 
+@dataclass(frozen=True)
+class Supply:
+    """What an option is priced and bounded by: `usd_per_cell` the projected cost of
+    one (item, replication) of both conditions, generate and grade; `available` the
+    study's items (more is not feasible without more data)."""
+
+    usd_per_cell: float | None = None
+    available: int | None = None
+
+
 def options(
     design: PairedDesign,
     detect: float,
@@ -202,16 +212,11 @@ def options(
     power: float = 0.8,
     alpha: float = 0.05,
     replications: tuple[int, ...] = DEFAULT_REPLICATIONS,
-    usd_per_cell: float | None = None,
-    available: int | None = None,
+    supply: Supply = Supply(),
 ) -> list[Option]:
     """For each number of replications, the fewest items that reach `power`, with its
-    spend.
-
-    `usd_per_cell` is the projected cost of one (item, replication) of both conditions,
-    generate and grade; `available` the study's items (more is not feasible without more
-    data).
-    """
+    spend."""
+    usd_per_cell, available = supply.usd_per_cell, supply.available
     found = []
     for r in replications:
         n = items_for_power(

@@ -1,9 +1,14 @@
-"""Which backend holds a study's stores: local parquet parts, or Delta Lake tables on
-object storage."""
+"""Which backend holds a study's stores, chosen once per study: local parquet parts in
+the study directory, or Delta Lake tables on object storage (README "Studies on
+object storage"). Nothing outside `store/` asks which one it is; it asks the backend.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -12,11 +17,173 @@ from ..paths import StudyPaths
 from . import local
 
 if TYPE_CHECKING:
-    from .mirror import PartUploader
+    from .mirror import PartUploader, SharedFolder
 
 App = tuple[str, int]
 """An app transaction (id, version) a Delta commit records, so the same journal chunk
 is never merged twice."""
+
+
+@dataclass(frozen=True)
+class LocalBackend:
+    """The stores as immutable parquet versions in the study directory. Its files are
+    already where every command reads them, so mirroring does nothing."""
+
+    paths: StudyPaths
+
+    shared = False
+    """Whether other machines share the stores (and what lives beside them)."""
+
+    @property
+    def location(self) -> str:
+        """Where the study lives, as notes name it: its directory."""
+        return str(Path(self.paths.root).resolve())
+
+    def upsert(
+        self, store: str, rows: pa.Table | Iterable[Mapping[str, Any]], app: App | None
+    ) -> int:
+        # a local store needs no app mark: the study lock orders its writers
+        return local.upsert(self.paths, store, rows)
+
+    def read(
+        self,
+        store: str,
+        columns: Sequence[str] | None,
+        where: Mapping[str, Collection[Any]] | None,
+    ) -> pa.Table:
+        return local.read_store(self.paths, store, columns, where=where)
+
+    def verify(self, store: str) -> int:
+        return local.verify_store(self.paths, store)
+
+    def fetch_shared(self) -> None:
+        return None
+
+    def fetch_uploaded_parts(self) -> list[str]:
+        return []
+
+    def drop_uploaded_parts(self, names: Sequence[str]) -> None:
+        return None
+
+    def publish(self, since: float) -> None:
+        return None
+
+    def shard_uploader(self, prefix: str) -> PartUploader | None:
+        return None
+
+    def shared_folder(self, name: str) -> SharedFolder | None:
+        return None
+
+
+@dataclass(frozen=True)
+class DeltaBackend:
+    """The stores as Delta Lake tables at the study's URI, written by keyed MERGE; the
+    dataset locks, manifests, journal parts and batch ledger mirrored beside them."""
+
+    paths: StudyPaths
+    uri: str
+
+    shared = True
+
+    @property
+    def location(self) -> str:
+        return self.uri
+
+    def _options(self) -> dict[str, str]:
+        from .remote import storage_options_for
+
+        return storage_options_for(self.uri)
+
+    def upsert(
+        self, store: str, rows: pa.Table | Iterable[Mapping[str, Any]], app: App | None
+    ) -> int:
+        from .delta import upsert_delta
+
+        app_id, app_version = app if app is not None else (None, None)
+        return upsert_delta(
+            f"{self.uri}/{store}",
+            store,
+            rows,
+            storage_options=self._options(),
+            app_id=app_id,
+            app_version=app_version,
+        )
+
+    def read(
+        self,
+        store: str,
+        columns: Sequence[str] | None,
+        where: Mapping[str, Collection[Any]] | None,
+    ) -> pa.Table:
+        options = self._options()
+        if self.paths.reads == "snapshot":
+            from .snapshot import read_snapshot
+
+            return read_snapshot(
+                self.uri, store, columns, where=where, storage_options=options
+            )
+        from .delta import read_delta
+
+        return read_delta(
+            f"{self.uri}/{store}", store, columns, where=where, storage_options=options
+        )
+
+    def verify(self, store: str) -> int:
+        return self.read(store, None, None).num_rows
+
+    def fetch_shared(self) -> None:
+        from . import mirror
+
+        mirror.fetch_file(self.paths, self.paths.dataset_locks)
+
+    def fetch_uploaded_parts(self) -> list[str]:
+        from . import mirror
+
+        uploaded = mirror.remote_parts(self.paths)
+        mirror.fetch_parts(self.paths, uploaded)
+        return uploaded
+
+    def drop_uploaded_parts(self, names: Sequence[str]) -> None:
+        from . import mirror
+
+        if names:
+            mirror.drop_parts(self.paths, names)
+
+    def publish(self, since: float) -> None:
+        from . import mirror
+        from .snapshot import publish_snapshot
+
+        paths = self.paths
+        publish_snapshot(self.uri, storage_options=self._options())
+        manifests = (
+            [p for p in paths.manifests.glob("*.json") if p.stat().st_mtime >= since]
+            if paths.manifests.is_dir()
+            else []
+        )
+        mirror.upload(paths, [paths.dataset_locks, *manifests])
+
+    def shard_uploader(self, prefix: str) -> PartUploader | None:
+        from . import mirror
+
+        mirror.fetch_file(self.paths, self.paths.dataset_locks)
+        mirror.fetch_own_parts(self.paths, prefix)
+        return mirror.PartUploader(self.paths, prefix)
+
+    def shared_folder(self, name: str) -> SharedFolder | None:
+        from .mirror import SharedFolder
+
+        return SharedFolder(self.paths, name)
+
+
+Backend = LocalBackend | DeltaBackend
+
+
+@lru_cache(maxsize=64)
+def backend_for(paths: StudyPaths) -> Backend:
+    """The study's backend: chosen here, once, from where its config puts it."""
+    if paths.remote is None:
+        return LocalBackend(paths)
+    return DeltaBackend(paths, paths.remote)
 
 
 def upsert(
@@ -31,20 +198,7 @@ def upsert(
 
     On object storage it is a keyed MERGE; `app` makes a repeat of the same commit a
     no-op (a local store needs no such mark: the study lock orders its writers)."""
-    if paths.remote is None:
-        return local.upsert(paths, store, rows)
-    from .delta import upsert_delta
-    from .remote import storage_options_for
-
-    app_id, app_version = app if app is not None else (None, None)
-    return upsert_delta(
-        paths.remote_store(store),
-        store,
-        rows,
-        storage_options=storage_options_for(paths.remote),
-        app_id=app_id,
-        app_version=app_version,
-    )
+    return backend_for(paths).upsert(store, rows, app)
 
 
 def read_store(
@@ -59,44 +213,27 @@ def read_store(
     names."""
     from . import memo
 
-    if (
-        memo.active()
-    ):  # itemeval.frames: one full read per store, every view served from it
-        key = (str(paths.remote or paths.root), store)
-        return memo.served(
-            key, lambda: _read_store(paths, store, None, None), columns, where
-        )
-    return _read_store(paths, store, columns, where)
-
-
-def _read_store(
-    paths: StudyPaths,
-    store: str,
-    columns: Sequence[str] | None,
-    where: Mapping[str, Collection[Any]] | None,
-) -> pa.Table:
-    if paths.remote is None:
-        return local.read_store(paths, store, columns, where=where)
-    from .remote import storage_options_for
-
-    options = storage_options_for(paths.remote)
-    if paths.reads == "snapshot":
-        from .snapshot import read_snapshot
-
-        return read_snapshot(
-            paths.remote, store, columns, where=where, storage_options=options
-        )
-    from .delta import read_delta
-
-    return read_delta(
-        paths.remote_store(store), store, columns, where=where, storage_options=options
-    )
+    backend = backend_for(paths)
+    # itemeval.frames: one full read per store, every view served from it
+    if memo.active():
+        key = (backend.location, store)
+        return memo.served(key, lambda: backend.read(store, None, None), columns, where)
+    return backend.read(store, columns, where)
 
 
 def verify_store(paths: StudyPaths, store: str) -> int:
-    if paths.remote is None:
-        return local.verify_store(paths, store)
-    return read_store(paths, store, None).num_rows
+    return backend_for(paths).verify(store)
+
+
+def location(paths: StudyPaths) -> str:
+    """Where the study's stores live, as notes and cache scopes name it: its URI on
+    object storage, else its directory."""
+    return backend_for(paths).location
+
+
+def is_shared(paths: StudyPaths) -> bool:
+    """Whether the study's stores live on object storage, shared between machines."""
+    return backend_for(paths).shared
 
 
 # ---- mirroring: what a study on object storage keeps beside its tables. A local
@@ -105,60 +242,34 @@ def verify_store(paths: StudyPaths, store: str) -> int:
 
 def fetch_shared(paths: StudyPaths) -> None:
     """Before a write: the dataset locks as the object store has them."""
-    if paths.remote is None:
-        return
-    from . import mirror
-
-    mirror.fetch_file(paths, paths.dataset_locks)
+    backend_for(paths).fetch_shared()
 
 
 def fetch_uploaded_parts(paths: StudyPaths) -> list[str]:
     """The journal parts shards uploaded, fetched into the local journal; their
     names."""
-    if paths.remote is None:
-        return []
-    from . import mirror
-
-    uploaded = mirror.remote_parts(paths)
-    mirror.fetch_parts(paths, uploaded)
-    return uploaded
+    return backend_for(paths).fetch_uploaded_parts()
 
 
 def drop_uploaded_parts(paths: StudyPaths, names: Sequence[str]) -> None:
     """Delete uploaded journal parts once they are merged."""
-    if paths.remote is None or not names:
-        return
-    from . import mirror
-
-    mirror.drop_parts(paths, names)
+    backend_for(paths).drop_uploaded_parts(names)
 
 
 def publish(paths: StudyPaths, *, since: float) -> None:
     """After a write: publish the stores' snapshot, and upload the dataset locks and
     the manifests written since `since`."""
-    if paths.remote is None:
-        return
-    from . import mirror
-    from .remote import storage_options_for
-    from .snapshot import publish_snapshot
-
-    publish_snapshot(paths.remote, storage_options=storage_options_for(paths.remote))
-    manifests = (
-        [p for p in paths.manifests.glob("*.json") if p.stat().st_mtime >= since]
-        if paths.manifests.is_dir()
-        else []
-    )
-    mirror.upload(paths, [paths.dataset_locks, *manifests])
+    backend_for(paths).publish(since)
 
 
 def shard_uploader(paths: StudyPaths, prefix: str) -> PartUploader | None:
     """A shard of a study on object storage: fetch the dataset locks and whatever an
     earlier attempt of this shard uploaded (it resumes from there, on any node), then
     keep uploading its parts (named `prefix`...) while it runs; close it at the end."""
-    if paths.remote is None:
-        return None
-    from . import mirror
+    return backend_for(paths).shard_uploader(prefix)
 
-    mirror.fetch_file(paths, paths.dataset_locks)
-    mirror.fetch_own_parts(paths, prefix)
-    return mirror.PartUploader(paths, prefix)
+
+def shared_folder(paths: StudyPaths, name: str) -> SharedFolder | None:
+    """A folder of files other machines of the study see too (`<URI>/<name>/`); None
+    for a local study, whose folder is already where every run reads it."""
+    return backend_for(paths).shared_folder(name)

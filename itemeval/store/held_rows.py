@@ -21,7 +21,7 @@ from typing import Any
 
 from ..paths import StudyPaths
 from .files import fsync_path
-from .journal import _encode
+from .journal import encode_line
 
 RESERVE_PREFIX = ".reserve-"  # the manifest's reserve (manifest.RESERVE_PREFIX)
 
@@ -33,7 +33,7 @@ class HeldRows:
         self.lines: list[str] = []
 
     def hold(self, store: str, row: dict[str, Any]) -> None:
-        self.lines.append(_encode(store, row))
+        self.lines.append(encode_line(store, row))
 
     def __len__(self) -> int:
         return len(self.lines)

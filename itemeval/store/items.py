@@ -7,7 +7,6 @@ from typing import Any
 from ..hashing import canonical_json
 from ..paths import StudyPaths
 from ..records import Item
-from ..study.load import Study
 from . import read_store, upsert
 
 
@@ -25,11 +24,6 @@ def item_row(item: Item) -> dict[str, Any]:
         "grading_scheme": item.grading_scheme,
         "metadata": canonical_json(item.metadata),
     }
-
-
-def store_items(study: Study) -> None:
-    """Upsert the study's items when any is new or changed."""
-    write_items(study.paths, study.items)
 
 
 def write_items(paths: StudyPaths, items: list[Item]) -> None:

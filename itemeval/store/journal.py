@@ -38,9 +38,8 @@ REPLAY_CHUNK_ROWS = 2000
 journal is."""
 
 _STORE_PREFIX = re.compile(rb'^\{"store":"([a-z]+)",')
-_OPEN: set[Path] = (
-    set()
-)  # files of live writers in this process, which replay must not take
+# files of live writers in this process, which replay must not take
+_OPEN: set[Path] = set()
 _OPEN_LOCK = threading.Lock()
 
 
@@ -75,7 +74,7 @@ class JournalWriter:
     def append(self, store: str, row: dict[str, Any]) -> None:
         """Queue one row for `store`; it costs a JSON encoding and a buffered write,
         never an fsync."""
-        line = _encode(store, row)
+        line = encode_line(store, row)
         with self._lock:
             if self._closed:
                 raise StoreError(f"journal {self.path} is closed")
@@ -222,7 +221,7 @@ def pending_journal_rows(paths: StudyPaths) -> dict[str, int]:
     return counts
 
 
-def _encode(store: str, row: dict[str, Any]) -> str:
+def encode_line(store: str, row: dict[str, Any]) -> str:
     if store not in STORES:
         raise StoreError(f"unknown store {store!r}; known: {', '.join(STORES)}")
     unknown = sorted(set(row) - set(STORES[store][0].names))

@@ -38,9 +38,8 @@ from .table import (
 
 _PART = re.compile(r"^p-(?P<phash>[0-9a-f]{16})-v\d{6,}-\d+\.parquet$")
 _VERSION = re.compile(r"^v(\d{6,})$")
-_WRITE_LOCK = (
-    threading.Lock()
-)  # the study lock excludes other processes; this excludes our own threads
+# the study lock excludes other processes; this excludes our own threads
+_WRITE_LOCK = threading.Lock()
 _READ_ATTEMPTS = 3
 
 
@@ -260,9 +259,8 @@ def _link(source: Path, dest: Path) -> None:
     try:
         os.link(source, dest)
     except OSError:
-        shutil.copy2(
-            source, dest
-        )  # file systems without hard links: parts are immutable, a copy is as good
+        # file systems without hard links: parts are immutable, a copy is as good
+        shutil.copy2(source, dest)
 
 
 def _write_part(table: pa.Table, path: Path) -> None:
@@ -301,13 +299,11 @@ def _sweep(layout: _Layout, keep: set[int]) -> None:
         if (match := _VERSION.match(entry.name))
     }
     now, current = time.time(), max(keep)
-    superseded = {
-        number: _superseded_at(entries, number) for number in entries
-    }  # before anything is removed
+    # before anything is removed
+    superseded = {number: _superseded_at(entries, number) for number in entries}
     for number, entry in entries.items():
-        never_committed = (
-            number > current
-        )  # a killed writer's half-built version: no reader ever saw it
+        # a killed writer's half-built version: no reader ever saw it
+        never_committed = number > current
         if number in keep or (
             not never_committed and superseded[number] > now - READER_GRACE_S
         ):
@@ -316,9 +312,8 @@ def _sweep(layout: _Layout, keep: set[int]) -> None:
             shutil.rmtree(entry.path, ignore_errors=True)
         else:
             os.unlink(entry.path)
-    for entry in os.scandir(
-        layout.versions
-    ):  # anything else in the directory is debris of a crashed commit
+    # anything else in the directory is debris of a crashed commit
+    for entry in os.scandir(layout.versions):
         if _VERSION.match(entry.name):
             continue
         if entry.is_dir(follow_symlinks=False):

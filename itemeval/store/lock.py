@@ -38,16 +38,14 @@ def study_lock(paths: StudyPaths, command: str) -> Iterator[dict[str, Any]]:
             "command": command,
             "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }
-        with contextlib.suppress(
-            OSError
-        ):  # a full disk: the lock holds all the same, status just cannot name us
+        # a full disk: the lock holds all the same, status just cannot name us
+        with contextlib.suppress(OSError):
             _write_holder(fd, holder)
         try:
             yield holder
         finally:
-            os.ftruncate(
-                fd, 0
-            )  # an empty file reads as "nobody" to status, before we let go
+            # an empty file reads as "nobody" to status, before we let go
+            os.ftruncate(fd, 0)
             _remove_if_empty(paths)
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
@@ -150,9 +148,10 @@ def lock_holder(paths: StudyPaths) -> dict[str, Any] | None:
 
 
 def _shard_pids(paths: StudyPaths) -> list[int]:
+    # journal imports the store backend: only when locked
     from .journal import (
         live_writers,
-    )  # journal imports the store backend: only when locked
+    )
 
     return live_writers(paths, "")
 

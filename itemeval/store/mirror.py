@@ -149,9 +149,8 @@ def fetch_parts(paths: StudyPaths, names: Iterable[str]) -> list[str]:
     for name in names:
         local = paths.journal / name.removesuffix(PARTIAL)
         if not local.exists():
-            partial = local.with_suffix(
-                ".download"
-            )  # not a .jsonl until whole: replay never sees half a part
+            # not a .jsonl until whole: replay never sees half a part
+            partial = local.with_suffix(".download")
             fs.get_file(join_uri(root, JOURNAL, name), str(partial))
             partial.replace(local)
             fetched.append(local.name)
@@ -173,3 +172,28 @@ def fetch_file(paths: StudyPaths, path: Path) -> None:
     if not path.exists() and fs.exists(source):
         path.parent.mkdir(parents=True, exist_ok=True)
         fs.get_file(source, str(path))
+
+
+class SharedFolder:
+    """A folder under the study's URI that every machine of the study sees
+    (`<URI>/<name>/`): each file is put whole (one PUT, so a reader sees all of it or
+    none), listed and read back."""
+
+    def __init__(self, paths: StudyPaths, name: str) -> None:
+        fs, root = _fs(paths)
+        self._fs, self._root = fs, join_uri(root, name)
+
+    def put(self, path: Path, name: str | None = None) -> None:
+        """Upload a local file, under its own name unless `name` is given."""
+        self._fs.put_file(str(path), f"{self._root}/{name or path.name}")
+
+    def names(self) -> list[str]:
+        """The file names in the folder, sorted; none when it does not exist yet."""
+        if not self._fs.exists(self._root):
+            return []
+        return sorted(
+            entry.rsplit("/", 1)[-1] for entry in self._fs.ls(self._root, detail=False)
+        )
+
+    def read(self, name: str) -> bytes:
+        return self._fs.cat_file(f"{self._root}/{name}")

@@ -16,7 +16,7 @@ from .journal_lines import SET_ASIDE, set_aside_lines
 from .lock import shard_lock, study_lock
 
 if TYPE_CHECKING:
-    from ..plan.cells import Shard
+    from ..records import Shard
 
 
 @contextlib.contextmanager

@@ -50,9 +50,8 @@ def storage_options_for(
     region = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")
     if region:
         options["AWS_REGION"] = region
-    endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get(
-        "AWS_ENDPOINT_URL"
-    )  # boto's precedence
+    # boto's precedence
+    endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL")
     if endpoint:
         options["AWS_ENDPOINT_URL"] = endpoint
         if endpoint.lower().startswith("http://"):

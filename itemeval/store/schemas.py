@@ -62,16 +62,18 @@ SOLUTIONS = pa.schema(
         ("model_config_name", pa.string()),
         *_PARAMS,
         *[(f"effective_{name}", typ) for name, typ in _PARAMS],
+        # canonical JSON of the config inspect sent (ModelEvent.config)
         (
             "effective_config",
             pa.string(),
-        ),  # canonical JSON of the config inspect sent (ModelEvent.config)
+        ),
         ("solution", pa.string()),  # null when the call errored
         ("solution_hash", pa.string()),
+        # no error but nothing but whitespace came back (see solvers.on_empty)
         (
             "blank",
             pa.bool_(),
-        ),  # no error but nothing but whitespace came back (see solvers.on_empty)
+        ),
         ("stop_reason", pa.string()),
         ("logprobs", LOGPROBS),
         ("error", pa.string()),
@@ -104,10 +106,11 @@ GRADES = pa.schema(
         ("reasoning", pa.string()),
         ("answer", pa.string()),  # what the scorer read from the solution
         ("explanation", pa.string()),
+        # canonical JSON object, e.g. option_probs and risk_score
         (
             "score_metadata",
             pa.string(),
-        ),  # canonical JSON object, e.g. option_probs and risk_score
+        ),
         ("judge_completion", pa.string()),
         ("error", pa.string()),
         *_USAGE,
@@ -124,20 +127,23 @@ ITEMS = pa.schema(
         ("dataset_revision", pa.string()),
         ("row_index", pa.int64()),
         ("input", pa.string()),
+        # one target, or a JSON list of several acceptable ones
         (
             "target",
             pa.string(),
-        ),  # one target, or a JSON list of several acceptable ones
+        ),
         ("targets", pa.list_(pa.string())),
+        # the item's options (mapping.choices); null when it has none
         (
             "choices",
             pa.list_(pa.string()),
-        ),  # the item's options (mapping.choices); null when it has none
+        ),
         ("grading_scheme", pa.string()),
+        # canonical JSON object of the mapped metadata columns
         (
             "metadata",
             pa.string(),
-        ),  # canonical JSON object of the mapped metadata columns
+        ),
     ]
 )
 

@@ -173,9 +173,8 @@ def _publish(study_uri: str, stores: Sequence[str], options: dict[str, str]) -> 
         published_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         stores=entries,
     )
-    fs.pipe_file(
-        f"{root}/{LATEST}", latest.model_dump_json(indent=2).encode()
-    )  # one PUT: old or new, never half
+    # one PUT: old or new, never half
+    fs.pipe_file(f"{root}/{LATEST}", latest.model_dump_json(indent=2).encode())
     for store, entry in entries.items():
         _remove_older(fs, root, store, current=entry.version)
     return latest
@@ -209,9 +208,8 @@ def _publish_store(
     version = table.version()
     path = snapshot_path(store, version)
     target = f"{root}/{path}"
-    if fs.exists(
-        target
-    ):  # objects appear whole on S3, so an existing file is a finished one
+    # objects appear whole on S3, so an existing file is a finished one
+    if fs.exists(target):
         return SnapshotEntry(
             version=version,
             path=path,

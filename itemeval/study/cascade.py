@@ -31,7 +31,8 @@ from ..scorers import ScoreContext, ScoreResult
 from ..scorers.reference import with_reference
 from ..scorers.registry import canonical_name, resolve, score_many
 from .config import ScorerEntry
-from .grid import judge_condition, resolve_grader, verifiable_conditions
+from .grid import verifiable_conditions
+from .judges import judge_condition, resolve_grader
 from .pairwise import is_pairwise
 from .prompts import load_template
 

@@ -3,8 +3,6 @@ ids (README "Concepts")."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +16,16 @@ from ..records import (
     panel,
 )
 from ..scorers.base import ScorerSpec
-from ..scorers.judge import FORMAT_SUFFIX_VERSION
 from ..scorers.reference import check_reference
-from ..scorers.registry import canonical_name, resolve, validate_scorer_params
-from .config import Grader, ModelConfigFacet, ScorerEntry, Solvers, StudyConfig
+from ..scorers.registry import (
+    canonical_name,
+    families,
+    resolve,
+    validate_scorer_params,
+)
+from .config import ModelConfigFacet, ScorerEntry, Solvers, StudyConfig
 
 JUDGE_TEMPERATURE = 0.0
-_JUDGE_PARAMS = ("max_tokens", "reasoning_effort", "reasoning_tokens")
 
 
 def model_short_name(model: str) -> str:
@@ -84,92 +85,13 @@ def generate_conditions(
         for ref in config.facets.prompt
         for model_config in config.facets.model_config_
     ]
-    _check_distinct(conditions, "solvers.models / facets.prompt / facets.model_config")
+    check_distinct(conditions, "solvers.models / facets.prompt / facets.model_config")
     return conditions
 
 
 def generated(conditions: list[GenerateCondition]) -> list[GenerateCondition]:
     """The conditions `generate` runs: imported ones (`itemeval import`) are read."""
     return [c for c in conditions if c.kind != "imported"]
-
-
-def resolve_grader(name: str, graders: dict[str, Grader]) -> Grader:
-    """A name under `graders:`, or a bare model id (containing '/') used as a judge
-    with defaults."""
-    if name in graders:
-        return graders[name]
-    if "/" in name:
-        return Grader(model=name)
-    known = ", ".join(sorted(graders)) or "none defined"
-    raise ConfigError(
-        f"grader {name!r} is not defined under `graders:` (defined: {known}) "
-        "and is not a model id"
-    )
-
-
-@dataclass(frozen=True)
-class Judging:
-    """What a judge's inspect task takes of the study's settings, and no more: the
-    `graders:` entries, `budget.batch`, and the response-cache scope of a condition's
-    calls (None: not cached)."""
-
-    graders: dict[str, Grader]
-    batch: bool | int
-    cache_scope: Callable[[str], str | None]
-
-    def config(self, condition: GradeCondition) -> dict[str, Any]:
-        """A judge's generate config (pointwise or pairwise): temperature 0, its
-        grader's limits (a bare model id gets the `graders:` defaults: inspect alone
-        retries forever), inspect's batch mode if `budget.batch` asks for it."""
-        grader = resolve_grader(condition.grader_name or "", self.graders)
-        return {
-            "temperature": 0.0,
-            "cache_prompt": "auto",
-            **condition.judge_params,
-            **grader.inspect_limits(),
-            **({"batch": self.batch} if self.batch else {}),
-        }
-
-
-def judge_condition(
-    grader_name: str, grader: Grader, rubric: Template
-) -> GradeCondition:
-    params = {
-        name: getattr(grader, name)
-        for name in _JUDGE_PARAMS
-        if getattr(grader, name) is not None
-    }
-    payload = {
-        "grader": grader_name,
-        "model": grader.model,
-        "temperature": JUDGE_TEMPERATURE,
-        **params,
-        "rubric": {"ref": rubric.ref, "hash": rubric.hash},
-        "format_suffix_version": FORMAT_SUFFIX_VERSION,
-    }
-    slug = f"{slug_part(grader_name)}_{slug_part(rubric.ref)}"
-    return GradeCondition(
-        id=condition_id(slug, payload),
-        slug=slug,
-        kind="judge",
-        payload=payload,
-        grader_name=grader_name,
-        grader_model=grader.model,
-        rubric=rubric,
-        judge_params=params,
-    )
-
-
-def judge_conditions(
-    config: StudyConfig, rubrics: dict[str, Template], grader_names: list[str]
-) -> list[GradeCondition]:
-    conditions = [
-        judge_condition(name, resolve_grader(name, config.graders), rubrics[ref])
-        for name in grader_names
-        for ref in config.facets.rubric
-    ]
-    _check_distinct(conditions, "facets.grader / facets.rubric")
-    return conditions
 
 
 def scorer_entries(scorer: None | str | list[str | ScorerEntry]) -> list[ScorerEntry]:
@@ -188,10 +110,10 @@ def verifiable_conditions(
     conditions = [
         _scorer_condition(entry, index, config, config_dir)
         for index, entry in enumerate(scorer_entries(config.facets.scorer))
-        # a cascade is its own kind of condition: itemeval.cascade
+        # a cascade is its own kind of condition: study/cascade.py
         if canonical_name(entry.name) != "cascade"
     ]
-    _check_distinct(conditions, "facets.scorer")
+    check_distinct(conditions, "facets.scorer")
     return conditions
 
 
@@ -262,17 +184,14 @@ def _filled(
     """`task_scorer` takes the benchmark's task (and that task's version) as params."""
     if name != "task_scorer":
         return params
-    from ..engine.dataset import task_scorer_params
-
-    return task_scorer_params(params, config, config_dir)
+    return families().task_scorer_params(params, config, config_dir)
 
 
 def _params_suffix(name: str, params: dict[str, Any], config_dir: Path | None) -> str:
     """The empty string for the scorer's default params, else a short hash of the
     entry's own params."""
-    if (
-        name == "task_scorer"
-    ):  # its params are filled in; only another scorer index differs
+    # its params are filled in; only another scorer index differs
+    if name == "task_scorer":
         return f"-{params['index']}" if params.get("index") else ""
     try:
         defaults = validate_scorer_params(name, {}, config_dir)
@@ -281,7 +200,7 @@ def _params_suffix(name: str, params: dict[str, Any], config_dir: Path | None) -
     return "" if params == defaults else "-" + sha256_hex(canonical_json(params))[:4]
 
 
-def _check_distinct(conditions: list[Any], field: str) -> None:
+def check_distinct(conditions: list[Any], field: str) -> None:
     seen: set[str] = set()
     for condition in conditions:
         if condition.id in seen:
@@ -316,6 +235,20 @@ def matches(condition: Any, selector: str) -> bool:
         or condition.slug == selector
         or condition.id.startswith(selector)
     )
+
+
+def pick_condition(conditions: list[Any], selector: str, option: str) -> str:
+    """The id of the one condition `selector` names (id, id prefix or slug); a
+    ConfigError naming `option` and every condition's slug otherwise."""
+    found = [c for c in conditions if matches(c, selector)]
+    if len(found) != 1:
+        known = ", ".join(c.slug for c in conditions)
+        many = "no" if not found else "more than one"
+        raise ConfigError(
+            f"{option}: {many} generate condition matches {selector!r} "
+            f"(conditions: {known})"
+        )
+    return found[0].id
 
 
 def _inline_template(

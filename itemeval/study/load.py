@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..errors import ConfigError
 from ..paths import StudyPaths
@@ -16,16 +15,13 @@ from . import chat, pairwise
 from .cascade import cascade_conditions
 from .config import LoadedConfig, StudyConfig
 from .config_load import load_config
-from .grid import (
-    check_logprobs,
-    generate_conditions,
-    judge_conditions,
-    verifiable_conditions,
-)
+from .grid import check_logprobs, generate_conditions, verifiable_conditions
 from .imported import imported_conditions
-from .items import ADAPTERS, check_unique, dataset_key, map_rows
+from .items import check_unique, dataset_key, map_rows
+from .judges import judge_conditions
 from .pairwise import is_pairwise
 from .prompts import PROMPT_FIELDS, RUBRIC_FIELDS, check_template, load_template
+from .sources import adapter
 
 
 @dataclass(frozen=True)
@@ -156,15 +152,10 @@ def _items(loaded: LoadedConfig, *, pin: bool) -> tuple[list[Item], list[Dataset
     for spec in benchmark.datasets:
         key = dataset_key(spec, benchmark.adapter)
         pinned = locks.datasets.get(key)
-        raw = _loader(benchmark.adapter)(
-            spec, loaded, pinned.revision if pinned else None
-        )
+        source = adapter(benchmark.adapter)
+        raw = source.load(spec, loaded, pinned.revision if pinned else None)
         dataset_locks.check_revision(lock_path, locks, raw.key, raw.revision)
-        mapped = map_rows(raw, benchmark.mapping, spec.limit)
-        if raw.adapter == "inspect":
-            from ..engine.dataset import with_sample_fields
-
-            mapped = with_sample_fields(mapped, raw)
+        mapped = source.finish(map_rows(raw, benchmark.mapping, spec.limit), raw)
         if not mapped:
             raise ConfigError(f"benchmark.datasets: dataset {raw.key} has no rows")
         items.extend(mapped)
@@ -184,14 +175,6 @@ def _items(loaded: LoadedConfig, *, pin: bool) -> tuple[list[Item], list[Dataset
             {info.key: (info.adapter, info.revision) for info in infos},
         )
     return items, infos
-
-
-def _loader(adapter: str) -> Any:
-    if adapter == "inspect":  # imports inspect-ai, so only when a study uses it
-        from ..engine.dataset import load_inspect
-
-        return load_inspect
-    return ADAPTERS[adapter]
 
 
 def extra_judges(

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from ..hashing import condition_id, sha256_hex, slug_part
+from ..hashing import condition_id, sha256_hex
 from ..records import GenerateCondition, GradeCondition, Item, Template
 from ..scorers.reply_objects import first_object, objects_with, plain
-from .grid import JUDGE_TEMPERATURE
+from .judges import judge_identity
 from .prompts import placeholders, render
 
 if TYPE_CHECKING:
@@ -65,21 +65,10 @@ def pairwise_condition(
     """A pairwise judge's grade condition; `baseline` (a generate condition id) and the
     orders are not in its id: they choose which verdicts to ask, and a verdict means
     the same whichever asked for it."""
-    params = {
-        name: getattr(grader, name)
-        for name in ("max_tokens", "reasoning_effort", "reasoning_tokens")
-        if getattr(grader, name) is not None
-    }
-    payload = {
-        "grader": grader_name,
-        "kind": "pairwise",
-        "model": grader.model,
-        "temperature": JUDGE_TEMPERATURE,
-        **params,
-        "rubric": {"ref": rubric.ref, "hash": rubric.hash},
-        "format_suffix_version": SUFFIX_VERSION,
-    }
-    slug = f"{slug_part(grader_name)}_{slug_part(rubric.ref)}"
+    identity = judge_identity(
+        grader_name, grader, rubric, suffix_version=SUFFIX_VERSION, kind="pairwise"
+    )
+    slug, payload, params = identity.slug, identity.payload, identity.params
     return GradeCondition(
         id=condition_id(slug, payload),
         slug=slug,

@@ -13,7 +13,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..results.compute import grade_conditions, graded_frame
+from ..results.cells import graded_frame
+from ..results.compute import grade_conditions
+from ..store.backend import is_shared
 from ..study.load import Study
 
 PER_PAGE = 50
@@ -25,7 +27,7 @@ def store_version(study: Study) -> tuple | None:
     journal's parts); None for a study on object storage, which is read fresh every
     time."""
     paths = study.paths
-    if paths.remote is not None:
+    if is_shared(paths):
         return None
     links = []
     for path in (paths.solutions, paths.grades, paths.items):

@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from ..errors import ItemevalError
-from ..results.compute import ResultsOptions, study_results
+from ..results.compute import study_results
 from ..results.label_queue import label_queue, label_status, next_position, queue_labels
 from ..results.labels import (
     human_condition,
@@ -23,6 +23,7 @@ from ..results.labels import (
     pick_rubric,
     rubric_scale,
 )
+from ..results.options import ResultsOptions
 from ..results.show import item_view
 from ..results.status import study_status
 from ..stages.label_writer import LabelWriter

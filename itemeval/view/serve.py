@@ -7,6 +7,7 @@ import os
 import socket
 import sys
 
+from ..errors import ConfigError
 from ..study.load import Study
 from .app import ViewSettings, create_app
 
@@ -28,8 +29,6 @@ def serve(
     study: Study, settings: ViewSettings, *, host: str = LOCAL, port: int = 0
 ) -> None:
     import uvicorn
-
-    from ..errors import ConfigError
 
     if host != LOCAL:
         settings.hosts = None

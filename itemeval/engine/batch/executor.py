@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ... import signals
@@ -22,13 +22,13 @@ from ...plan.pricing import format_usd
 from ...records import Cell, TaskSpec
 from ...store.journal import JournalWriter, replay_journals
 from . import cache, ledger, reserve
-from .client import TERMINAL, BatchClient, Status
+from .client import TERMINAL, Status
+from .context import BatchContext, BatchOutcome, BatchRun
 from .display import WaitingDisplay
 from .requests import provider_model, request_key, result
 from .submit import submit_all
 
 if TYPE_CHECKING:
-    from ...stages.run import Run
     from ..runner import RowSink
 
 POLL_S = 30.0
@@ -98,66 +98,27 @@ def poll_seconds() -> float:
         return POLL_S
 
 
-@dataclass
-class BatchRun:
-    """The batches this run waits on, and what they brought in."""
-
-    run: Run
-    sink: RowSink
-    journaled: Callable[[dict[str, Any]], None]
-    waiting: list[ledger.Submission] = field(default_factory=list)
-    answered: set[str] = field(default_factory=set)
-    statuses: dict[str, Status] = field(default_factory=dict)
-    saving_usd: float = 0.0
-    submitted: int = 0
-    collected: int = 0
-    stopped: bool = False
-    sent: set[str] = field(default_factory=set)
-    """Custom ids submitted in this run: none goes twice in one run."""
-    reserved: dict[str, float] = field(default_factory=dict)
-    """The worst case the spend cap holds for each open batch, by submission id."""
-    clients: dict[str, BatchClient] = field(default_factory=dict)
-    cells: dict[str, tuple[TaskSpec, Cell]] = field(default_factory=dict)
-    """The cells this run planned, by custom id: what a reply is cached under."""
-    priced: frozenset[str] = frozenset()
-    """The planned cells its estimate priced: those no open batch held then."""
-    unanswered: dict[str, str] = field(default_factory=dict)
-    """Requests of batches that ended without answering them, with how each ended."""
-    unapproved: set[str] = field(default_factory=set)
-    """Of those, the ones not submitted again: the approved estimate left them out."""
-    extra_usd: float = 0.0
-    """The worst case of unpriced cells submitted again within the approval."""
-
-    @property
-    def paths(self) -> StudyPaths:
-        return self.run.setting.paths
-
-    def client(self, model: str) -> BatchClient:
-        if model not in self.clients:
-            self.clients[model] = BatchClient(model)
-        return self.clients[model]
-
-
 def execute(
-    run: Run,
+    context: BatchContext,
     specs: Sequence[TaskSpec],
     sink: RowSink,
     journaled: Callable[[dict[str, Any]], None],
     held: dict[str, float] | None = None,
-) -> None:
+) -> BatchOutcome:
     """Collect the stage's open batches, submit the rest of `specs`, wait for all.
     `held`: what the cap holds for batches earlier runs left open (`hold_open`)."""
-    state = BatchRun(run, sink, journaled, reserved=dict(held or {}))
+    outcome = BatchOutcome(context.paths)
+    state = BatchRun(context, outcome, sink, journaled, reserved=dict(held or {}))
     state.cells = {
-        request_key(run.stage, spec.name, cell.sample_id): (spec, cell)
+        request_key(context.stage, spec.name, cell.sample_id): (spec, cell)
         for spec in specs
         for cell in spec.cells
     }
-    found = ledger.open_submissions(state.paths, stage=run.stage)
+    found = ledger.open_submissions(state.paths, stage=context.stage)
     held = {key for submission in found for key in submission.requests}
     state.priced = frozenset(key for key in state.cells if key not in held)
-    state.waiting = ledger.owned(found, run.options.shard)
-    display = WaitingDisplay(run.options.display)
+    state.waiting = ledger.owned(found, context.shard)
+    display = WaitingDisplay(context.display)
     try:
         with signals.interrupts_as_flag():
             _look(state)  # what finished while nobody watched comes in first
@@ -172,6 +133,7 @@ def execute(
     except KeyboardInterrupt:  # a second Ctrl-C: every batch is recorded already
         state.stopped = True
     _finish(state)
+    return outcome
 
 
 def _sleep(seconds: float) -> None:
@@ -182,29 +144,26 @@ def _sleep(seconds: float) -> None:
 
 
 def _finish(state: BatchRun) -> None:
-    result = state.run.result
-    reserve.release(state.run.cap, state.reserved)
+    outcome = state.outcome
+    reserve.release(state.context.cap, state.reserved)
     if state.saving_usd:
-        result.notes.append(
+        outcome.notes.append(
             f"batch mode saved {format_usd(state.saving_usd)} against live prices"
         )
-    if state.run.manifest is not None:
-        state.run.manifest.data["batch"] = {
-            "submitted": state.submitted,
-            "collected": state.collected,
-            "requests_answered": len(state.answered),
-            "saving_usd": state.saving_usd,
-        }
+    outcome.record = {
+        "submitted": state.submitted,
+        "collected": state.collected,
+        "requests_answered": len(state.answered),
+        "saving_usd": state.saving_usd,
+    }
     _left_missing(state)
-    result.held_open = sum(
+    outcome.held_open = sum(
         key in state.cells for s in state.waiting for key in s.requests
     )
     if (state.stopped or signals.stop_requested()) and state.waiting:
-        result.outcome = (
-            "interrupted" if result.outcome == "completed" else (result.outcome)
-        )
+        outcome.interrupted = True
         held = sum(len(s.requests) for s in state.waiting)
-        result.notes.append(
+        outcome.notes.append(
             f"{len(state.waiting)} batch(es) holding {held} requests are still open "
             "at the provider (nothing is lost): run the same command later to "
             "collect them"
@@ -225,10 +184,8 @@ def _left_missing(state: BatchRun) -> None:
         reason = "unapproved" if key in state.unapproved else how
         counts = missing.setdefault(state.cells[key][0].name, {})
         counts[reason] = counts.get(reason, 0) + 1
-    for condition in state.run.result.conditions:
-        counts = missing.get(condition.condition_id)
-        if counts and condition.failure is None:
-            condition.failure = _missing_message(counts)
+    for condition_id, counts in missing.items():
+        state.outcome.fail(condition_id, _missing_message(counts))
 
 
 def _missing_message(counts: dict[str, int]) -> str:
@@ -267,7 +224,7 @@ def _look(state: BatchRun) -> bool:
                 continue  # never created: its cells are missing again
             status = state.client(submission.model).retrieve(submission.batch_id)
         except openai.APIError as exc:  # a provider hiccup: look again next time
-            state.run.result.notes.append(f"batch {submission.id}: {exc}")
+            state.outcome.notes.append(f"batch {submission.id}: {exc}")
             still.append(submission)
             continue
         state.statuses[submission.id] = status
@@ -318,7 +275,7 @@ def _collect(state: BatchRun, submission: ledger.Submission, status: Status) -> 
             request.metadata,
             submission.config,
             log_file=log_file,
-            logprob_tokens=state.run.logprob_tokens,
+            logprob_tokens=state.context.logprob_tokens,
         )
         store, row = state.sink(sample)
         if row.get("usd") is not None:
@@ -339,7 +296,7 @@ def _collect(state: BatchRun, submission: ledger.Submission, status: Status) -> 
     _log(state, submission, answers)
     state.collected += 1
     actual = sum(r["usd"] or 0.0 for _, r in rows)
-    reserve.settle(state.run.cap, state.reserved, submission.id, actual)
+    reserve.settle(state.context.cap, state.reserved, submission.id, actual)
     ledger.update(state.paths, submission, state="closed", status=status.status)
     return len(rows)
 
@@ -352,17 +309,9 @@ def _log(state: BatchRun, submission: ledger.Submission, answers: list[Any]) -> 
     paths = state.paths
     folder = paths.logs_generate if submission.stage == "generate" else paths.logs_grade
     try:
-        write(
-            folder,
-            submission=submission.id,
-            batch_id=submission.batch_id,
-            stage=submission.stage,
-            model=submission.model,
-            created_at=submission.created_at,
-            answers=answers,
-        )
+        write(folder, submission, answers)
     except Exception as exc:  # noqa: BLE001 - see the docstring
-        state.run.result.notes.append(f"batch {submission.id}: no inspect log: {exc}")
+        state.outcome.notes.append(f"batch {submission.id}: no inspect log: {exc}")
 
 
 def _answered(state: BatchRun, lines: list[dict[str, Any]]) -> list[cache.Answered]:
@@ -377,14 +326,14 @@ def _answered(state: BatchRun, lines: list[dict[str, Any]]) -> list[cache.Answer
 
 
 def _store(state: BatchRun, rows: list[tuple[str, dict[str, Any]]]) -> None:
-    run = state.run
-    with JournalWriter(run.setting.paths, run.run_id) as journal:
+    context = state.context
+    with JournalWriter(context.paths, context.run_id) as journal:
         for store, row in rows:
             journal.append(store, row)
     for _, row in rows:
         state.journaled(row)
-    if run.options.shard is None:
+    if context.shard is None:
         try:
-            replay_journals(run.setting.paths)
+            replay_journals(context.paths)
         except OSError as exc:  # the journal keeps the rows for the next command
-            run.write_failed(exc, getattr(exc, "filename", None))
+            state.outcome.write_failed(exc, getattr(exc, "filename", None))

@@ -30,7 +30,7 @@ from .shared import FOLDER as FOLDER  # where the records live, named once
 from .shared import folder
 
 if TYPE_CHECKING:
-    from ...plan.cells import Shard
+    from ...records import Shard
 
 
 @dataclass(frozen=True)

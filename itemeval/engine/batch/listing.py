@@ -12,7 +12,7 @@ from . import ledger
 from .display import age_text
 
 if TYPE_CHECKING:
-    from ...plan.cells import Shard
+    from ...records import Shard
 
 
 def batch_rows(paths: StudyPaths, now: float | None = None) -> list[dict[str, Any]]:

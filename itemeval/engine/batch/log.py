@@ -14,20 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from ...records import Cell
+from .ledger import Submission
 
 
 def write(
     folder: Path,
-    *,
-    submission: str,
-    batch_id: str | None,
-    stage: str,
-    model: str,
-    created_at: float,
+    batch: Submission,
     answers: list[tuple[str, Cell | None, dict[str, Any], str | None]],
 ) -> Path:
     """Write the batch's log; its path. `answers`: (custom id, the cell when this
     run planned it, the chat completion, the error text)."""
+    submission, batch_id, stage = batch.id, batch.batch_id, batch.stage
+    model, created_at = batch.model, batch.created_at
     from inspect_ai.log import (
         EvalConfig,
         EvalDataset,

@@ -13,7 +13,7 @@ from . import ledger
 
 if TYPE_CHECKING:
     from ...plan.budget import SpendCap
-    from ...stages.run import Run
+    from .context import BatchContext
 
 
 def worst_usd(submission: ledger.Submission) -> float | None:
@@ -25,16 +25,16 @@ def worst_usd(submission: ledger.Submission) -> float | None:
     return float(sum(w for w in worst if w is not None))
 
 
-def hold_open(run: Run) -> dict[str, float]:
+def hold_open(context: BatchContext) -> tuple[dict[str, float], list[str]]:
     """Before a capped run starts anything: hold the worst case of the stage's batches
-    that earlier runs left open (this run collects them and the provider bills them);
-    by submission id."""
-    cap = run.cap
+    that earlier runs left open (this run collects them and the provider bills them).
+    What is held, by submission id, and the notes that say so."""
+    cap = context.cap
     if cap is None:
-        return {}
-    held, unknown = {}, 0
-    found = ledger.open_submissions(run.setting.paths, stage=run.stage)
-    for submission in ledger.owned(found, run.options.shard):
+        return {}, []
+    held, unknown, notes = {}, 0, []
+    found = ledger.open_submissions(context.paths, stage=context.stage)
+    for submission in ledger.owned(found, context.shard):
         worst = worst_usd(submission)
         if worst is None:
             unknown += 1
@@ -42,16 +42,16 @@ def hold_open(run: Run) -> dict[str, float]:
             held[submission.id] = worst
     cap.spent += sum(held.values())
     if held:
-        run.result.notes.append(
+        notes.append(
             f"{len(held)} batch(es) left open by earlier runs may cost up to "
             f"{format_usd(sum(held.values()))}: held under max_usd until collected"
         )
     if unknown:
-        run.result.notes.append(
+        notes.append(
             f"{unknown} open batch(es) of an unpriced model: their cost is not held "
             "under max_usd"
         )
-    return held
+    return held, notes
 
 
 def settle(

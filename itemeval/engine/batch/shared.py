@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...paths import StudyPaths
+from ...store.backend import shared_folder
 from ...store.files import write_json_atomic
+
+if TYPE_CHECKING:
+    from ...store.mirror import SharedFolder
 
 FOLDER = "batches"
 
@@ -33,42 +37,31 @@ def progress(record: dict[str, Any]) -> tuple[bool, bool]:
     return (record.get("state") == "closed", record.get("batch_id") is not None)
 
 
-def _fs(paths: StudyPaths) -> tuple[Any, str]:
-    from ...store.remote import filesystem_for, join_uri, storage_options_for
-
-    assert paths.remote is not None
-    fs, root = filesystem_for(paths.remote, storage_options_for(paths.remote))
-    return fs, join_uri(root, FOLDER)
-
-
 def upload(paths: StudyPaths, path: Path) -> None:
     """Copy one written record to the study's URI."""
-    if paths.remote is None:
-        return
-    fs, shared = _fs(paths)
-    fs.put_file(str(path), f"{shared}/{path.name}")
+    shared = shared_folder(paths, FOLDER)
+    if shared is not None:
+        shared.put(path)
 
 
 def fetch(paths: StudyPaths) -> None:
     """Bring this machine's copy of the ledger up to the shared one: records it lacks,
     and those another machine took further. A record further along here than there
     (its upload failed) is uploaded again."""
-    if paths.remote is None:
-        return
-    fs, shared = _fs(paths)
-    if not fs.exists(shared):
+    shared = shared_folder(paths, FOLDER)
+    if shared is None:
         return
     here = folder(paths)
-    for name in sorted(fs.ls(shared, detail=False)):
+    for name in shared.names():
         if name.endswith(".json"):
-            _settle(fs, name, here / name.rsplit("/", 1)[-1])
+            _settle(shared, name, here / name)
 
 
-def _settle(fs: Any, remote: str, local: Path) -> None:
-    theirs = json.loads(fs.cat_file(remote))
+def _settle(shared: SharedFolder, name: str, local: Path) -> None:
+    theirs = json.loads(shared.read(name))
     mine = json.loads(local.read_text("utf-8")) if local.exists() else None
     if mine is None or progress(theirs) > progress(mine):
         local.parent.mkdir(parents=True, exist_ok=True)
         write_json_atomic(local, theirs)
     elif progress(mine) > progress(theirs):
-        fs.put_file(str(local), remote)
+        shared.put(local, name)

@@ -10,27 +10,25 @@ from typing import TYPE_CHECKING
 from ... import signals
 from ...plan.cost import worst_case_usd
 from ...records import Cell, TaskSpec
+from ...redact import redact
 from . import ledger
 from .requests import request_key, request_line
 
 if TYPE_CHECKING:
-    from ...stages.run import Run
-    from .executor import BatchRun
-
-DEFAULT_SIZE = 5000
-"""Requests per batch when `budget.batch` is `true` (OpenAI takes up to 50,000)."""
+    from .context import BatchContext, BatchRun
 
 
 def submit_all(state: BatchRun, specs: Sequence[TaskSpec]) -> None:
     import openai
 
-    held = ledger.held_keys(state.paths, state.run.stage) | state.answered | state.sent
-    size = _size(state.run)
+    context = state.context
+    held = ledger.held_keys(state.paths, context.stage) | state.answered | state.sent
+    size = context.size
     todos = {
         spec.name: [
             (key, cell)
             for cell in spec.cells
-            if (key := request_key(state.run.stage, spec.name, cell.sample_id))
+            if (key := request_key(context.stage, spec.name, cell.sample_id))
             not in held
         ]
         for spec in specs
@@ -59,23 +57,23 @@ def _hold_back_unpriced(
     (executor._left_missing says so) for the next run's estimate to price."""
     from ...plan.budget import may_spend_more
 
-    run = state.run
+    context = state.context
     extra: dict[str, list[tuple[str, Cell]]] = {}
     worst: list[float | None] = []
     for spec in specs:
         unpriced = [(k, c) for k, c in todos[spec.name] if k not in state.priced]
         if unpriced:
             extra[spec.name] = unpriced
-            factor = run.prices.batch_factor(spec.model)
-            worst += list(_worst(run, spec, unpriced, factor).values())
+            factor = context.prices.batch_factor(spec.model)
+            worst += list(_worst(context, spec, unpriced, factor).values())
     if not extra:
         return
     more = None if None in worst else sum(w for w in worst if w is not None)
     if may_spend_more(
-        run.approved_usd + state.extra_usd,
+        context.approved_usd + state.extra_usd,
         more,
-        confirm_above=run.setting.confirm_above_usd,
-        yes=run.options.yes,
+        confirm_above=context.confirm_above_usd,
+        yes=context.yes,
     ):
         state.extra_usd += more or 0.0
         return
@@ -88,41 +86,32 @@ def _hold_back_unpriced(
 def _failed(state: BatchRun, spec: TaskSpec, exc: Exception) -> None:
     """A condition whose batch could not be submitted fails (exit 1) without
     stopping the others; its cells stay missing."""
-    from ...redact import redact
-
     message = redact(f"batch submission failed: {type(exc).__name__}: {exc}")
-    for condition in state.run.result.conditions:
-        if condition.condition_id == spec.name and condition.failure is None:
-            condition.failure = message
-
-
-def _size(run: Run) -> int:
-    batch = run.setting.batch
-    return DEFAULT_SIZE if batch is True else max(1, int(batch))
+    state.outcome.fail(spec.name, message)
 
 
 def _submit(state: BatchRun, spec: TaskSpec, chunk: list[tuple[str, Cell]]) -> bool:
     """Hold, record, upload and create one batch; False when the spend cap (or a
     stop) says no further batch may go."""
-    run = state.run
-    factor = run.prices.batch_factor(spec.model)
-    worst = _worst(run, spec, chunk, factor)
+    context = state.context
+    factor = context.prices.batch_factor(spec.model)
+    worst = _worst(context, spec, chunk, factor)
     known = [w for w in worst.values() if w is not None]
     total = sum(known) if len(known) == len(worst) else None
-    if run.cap is not None and total is not None and not run.cap.hold(total):
+    if context.cap is not None and total is not None and not context.cap.hold(total):
         return False
     requests = {
         key: ledger.Request(spec.name, cell.metadata, worst[key]) for key, cell in chunk
     }
     submission = ledger.Submission(
         id=ledger.new_id(),
-        stage=run.stage,
+        stage=context.stage,
         model=spec.model,
-        run_id=run.run_id,
+        run_id=context.run_id,
         config=dict(spec.config),
         requests=requests,
         price_factor=factor,
-        shard=ledger.shard_key(run.options.shard),
+        shard=ledger.shard_key(context.shard),
     )
     if total is not None:
         state.reserved[submission.id] = total
@@ -131,7 +120,7 @@ def _submit(state: BatchRun, spec: TaskSpec, chunk: list[tuple[str, Cell]]) -> b
     except Exception:  # nothing was created: nothing is billed or held
         from .reserve import settle
 
-        settle(run.cap, state.reserved, submission.id, 0.0)
+        settle(context.cap, state.reserved, submission.id, 0.0)
         raise
     state.waiting.append(submission)
     state.sent.update(requests)
@@ -155,7 +144,7 @@ def _create(
     try:
         batch_id = client.create(
             file_id,
-            {"itemeval_study": state.run.setting.name, "itemeval": submission.id},
+            {"itemeval_study": state.context.study, "itemeval": submission.id},
         )
     except openai.APIStatusError:  # refused: no batch exists, its cells are free
         ledger.update(state.paths, submission, state="closed", note="refused")
@@ -166,11 +155,11 @@ def _create(
 
 
 def _worst(
-    run: Run, spec: TaskSpec, chunk: list[tuple[str, Cell]], factor: float
+    context: BatchContext, spec: TaskSpec, chunk: list[tuple[str, Cell]], factor: float
 ) -> dict[str, float | None]:
     """The most each request can cost at its batch price (None: the model is
     unpriced), by custom id."""
-    price = run.prices.lookup(spec.model)
+    price = context.prices.lookup(spec.model)
     max_tokens = spec.config.get("max_tokens")
     return {
         key: None

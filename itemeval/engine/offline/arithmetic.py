@@ -26,9 +26,8 @@ class Problem:
     """An arithmetic problem found in a prompt, with its worked steps."""
 
     span: str
-    steps: tuple[
-        tuple[str, Fraction], ...
-    ]  # ("17 * 23", 391): left-hand side and its value
+    # ("17 * 23", 391): left-hand side and its value
+    steps: tuple[tuple[str, Fraction], ...]
     hardness: int  # operations, +1 for a number >= 100, +1 for decimals
 
     @property

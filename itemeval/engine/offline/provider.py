@@ -34,14 +34,10 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from ..compat import sample_active
 from .draws import unit
 from .judge import PAIRWISE_FORMAT, judge_reply, pairwise_reply
 from .solver import binary_reply, find_claim, solver_reply, token_logprobs
-
-try:  # private in inspect 0.3.285; losing it only makes every call epoch 1
-    from inspect_ai.log._samples import sample_active
-except ImportError:  # pragma: no cover
-    sample_active = None
 
 DEFAULT_TEMPERATURE = 1.0  # what OpenAI-style APIs use when none is sent
 MODEL_ARGS = {"latency", "fail_rate", "malformed_rate", "scale"}
@@ -112,7 +108,7 @@ class _Settings(NamedTuple):
 def _current_epoch() -> int:
     """The replication of the running sample: itemeval runs one sample per cell and
     says which in metadata."""
-    active = sample_active() if sample_active else None
+    active = sample_active()
     if active is None:
         return 1
     replication = (active.sample.metadata or {}).get("replication")
@@ -166,9 +162,8 @@ class OfflineModel(ModelAPI):
         )
 
     async def count_text_tokens(self, text: str) -> int:
-        return _tokens(
-            text
-        )  # inspect's default needs tiktoken files, which are not available offline
+        # inspect's default needs tiktoken files, which are not available offline
+        return _tokens(text)
 
     def _reply(
         self, prompt: str, last_user: str, config: GenerateConfig, epoch: int
@@ -265,7 +260,7 @@ def _solver_reply(
     )
     if claim := find_claim(last_user):
         return binary_reply(
-            name, prompt, *claim, temperature=temperature, epoch=epoch, seed=config.seed
+            name, prompt, claim, temperature=temperature, epoch=epoch, seed=config.seed
         )
     reply = solver_reply(
         name,

@@ -114,15 +114,16 @@ def find_claim(text: str) -> tuple[Problem, bool] | None:
 def binary_reply(
     model: str,
     prompt: str,
-    problem: Problem,
-    truth: bool,
+    claim: tuple[Problem, bool],
     *,
     temperature: float,
     epoch: int,
     seed: int | None,
 ) -> tuple[str, float]:
-    """Reply "1" or "0" and the model's probability of that token: right answers
-    tend to be the confident ones."""
+    """Reply "1" or "0" to a claim (its problem, and whether it holds) and the
+    model's probability of that token: right answers tend to be the confident
+    ones."""
+    problem, truth = claim
     key: tuple[object, ...] = (
         (model, prompt, epoch, seed) if temperature > 0 else (model, prompt)
     )

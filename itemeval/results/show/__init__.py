@@ -1,5 +1,5 @@
 """`itemeval show`: what the stores hold for one item (`item`), or the failed cells of
-some conditions (`failures`), as plain values; `show_render` draws them."""
+some conditions (`failures`), as plain values; console/show.py draws them."""
 
 from __future__ import annotations
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ...bridges.pairwise_export import item_verdicts
 from ...plan.generate_tasks import render_prompt
 from ...records import GenerateCondition, GradeCondition, Item
 from ...store import read_store
@@ -14,6 +13,7 @@ from ...study import cascade
 from ...study.load import Study
 from ..compute import grade_conditions
 from .select import chosen_conditions, find_item
+from .verdicts import item_verdicts
 
 SOLUTION_COLUMNS = [
     "condition_id",

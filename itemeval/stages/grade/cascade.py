@@ -3,11 +3,11 @@ judge only on what they leave undecided."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
+from ...plan.stage_plan import Settled
 from ...records import GradeCondition
 from ...store.table import coerce_rows
 from ...study import cascade
@@ -19,16 +19,6 @@ from .verifiable import (
     solution_texts,
     verifiable_row,
 )
-
-
-@dataclass
-class Settled:
-    """A plan's cascade cells after their first stages: the grade rows they decided
-    and, for the cells left to the judge, what each stage said."""
-
-    rows: list[dict[str, Any]]
-    trails: dict[tuple[str, str, str, int], cascade.Trail]
-    """(grade condition, gen condition, item, epoch) -> the trail."""
 
 
 def settle_cascades(

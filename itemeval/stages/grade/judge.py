@@ -9,6 +9,7 @@ import pandas as pd
 
 from ...outcomes import SampleResult
 from ...plan.pricing import PriceTable, call_usd, total_usd
+from ...plan.stage_plan import Settled
 from ...records import Cell, GradeCondition, Item, TaskSpec
 from ...scorers import ScoreResult
 from ...scorers.criteria import format_suffix, rubric_criteria
@@ -16,10 +17,9 @@ from ...scorers.judge import judge_fields, quoted_objects, with_format_suffix
 from ...scorers.reference import reference_targets
 from ...study import cascade
 from ...study.config import CallLimits
-from ...study.grid import Judging
+from ...study.judges import Judging
 from ...study.prompts import render
 from . import pairwise as pairwise_grade
-from .cascade import Settled
 from .verifiable import (
     NO_RESULT,
     Solutions,
@@ -234,9 +234,8 @@ def _grading_cell(
 
 
 def _judge_config(condition: GradeCondition, judging: Judging) -> dict[str, Any]:
-    if (
-        condition.is_model_graded
-    ):  # the limits of `graders:` defaults; the scorer's models carry them
+    # the limits of `graders:` defaults; the scorer's models carry them
+    if condition.is_model_graded:
         max_tokens = condition.scorer_params.get("max_tokens")
         return {
             **CallLimits().inspect_limits(),

@@ -14,9 +14,9 @@ from ...engine.cache_lookup import cached_sample_ids  # noqa: I001
 from ...engine.providers import check_providers
 from ...outcomes import StageResult
 from ...paths import StudyPaths
-from ...plan import hints
+from ...plan import hints, pairwise_state
 from ...plan.cost import (
-    EstimateLine,
+    Calls,
     ObservedLengths,
     estimate_tokens,
     line_for,
@@ -24,8 +24,9 @@ from ...plan.cost import (
     merge_lines,
     scorer_line,
 )
+from ...plan.estimates import EstimateLine
 from ...plan.grade_select import pending, select_grade, shard_pending
-from ...plan.options import Ask, StageOptions, Tell
+from ...plan.options import Ask, GradeOptions, Tell
 from ...plan.pricing import PriceTable
 from ...plan.stage_plan import StagePlan
 from ...plan.state import (
@@ -36,7 +37,7 @@ from ...plan.state import (
     stored_of,
 )
 from ...records import GenerateCondition, GradeCondition, Item, TaskSpec
-from ...study.grid import Judging
+from ...study.judges import Judging
 from ...study.load import Study
 from ..run import Run, open_run
 from ..run_setting import RunSetting, run_setting
@@ -51,18 +52,6 @@ if TYPE_CHECKING:
 MODEL_GRADED_TEMPLATE_TOKENS = 250
 """Tokens of inspect's model-graded template and instructions around the question,
 answer and criterion."""
-
-
-@dataclass(frozen=True)
-class GradeOptions(StageOptions):
-    """What `itemeval grade` was asked to do; `graders`/`rubrics` select judge
-    conditions only."""
-
-    graders: tuple[str, ...] = ()
-    rubrics: tuple[str, ...] = ()
-    only: tuple[str, ...] = ()
-    """Only the grades in these states (`parse-failures`, `errors`), re-run whatever
-    they are."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +73,7 @@ class GradeInputs:
     current: set[str]
     """Every grade condition id of the study (`state.grade_ids`)."""
     current_pairs: set[str]
-    """Every pairwise condition id of the study (`pairwise_grade.current_ids`)."""
+    """Every pairwise condition id of the study (`pairwise_state.current_ids`)."""
 
 
 def inputs(study: Study, options: GradeOptions) -> GradeInputs:
@@ -101,7 +90,7 @@ def inputs(study: Study, options: GradeOptions) -> GradeInputs:
         graders=study.config.graders,
         cache=study.config.cache,
         current=grade_ids(study),
-        current_pairs=pairwise_grade.current_ids(study),
+        current_pairs=pairwise_state.current_ids(study),
     )
 
 
@@ -153,13 +142,15 @@ def _model_graded_lines(
     )
     return [
         line_for(
-            "grade",
-            condition.id,
-            condition.slug,
-            model,
-            calls=len(spec.cells),
-            input_tokens=tokens,
-            max_tokens=spec.config.get("max_tokens"),
+            Calls(
+                "grade",
+                condition.id,
+                condition.slug,
+                model,
+                calls=len(spec.cells),
+                input_tokens=tokens,
+                max_tokens=spec.config.get("max_tokens"),
+            ),
             observed=observed,
             prices=prices,
         )
@@ -176,9 +167,8 @@ def run_grade(
 ) -> StageResult:
     """Grade every pending stored solution; never calls a solver model, never writes
     solutions."""
-    with (
-        heap.frozen()
-    ):  # the modules and the study, out of the collector's full passes while it grades
+    # the modules and the study, out of the collector's full passes while it grades
+    with heap.frozen():
         return _run_grade(inputs(study, options), options, ask, tell)
 
 
@@ -207,12 +197,9 @@ def plan(
             given.cache, paths, options.cache_scope(cid, run_id or "")
         ),
     )
-    grade, pairs = given.grade, given.pairs
-    work = _tasks(
-        given.solutions, judging, todo, pair_todo, grade, pairs, prices, run_id
-    )
-    notes = grade_superseded_notes(paths, grade, given.current)
-    notes += pairwise_grade.superseded_notes(paths, pairs, given.current_pairs)
+    work = _tasks(given, judging, todo, pair_todo, prices, run_id)
+    notes = grade_superseded_notes(paths, given.grade, given.current)
+    notes += pairwise_grade.superseded_notes(paths, given.pairs, given.current_pairs)
     return replace(work, generate=tuple(given.generate), notes=tuple(notes))
 
 
@@ -235,28 +222,27 @@ def _pending(
         pending(stored, generate, grade, items, force=force, only=options.only),
         regenerated,
     )
-    pair_todo = pairwise_grade.pending(
+    pair_todo = pairwise_state.pending(
         stored, generate, pairs, items, force=force, only=options.only
     )
     if options.shard is not None:
         paths, shard = stored.paths, options.shard
         todo = shard_pending(paths, grade, todo, shard)
-        pair_todo = pairwise_grade.shard_pending(paths, pairs, pair_todo, shard)
+        pair_todo = pairwise_state.shard_pending(paths, pairs, pair_todo, shard)
     return todo, pair_todo
 
 
 def _tasks(
-    solutions: Solutions,
+    given: GradeInputs,
     judging: Judging,
     todo: pd.DataFrame,
     pair_todo: pd.DataFrame,
-    grade: list[GradeCondition],
-    pairs: list[GradeCondition],
     prices: PriceTable,
     run_id: str | None,
 ) -> StagePlan:
     """The plan of these pending cells: the cascades settled, the judges' inspect
     tasks and the estimate (its generate conditions and notes left to `plan`)."""
+    solutions, grade, pairs = given.solutions, given.grade, given.pairs
     # a cascade's scorers cost nothing and run now: its judge is planned, priced and
     # asked only for what they leave undecided
     judged, settled = settle_cascades(solutions, todo, grade, run_id=run_id or "")

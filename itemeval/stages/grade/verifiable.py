@@ -27,9 +27,8 @@ _VERIFIABLE_CHUNK = 50_000
 _WRITE_ROWS = 20_000
 """Grade rows gathered before a write (each write commits a store version): bigger
 batches cost memory."""
-NO_RESULT = ScoreResult(
-    score=1.0, answer=None
-)  # a placeholder for the columns every row shares
+# a placeholder for the columns every row shares
+NO_RESULT = ScoreResult(score=1.0, answer=None)
 
 
 def verifiable_row(
@@ -133,22 +132,32 @@ def grade_verifiable(
     cache: dict[str, Any] = {}
     written = Batches(write, summaries)
     for gen_id, by_grade in groups.items():
-        stored = _stored_solutions(solutions.paths, gen_id, logprobs=with_logprobs)
+        scoring = _Scoring(
+            solutions.config_dir,
+            run_id,
+            cache,
+            _stored_solutions(solutions.paths, gen_id, logprobs=with_logprobs),
+        )
         for grade_id, positions in by_grade:
             condition = by_id[grade_id]
+            chosen = by_reference.get(condition.reference, contexts)
             for chunk in _chunks(keys, positions):
-                table = _verifiable_table(
-                    solutions.config_dir,
-                    condition,
-                    gen_id,
-                    chunk,
-                    stored,
-                    by_reference.get(condition.reference, contexts),
-                    run_id,
-                    cache,
-                )
+                table = _verifiable_table(scoring, condition, gen_id, chunk, chosen)
                 written.add(grade_id, table)
     written.flush()
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    """What every scorer of one generate condition's solutions shares."""
+
+    config_dir: Path
+    """Where user scorers are found."""
+    run_id: str
+    cache: dict[str, Any]
+    """What the scorers reuse across this grade's calls."""
+    stored: dict[tuple[str, int], tuple[str, Any]]
+    """(item, epoch) -> the solution's text and logprobs."""
 
 
 def _need_logprobs(conditions: list[GradeCondition], config_dir: Path) -> bool:
@@ -233,29 +242,28 @@ def pending_groups(
 
 
 def _verifiable_table(
-    config_dir: Path,
+    scoring: _Scoring,
     condition: GradeCondition,
     gen_id: str,
     pairs: pd.DataFrame,
-    stored: dict[tuple[str, int], tuple[str, Any]],
     contexts: dict[str, ScoreContext],
-    run_id: str,
-    cache: dict[str, Any],
 ) -> pa.Table:
     """The grade rows of one scorer over one generate condition's solutions, built
     column by column for speed."""
     item_ids = pairs["item_id"].tolist()
     epochs = [int(e) for e in pairs["epoch"]]
-    rows = _scoring_rows(item_ids, epochs, stored, contexts)
+    rows = _scoring_rows(item_ids, epochs, scoring.stored, contexts)
     results = score_many(
         condition.scorer,
         condition.scorer_params,
         rows,
-        config_dir,
-        cache=cache,
+        scoring.config_dir,
+        cache=scoring.cache,
     )
     n = len(results)
-    base = verifiable_row(condition, (gen_id, "", 0), "", NO_RESULT, run_id=run_id)
+    base = verifiable_row(
+        condition, (gen_id, "", 0), "", NO_RESULT, run_id=scoring.run_id
+    )
     base["created_at"] = datetime.now(timezone.utc)
     per_row = dict(
         item_id=item_ids,
@@ -266,9 +274,8 @@ def _verifiable_table(
     columns = {
         name: pa.array(per_row[name], type=GRADES.field(name).type)
         if name in per_row
-        else pa.repeat(
-            pa.scalar(value, type=GRADES.field(name).type), n
-        )  # one value for every row
+        # one value for every row
+        else pa.repeat(pa.scalar(value, type=GRADES.field(name).type), n)
         for name, value in base.items()
     }
     return pa.table(columns)

@@ -50,9 +50,8 @@ class ShardFailed(Exception):
 
     def __reduce__(
         self,
-    ) -> tuple[
-        Any, ...
-    ]:  # raised in a Ray worker, re-raised by ray.get in the launcher
+        # raised in a Ray worker, re-raised by ray.get in the launcher
+    ) -> tuple[Any, ...]:
         return ShardFailed, (self.code, self.out, self.err)
 
 

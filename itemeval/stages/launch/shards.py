@@ -79,9 +79,8 @@ _PR_SET_PDEATHSIG = 1
 
 @functools.cache
 def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(
-        ctypes.util.find_library("c"), use_errno=True
-    )  # find_library runs ldconfig: once
+    # find_library runs ldconfig: once
+    return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 
 
 def stop_with_parent(parent: int) -> Callable[[], None] | None:
@@ -99,9 +98,8 @@ def stop_with_parent(parent: int) -> Callable[[], None] | None:
 
     def arm() -> None:  # runs in the child between fork and exec
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-        if (
-            os.getppid() != parent
-        ):  # the launcher died before the line above: nobody would send it
+        # the launcher died before the line above: nobody would send it
+        if os.getppid() != parent:
             os.kill(os.getpid(), signal.SIGTERM)
 
     return arm

@@ -2,7 +2,7 @@
 shard processes, then one commit.
 
 The shards are `itemeval generate|grade --shard K/N` processes, on a local process pool
-(`--engine local`) or as Ray tasks (`--engine ray`, itemeval/ray_engine.py). Locally
+(`--engine local`) or as Ray tasks (`--engine ray`, stages/launch/ray.py). Locally
 each gets its share of `max_usd` (by its share of the estimate's ceiling, so the shares
 add up to the cap); on Ray they lease the cap from one budget actor in chunks. Every
 shard gets its share of each model's connections. The launcher holds the study lock for
@@ -22,18 +22,16 @@ from ...engine.providers import check_providers
 from ...errors import EXIT_BUDGET, ConfigError, StudyLocked
 from ...outcomes import StageResult
 from ...paths import StudyPaths
-from ...plan import cells as plan
-from ...plan.options import Ask, StageOptions, Tell
+from ...plan.options import Ask, GenerateOptions, GradeOptions, StageOptions, Tell
 from ...plan.pricing import PriceTable
 from ...plan.stage_plan import StagePlan
+from ...records import Shard
 from ...signals import drain_seconds
 from ...store.journal import live_writers
 from ...store.recovery import commit_parts
 from ...study.load import Study
 from .. import generate
-from ..generate import GenerateOptions
 from ..grade import stage as grade
-from ..grade.stage import GradeOptions
 from ..run import FINISH_NOTE, Run, open_run
 from ..run_setting import run_setting
 from .pool import run_pool
@@ -95,8 +93,7 @@ def run_launch(
         if work.empty:
             return result
         shard_of = {
-            k: plan.Shard(k, options.shards, options.shard_by)
-            for k in range(options.shards)
+            k: Shard(k, options.shards, options.shard_by) for k in range(options.shards)
         }
         _check_batches(setting.paths, options, list(shard_of.values()))
         run.approve(list(work.lines), ask, tell)
@@ -190,7 +187,7 @@ def _wait_for_orphans(paths: StudyPaths, tell: Tell | None) -> None:
 
 
 def _check_batches(
-    paths: StudyPaths, options: LaunchOptions, shards: list[plan.Shard]
+    paths: StudyPaths, options: LaunchOptions, shards: list[Shard]
 ) -> None:
     """Each shard collects only the batches it made (README "Batch mode"): open
     batches of another run would wait for no one, so they are collected first."""
@@ -255,7 +252,7 @@ def _stage_plan(
 
 
 def _caps(
-    max_usd: float | None, work: StagePlan, shards: dict[int, plan.Shard]
+    max_usd: float | None, work: StagePlan, shards: dict[int, Shard]
 ) -> dict[int, float | None]:
     """Each shard's part of the cap, in proportion to its cells' ceiling: the parts
     add up to max_usd."""
