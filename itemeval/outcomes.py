@@ -114,6 +114,18 @@ class StageResult:
         return EXIT_OK
 
 
+NOTHING_TO_GRADE = (
+    "nothing to grade yet: the selected generate conditions have no stored solution; "
+    "run `itemeval generate` first"
+)
+
+
+NOTHING_EXPORTED = (
+    "nothing graded yet: the export has one row per grade; run `itemeval generate` "
+    "and `itemeval grade` first"
+)
+
+
 def recovered_note(rows: int, store: str) -> str:
     """What a command says of rows it merged from journal parts it found waiting."""
     return (

@@ -52,6 +52,8 @@ class Marginal:
     se: float | None
     ci_low: float | None
     ci_high: float | None
+    scale: str | None = None
+    """The scale of the level's scores ("0–1", "up to 3"); None when not known."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,10 @@ class Comparison:
     test: str
     p: float | None
     p_adjusted: float | None
-    """Holm over every comparison of the run."""
+    """Holm over the comparisons of the grade condition."""
+    facet: str | None = None
+    """Set when A and B are levels of this generate facet (`--compare A B --by
+    model`), each item averaged over the other facets; None: generate conditions."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,9 @@ class Headline:
     pairs: int
     """How many pairs that is: k(k-1)/2 for k scored conditions."""
     detectable: bool
+    facet: str | None
+    """Set on the row of the facet that varies most: `best` and `runner_up` are
+    levels of it, each item averaged over the other facets."""
     text: str
 
 
@@ -152,6 +160,10 @@ class AgreementRow:
     alpha_ci_high: float | None
     spearman_ci_low: float | None
     spearman_ci_high: float | None
+    common_scale: bool
+    """Whether A and B score on one scale. When they do not (a 0/1 scorer beside a
+    0–3 judge), exact agreement and bias are left out (None): they would compare
+    numbers that mean different things; rho, kappa and the confusion still apply."""
 
 
 @dataclass(frozen=True)
@@ -320,6 +332,9 @@ class ResultsReport:
     """Generate condition id -> {facet: level} of the facets that vary (cell_names)."""
     grader_facets: dict[str, dict[str, str]] = field(default_factory=dict)
     """Grade condition id -> {grader, rubric: level} where they vary (cell_names)."""
+    scales: dict[str, str] = field(default_factory=dict)
+    """Grade condition id -> the scale its scores live on ("0–1", "up to 3"), as read
+    from the scores given: what a chart keeps apart on axes of their own."""
     notes: tuple[str, ...] = ()
     """What a reader should know about an empty part (a --by with no levels)."""
 

@@ -110,3 +110,40 @@ def shorten(text: str, limit: int = 300) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+
+
+_PLAIN = (
+    ("found character '\\t'", "a tab: YAML indents with spaces only"),
+    (
+        "expected <block end>",
+        "this line is indented differently from the lines around it: keys of one "
+        "mapping (and items of one list) line up",
+    ),
+    (
+        "mapping values are not allowed here",
+        "a `key: value` where only a value can be: indent it under its key, or "
+        'quote a value that contains ": "',
+    ),
+    ("could not find expected ':'", "a key without its `:`"),
+    ("expected ',' or ']'", "a [ list is not closed with ] (or misses a comma)"),
+    ("expected ',' or '}'", "a { mapping is not closed with } (or misses a comma)"),
+    ("found undefined alias", "an *alias that names no &anchor"),
+    ("found unexpected end of stream", "a quote that is never closed"),
+    ("found duplicate anchor", "two &anchors of one name"),
+)
+"""PyYAML's problems in a person's words."""
+
+
+def explain(exc: yaml.MarkedYAMLError, text: str) -> str:
+    """What is wrong, said plainly, then the line it is on with a caret under the
+    spot (PyYAML's own words when they are not known here)."""
+    problem = str(exc.problem or exc)
+    words = next((plain for key, plain in _PLAIN if key in problem), problem)
+    mark = exc.problem_mark or exc.context_mark
+    if mark is None:
+        return words
+    lines = text.splitlines()
+    if not 0 <= mark.line < len(lines):
+        return words
+    shown = lines[mark.line].replace("\t", " ")
+    return f"{words}\n  {shown[:120]}\n  {' ' * min(mark.column, 120)}^"

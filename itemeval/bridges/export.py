@@ -11,6 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..plan.generate_tasks import InputHashes
 from ..records import SAMPLING_PARAMS, TRUNCATING_STOP_REASONS
 from ..results.criteria import criteria_long
 from ..store import mirror, read_store
@@ -28,6 +29,7 @@ _SOLUTION_COLUMNS = {
     "model": "model",
     "prompt_name": "prompt",
     "prompt_hash": "prompt_hash",
+    "input_hash": "input_hash",
     "model_config_name": "model_config",
     **{param.column: param.column for param in SAMPLING_PARAMS},
     "solution": "solution",
@@ -93,6 +95,7 @@ def long_table(study: Study) -> pd.DataFrame:
         "solution"
     ].fillna("").str.strip().ne("")
     table["stale"] = table["graded_solution_hash"] != table["current_solution_hash"]
+    table["input_changed"] = _input_changed(study, table)
     table["decided_by"] = pd.array(  # a cascade's deciding stage, its score_metadata's
         [
             cascade.decided_by(meta) if kind == "cascade" else None
@@ -117,6 +120,17 @@ def long_table(study: Study) -> pd.DataFrame:
     return table.sort_values(
         ["grade_condition_id", "gen_condition_id", "item_id", "epoch"], kind="stable"
     )
+
+
+def _input_changed(study: Study, table: pd.DataFrame) -> pd.Series:
+    """Whether each row's answer was written for an earlier version of its item (a
+    recorded input hash other than the one its cell would send now)."""
+    current = InputHashes(study.generate, study.items).column(
+        table.rename(columns={"gen_condition_id": "condition_id"})
+    )
+    recorded = table["input_hash"]
+    changed = recorded.notna() & current.notna() & (recorded != current)
+    return changed.astype(bool)
 
 
 def nullable_frame(table: pa.Table) -> pd.DataFrame:

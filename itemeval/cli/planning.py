@@ -67,8 +67,8 @@ def estimate(
     json_out: Json = False,
     ids: Ids = False,
 ) -> int:
-    """Project calls, tokens and USD (ceiling and expected) of what generate and grade
-    would run.
+    """Project calls, tokens and USD of what generate and grade would run: the
+    ceiling, and the expected figure once replies of a condition have been seen.
 
     No model calls, except with --pilot: the pilot's calls are paid, behind the same
     spend gate (--yes) and cap (--max-usd, budget.max_usd) as generate.

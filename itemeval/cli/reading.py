@@ -147,7 +147,8 @@ Compare = Annotated[
         "--compare",
         help="Paired comparison of two generate "
         "conditions, `--compare A B`, or of every pair, "
-        "`--compare all`.",
+        "`--compare all`; with `--by model` (or prompt, model_config) also the "
+        "facet's levels, each item averaged over the other facets.",
     ),
 ]
 Threshold = Annotated[
@@ -218,12 +219,14 @@ def _results_options(
         raise ConfigError(
             f"unexpected argument(s) {' '.join(compared)}; did you mean --compare A B?"
         )
+    chosen = (*(compare or ()), *(compared or ()))
+    # --compare with --by a generate facet compares that facet's levels
     return ResultsOptions(
         reducer=reducer,
         ci=ci,
         seed=seed,
         by=tuple(by or ()),
-        compare=(*(compare or ()), *(compared or ())),
+        compare=chosen,
         threshold=threshold,
         sample=sample,
         stratify=stratify,

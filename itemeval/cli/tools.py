@@ -42,7 +42,8 @@ def init(
             {"directory": str(target), "written": [str(path) for path in written]}
         )
     else:
-        console.render_init(written, target, console.stderr())
+        # what was written is the command's output: stdout, as `ls` would print it
+        console.render_init(written, target, console.stdout())
 
 
 @app.command()

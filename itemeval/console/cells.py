@@ -14,6 +14,12 @@ from ..result_values import ResultsReport
 from ..study.cell_names import HEADERS
 from .tables import Column, Row, count, field, fitted
 
+SCALES_DIFFER = (
+    "exact agreement is - where A and B score on different scales (a 0/1 scorer "
+    "beside a 0-3 judge): their numbers mean different things; rho and kappa "
+    "compare their order"
+)
+
 CI_NAMES = {  # README "Intervals" says how the bounded one differs
     "wilson": "Wilson",
     "wilson_bounded": "Wilson",

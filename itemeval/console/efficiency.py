@@ -95,7 +95,9 @@ def render_items(
         *(
             Column(header, lambda row, key=key: _num(row[key], 2), min_width=5)
             for header, key in (
-                ("difficulty", "difficulty"),
+                # the JSON's `difficulty` is classical test theory's p: the share
+                # of conditions that pass the item, higher is easier
+                ("pass rate", "difficulty"),
                 ("discr.", "discrimination"),
                 ("irt a", "irt_a"),
                 ("irt b", "irt_b"),

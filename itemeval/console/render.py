@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from ..outcomes import StageResult, recovered_note
+from ..outcomes import NOTHING_EXPORTED, NOTHING_TO_GRADE, StageResult, recovered_note
+from ..plan.estimates import NO_REPLIES_YET
 from ..plan.pricing import format_usd as _usd
 from ..plan.pricing import total_usd
 from .condition_tables import CONDITION, SPEND, print_table
@@ -119,6 +120,8 @@ def render_stage(result: StageResult, console: Console, *, ids: bool = False) ->
         if note not in result.told:  # shown before the run already
             console.print(note, markup=False, highlight=False)
     totals = data["totals"]
+    if NOTHING_TO_GRADE in data["notes"]:
+        return
     if totals["planned"] == 0 and data["outcome"] == "completed":
         console.print(
             f"{data['stage']}: nothing to do — every selected cell is already done"
@@ -134,11 +137,17 @@ def render_stage(result: StageResult, console: Console, *, ids: bool = False) ->
     console.print(
         f"{data['stage']} {data['outcome']}: {totals['rows']} rows written, "
         f"{totals['errors']} errors{failures}, "
-        f"{totals['cache_hits']} cache hits, spend {_usd(totals['usd'])}"
-        + (f" (manifest {data['manifest']})" if data["manifest"] else ""),
+        f"{totals['cache_hits']} cache hits, spend {_usd(totals['usd'])}",
         markup=False,
         highlight=False,
     )
+    if data["manifest"]:  # a path on a line of its own: never cut in its middle
+        console.print(
+            f"manifest: {data['manifest']}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     if data["outcome"] == "budget_stopped":
         held = data.get("held_open") or 0
         left = totals["planned"] - totals["rows"] - held
@@ -222,9 +231,13 @@ def render_estimate(
         if rows:
             print_table(console, f"{title}: {stage}", _ESTIMATE, rows, ids=ids)
     for stage, totals in data["stages"].items():
+        expected = (
+            f"expected {_usd(totals['usd_expected'])}, "
+            if totals["projected"]
+            else "no reply seen yet, "
+        )
         console.print(
-            f"{stage}: {totals['calls']:,} calls, expected "
-            f"{_usd(totals['usd_expected'])}, "
+            f"{stage}: {totals['calls']:,} calls, {expected}"
             f"at most {_usd(totals['usd_ceiling'])}",
             highlight=False,
         )
@@ -243,12 +256,18 @@ def _print_estimate_total(data: dict[str, Any], console: Console) -> None:
         else ""
     )
     cached = f" ({total['cached']:,} cached, $0)" if total.get("cached") else ""
+    expected = (
+        f"expected {_usd(total['usd_expected'])}{interval}, "
+        if total["projected"]
+        else ""
+    )
     console.print(
-        f"total: {total['calls']:,} calls{cached}, expected "
-        f"{_usd(total['usd_expected'])}{interval}, "
+        f"total: {total['calls']:,} calls{cached}, {expected}"
         f"at most {_usd(total['usd_ceiling'])} (tokens: {data['token_heuristic']})",
         highlight=False,
     )
+    if not total["projected"]:
+        console.print(NO_REPLIES_YET, highlight=False)
     if total.get("usd_live_expected") is not None:  # batch mode
         console.print(
             f"batch mode: expected {_usd(total['usd_expected'])} at batch prices, "
@@ -274,11 +293,11 @@ most` a full max_tokens reply."""
 
 
 def render_export(result: Any, console: Console) -> None:
-    console.print(
-        f"exported {result.rows} grades to {result.parquet} and {result.csv}",
-        highlight=False,
-        soft_wrap=True,
-    )
+    console.print(f"exported {result.rows} grades:", highlight=False)
+    for path in (result.parquet, result.csv):
+        console.print(f"  {path}", highlight=False, soft_wrap=True)
+    if not result.rows:
+        console.print(NOTHING_EXPORTED, highlight=False)
     for uri in result.shared:  # a study on object storage: where the team finds them
         console.print(
             f"  copied beside the study: {uri}", highlight=False, soft_wrap=True

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from ..result_values import ResultsReport
 from .cells import (
+    SCALES_DIFFER,
     cell_tables,
     ci_text,
     named_column,
@@ -79,9 +80,11 @@ def pair_tables(
     rows: Sequence[Row],
     title: str,
     columns: Sequence[Column],
+    naming: Naming | None = None,
 ) -> None:
     """Rows comparing two generate conditions (A, B), a table per grade condition;
-    A and B named by their facets, or by keys where those would be cut."""
+    A and B named by their facets (or by `naming`), or by keys where those would be
+    cut."""
     groups: dict[str, list[Row]] = {}
     for row in rows:
         groups.setdefault(field(row, "grade_condition_id"), []).append(row)
@@ -92,7 +95,7 @@ def pair_tables(
             f"{results.slugs.get(grade_id, grade_id)}: {title}",
             lambda names: [*_pair_columns(names), *columns],
             group,
-            Naming(cell_names(results), "C", "conditions"),
+            naming or Naming(cell_names(results), "C", "conditions"),
         )
 
 
@@ -105,19 +108,25 @@ def _pair_columns(names: dict[str, str]) -> list[Column]:
 
 
 def render_comparisons(console: Console, results: ResultsReport, ci: Column) -> None:
-    """`--compare`: A − B per grade condition, the pair named by its facets."""
-    pair_tables(
-        console,
-        results,
-        results.comparisons,
-        "paired differences A − B (Holm-adjusted p)",
-        [
-            Column("n", count("n"), min_width=3),
-            Column("diff", lambda row: num(field(row, "diff")), min_width=6),
-            ci,
-            Column("p adj", lambda row: p_text(field(row, "p_adjusted")), min_width=6),
-        ],
-    )
+    """`--compare`: A − B per grade condition, the pair named by its facets (or,
+    compared by a facet, by its levels)."""
+    columns = [
+        Column("n", count("n"), min_width=3),
+        Column("diff", lambda row: num(field(row, "diff")), min_width=6),
+        ci,
+        Column("p adj", lambda row: p_text(field(row, "p_adjusted")), min_width=6),
+    ]
+    conditions = [row for row in results.comparisons if row.facet is None]
+    if conditions:
+        title = "paired differences A − B (Holm-adjusted p)"
+        pair_tables(console, results, conditions, title, columns)
+    for facet in dict.fromkeys(r.facet for r in results.comparisons if r.facet):
+        rows = [row for row in results.comparisons if row.facet == facet]
+        levels = {level: str(level) for row in rows for level in (row.a, row.b)}
+        title = f"by {facet}: A − B, each item averaged over the other facets"
+        pair_tables(
+            console, results, rows, title, columns, Naming(levels, "L", "levels")
+        )
 
 
 def render_results(results: ResultsReport, console: Console) -> None:
@@ -126,6 +135,14 @@ def render_results(results: ResultsReport, console: Console) -> None:
     n = number_column("n", count("items"), 3)
     mean = number_column("mean", lambda row: num(field(row, "mean")), 5)
     ci = number_column("95% CI", ci_text, 11)
+    # what to run first, above tables that are still empty
+    first = [
+        n
+        for n in results.notes
+        if n.startswith(("nothing generated", "nothing graded"))
+    ]
+    for note in first:
+        console.print(Text(note, style="yellow"))
     render_headline(results, console)
     cell_tables(console, results, [n, mean, ci])
     _marginal_tables(results, console, [n, mean, ci])
@@ -135,7 +152,7 @@ def render_results(results: ResultsReport, console: Console) -> None:
     _agreement_tables(results, console, ci)
     _pairwise_tables(results, console, ci)
     _side_tables(results, console)
-    for note in results.notes:
+    for note in (n for n in results.notes if n not in first):
         console.print(Text(note, style="yellow"))
 
 
@@ -184,6 +201,8 @@ def _agreement_tables(results: ResultsReport, console: Console, ci: Column) -> N
     print_grader_pairs(
         console, results, "grader agreement", _grader_agreement, results.agreement
     )
+    if any(not row.common_scale for row in results.agreement):
+        console.print(Text(SCALES_DIFFER, style="italic"))
 
 
 def _pairwise_tables(results: ResultsReport, console: Console, ci: Column) -> None:
@@ -274,7 +293,8 @@ def _corrected() -> list[Column]:
     return [
         Column("rater", lambda row: row.rater, kind="name"),
         number_column("labels", count("n_labelled"), 6),
-        number_column("mean", lambda row: num(row.mean), 5),
+        number_column("judge", lambda row: num(row.judge_mean), 5),
+        number_column("corrected", lambda row: num(row.mean), 9),
         number_column("95% CI", ci_text, 11),
     ]
 

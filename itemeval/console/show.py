@@ -109,7 +109,9 @@ def _item_grid(item: dict) -> Table:
         grid.add_row(name, Text(str(value)))
     grid.add_row(
         "dataset",
-        Text(f"{item['dataset_id']} row {item['row']} ({item['dataset_revision']})"),
+        Text(
+            f"{item['dataset_id']} row {item['row'] + 1} ({item['dataset_revision']})"
+        ),
     )
     return grid
 
@@ -186,7 +188,11 @@ def _solution_text(solution: SolutionView) -> Text:
         return Text(f"error: {solution.error}", style="red")
     if not (solution.solution or "").strip():
         return Text("(blank)", style="dim")
-    return Text(solution.solution.rstrip("\n"))
+    text = Text(solution.solution.rstrip("\n"))
+    if solution.input_changed:
+        note = "(answered an earlier version of this item: its input changed since)\n"
+        text = Text.assemble((note, "yellow"), text)
+    return text
 
 
 def _call_line(solution: SolutionView) -> str:

@@ -38,7 +38,16 @@ def status_dict(report: StatusReport) -> dict[str, Any]:
     }
 
 
-_GENERATE_COUNTS = ("cells", "done", "errors", "empty", "truncated", "missing", "usd")
+_GENERATE_COUNTS = (
+    "cells",
+    "done",
+    "errors",
+    "empty",
+    "truncated",
+    "changed",
+    "missing",
+    "usd",
+)
 _GRADE_COUNTS = (
     "solutions",
     "done",

@@ -23,6 +23,7 @@ GENERATE_STATE_COLUMNS = [
     "stop_reason",
     "usd",
     "solution_hash",
+    "input_hash",
 ]
 GRADE_STATE_COLUMNS = [
     "grade_condition_id",
@@ -67,21 +68,48 @@ def attach_solutions(cells: pd.DataFrame, solutions: pd.DataFrame) -> pd.DataFra
     return merged
 
 
-def generate_done(merged: pd.DataFrame, on_empty: str) -> pd.Series:
+def mark_changed(merged: pd.DataFrame, current: pd.Series) -> pd.DataFrame:
+    """`input_changed`: the cell's stored answer was written for another input than
+    it would send now (`current`, by row); a row without a recorded input hash (an
+    older itemeval's, an imported one) counts as current."""
+    recorded = merged["input_hash"]
+    changed = merged["stored"] & recorded.notna() & current.notna()
+    merged["input_changed"] = changed & (recorded != current)
+    return merged
+
+
+def input_changed(merged: pd.DataFrame) -> pd.Series:
+    if "input_changed" not in merged:
+        return pd.Series(False, index=merged.index)
+    return merged["input_changed"].fillna(False).astype(bool)
+
+
+def generate_done(
+    merged: pd.DataFrame, on_empty: str, on_input_change: str = "rerun"
+) -> pd.Series:
     """A cell is done when its row has no error (and, with on_empty=rerun, non-blank
-    text)."""
+    text; with on_input_change=rerun, an answer to the input it would send now)."""
     done = merged["stored"] & merged["error"].isna()
     if on_empty == "rerun":
         done &= ~merged["blank"].fillna(False).astype(bool)
+    if on_input_change == "rerun":
+        done &= ~input_changed(merged)
     return done
 
 
-def plan_generate(merged: pd.DataFrame, *, on_empty: str, force: bool) -> pd.DataFrame:
+def plan_generate(
+    merged: pd.DataFrame,
+    *,
+    on_empty: str,
+    force: bool,
+    on_input_change: str = "rerun",
+) -> pd.DataFrame:
     """The cells to run: all of them with force, otherwise the missing, errored (and
-    blank to rerun) ones."""
+    blank, or of a changed input, to rerun) ones."""
     if force:
         return merged[CELL].reset_index(drop=True)
-    return merged.loc[~generate_done(merged, on_empty), CELL].reset_index(drop=True)
+    done = generate_done(merged, on_empty, on_input_change)
+    return merged.loc[~done, CELL].reset_index(drop=True)
 
 
 def _spend(usd: pd.Series, recorded: pd.Series) -> tuple[pd.Series, pd.Series]:
@@ -96,21 +124,25 @@ def _unknown_spend(counts: pd.DataFrame) -> pd.DataFrame:
     return counts
 
 
-def generate_counts(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
-    """Per condition: cells, done, errors, empty, truncated, missing, usd (NaN when a
-    stored row is unpriced)."""
+def generate_counts(
+    merged: pd.DataFrame, on_empty: str, on_input_change: str = "rerun"
+) -> pd.DataFrame:
+    """Per condition: cells, done, errors, empty, truncated, changed (an answer to an
+    earlier version of its item), missing, usd (NaN when a stored row is
+    unpriced)."""
     usd, unpriced = _spend(merged["usd"], merged["stored"])
     frame = pd.DataFrame(
         {
             "condition_id": merged["condition_id"],
             "cells": 1,
-            "done": generate_done(merged, on_empty),
+            "done": generate_done(merged, on_empty, on_input_change),
             "errors": merged["stored"] & merged["error"].notna(),
             "empty": merged["error"].isna()
             & merged["blank"].fillna(False).astype(bool),
             "truncated": merged["error"].isna()
             & merged["stop_reason"].isin(TRUNCATING_STOP_REASONS)
             & ~merged["blank"].fillna(False).astype(bool),
+            "changed": input_changed(merged) & merged["error"].isna(),
             "usd": usd,
             "unpriced": unpriced,
         }
@@ -120,12 +152,17 @@ def generate_counts(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
     return counts
 
 
-def gradable(merged: pd.DataFrame, on_empty: str) -> pd.DataFrame:
+def gradable(
+    merged: pd.DataFrame, on_empty: str, on_input_change: str = "rerun"
+) -> pd.DataFrame:
     """Stored, error-free solutions of the grid that should be graded (blank ones
-    only with on_empty=grade)."""
+    only with on_empty=grade; answers to an earlier version of their item only with
+    on_input_change=keep)."""
     ok = merged["stored"] & merged["error"].isna()
     if on_empty != "grade":
         ok &= ~merged["blank"].fillna(False).astype(bool)
+    if on_input_change == "rerun":
+        ok &= ~input_changed(merged)
     return merged.loc[ok, [*CELL, "solution_hash"]].reset_index(drop=True)
 
 

@@ -70,10 +70,14 @@ class ObservedLengths:
     ) -> tuple[float, float] | None:
         """95% bounds on the output tokens of `calls` more calls: the mean's
         uncertainty (from the replies seen) plus the calls' own spread around it.
-        None without at least two of the condition's replies."""
+        None without at least two of the condition's replies, or when every one had
+        the same length: their spread says nothing of the replies to come, and a
+        zero-width interval would claim the run's cost to the cent."""
         if condition_id not in self.spread or self.spread[condition_id][1] < 2:
             return None
         sd, seen = self.spread[condition_id]
+        if sd == 0:
+            return None
         mean = min(self.by_condition[condition_id], ceiling)
         half = 1.96 * sd * math.sqrt(calls * calls / seen + calls)
         return max(0.0, calls * mean - half), min(

@@ -8,6 +8,11 @@ from typing import Any
 
 from .pricing import format_usd, total_usd
 
+NO_REPLIES_YET = (
+    "no reply seen yet: the expected cost is the ceiling until some are; --pilot N "
+    "projects it from N items' replies"
+)
+
 CHARS_PER_TOKEN = 4
 """The token heuristic: ceil(characters / 4); tokenizers are not available offline."""
 MESSAGE_OVERHEAD_TOKENS = 8
@@ -80,6 +85,19 @@ class Estimate:
     def cached(self) -> int:
         return sum(line.cached for line in self.lines)
 
+    def projected(self, stage: str | None = None) -> bool:
+        """Whether any paid call's expected cost comes from replies seen (its
+        condition's or its model's); before any, expected is the ceiling."""
+        return any(
+            line.basis in ("condition", "model")
+            for line in self.lines
+            if stage in (None, line.stage) and line.calls > line.cached
+        ) or not any(
+            line.calls > line.cached and line.basis != "free"
+            for line in self.lines
+            if stage in (None, line.stage)
+        )
+
     def unpriced_models(self) -> list[str]:
         return sorted(
             {
@@ -99,6 +117,11 @@ class Estimate:
         cached = f" ({self.cached:,} in the response cache, $0)" if self.cached else ""
         live = self.live_expected()
         batch = f" at batch prices (live: {format_usd(live)})" if live else ""
+        if not self.projected():
+            return (
+                f"estimate: {self.calls:,} calls{cached}, at most "
+                f"{format_usd(self.total('usd_ceiling'))}{batch} ({NO_REPLIES_YET})"
+            )
         return (
             f"estimate: {self.calls:,} calls{cached}, "
             f"expected {format_usd(self.total('usd_expected'))}{batch}{interval}, "
@@ -133,6 +156,7 @@ class Estimate:
                     "cached": sum(x.cached for x in self.lines if x.stage == s),
                     "usd_ceiling": self.total("usd_ceiling", s),
                     "usd_expected": self.total("usd_expected", s),
+                    "projected": self.projected(s),
                 }
                 for s in stages
             },
@@ -143,6 +167,7 @@ class Estimate:
                 "usd_expected": self.total("usd_expected"),
                 "usd_low": self.bound("usd_low"),
                 "usd_high": self.bound("usd_high"),
+                "projected": self.projected(),
                 **self._live(),
             },
             "token_heuristic": f"ceil(characters / {CHARS_PER_TOKEN}) "

@@ -3,10 +3,11 @@ replication), each the item's rendered prompt."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import pandas as pd
 
+from ..hashing import canonical_json, text_hash
 from ..records import Cell, GenerateCondition, Item, TaskSpec
 from ..study import chat
 
@@ -20,13 +21,27 @@ def render_messages(condition: GenerateCondition, item: Item) -> list[chat.Messa
     return chat.render_chat(condition.prompt.text, values)
 
 
+def input_hash(condition: GenerateCondition, item: Item) -> str:
+    """The hash of what a cell sends (README "What a solution records"): the turns of
+    an inspect task's chat sample, then the prompt's system message, shots and the
+    item's rendered turn; the same for every replication."""
+    return _hash_of(render_messages(condition, item), item)
+
+
+def _hash_of(messages: list[chat.Message], item: Item) -> str:
+    turns = [[role, text] for role, text in messages]
+    history = item.metadata.get("inspect_messages") or []
+    return text_hash(canonical_json({"history": history, "turns": turns})) or ""
+
+
 def render_prompt(condition: GenerateCondition, item: Item) -> str:
     """The whole chat as text (just the prompt when it has no front matter)."""
     return chat.as_text(render_messages(condition, item))
 
 
 def _cell(condition: GenerateCondition, item: Item, epoch: int) -> Cell:
-    *preamble, (_, prompt) = render_messages(condition, item)
+    messages = render_messages(condition, item)
+    *preamble, (_, prompt) = messages
     return Cell(
         sample_id=f"{item.id}#{epoch}",
         prompt=prompt,
@@ -34,6 +49,7 @@ def _cell(condition: GenerateCondition, item: Item, epoch: int) -> Cell:
             "condition_id": condition.id,
             "item_id": item.id,
             "replication": epoch,
+            "input_hash": _hash_of(messages, item),
             **_history(item),
         },
         preamble=tuple(preamble),
@@ -90,3 +106,38 @@ def _history(item: Item) -> dict[str, Any]:
     prompt."""
     turns = item.metadata.get("inspect_messages")
     return {"history": turns} if turns else {}
+
+
+class InputHashes:
+    """The current input hash of a study's cells, by (condition, item): what a
+    stored solution's `input_hash` is compared with. Rendered once per (prompt,
+    item): conditions that share a prompt send an item alike."""
+
+    def __init__(
+        self, conditions: Sequence[GenerateCondition], items: Sequence[Item]
+    ) -> None:
+        self._conditions = {c.id: c for c in conditions if c.kind == "generated"}
+        self._items = {item.id: item for item in items}
+        self._rendered: dict[tuple[str, str], str] = {}
+
+    def of(self, condition_id: str, item_id: str) -> str | None:
+        """None for an imported condition (it was never rendered here) or an id the
+        study does not have."""
+        condition = self._conditions.get(condition_id)
+        item = self._items.get(item_id)
+        if condition is None or item is None:
+            return None
+        key = (condition.prompt.hash, item_id)
+        if key not in self._rendered:
+            self._rendered[key] = input_hash(condition, item)
+        return self._rendered[key]
+
+    def column(self, cells: pd.DataFrame) -> pd.Series:
+        """Each row's current input hash (`condition_id`, `item_id` columns)."""
+        pairs = cells[["condition_id", "item_id"]].drop_duplicates()
+        found = {
+            (c, i): self.of(c, i)
+            for c, i in zip(pairs["condition_id"], pairs["item_id"])
+        }
+        keys = zip(cells["condition_id"], cells["item_id"])
+        return pd.Series([found[key] for key in keys], index=cells.index, dtype=object)

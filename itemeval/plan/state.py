@@ -19,6 +19,7 @@ from ..store import read_store
 from ..study.load import Study, extra_judges
 from . import cells as plan
 from .cost import ObservedLengths
+from .generate_tasks import InputHashes
 
 
 @dataclass(frozen=True)
@@ -30,10 +31,15 @@ class Stored:
     paths: StudyPaths
     replications: int
     on_empty: str
+    inputs: InputHashes | None = None
+    """What each cell would send now, to tell an answer to an edited item."""
+    on_input_change: str = "rerun"
+    """`solvers.on_input_change`: an answer to an earlier version of its item is
+    pending again (rerun) or kept, flagged (keep)."""
 
     def solutions(self, condition_ids: list[str], item_ids: list[str]) -> pd.DataFrame:
         """These conditions' cells over these items merged with their stored
-        solutions' state."""
+        solutions' state (`input_changed`: answered another input than now)."""
         cells = plan.grid_cells(condition_ids, item_ids, self.replications)
         stored = read_store(
             self.paths,
@@ -41,11 +47,15 @@ class Stored:
             plan.GENERATE_STATE_COLUMNS,
             where={"condition_id": condition_ids},
         ).to_pandas()
-        return plan.attach_solutions(cells, stored)
+        merged = plan.attach_solutions(cells, stored)
+        if self.inputs is None:
+            merged["input_changed"] = False
+            return merged
+        return plan.mark_changed(merged, self.inputs.column(merged))
 
     def gradable(self, merged: pd.DataFrame) -> pd.DataFrame:
         """The merged cells whose solutions can be graded."""
-        return plan.gradable(merged, self.on_empty)
+        return plan.gradable(merged, self.on_empty, self.on_input_change)
 
     def grades(
         self,
@@ -68,7 +78,14 @@ class Stored:
 
 def stored_of(study: Study) -> Stored:
     """What joining the grid with the stores needs of this study."""
-    return Stored(study.paths, study.replications, study.config.solvers.on_empty)
+    solvers = study.config.solvers
+    return Stored(
+        study.paths,
+        study.replications,
+        solvers.on_empty,
+        inputs=InputHashes(study.generate, study.items),
+        on_input_change=solvers.on_input_change,
+    )
 
 
 def solution_state(
@@ -102,9 +119,11 @@ def all_generated(
     *,
     replications: int,
     on_empty: str,
+    inputs: InputHashes | None = None,
 ) -> bool:
     """Whether every (condition, item, epoch) cell has a done row (no error; not blank
-    under on_empty: rerun), as plan.generate_done decides it.
+    under on_empty: rerun; when `inputs` are given, an answer to the input it would
+    send now), as plan.generate_done decides it.
 
     One count in arrow: a generate with nothing to do skips the planner's pandas
     merges and its task specs (issue 27).
@@ -113,7 +132,7 @@ def all_generated(
     stored = read_store(
         paths,
         "solutions",
-        [*plan.CELL, "error", "blank"],
+        [*plan.CELL, "error", "blank", "input_hash"],
         where={"condition_id": condition_ids},
     )
     if stored.num_rows < expected:
@@ -127,8 +146,37 @@ def all_generated(
     ]
     if on_empty == "rerun":
         tests.append(pc.invert(pc.fill_null(stored["blank"], False)))
-    done = stored.filter(functools.reduce(pc.and_, tests)).select(plan.CELL)
-    return done.group_by(plan.CELL).aggregate([]).num_rows == expected
+    done = stored.filter(functools.reduce(pc.and_, tests))
+    if inputs is not None:
+        done = _answering_current_inputs(done, inputs)
+    cells = done.select(plan.CELL).group_by(plan.CELL).aggregate([])
+    return cells.num_rows == expected
+
+
+def _answering_current_inputs(stored: pa.Table, inputs: InputHashes) -> pa.Table:
+    """The rows with no recorded input hash (an older itemeval's) or the one their
+    cell would send now; each (condition, item) pair's hash rendered once."""
+    pairs = (
+        stored.select(["condition_id", "item_id"])
+        .group_by(["condition_id", "item_id"])
+        .aggregate([])
+    )
+    current = pairs.append_column(
+        "current_input",
+        pa.array(
+            [
+                inputs.of(c, i)
+                for c, i in zip(
+                    pairs["condition_id"].to_pylist(), pairs["item_id"].to_pylist()
+                )
+            ],
+            pa.string(),
+        ),
+    )
+    joined = stored.join(current, ["condition_id", "item_id"])
+    recorded = joined["input_hash"]
+    same = pc.fill_null(pc.equal(recorded, joined["current_input"]), True)
+    return joined.filter(pc.or_(pc.is_null(recorded), same))
 
 
 def grade_state(

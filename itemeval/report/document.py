@@ -53,7 +53,8 @@ _STYLE = (  # the report's stylesheet
     ".heat td{text-align:center;padding:.2rem .35rem;border:1px solid #fff;"
     "white-space:nowrap}.heat th.c{vertical-align:bottom;text-align:center}"
     ".heat th.c span{writing-mode:vertical-rl;transform:rotate(180deg);"
-    "white-space:nowrap}.heat td.self{background:#f4f4f4}"
+    "white-space:nowrap;display:inline-block;padding:.2rem 0}"
+    ".heat th.c{overflow:visible;height:auto}.heat td.self{background:#f4f4f4}"
     ".heat td.sig{outline:2px solid #000;outline-offset:-2px;font-weight:600}\n"
     + _INTERVAL_STYLE
 )
@@ -150,8 +151,10 @@ def _sections(
     frame: pd.DataFrame,
 ) -> list[tuple[str, str]]:
     slugs = report_headline.names(results)  # generate conditions by their facets
+    notes = _notes(results, status)
     sections = [
         ("headline", report_headline.headline_section(results)),
+        *([("notes", notes)] if notes else []),
         ("grid", _grid(study, status)),
         ("results", _results_table(results, slugs)),
         ("forest", report_plots.forest(results, slugs)),
@@ -295,6 +298,16 @@ def _cascades(
         "judge call.</p>"
         + html_table([*headers, "judge calls saved", "cost saved"], rows, left=2)
     )
+
+
+def _notes(results: ResultsReport, status: StatusReport) -> str:
+    """What a reader should know before the numbers (a changed item's answers, a
+    condition whose id changed), said once; empty when there is nothing."""
+    notes = list(dict.fromkeys([*status.notes, *results.notes]))
+    if not notes:
+        return ""
+    items = "".join(f"<li>{esc(note)}</li>" for note in notes)
+    return f'<h2>Notes</h2><ul class="notes">{items}</ul>'
 
 
 def _problems(study: Study, slugs: dict[str, str]) -> str:

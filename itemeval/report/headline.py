@@ -125,16 +125,22 @@ def _cell(cell: dict | None, i: int, j: int, digits: int) -> str:
     low, high = cell["ci"]
     interval = f" [{low:+.3f}, {high:+.3f}]" if _finite(low) and _finite(high) else ""
     p = cell["p"]
-    tip = f"{cell['diff']:+.3f}{interval} on {cell['n']} items" + (
+    tip = f"{_no_minus_zero(cell['diff'], 3)}{interval} on {cell['n']} items" + (
         f", Holm p {p:.3g}" if p is not None and p == p else ""
     )
-    text = f"{cell['diff']:+.{digits}f}"
+    text = _no_minus_zero(cell["diff"], digits)
     mark = ""
     if cell["significant"]:
         mark = f' id="{MARK}-{i}-{j}" class="sig"'
         text += " ★"
     style = f"background:{background};color:{ink}"
     return f'<td{mark} style="{style}" title="{esc(tip)}">{text}</td>'
+
+
+def _no_minus_zero(value: float, digits: int) -> str:
+    """A signed difference; one that rounds to zero reads 0.00, not -0.00."""
+    text = f"{value:+.{digits}f}"
+    return f"{0:.{digits}f}" if float(text) == 0 else text
 
 
 def shades(values: list[float], bound: float) -> list[tuple[str, str]]:

@@ -48,7 +48,7 @@ def items_section(study: Study, grade: list[GradeCondition]) -> str:
 def html_table(rows: list[dict[str, Any]]) -> str:
     head = "".join(
         f"<th>{h}</th>"
-        for h in ("item", "flags", "difficulty", "discrimination", "answer", "target")
+        for h in ("item", "flags", "pass rate", "discrimination", "answer", "target")
     )
     body = "".join(
         "<tr>"

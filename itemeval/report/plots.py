@@ -12,7 +12,7 @@ from ..results.agreement import scored_wide
 from ..stats.reducers import item_scores
 from ..study.load import Study
 from . import headline as report_headline
-from .html import html_table, num, svg
+from .html import esc, html_table, num, svg
 from .intervals import Interval, interval_chart
 
 _SCATTER_POINTS = 2_000
@@ -23,44 +23,61 @@ FOREST_ROWS = 200
 
 
 def forest(results: ResultsReport, slugs: dict[str, str]) -> str:
-    """Every graded cell's mean and 95% CI, in the results table's order."""
+    """Every graded cell's mean and 95% CI, in the results table's order; a chart
+    per scale, so a 0–3 judge and 0/1 scorers never share an axis."""
     graded = [c for c in results.cells if c.mean is not None]
     if not graded:
         return "<h2>Forest plot</h2><p>No graded cell yet.</p>"
-    rows = [
-        Interval(
-            f"{slugs[c.gen_condition_id]} · {slugs[c.grade_condition_id]}",
-            c.mean,
-            c.ci_low,
-            c.ci_high,
-            f"on {c.items} items",
-        )
-        for c in graded[:FOREST_ROWS]
-    ]
+    shown = graded[:FOREST_ROWS]
+    charts = []
+    for scale, cells in _by_scale(results, shown, "grade_condition_id").items():
+        rows = [
+            Interval(
+                f"{slugs[c.gen_condition_id]} · {slugs[c.grade_condition_id]}",
+                c.mean,
+                c.ci_low,
+                c.ci_high,
+                f"on {c.items} items",
+            )
+            for c in cells
+        ]
+        caption = "mean score per item, 95% CI" + (f", scores {scale}" if scale else "")
+        charts.append(interval_chart(rows, caption, heading="generate · grade"))
     more = (
         f'<p class="muted">The first {FOREST_ROWS} of {len(graded)} graded cells; '
         "<code>itemeval results</code> lists them all.</p>"
         if len(graded) > FOREST_ROWS
         else ""
     )
-    chart = interval_chart(
-        rows, "mean score per item, 95% CI", heading="generate · grade"
-    )
-    return "<h2>Forest plot</h2>" + chart + more
+    return "<h2>Forest plot</h2>" + "".join(charts) + more
+
+
+def _by_scale(results: ResultsReport, rows: list, key: str) -> dict[str, list]:
+    """Rows grouped by the scale of their grade condition (one group named "" when
+    every row is on one scale, or the scale is not known)."""
+    groups: dict[str, list] = {}
+    for row in rows:
+        grade_id = getattr(row, key)
+        groups.setdefault(
+            results.scales.get(grade_id, "") if grade_id else "", []
+        ).append(row)
+    return groups if len(groups) > 1 else {"": rows}
 
 
 def marginal_plots(results: ResultsReport, slugs: dict[str, str]) -> str:
     """Per facet, each level's mean and 95% CI (per grade condition, or over all of
     them for a grade facet)."""
     parts = ["<h2>By facet</h2>"]
-    by_facet: dict[str, list[Interval]] = {}
+    by_facet: dict[tuple[str, str], list[Interval]] = {}
+    several = len(set(results.scales.values())) > 1
     for m in results.marginals:
         if m.mean is None or m.mean != m.mean:
             continue
         grade = (
             slugs.get(m.grade_condition_id, "all") if m.grade_condition_id else "all"
         )
-        by_facet.setdefault(m.facet, []).append(
+        scale = (m.scale or "") if several else ""
+        by_facet.setdefault((m.facet, scale), []).append(
             Interval(
                 f"{m.level} · {grade}",
                 m.mean,
@@ -69,11 +86,10 @@ def marginal_plots(results: ResultsReport, slugs: dict[str, str]) -> str:
                 f"on {m.items} items",
             )
         )
-    for facet, rows in by_facet.items():
+    for (facet, scale), rows in by_facet.items():
+        caption = f"by {facet}" + (f", scores {scale}" if scale else "")
         parts.append(
-            interval_chart(
-                rows, f"by {facet}", marker="square", heading=f"{facet} · grade"
-            )
+            interval_chart(rows, caption, marker="square", heading=f"{facet} · grade")
         )
     return "".join(parts)
 
@@ -96,6 +112,13 @@ def agreement(
         "<h2>Grader agreement</h2>",
         html_table(_AGREEMENT_HEADERS, rows, left=2),
     ]
+    if any(not row.common_scale for row in results.agreement):
+        parts.append(
+            '<p class="muted">Exact agreement and bias are left out (–) where A and '
+            "B score on different scales (a 0/1 scorer beside a 0–3 judge): their "
+            "numbers mean different things; Spearman, kappa and the pass-mark "
+            "confusion compare their order.</p>"
+        )
     return "".join(parts + _pair_plots(wide, results, slugs))
 
 
@@ -142,7 +165,9 @@ def _pair_plots(
         )
         axes.set_xlabel(slugs[row.a], fontsize=7)
         axes.set_ylabel(slugs[row.b], fontsize=7)
-        parts.append(svg(figure))
+        # each plot under its own pair's caption, not the table or plot above it
+        caption = f"<h3>{esc(slugs[row.a])} vs {esc(slugs[row.b])}</h3>"
+        parts.append(caption + svg(figure))
     return parts
 
 
@@ -190,7 +215,7 @@ def difficulty(study: Study, metadata: list[str], frame: pd.DataFrame) -> str:
 
     items = item_scores(frame, "mean").groupby("item_id")["score"].mean()
     if items.empty:
-        return "<h2>Item difficulty</h2><p>No graded item yet.</p>"
+        return "<h2>Items by their metadata</h2><p>No graded item yet.</p>"
     meta = pd.DataFrame(
         [
             {"item_id": item.id, **{m: item.metadata.get(m) for m in metadata}}
@@ -199,9 +224,9 @@ def difficulty(study: Study, metadata: list[str], frame: pd.DataFrame) -> str:
     )
     joined = meta.merge(items.rename("mean_score").reset_index(), on="item_id")
     parts = [
-        '<h2>Item difficulty</h2><p class="muted">Each item\'s mean score over '
-        "every condition, against "
-        "its metadata.</p>"
+        '<h2>Items by their metadata</h2><p class="muted">Each item\'s mean score '
+        "over every condition (its pass rate on a 0/1 scale: higher is easier), "
+        "against its metadata.</p>"
     ]
     for column in metadata[:6]:
         values = joined[[column, "mean_score"]].dropna()

@@ -95,9 +95,13 @@ def cell_rows(
             interval_of(values, options, scales.get(key[1]))
             for key, values in zip(keys, scores)
         ]
+    # a rater's unlabelled answers are not grades owed: nothing is pending there
+    raters = {g.id for g in grade if g.kind == "human"}
     rows = []
     for key, values, interval in zip(keys, scores, intervals):
         count = counts.loc[key] if key in counts.index else pd.Series(dtype=int)
+        if key[1] in raters:
+            count = count.drop("pending", errors="ignore")
         rows.append(_cell(key, count, values, interval, options.reducer))
     return rows
 
@@ -167,4 +171,5 @@ def comparison_rows(
         family = [row for row in rows if row["grade_condition_id"] == grade_id]
         for row, p in zip(family, paired_tests.holm([row["p"] for row in family])):
             row["p_adjusted"] = p
+            row["facet"] = None
     return rows

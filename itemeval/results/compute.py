@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..plan import cascade_counts
 from ..plan.items import choose_items
-from ..plan.state import graded_extra_judges, shared_states
+from ..plan.state import graded_extra_judges, shared_states, solution_state
 from ..records import GradeCondition
 from ..result_values import (
     AgreementRow,
@@ -45,7 +45,15 @@ from . import human as human_results
 from . import pairwise as pairwise_results
 from .agreement import agreement, calibration, scored_wide
 from .cells import cell_rows, compared_pairs, comparison_rows, graded_frame, interval_of
-from .facets import facet_levels, marginals
+from .facet_compare import (
+    compared_facet,
+    facet_comparison_rows,
+    level_pairs,
+    levels_of,
+    unknown_names_levels,
+    varying_facets,
+)
+from .facets import facet_levels, marginals, scale_label
 from .headline import headlines
 from .options import ResultsOptions, check_options
 
@@ -88,15 +96,12 @@ def _study_results(
     cells = cell_rows(frame, items, study.generate, grade, options, scales)
     facets = cell_facets(study.generate)
     names = {gen_id: cell_name(levels) for gen_id, levels in facets.items()}
-    pairs = compared_pairs(study.generate, options.compare) if options.compare else []
     return ResultsReport(
         study=study.config.study,
         reducer=options.reducer,
         ci_method=options.ci,
         cells=typed(Cell, cells),
-        comparisons=typed(
-            Comparison, comparison_rows(items, pairs, grade) if pairs else []
-        ),
+        comparisons=typed(Comparison, _comparisons(study, items, grade, options)),
         agreement=typed(AgreementRow, _agreement(frame, grade, options, given)),
         calibration=typed(Calibration, calibration(frame, grade)),
         corrected=typed(Corrected, human_results.corrected(frame, grade)),
@@ -105,12 +110,86 @@ def _study_results(
         ),
         cascades=typed(Decided, cascade_counts.decided_counts(frame, grade)),
         slugs={c.id: c.slug for c in [*study.generate, *grade, *study.pairwise]},
-        headline=typed(Headline, headlines(items, cells, grade, names)),
+        headline=typed(Headline, _headlines(study, items, cells, grade, names)),
         cell_facets=facets,
         grader_facets=grader_facets(grade),
-        **_criteria_figures(study, frame, items, grade, options, scales),
+        scales={g: scale_label(b) for g, b in given.items() if b is not None},
+        **_figures_and_notes(study, frame, items, grade, options, scales),
         **_pairwise_figures(study, options, chosen_ids),
     )
+
+
+def _headlines(study, items, cells, grade, names) -> list[dict[str, Any]]:
+    """The headline rows: the facet that varies most first, then the conditions."""
+    facets = {f: levels_of(study.generate, f) for f in varying_facets(study.generate)}
+    return headlines(items, cells, grade, names, facets)
+
+
+def _comparisons(
+    study: Study, items: pd.DataFrame, grade: list[GradeCondition], options
+) -> list[dict[str, Any]]:
+    """`--compare`: of generate conditions, or (`--by` a generate facet) of its
+    levels."""
+    if not options.compare:
+        return []
+    facet = compared_facet(study.generate, options)
+    if facet is None:
+        pairs = unknown_names_levels(study.generate, options, compared_pairs)
+        return comparison_rows(items, pairs, grade)
+    level_of = levels_of(study.generate, facet)
+    levels = sorted(set(level_of.values()))
+    pairs = level_pairs(levels, options.compare, facet)
+    return facet_comparison_rows(items, level_of, facet, pairs, grade)
+
+
+def _figures_and_notes(study, frame, items, grade, options, scales) -> dict[str, Any]:
+    figures = _criteria_figures(study, frame, items, grade, options, scales)
+    figures["notes"] = (
+        *order_notes(study, frame),
+        *figures["notes"],
+        *input_notes(study),
+    )
+    return figures
+
+
+def order_notes(study: Study, frame: pd.DataFrame) -> list[str]:
+    """What to run first when there is nothing to show yet."""
+    config = study.loaded.path.name
+    if not solution_state(study)["stored"].any():
+        return [NOTHING_GENERATED.format(config=config)]
+    if not (frame["status"] == "scored").any():
+        return [NOTHING_GRADED.format(config=config)]
+    return []
+
+
+NOTHING_GENERATED = (
+    "nothing generated yet: run `itemeval generate {config}`, then `itemeval grade "
+    "{config}`; the tables below fill in as they do"
+)
+NOTHING_GRADED = (
+    "nothing graded yet: run `itemeval grade {config}`; the tables below fill in as "
+    "it does"
+)
+
+
+def input_notes(study: Study) -> list[str]:
+    """What results says of answers written for an earlier version of their item:
+    left out until generate runs them again, or (solvers.on_input_change: keep)
+    counted and flagged."""
+    merged = solution_state(study)
+    changed = int(merged["input_changed"].fillna(False).astype(bool).sum())
+    if not changed:
+        return []
+    if study.config.solvers.on_input_change == "keep":
+        return [
+            f"{changed} answer(s) counted here were written for an earlier version of "
+            "their item (solvers.on_input_change: keep); export flags them "
+            "input_changed"
+        ]
+    return [
+        f"{changed} answer(s) were written for an earlier version of their item and "
+        "are left out: run generate to answer the items as they are now"
+    ]
 
 
 def _criteria_figures(study, frame, items, grade, options, scales) -> dict[str, Any]:
@@ -200,7 +279,31 @@ def _agreement(
     wide = scored_wide(frame)
     rows = agreement(wide, grade, options.threshold, scales)
     human_results.extend_agreement(rows, wide, grade, seed=options.seed)
+    for row in rows:
+        row["common_scale"] = _one_scale(scales.get(row["a"]), scales.get(row["b"]))
+        if not row["common_scale"]:
+            for key in _ON_ONE_SCALE:
+                row[key] = None
     return rows
+
+
+_ON_ONE_SCALE = (
+    "exact",
+    "exact_ci_low",
+    "exact_ci_high",
+    "bias",
+    "bias_ci_low",
+    "bias_ci_high",
+)
+"""The agreement figures that compare the scores themselves: only on one scale."""
+
+
+def _one_scale(a: Bounds | None, b: Bounds | None) -> bool:
+    """Two grade conditions' scales (grade_scales) are one when they read the same:
+    "0–1" and "0–1", "up to 5" and "up to 5"."""
+    if a is None or b is None:
+        return True
+    return scale_label(a) == scale_label(b)
 
 
 def _metrics(study, grade, items, options, frame) -> list[dict[str, Any]]:
@@ -218,7 +321,12 @@ def _metrics(study, grade, items, options, frame) -> list[dict[str, Any]]:
         if per_grade:  # grade facets: a metric belongs to one grade condition
             levels[facet] = {"column": column, "levels": mapping}
     chosen = frozenset(frame["item_id"]) if options.sample is not None else None
-    wanted = options.compare and options.metric_differences
+    # metric(A) - metric(B) compares generate conditions, not a facet's levels
+    wanted = (
+        options.compare
+        and options.metric_differences
+        and compared_facet(study.generate, options) is None
+    )
     pairs = compared_pairs(study.generate, options.compare) if wanted else []
     return study_metrics(
         study,

@@ -15,6 +15,7 @@ from ..scorers.criteria import criteria_of
 from ..stats import agreement as agreement_stats
 from ..stats import intervals as stats
 from ..stats.scale_intervals import Bounds, scales_by
+from .facets import scale_label
 
 KEY = ["gen_condition_id", "grade_condition_id", "item_id", "epoch"]
 
@@ -105,9 +106,14 @@ def criteria_marginals(long: pd.DataFrame, interval: Interval) -> list[dict[str,
                 "level": criterion,
                 "grade_condition_id": grade_id,
                 **_figures(result),
+                "scale": _label(scales.get((grade_id, criterion))),
             }
         )
     return rows
+
+
+def _label(bounds: Any) -> str | None:
+    return scale_label(bounds) if bounds else None
 
 
 def _figures(result: stats.Interval) -> dict[str, Any]:

@@ -58,9 +58,16 @@ def marginals(
                 "se": result.se,
                 "ci_low": result.ci_low,
                 "ci_high": result.ci_high,
+                "scale": _scale_of(group["grade_condition_id"], scales),
             }
         )
     return rows
+
+
+def _scale_of(grade_ids: pd.Series, scales: dict[str, Bounds | None]) -> str | None:
+    """The one scale the rows' grade conditions score on, or None."""
+    labels = {scale_label(b) for g in set(grade_ids) if (b := scales.get(g))}
+    return labels.pop() if len(labels) == 1 else None
 
 
 def split_mixed_scales(

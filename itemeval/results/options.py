@@ -19,7 +19,11 @@ class ResultsOptions:
     seed: int = 0
     by: tuple[str, ...] = ()
     compare: tuple[str, ...] = ()
-    """Two generate conditions (id, id prefix or slug), or ("all",)."""
+    """Two generate conditions (id, id prefix or slug), or ("all",); with
+    `compare_by`, two levels of that facet."""
+    compare_by: str | None = None
+    """A generate facet (model, prompt, model_config) whose levels `compare` names:
+    level A against level B over the items, averaged over the other facets."""
     threshold: float | None = None
     sample: int | None = None
     """Only a random subset of this many items (drawn with `seed`, stratified by
@@ -42,6 +46,14 @@ def check_options(options: ResultsOptions) -> None:
             f"--ci: unknown method {options.ci!r}; use auto, t, wilson or bootstrap"
         )
     if options.compare and options.compare != ("all",) and len(options.compare) != 2:
+        what = (
+            f"two levels of --by {options.compare_by}"
+            if options.compare_by
+            else "two generate conditions (id, id prefix or slug)"
+        )
+        raise ConfigError(f"--compare: name {what}, or `all`")
+    if options.compare_by not in (None, "model", "prompt", "model_config"):
         raise ConfigError(
-            "--compare: name two generate conditions (id, id prefix or slug), or `all`"
+            f"--compare by {options.compare_by!r}: levels of model, prompt or "
+            "model_config are compared (each is paired by item)"
         )

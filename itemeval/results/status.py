@@ -35,6 +35,8 @@ class GenerateRow:
     errors: int
     empty: int
     truncated: int
+    changed: int
+    """Answers to an earlier version of their item (solvers.on_input_change)."""
     missing: int
     usd: float | None  # None: a stored row's model is unpriced
 
@@ -69,7 +71,9 @@ def study_status(study: Study) -> StatusReport:
     recovered, pending = recover_if_idle(study.paths)
     notes = [recovered_note(n, store) for store, n in recovered.items()]
     merged = solution_state(study)
-    gen_counts = plan.generate_counts(merged, study.config.solvers.on_empty)
+    solvers = study.config.solvers
+    gen_counts = plan.generate_counts(merged, solvers.on_empty, solvers.on_input_change)
+    notes += _changed_notes(gen_counts, solvers.on_input_change)
     grade = study.grade + graded_extra_judges(study)
     grade_counts = plan.grade_counts(grade_state(study, grade, merged))
     current = {c.id for c in study.generate}
@@ -98,6 +102,24 @@ def study_status(study: Study) -> StatusReport:
         notes=notes,
         running=lock_holder(study.paths),
     )
+
+
+def _changed_notes(counts: pd.DataFrame, policy: str) -> list[str]:
+    """Say how many stored answers were written for an earlier version of their
+    item, and what happens to them."""
+    changed = int(counts["changed"].sum()) if "changed" in counts else 0
+    if not changed:
+        return []
+    if policy == "keep":
+        return [
+            f"{changed} answer(s) were written for an earlier version of their item: "
+            "kept and graded (solvers.on_input_change: keep), flagged input_changed "
+            "in export and show"
+        ]
+    return [
+        f"{changed} answer(s) were written for an earlier version of their item: "
+        "the next generate runs them again (they are not graded until then)"
+    ]
 
 
 def _counts(table: pd.DataFrame, condition_id: str, row_type: type) -> dict[str, Any]:

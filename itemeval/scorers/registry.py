@@ -3,6 +3,7 @@ batch of solutions is scored."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,7 +188,10 @@ def resolve(name: str, config_dir: Path | None = None) -> ScorerSpec:
         return families().model_graded(name)
     if name == TASK_SCORER:
         return families().task_scorer()
-    raise ConfigError(f"unknown scorer {name!r}; known scorers: {known_names()}")
+    names = [*SCORERS, *ALIASES, *TEXT_NAMES, *INSPECT_NAMES, *MODEL_GRADED_NAMES]
+    close = difflib.get_close_matches(name, [*names, MULTI, TASK_SCORER], n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ConfigError(f"unknown scorer {name!r}{hint}; known scorers: {known_names()}")
 
 
 def _inspect_spec(name: str) -> ScorerSpec:

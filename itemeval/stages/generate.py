@@ -35,6 +35,7 @@ from ..records import GenerateCondition, Item, Shard, TaskSpec
 from ..store.journal import journaled_keys
 from ..study.grid import generated, select
 from ..study.load import Study
+from .reply_notes import same_reply_notes
 from .run import Run, open_run
 from .run_setting import RunSetting, run_setting
 from .solution_rows import solution_row
@@ -73,10 +74,18 @@ def plan_cells(
     items: list[Item],
     *,
     force: bool,
-) -> pd.DataFrame:
-    """The (condition_id, item_id, epoch) cells this run must execute."""
+) -> tuple[pd.DataFrame, int]:
+    """The (condition_id, item_id, epoch) cells this run must execute, and how many
+    of them run again because their item changed since their answer."""
     merged = stored.solutions([c.id for c in conditions], [item.id for item in items])
-    return planner.plan_generate(merged, on_empty=stored.on_empty, force=force)
+    cells = planner.plan_generate(
+        merged,
+        on_empty=stored.on_empty,
+        force=force,
+        on_input_change=stored.on_input_change,
+    )
+    rerun = stored.on_input_change == "rerun" and not force
+    return cells, int(planner.input_changed(merged).sum()) if rerun else 0
 
 
 def shard_cells(
@@ -214,7 +223,7 @@ def plan(
     if conditions is None:
         conditions = select(generated(given.conditions), list(options.conditions))
     paths = given.setting.paths
-    cells = _cells(given, options, conditions, items)
+    cells, changed = _cells(given, options, conditions, items)
     specs = task_specs(
         given.setting.items,
         conditions,
@@ -232,7 +241,7 @@ def plan(
         owners={c.id: c.model for c in conditions},
         specs=tuple(specs),
         lines=tuple(_lines(paths, conditions, specs, prices)),
-        notes=tuple(_superseded(given, conditions)),
+        notes=tuple(_superseded(given, conditions) + _changed_note(changed)),
         providers=tuple(c.model for c in conditions),
     )
 
@@ -242,14 +251,24 @@ def _cells(
     options: StageOptions,
     conditions: list[GenerateCondition],
     items: list[Item],
-) -> pd.DataFrame:
+) -> tuple[pd.DataFrame, int]:
     """The cells to run: the missing ones (every one, with --force or --fresh); a
-    shard's own part only."""
+    shard's own part only. And how many run again for a changed item."""
     force = options.force or options.fresh
-    cells = plan_cells(given.stored, conditions, items, force=force)
+    cells, changed = plan_cells(given.stored, conditions, items, force=force)
     if options.shard is None:
-        return cells
-    return shard_cells(given.setting.paths, conditions, cells, options.shard)
+        return cells, changed
+    return shard_cells(given.setting.paths, conditions, cells, options.shard), changed
+
+
+def _changed_note(changed: int) -> list[str]:
+    if not changed:
+        return []
+    return [
+        f"{changed} cell(s) run again: their item changed since their answer was "
+        "written (its rendered input differs; solvers.on_input_change: keep would "
+        "keep them, flagged)"
+    ]
 
 
 def _lines(
@@ -325,6 +344,7 @@ def _idle(
         [item.id for item in items],
         replications=stored.replications,
         on_empty=stored.on_empty,
+        inputs=stored.inputs if stored.on_input_change == "rerun" else None,
     )
 
 
@@ -345,3 +365,5 @@ def _execute(
     conditions = list(work.generate)
     run.begin(conditions, [])
     run.execute(work.specs, _sink(setting.items, conditions, run))
+    if run.options.shard is None:  # a shard's rows are in its journal part only
+        run.result.notes.extend(same_reply_notes(setting.paths, conditions))

@@ -30,6 +30,7 @@ def solution_row(
         "model": condition.model,
         "prompt_name": condition.prompt.ref,
         "prompt_hash": condition.prompt.hash,
+        "input_hash": result.metadata.get("input_hash"),
         "model_config_name": condition.model_config_name,
         **_sampling(condition.params, result.effective_config),
         **_reply(result),

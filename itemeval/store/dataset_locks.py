@@ -48,8 +48,11 @@ def check_revision(path: Path, locks: DatasetLocks, key: str, revision: str) -> 
         f"dataset {key} changed since it was pinned in {path} (pinned "
         f"{pinned.revision}, now {revision}). "
         f"If the change is intended, re-pin it: remove the {key!r} entry from "
-        f"{path} (or delete the file) "
-        "and run again; rows already stored keep their old dataset_revision."
+        f"{path} (or delete the file) and run again. Rows already stored keep their "
+        "old dataset_revision; the next generate runs again every cell whose item "
+        "now renders to another input than its answer was written for, and leaves "
+        "unchanged items' answers alone (solvers.on_input_change: keep keeps them "
+        "all, flagged)."
     )
 
 

@@ -59,6 +59,9 @@ SOLUTIONS = pa.schema(
         ("model", pa.string()),
         ("prompt_name", pa.string()),
         ("prompt_hash", pa.string()),
+        # the hash of what the cell sent (its rendered chat): a changed item's cells
+        # run again; null in rows written before it was recorded, and in imported ones
+        ("input_hash", pa.string()),
         ("model_config_name", pa.string()),
         *_PARAMS,
         *[(f"effective_{name}", typ) for name, typ in _PARAMS],

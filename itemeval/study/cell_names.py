@@ -38,17 +38,26 @@ def cell_name(facets: dict[str, str]) -> str:
     return " | ".join(facets.values())
 
 
+GENERIC_NAMES = frozenset({"model", "default", "base", "chat", "latest"})
+"""A model's last part that names no model by itself: `mockllm/model` stays whole."""
+
+
 def _short(names, prefix: str | None = None) -> dict[str, str]:
     """Each name without its provider ("itemeval/arith-good" is "arith-good") or
-    `prefix`, unless that would make two names the same."""
+    `prefix`, unless that would make two names the same or leave a generic word."""
     names = list(dict.fromkeys(names))
     short = {
-        name: name.removeprefix(prefix) if prefix else name.rsplit("/", 1)[-1]
+        name: name.removeprefix(prefix) if prefix else _model_name(name)
         for name in names
     }
     if len(set(short.values())) < len(names):
         return {name: name for name in names}
     return short
+
+
+def _model_name(model: str) -> str:
+    last = model.rsplit("/", 1)[-1]
+    return model if last in GENERIC_NAMES else last
 
 
 def grader_facets(grade: Sequence[GradeCondition]) -> dict[str, dict[str, str]]:

@@ -161,6 +161,10 @@ class Solvers(SamplingParams, CallLimits):  # type: ignore[misc,valid-type]
     on_empty: Literal["skip", "rerun", "grade"] = "skip"
     """A blank completion without error: not graded (skip), re-generated next run
     (rerun), or graded."""
+    on_input_change: Literal["rerun", "keep"] = "rerun"
+    """A stored answer whose item (or an inspect sample's turns) now renders to
+    another input than it was written for: pending again and re-generated (rerun),
+    or kept and graded, flagged as answering an earlier version (keep)."""
 
 
 class ModelConfigFacet(SamplingParams):  # type: ignore[misc,valid-type]

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from ..errors import ConfigError
 from ..hashing import content_hash
 from ..textfiles import read_utf8
-from ..yaml_text import YamlRefused, cut, load_yaml, shorten
+from ..yaml_text import YamlRefused, cut, explain, load_yaml
 from .config import LoadedConfig, StudyConfig
 
 
@@ -84,8 +84,7 @@ def _parse_yaml(text: str, path: Path) -> dict[str, Any]:
         ) from None
     except yaml.MarkedYAMLError as exc:
         raise ConfigError(
-            f"{path}: malformed YAML at {_where(exc)}: "
-            f"{shorten(str(exc.problem or exc))}"
+            f"{path}: malformed YAML at {_where(exc)}: {explain(exc, text)}"
         ) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: malformed YAML: {exc}") from None

@@ -19,6 +19,7 @@ from .grid import check_logprobs, generate_conditions, verifiable_conditions
 from .imported import imported_conditions
 from .items import check_unique, dataset_key, map_rows
 from .judges import judge_conditions
+from .offline_models import check_offline_model
 from .pairwise import is_pairwise
 from .prompts import PROMPT_FIELDS, RUBRIC_FIELDS, check_template, load_template
 from .sources import adapter
@@ -85,6 +86,7 @@ def load_study(
 
 def _study(loaded: LoadedConfig, *, pin: bool) -> Study:
     """The study of a loaded config: its templates, items and conditions."""
+    _check_offline_models(loaded.config)
     warnings: list[str] = []
     prompts = _templates(loaded, "prompt", loaded.config.facets.prompt, warnings)
     rubrics = _templates(loaded, "rubric", loaded.config.facets.rubric, warnings)
@@ -114,6 +116,18 @@ def _study(loaded: LoadedConfig, *, pin: bool) -> Study:
         warnings=warnings,
         pairwise=pairwise,
     )
+
+
+def _check_offline_models(config: StudyConfig) -> None:
+    """Every `itemeval/<name>` the study names is an offline model (a misspelled one
+    would run, answer at a made-up rate, and cost "unknown")."""
+    for k, model in enumerate(config.solvers.models):
+        check_offline_model(model, f"solvers.models[{k}]")
+    for name, grader in config.graders.items():
+        check_offline_model(grader.model, f"graders.{name}.model")
+    for name in config.facets.grader:
+        if "/" in name and name not in config.graders:
+            check_offline_model(name, "facets.grader")
 
 
 def _templates(

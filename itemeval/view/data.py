@@ -198,7 +198,10 @@ def _disagreements(frame: pd.DataFrame) -> pd.DataFrame:
     flat = scale["min"] == scale["max"]
     scale.loc[flat, "min"] = scored["score"].min()
     scale.loc[flat, "max"] = scored["score"].max()
-    middle = scored["grade_condition_id"].map((scale["min"] + scale["max"]) / 2)
+    # mapped from a categorical column the middles come back categorical: as floats
+    # they compare with the scores
+    middles = (scale["min"] + scale["max"]) / 2
+    middle = scored["grade_condition_id"].map(middles).astype(float)
     passed = scored.assign(passed=(scored["score"] > middle).astype(int))
     per_answer = passed.groupby(["gen_condition_id", "item_id", "epoch"])["passed"]
     split = (per_answer.max() != per_answer.min()).rename("disagree").reset_index()

@@ -26,9 +26,11 @@ from ..results.labels import (
 from ..results.options import ResultsOptions
 from ..results.show import item_view
 from ..results.status import study_status
+from ..scorers.criteria import rubric_criteria
 from ..stages.label_writer import LabelWriter
 from ..store import read_store
 from ..study.load import Study
+from ..study.prompts import render
 from .data import PER_PAGE, SORTS, ItemQuery, item_table, query_items
 
 
@@ -236,6 +238,8 @@ async def label(request: Request) -> Response:
     done = sum(label_status(e, labels) == "labelled" for e in queue.to_dict("records"))
     entry = queue.iloc[position].to_dict() if position < len(queue) else None
     answer = await run_in_threadpool(_answer, study, entry) if entry else None
+    if answer is not None:
+        answer["rubric"] = rubric_for(context["rubric"], answer)
     key = (
         (entry["condition_id"], entry["item_id"], int(entry["epoch"]))
         if entry
@@ -257,6 +261,22 @@ async def label(request: Request) -> Response:
         rubric=context["rubric"],
         scale=context["scale"],
     )
+
+
+def rubric_for(rubric: Any, answer: dict[str, Any]) -> str:
+    """The rubric as the judge reads it for this answer: its front matter left out,
+    its placeholders filled in (the judge's reply format is not the rater's)."""
+    item, solution = answer["item"], answer["solution"]
+    values = {
+        **item.metadata,
+        "input": item.input,
+        "solution": (solution or {}).get("solution") or "",
+        "target": item.target,
+        "grading_scheme": item.grading_scheme,
+        "id": item.id,
+    }
+    _, body = rubric_criteria(rubric.text)
+    return render(body, values)
 
 
 def _answer(study: Study, entry: dict[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,9 @@ from itemeval.records import Item
 
 def solutions(*rows: tuple) -> pd.DataFrame:
     """Stored solutions state rows: (condition_id, item_id, epoch, error, blank,
-    stop_reason, usd, solution_hash)."""
+    stop_reason, usd, solution_hash[, input_hash]); no input hash reads as an older
+    row, current whatever its item renders to."""
+    rows = tuple(row + (None,) * (9 - len(row)) for row in rows)
     return pd.DataFrame(rows, columns=plan.GENERATE_STATE_COLUMNS).astype(
         {"epoch": "int64"}
     )

@@ -241,3 +241,18 @@ def test_the_facet_chart_holds_results_by_model(study, page, capsys):
     for (label, value), m in zip(rows, data["marginals"]):
         assert value == written(m["mean"], m["ci_low"], m["ci_high"])
         assert named(label, [m["level"], data["slugs"][m["grade_condition_id"]]])
+
+
+def test_a_difference_that_rounds_to_zero_reads_0_not_minus_0():
+    from itemeval.report import headline as report_headline
+
+    cell = {
+        "diff": -0.0004,
+        "ci": (-0.01, 0.009),
+        "n": 5,
+        "p": 0.9,
+        "significant": False,
+        "shade": ("#ffffff", "#000000"),
+    }
+    html = report_headline._cell(cell, 0, 1, 2)
+    assert ">0.00<" in html and "-0.00" not in html

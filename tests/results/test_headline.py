@@ -54,7 +54,7 @@ def cells(items: pd.DataFrame) -> list[dict]:
 
 
 def grader(grade_id: str) -> SimpleNamespace:
-    return SimpleNamespace(id=grade_id, slug=f"{grade_id}-slug")
+    return SimpleNamespace(id=grade_id, slug=f"{grade_id}-slug", kind="verifiable")
 
 
 def run(items: pd.DataFrame, grade_ids: list[str]) -> list[dict]:
@@ -222,8 +222,10 @@ def test_results_json_headline_matches_the_export(study, capsys):
         "p_adjusted",
         "pairs",
         "detectable",
+        "facet",
         "text",
     }
+    assert row["facet"] is None  # one facet varies: the conditions' row alone
     wide = item_scores(study)
     good = next(c for c in wide.columns if c.startswith("arith-good"))
     weak = next(c for c in wide.columns if c.startswith("arith-weak"))

@@ -291,3 +291,26 @@ def test_two_raters_are_measured_against_each_other(study, capsys):
     assert row["exact"] == pytest.approx((alice == bob).mean())
     sign = 1 if slugs[row["a"]] == "human-alice" else -1
     assert row["bias"] == pytest.approx(sign * (alice - bob).mean())
+
+
+def test_a_rater_is_not_counted_like_a_judge(study, capsys):
+    """Unlabelled answers are not pending grades, a rater leads no headline, and the
+    terminal's corrected means show the judge's own mean beside the corrected one."""
+    writer = LabelWriter(study)
+    for entry in label_queue(study, QueueOptions(sample=6, seed=1)).to_dict("records"):
+        _label(study, writer, entry, 1.0)
+    config = str(study.loaded.path)
+    capsys.readouterr()
+    assert main(["results", config, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    human = human_condition("alice", pick_rubric(study, None)).id
+    cells = [c for c in report["cells"] if c["grade_condition_id"] == human]
+    assert cells and all(c["pending"] == 0 for c in cells)
+    assert sum(c["grades"] for c in cells) == 6
+    assert all(h["grade_condition_id"] != human for h in report["headline"])
+    assert main(["results", config]) == 0
+    out = capsys.readouterr().out
+    corrected = out.split("judge mean corrected by human labels", 1)[1]
+    assert "judge" in corrected.splitlines()[1]  # a column of the judge's own mean
+    judge_mean = report["corrected"][0]["judge_mean"]
+    assert f"{judge_mean:.3f}" in corrected

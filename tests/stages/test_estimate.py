@@ -267,6 +267,7 @@ def test_nothing_left_to_run_costs_nothing_even_unpriced(tmp_path, capsys):
         "usd_expected": 0.0,
         "usd_low": None,
         "usd_high": None,
+        "projected": True,  # nothing left to run: $0 is known, not a ceiling
     }
     assert not any("no price" in note for note in result["notes"])
     pending = estimate(capsys, config, "--force", "--stage", "grade")

@@ -232,8 +232,8 @@ def test_a_baseline_is_named_by_slug_and_its_pairs_are_estimated(tmp_path, capsy
         base_config(
             solvers__models=[
                 "itemeval/arith-good",
-                "itemeval/arith-bad",
-                "itemeval/arith-mid",
+                "itemeval/arith-30",
+                "itemeval/arith-60",
             ],
             facets__grader=["pw"],
             graders={

@@ -76,7 +76,9 @@ class Server:
     """`python -m itemeval view ...` as a child process; its first stdout line is the
     URL."""
 
-    def __init__(self, config: Path, *, blind: bool = True) -> None:
+    def __init__(
+        self, config: Path, *, blind: bool = True, sample: int | None = SAMPLE
+    ) -> None:
         command = [
             sys.executable,
             "-m",
@@ -88,7 +90,8 @@ class Server:
             "alice",
         ]
         command += ["--blind"] if blind else []
-        command += ["--sample", str(SAMPLE), "--seed", str(SEED)]
+        if sample is not None:
+            command += ["--sample", str(sample), "--seed", str(SEED)]
         self.process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import secrets
 from typing import Any, NamedTuple
 
@@ -34,6 +33,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from ...study.offline_models import is_known
 from ..compat import sample_active
 from .draws import unit
 from .judge import PAIRWISE_FORMAT, judge_reply, pairwise_reply
@@ -117,8 +117,8 @@ def _current_epoch() -> int:
 
 @modelapi(name="itemeval")
 class OfflineModel(ModelAPI):
-    """`itemeval/<name>`: arith-*, judge, judge-*, echo (the last user message) and
-    fail (always raises)."""
+    """`itemeval/<name>`: arith-good, arith-fair, arith-weak, arith-NN, judge,
+    judge-*, echo (the last user message) and fail (always raises)."""
 
     def __init__(
         self,
@@ -129,10 +129,10 @@ class OfflineModel(ModelAPI):
         **model_args: object,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
-        if not re.fullmatch(r"arith-[\w.-]+|judge(?:-[\w.-]+)?|echo|fail", model_name):
+        if not is_known(model_name):
             raise ValueError(
-                f"Unknown offline model itemeval/{model_name}: use arith-*, "
-                "judge, judge-*, echo or fail"
+                f"Unknown offline model itemeval/{model_name}: use arith-good, "
+                "arith-fair, arith-weak, arith-NN, judge, judge-*, echo or fail"
             )
         if unknown := sorted(set(model_args) - MODEL_ARGS):
             raise ValueError(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ...plan.generate_tasks import render_prompt
+from ...plan.generate_tasks import input_hash, render_prompt
 from ...records import GenerateCondition, GradeCondition, Item
 from ...store import read_store
 from ...study import cascade
@@ -28,6 +28,7 @@ SOLUTION_COLUMNS = [
     "reasoning_tokens",
     "usd",
     "cache_hit",
+    "input_hash",
 ]
 GRADE_COLUMNS = [
     "grade_condition_id",
@@ -88,6 +89,9 @@ class SolutionView:
     usd: float | None
     cache_hit: bool | None
     grades: list[GradeView]
+    input_changed: bool = False
+    """The answer was written for an earlier version of the item (its rendered input
+    differs from the prompt shown above it)."""
 
 
 @dataclass(frozen=True)
@@ -213,8 +217,11 @@ def condition_view(
     """One generate condition's prompt for the item and its stored solutions, in
     replication order."""
     rows = sorted(solutions, key=lambda row: row["epoch"])
+    current = input_hash(condition, item) if condition.kind == "generated" else None
     views = [
-        solution_view(row, [g for g in grades if g["epoch"] == row["epoch"]], grade)
+        solution_view(
+            row, [g for g in grades if g["epoch"] == row["epoch"]], grade, current
+        )
         for row in rows
     ]
     stored = {row["epoch"] for row in rows}
@@ -232,7 +239,10 @@ def condition_view(
 
 
 def solution_view(
-    row: dict[str, Any], grades: list[dict[str, Any]], grade: list[GradeCondition]
+    row: dict[str, Any],
+    grades: list[dict[str, Any]],
+    grade: list[GradeCondition],
+    current_input: str | None = None,
 ) -> SolutionView:
     by_id = {g["grade_condition_id"]: g for g in grades}
     views = [
@@ -251,6 +261,11 @@ def solution_view(
         usd=row["usd"],
         cache_hit=row["cache_hit"],
         grades=views,
+        input_changed=bool(
+            current_input
+            and row.get("input_hash")
+            and row["input_hash"] != current_input
+        ),
     )
 
 

@@ -12,7 +12,7 @@ from ... import heap
 from ...engine import batch, cache_origins, response_cache
 from ...engine.cache_lookup import cached_sample_ids  # noqa: I001
 from ...engine.providers import check_providers
-from ...outcomes import StageResult
+from ...outcomes import NOTHING_TO_GRADE, StageResult
 from ...paths import StudyPaths
 from ...plan import hints, pairwise_state
 from ...plan.cost import (
@@ -37,6 +37,7 @@ from ...plan.state import (
     stored_of,
 )
 from ...records import GenerateCondition, GradeCondition, Item, TaskSpec
+from ...store import read_store
 from ...study.judges import Judging
 from ...study.load import Study
 from ..run import Run, open_run
@@ -280,6 +281,17 @@ def _without(
     return todo[[key not in solutions for key in keys]].reset_index(drop=True)
 
 
+def _nothing_generated(given: GradeInputs) -> list[str]:
+    """Grade before any generate: say so, rather than that every cell is done."""
+    stored = read_store(
+        given.setting.paths,
+        "solutions",
+        ["condition_id"],
+        where={"condition_id": [c.id for c in given.generate]},
+    )
+    return [NOTHING_TO_GRADE] if stored.num_rows == 0 else []
+
+
 def _run_grade(
     given: GradeInputs, options: GradeOptions, ask: Ask | None, tell: Tell | None
 ) -> StageResult:
@@ -292,6 +304,7 @@ def _run_grade(
         result.conditions = work.condition_runs()
         result.notes.extend(work.notes)
         if work.empty:
+            result.notes.extend(_nothing_generated(given))
             return result
         # after the no-op return: checking providers loads inspect-ai (seconds), and
         # a refusal here still comes before anything is written

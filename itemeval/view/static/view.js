@@ -98,6 +98,8 @@ function setUpLabelling(form) {
   form.addEventListener("submit", (event) => { event.preventDefault(); if (named) save(criteriaBody(form)); });
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
+    // Enter saves the criteria wherever the focus is, a criterion's menu included
+    if (named && event.key === "Enter") { event.preventDefault(); save(criteriaBody(form)); return; }
     if (event.target instanceof HTMLSelectElement || event.target instanceof HTMLInputElement) return;
     const link = event.key === "s" ? "skip" : event.key === "u" ? "undo" : null;
     if (link && document.getElementById(link)) { document.getElementById(link).click(); return; }
