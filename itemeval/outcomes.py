@@ -3,6 +3,7 @@ condition's counts, one stage's outcome."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
@@ -24,6 +25,8 @@ class SampleResult:
     stop_reason: str | None
     error: str | None
     usage: dict[str, int | None]
+    """The counts charged: the provider's, or the worst case where they could not be
+    (plan/usage_check.py)."""
     cache_hit: bool
     latency_s: float | None
     effective_config: dict[str, Any]
@@ -43,6 +46,9 @@ class SampleResult:
     score: Any = None
     """A model-graded scorer's verdict on the replayed solution (a
     scorers.ScoreResult)."""
+    usage_reported: str | None = None
+    """JSON: the provider's own counts of the calls whose counts were not believed,
+    each with why; None when every call's were taken as reported."""
 
 
 @dataclass
@@ -63,9 +69,14 @@ class ConditionRun:
     happened."""
     # distinct configs inspect actually sent
     effective_configs: set[str] = field(default_factory=set)
+    doubted_usage: list[str] = field(default_factory=list)
+    """Why each of its rows' token counts were not taken as the provider reported
+    them (plan/usage_check.py)."""
 
     def add(self, row: dict[str, Any]) -> None:
         self.rows += 1
+        if row.get("usage_reported"):
+            self.doubted_usage.append(_first_reason(row["usage_reported"]))
         if row.get("effective_config"):
             self.effective_configs.add(row["effective_config"])
         self.errors += row.get("error") is not None
@@ -82,6 +93,27 @@ class ConditionRun:
             self.usd = None
         elif self.usd is not None:
             self.usd += row["usd"]
+
+
+def _first_reason(reported: str) -> str:
+    try:
+        return str(json.loads(reported)[0]["why"])
+    except (ValueError, LookupError, TypeError):
+        return "unreadable counts"
+
+
+def doubted_usage_note(conditions: list[ConditionRun]) -> list[str]:
+    """One line for the calls whose counts were not believed: they are charged at
+    their worst case, never at what the provider said."""
+    reasons = [why for c in conditions for why in c.doubted_usage]
+    if not reasons:
+        return []
+    return [
+        f"{len(reasons)} call(s) came back with token counts that cannot be true "
+        f"(e.g. {reasons[0]}): each was charged at its worst case (every byte sent a "
+        "token, a reply of max_tokens or of its own bytes, whichever is larger); the "
+        "provider's counts are kept in the rows' usage_reported"
+    ]
 
 
 @dataclass

@@ -28,9 +28,10 @@ What a request gets is decided by its last user message, unless the server-level
   reply (None: the above).
 Every chat request body is kept in `requests` (with `_received`: when the kernel got
 it, monotonic s), and those given a normal reply in
-`answered()`; `max_in_flight` is the peak of concurrent requests, `in_flight` the count
-now. The server also speaks OpenAI's Batch API, with completion the test controls:
-`srv.batches` (tests/batch_api.py).
+`answered()`; `usage(usage)`, when given, rewrites each reply's usage (a provider
+that lies about its counts); `max_in_flight` is the peak of concurrent requests,
+`in_flight` the count now. The server also speaks OpenAI's Batch API, with completion
+the test controls: `srv.batches` (tests/batch_api.py).
 """
 
 from __future__ import annotations
@@ -93,8 +94,10 @@ class OpenAIServer:
         answer_limit: int | None = None,
         before_reply: Callable[[int], None] | None = None,
         responder: Callable[[dict[str, Any]], str | None] | None = None,
+        usage: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
         self.responder = responder
+        self.usage = usage
         self.delay = delay
         self.answer_limit = answer_limit
         self.before_reply = before_reply
@@ -353,17 +356,19 @@ class OpenAIServer:
                     else None,
                 }
             ],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-                "prompt_tokens_details": {
-                    "cached_tokens": min(self.cached_tokens, prompt_tokens)
-                },
-                "completion_tokens_details": {
-                    "reasoning_tokens": self.reasoning_tokens
-                },
-            },
+            "usage": (self.usage or (lambda usage: usage))(
+                {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                    "prompt_tokens_details": {
+                        "cached_tokens": min(self.cached_tokens, prompt_tokens)
+                    },
+                    "completion_tokens_details": {
+                        "reasoning_tokens": self.reasoning_tokens
+                    },
+                }
+            ),
         }
 
 

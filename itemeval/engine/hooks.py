@@ -167,6 +167,30 @@ def calling(state: TaskState) -> Iterator[None]:
         _CALLING.reset(token)
 
 
+def calling_state() -> TaskState | None:
+    """The generate cell whose one model call is running in this context, if any."""
+    return _CALLING.get() if _ROUTE.get() is not None else None
+
+
+def route_log_file(eval_id: str | None) -> str | None:
+    route = _ROUTE.get()
+    return route.log_file(eval_id) if route is not None else None
+
+
+def route_logprob_tokens() -> int:
+    route = _ROUTE.get()
+    return route.logprob_tokens if route is not None else 0
+
+
+def hand_on_result(state: TaskState, result: SampleResult) -> None:
+    """Pass a result read elsewhere (the transport) on for the running sample, once."""
+    route = _ROUTE.get()
+    if route is None or state.metadata.get(HANDED_ON):
+        return
+    route.sink(result)
+    state.metadata[HANDED_ON] = True
+
+
 def hand_on(state: TaskState, output: ModelOutput | None = None) -> None:
     """Pass the running sample's result to the sink now that its calls have returned
     (once: a sample already handed on is left alone)."""

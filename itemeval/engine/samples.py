@@ -15,6 +15,7 @@ from inspect_ai.model import ModelOutput
 from inspect_ai.solver import TaskState
 
 from ..outcomes import SampleResult
+from ..plan.usage_check import CallText, Checked, check_usage, reported_json
 from ..redact import redact
 from .compat import HTTP_LOGGER, sample_active
 from .log_scores import NO_CALL, VERDICT
@@ -92,12 +93,15 @@ def _result(
         if output.usage is not None
         else (last.output.usage if last else None)
     )
+    checked = [event_usage(event) for event in events]
+    charged = check_usage(usage_counts(usage), _call_text(last, output)).usage
     return SampleResult(
         metadata=metadata,
         completion=output.completion if has_output else None,
         stop_reason=str(output.stop_reason) if has_output else None,
         error=error,
-        usage=usage_counts(usage),
+        usage=charged,
+        usage_reported=reported_json(checked),
         cache_hit=bool(last is not None and last.cache == "read"),
         latency_s=_latency(output, last, total_time),
         effective_config=last.config.model_dump(exclude_none=True, exclude={"cache"})
@@ -108,8 +112,8 @@ def _result(
         logprobs=_logprobs(output, logprob_tokens) if has_output else None,
         skipped=finished.skipped,
         calls=tuple(
-            (str(event.model), usage_counts(event.output.usage), event.cache == "read")
-            for event in events
+            (str(event.model), usage.usage, event.cache == "read")
+            for event, usage in zip(events, checked)
         ),
         score=metadata.get(VERDICT),
     )
@@ -203,6 +207,26 @@ def recording_refusals() -> Iterator[None]:
     finally:
         logger.removeHandler(recorder)
         _last_refusal.clear()
+
+
+def event_usage(event: ModelEvent) -> Checked:
+    """One call's token counts as charged: the provider's, unless they cannot be
+    (plan/usage_check.py)."""
+    return check_usage(
+        usage_counts(event.output.usage), _call_text(event, event.output)
+    )
+
+
+def _call_text(event: ModelEvent | None, output: ModelOutput) -> CallText:
+    if event is None:
+        return CallText.of("", output.completion, None)
+    sent = "\n".join(message.text for message in event.input)
+    more = any(
+        not isinstance(message.content, str)
+        and any(part.type != "text" for part in message.content)
+        for message in event.input
+    )
+    return CallText.of(sent, output.completion, event.config.max_tokens, more=more)
 
 
 def usage_counts(usage: Any) -> dict[str, int | None]:

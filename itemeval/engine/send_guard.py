@@ -37,14 +37,14 @@ STOPPED = "itemeval stopped: no call starts after an interrupt"
 def guard(model: Any) -> Any:
     """Withhold, after a signal, every request `model` would still write; the same
     model back."""
-    for client in _http_clients(getattr(model, "api", None)):
+    for client in http_clients(getattr(model, "api", None)):
         hooks = client.event_hooks["request"]
         if _on_request not in hooks:
             hooks.append(_on_request)
     return model
 
 
-def _http_clients(api: Any) -> list[Any]:
+def http_clients(api: Any) -> list[Any]:
     """The httpx clients a provider sends through: inspect's `http_client` (OpenAI and
     compatible providers) and the SDK client's own."""
     found = [

@@ -32,11 +32,11 @@ from .. import signals
 from ..errors import ConfigError
 from ..plan.budget import CallGate
 from ..records import Cell, TaskSpec
-from . import compat, send_guard
+from . import compat, reply_capture, send_guard
 from .feed import task_dataset
 from .hooks import calling, hand_on
 from .log_scores import NO_CALL, VERDICT, grade_scorer
-from .samples import usage_counts
+from .samples import event_usage, usage_counts
 
 # What setting up one condition's model can raise (unknown provider, missing key or
 # package); such a condition fails alone while the others run.
@@ -72,9 +72,7 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
                 hand_on(state)  # if the usage hook did not (a cached reply, no usage)
             finally:
                 if gate is not None:
-                    await gate.release(
-                        key, usage_counts(state.output.usage), _last_call_was_cached()
-                    )
+                    await gate.release(key, _charged(state), _last_call_was_cached())
         return state
 
     return solve
@@ -169,12 +167,21 @@ def _replay_and_score(scorer: Any, gate: CallGate | None) -> Solver:
     return solve
 
 
+def _charged(state: TaskState) -> dict[str, int | None] | None:
+    """The running sample's last call's counts as charged: inspect's reading, else
+    the transport's (a reply inspect could not read); None when it made no call."""
+    events = [event for event in transcript().events if isinstance(event, ModelEvent)]
+    if events and events[-1].output.usage is not None:
+        return event_usage(events[-1]).usage
+    return state.metadata.get(reply_capture.WIRE_USAGE)
+
+
 def _summed_usage() -> dict[str, int | None]:
-    """The usage of every model call of the running sample, added up."""
+    """The usage of every model call of the running sample, as charged, added up."""
     total: dict[str, int | None] = dict.fromkeys(usage_counts(None), 0)
     for event in transcript().events:
         if isinstance(event, ModelEvent) and event.cache != "read":
-            for name, value in usage_counts(event.output.usage).items():
+            for name, value in event_usage(event).usage.items():
                 total[name] = (total[name] or 0) + (value or 0)
     return total
 
@@ -267,7 +274,7 @@ def build_model(name: str) -> Any:
     # <SERVICE>_BASE_URL / _API_KEY.
     quiet_banner()
     with contextlib.redirect_stdout(sys.stderr):
-        return send_guard.guard(get_model(name, memoize=False))
+        return reply_capture.capture(send_guard.guard(get_model(name, memoize=False)))
 
 
 def check_providers(models: list[str]) -> None:

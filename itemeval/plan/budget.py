@@ -265,7 +265,8 @@ class SpendCap:
         async with changed:
             self._in_flight.pop(key, None)
             self._model_of.pop(key, None)
-            self.spent += actual
+            # the running total never goes down, whatever a price or a count says
+            self.spent += max(actual, 0.0)
             changed.notify_all()
 
 

@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 from ..paths import StudyPaths
 from ..records import GenerateCondition, GradeCondition
 from ..store import read_store
+from ..store.backend import check_store
 from ..study.load import Study, extra_judges
 from . import cells as plan
 from .cost import ObservedLengths
@@ -77,7 +78,9 @@ class Stored:
 
 
 def stored_of(study: Study) -> Stored:
-    """What joining the grid with the stores needs of this study."""
+    """What joining the grid with the stores needs of this study (its items store
+    checked first: a damaged one is refused by every command, not only by export)."""
+    check_store(study.paths, "items")
     solvers = study.config.solvers
     return Stored(
         study.paths,

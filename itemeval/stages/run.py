@@ -19,7 +19,7 @@ from ..engine.runner import (
     logprob_tokens,
 )
 from ..errors import is_write_failure, write_failure_message
-from ..outcomes import ConditionRun, StageResult
+from ..outcomes import ConditionRun, StageResult, doubted_usage_note
 from ..plan.budget import (
     PricedGate,
     SpendCap,
@@ -277,6 +277,7 @@ class Run:
             # a condition whose whole task failed makes the run exit 1: its outcome
             # (the summary, --json, the manifest) says so
             self.result.outcome = "failed"
+        self.result.notes.extend(doubted_usage_note(self.result.conditions))
         if self.cap is not None and self.cap.spent > self.cap.cap:
             self.overrun_usd = self.cap.spent - self.cap.cap
             self.result.notes.append(overrun_note(self.cap))

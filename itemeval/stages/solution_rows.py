@@ -67,4 +67,5 @@ def _reply(result: SampleResult) -> dict[str, Any]:
         "logprobs": result.logprobs,
         "error": result.error,
         **result.usage,
+        "usage_reported": result.usage_reported,
     }

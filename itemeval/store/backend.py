@@ -56,6 +56,9 @@ class LocalBackend:
     def verify(self, store: str) -> int:
         return local.verify_store(self.paths, store)
 
+    def check(self, store: str) -> None:
+        local.check_store(self.paths, store)
+
     def fetch_shared(self) -> None:
         return None
 
@@ -130,6 +133,10 @@ class DeltaBackend:
 
     def verify(self, store: str) -> int:
         return self.read(store, None, None).num_rows
+
+    def check(self, store: str) -> None:
+        # a Delta table's files are checked as a read opens them (delta_integrity)
+        return None
 
     def fetch_shared(self) -> None:
         from . import mirror
@@ -219,6 +226,11 @@ def read_store(
         key = (backend.location, store)
         return memo.served(key, lambda: backend.read(store, None, None), columns, where)
     return backend.read(store, columns, where)
+
+
+def check_store(paths: StudyPaths, store: str) -> None:
+    """Refuse a damaged store before anything is read from it."""
+    backend_for(paths).check(store)
 
 
 def verify_store(paths: StudyPaths, store: str) -> int:

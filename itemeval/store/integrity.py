@@ -2,8 +2,12 @@
 
 Each version directory holds `_integrity.json`: every part file's size and CRC-32. On
 open, the part names are checked; a part's size and checksum are checked the first time
-this process reads it (cached by inode, size and mtime). A store written before this
-file existed has none and is read as before; its next commit writes one.
+this process reads it (cached by inode, size and mtime).
+
+The versions directory holds `_integrity_since.json`, the first version committed with
+a manifest: from it on, a version without one is damaged, not unchecked (issue 49:
+deleting the one file turned every check off). A store written before manifests existed
+has neither file and is read as before; its next commit writes both.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from .files import fsync_path
 
 NAME = "_integrity.json"
 """Readers skip names starting with `_` (pyarrow, DuckDB, polars): this is no part."""
+SINCE = "_integrity_since.json"
 _CHUNK = 1 << 20
 _verified: set[tuple[str, int, int, int]] = set()
 _verified_lock = threading.Lock()
@@ -43,6 +48,42 @@ def read_manifest(version: Path) -> dict[str, dict[str, int]] | None:
             f"{version / NAME} is damaged ({exc}); {_RECOVERY.format(version=version)}"
         ) from None
     return data.get("parts", {}) if isinstance(data, dict) else {}
+
+
+def required_since(versions: Path) -> int | None:
+    """The first version of the store committed with a manifest; None for a store
+    from before manifests."""
+    try:
+        data = json.loads((versions / SINCE).read_text(encoding="utf-8"))
+        return int(data["version"])
+    except FileNotFoundError:
+        return None
+    except (ValueError, OSError, KeyError, TypeError) as exc:
+        raise StoreError(
+            f"{versions / SINCE} is damaged ({exc}); it says which versions of the "
+            "store must have an integrity record. Restore it, or move the store aside "
+            "and re-run: generate/grade re-create missing rows"
+        ) from None
+
+
+def check_present(shown: Path, version: Path, number: int) -> None:
+    """Refuse a version without a manifest where the store says it must have one."""
+    since = required_since(version.parent)
+    if since is not None and number >= since:
+        raise StoreError(
+            f"{shown} has lost its integrity record ({version / NAME} is missing, "
+            f"and every version from v{since:06d} on was committed with one), so "
+            "its parts cannot be checked; " + _RECOVERY.format(version=version)
+        )
+
+
+def mark_required(versions: Path, number: int) -> None:
+    """Record, once, that versions from `number` on carry a manifest."""
+    if (versions / SINCE).exists():
+        return
+    target = versions / SINCE
+    target.write_text(json.dumps({"version": number}), encoding="utf-8")
+    fsync_path(target)
 
 
 def write_manifest(

@@ -113,6 +113,15 @@ def verify_store(paths: StudyPaths, store: str) -> int:
     return table.num_rows
 
 
+def check_store(paths: StudyPaths, store: str) -> None:
+    """Refuse a damaged or incomplete store (its integrity record, names, sizes and
+    checksums) without reading its rows."""
+    layout = _open_layout(paths, store)
+    for names in layout.parts.values():
+        for name in names:
+            _verify(layout, name)
+
+
 # ---- layout: the symlink, its version directories and their part files
 
 
@@ -167,7 +176,9 @@ def _open_layout(paths: StudyPaths, store: str) -> _Layout:
             )
         layout.parts.setdefault(part.group("phash"), []).append(name)
     committed = integrity.read_manifest(layout.current)
-    if committed is not None:
+    if committed is None:
+        integrity.check_present(path, layout.current, layout.version)
+    else:
         every = [name for names in layout.parts.values() for name in names]
         integrity.check_names(path, layout.current, committed, every)
     return replace(layout, committed=committed)
@@ -250,6 +261,7 @@ def _commit(layout: _Layout, plan: dict[str, PartitionPlan]) -> None:
     parts = [name for name in os.listdir(target) if _PART.match(name)]
     integrity.write_manifest(target, layout.committed, parts)
     fsync_path(target)
+    integrity.mark_required(layout.versions, version)
     fsync_path(layout.versions)
     _swap_link(layout.path, target)
     _sweep(layout, keep={version, layout.version})
@@ -312,9 +324,10 @@ def _sweep(layout: _Layout, keep: set[int]) -> None:
             shutil.rmtree(entry.path, ignore_errors=True)
         else:
             os.unlink(entry.path)
-    # anything else in the directory is debris of a crashed commit
+    # anything else in the directory is debris of a crashed commit (but the record
+    # of which versions must carry a manifest)
     for entry in os.scandir(layout.versions):
-        if _VERSION.match(entry.name):
+        if _VERSION.match(entry.name) or entry.name == integrity.SINCE:
             continue
         if entry.is_dir(follow_symlinks=False):
             shutil.rmtree(entry.path, ignore_errors=True)

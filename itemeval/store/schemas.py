@@ -23,6 +23,10 @@ _USAGE = [
     ("cache_write_tokens", pa.int64()),
     ("reasoning_tokens", pa.int64()),
     ("usd", pa.float64()),  # null = unpriced model, never a fake 0
+    # JSON: the provider's counts where they could not be true (below 0, not whole,
+    # past what the call could use), each with why; the counts above are then the
+    # call's worst case, as charged. Null: taken as reported.
+    ("usage_reported", pa.string()),
     ("cache_hit", pa.bool_()),  # served from inspect's local response cache (usd 0.0)
     ("latency_s", pa.float64()),
 ]

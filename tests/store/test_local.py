@@ -4,6 +4,7 @@ atomicity under SIGKILL."""
 from __future__ import annotations
 
 import glob
+import json
 import os
 import random
 import signal
@@ -22,7 +23,14 @@ import pytest
 
 from itemeval.errors import StoreError
 from itemeval.paths import StudyPaths
-from itemeval.store import PART_LIMIT, coerce_rows, read_store, upsert, verify_store
+from itemeval.store import (
+    PART_LIMIT,
+    coerce_rows,
+    integrity,
+    read_store,
+    upsert,
+    verify_store,
+)
 from itemeval.store.schemas import STORES
 from tests.helpers import REPO
 
@@ -332,7 +340,8 @@ def test_parts_stay_bounded_and_old_versions_are_collected(paths, monkeypatch):
     assert (
         len(pd.read_parquet(paths.solutions)) == sum(n % 5 + 1 for n in range(40)) + 40
     )
-    assert len(os.listdir(paths.root / ".solutions.versions")) == 2
+    kept = set(os.listdir(paths.root / ".solutions.versions")) - {integrity.SINCE}
+    assert len(kept) == 2
 
 
 def test_a_version_a_reader_resolved_stays_readable_through_later_commits(
@@ -350,10 +359,8 @@ def test_a_version_a_reader_resolved_stays_readable_through_later_commits(
     )  # superseded four commits ago, still whole
     monkeypatch.setattr("itemeval.store.local.READER_GRACE_S", 0.0)
     upsert(paths, "solutions", [solution("c", "i6")])
-    assert (
-        not resolved.exists()
-        and len(os.listdir(paths.root / ".solutions.versions")) == 2
-    )  # then collected
+    kept = set(os.listdir(paths.root / ".solutions.versions")) - {integrity.SINCE}
+    assert not resolved.exists() and len(kept) == 2  # then collected
 
 
 def test_leftovers_of_a_killed_writer_are_ignored_then_cleaned(paths):
@@ -578,8 +585,56 @@ def test_a_damaged_store_is_refused_by_every_command_naming_it(
 def test_a_version_from_before_the_manifest_still_reads_and_gains_one(paths):
     upsert(paths, "solutions", [solution("c1", "i1")])
     (manifest,) = paths.solutions.resolve().glob("_integrity.json")
-    manifest.unlink()  # as written by an older itemeval
+    since = paths.solutions.resolve().parent / "_integrity_since.json"
+    manifest.unlink()  # as written by an older itemeval: neither file
+    since.unlink()
     assert read_store(paths, "solutions").num_rows == 1
     upsert(paths, "solutions", [solution("c1", "i2")])
     assert (paths.solutions.resolve() / "_integrity.json").exists()
+    assert json.loads(since.read_text()) == {"version": 2}
     assert read_store(paths, "solutions").num_rows == 2
+
+
+def _duplicate_rows(path: Path) -> None:
+    """The part rewritten as a valid parquet file holding each row twice."""
+    table = pq.read_table(path)
+    os.chmod(path, 0o644)
+    pq.write_table(pa.concat_tables([table, table]), path)
+
+
+READERS = [["status"], ["results"], ["report"], ["export"], ["show", "a1"]]
+
+
+@pytest.mark.parametrize("damage", [_flip, Path.unlink, _duplicate_rows])
+def test_deleting_the_integrity_record_turns_no_check_off(tmp_path, capsys, damage):
+    from itemeval.cli import main
+
+    path = _graded_study(tmp_path)
+    study = tmp_path / "studies" / "t"
+    version = os.readlink(study / "solutions.parquet")
+    (study / "solutions.parquet").resolve().joinpath("_integrity.json").unlink()
+    damage(_parts(tmp_path, "solutions")[0])
+    capsys.readouterr()
+    for command in [*READERS, ["generate", "--yes"], ["grade", "--yes"]]:
+        code = main([command[0], str(path), *command[1:]])
+        err = capsys.readouterr().err
+        assert code == 1, (command, err[-1500:])
+        assert "lost its integrity record" in err and "Traceback" not in err, err
+        assert "_integrity.json is missing" in err
+    # nothing was run again: no row journaled, the store still at the same version
+    assert os.readlink(study / "solutions.parquet") == version
+    assert not list(study.glob("journal/*.jsonl"))
+
+
+def test_a_damaged_items_store_is_refused_by_every_command(tmp_path, capsys):
+    from itemeval.cli import main
+
+    path = _graded_study(tmp_path)
+    _overwrite_with_random(_parts(tmp_path, "items")[0])
+    capsys.readouterr()
+    for command in [*READERS, ["grade", "--yes", "--force"], ["estimate"]]:
+        code = main([command[0], str(path), *command[1:]])
+        err = capsys.readouterr().err
+        assert code == 1, (command, err[-1500:])
+        assert "items.parquet" in err and "damaged" in err, (command, err)
+        assert "Traceback" not in err

@@ -272,7 +272,7 @@ def _collect(state: BatchRun, submission: ledger.Submission, status: Status) -> 
             continue
         sample = result(
             line,
-            request.metadata,
+            request,
             submission.config,
             log_file=log_file,
             logprob_tokens=state.context.logprob_tokens,

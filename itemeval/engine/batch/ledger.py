@@ -41,6 +41,9 @@ class Request:
     spec: str
     metadata: dict[str, Any]
     worst_usd: float | None = None
+    sent_bytes: int = 0
+    """The UTF-8 bytes of its chat, which its reported usage is checked against (0 in
+    a ledger written before it was recorded)."""
 
 
 @dataclass(frozen=True)

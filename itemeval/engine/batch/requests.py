@@ -12,7 +12,10 @@ from typing import Any
 
 from ...hashing import canonical_json, sha256_hex
 from ...outcomes import SampleResult
+from ...plan.usage_check import CallText, reported_json
 from ...records import Cell, TaskSpec
+from ..wire import read_reply, usage
+from .ledger import Request
 
 CHAT_URL = "/v1/chat/completions"
 
@@ -29,15 +32,6 @@ _SENT_AS = {
     "reasoning_effort": "reasoning_effort",
 }
 """GenerateConfig name -> chat completions field, for the settings a batch carries."""
-
-_STOP_REASONS = {
-    "stop": "stop",
-    "length": "max_tokens",
-    "content_filter": "content_filter",
-    "tool_calls": "tool_calls",
-    "function_call": "tool_calls",
-}
-"""OpenAI's finish_reason as inspect's StopReason names it."""
 
 
 def provider_model(model: str) -> tuple[str, str] | None:
@@ -88,28 +82,15 @@ def request_line(spec: TaskSpec, cell: Cell, custom_id: str) -> dict[str, Any]:
     return {"custom_id": custom_id, "method": "POST", "url": CHAT_URL, "body": body}
 
 
-def usage(wire: dict[str, Any] | None) -> dict[str, int | None]:
-    """OpenAI's usage as a row's token columns, the way inspect counts them: input
-    tokens exclude those read from the provider's prompt cache."""
-    if not wire:
-        names = ("input", "output", "total", "cache_read", "cache_write", "reasoning")
-        return {f"{name}_tokens": None for name in names}
-    cached = (wire.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
-    reasoning = (wire.get("completion_tokens_details") or {}).get("reasoning_tokens")
-    prompt = wire.get("prompt_tokens") or 0
-    return {
-        "input_tokens": prompt - cached,
-        "output_tokens": wire.get("completion_tokens"),
-        "total_tokens": wire.get("total_tokens"),
-        "cache_read_tokens": cached or None,
-        "cache_write_tokens": None,
-        "reasoning_tokens": reasoning,
-    }
+def sent_bytes(cell: Cell) -> int:
+    """The UTF-8 bytes of the chat a cell's request sends."""
+    text = "\n".join(turn["content"] for turn in messages(cell))
+    return len(text.encode("utf-8", errors="replace"))
 
 
 def result(
     line: dict[str, Any],
-    metadata: dict[str, Any],
+    request: Request,
     config: dict[str, Any],
     *,
     log_file: str,
@@ -120,22 +101,34 @@ def result(
     response = line.get("response") or {}
     body = response.get("body") or {}
     error = _error_text(line, response, body)
-    choice = (body.get("choices") or [{}])[0] if error is None else {}
-    message = choice.get("message") or {}
+    if error is not None:
+        return SampleResult(
+            metadata=request.metadata,
+            completion=None,
+            stop_reason=None,
+            error=error,
+            usage=usage(None),
+            cache_hit=False,
+            latency_s=None,
+            effective_config=sent_config(config),
+            uuid=line.get("id"),
+            log_file=log_file,
+        )
+    call = CallText(request.sent_bytes, 0, config.get("max_tokens"))
+    reply = read_reply(body, call, logprob_tokens=logprob_tokens)
     return SampleResult(
-        metadata=metadata,
-        completion=None if error else (message.get("content") or ""),
-        stop_reason=_STOP_REASONS.get(choice.get("finish_reason") or "", "unknown")
-        if error is None
-        else None,
-        error=error,
-        usage=usage(body.get("usage") if error is None else None),
+        metadata=request.metadata,
+        completion=reply.completion,
+        stop_reason=reply.stop_reason,
+        error=None,
+        usage=reply.usage.usage,
+        usage_reported=reported_json([reply.usage]),
         cache_hit=False,
         latency_s=None,
         effective_config=sent_config(config),
         uuid=line.get("id"),
         log_file=log_file,
-        logprobs=_logprobs(choice.get("logprobs"), logprob_tokens),
+        logprobs=reply.logprobs,
     )
 
 
@@ -150,21 +143,3 @@ def _error_text(
         detail = (body.get("error") or {}).get("message") or "no detail"
         return f"batch request failed: HTTP {status}: {detail}"
     return None
-
-
-def _logprobs(wire: dict[str, Any] | None, limit: int) -> list[dict[str, Any]] | None:
-    """The first generated tokens' logprobs, in the shape a live row keeps."""
-    tokens = (wire or {}).get("content")
-    if not tokens:
-        return None
-    return [
-        {
-            "token": t["token"],
-            "logprob": t["logprob"],
-            "top": [
-                {"token": a["token"], "logprob": a["logprob"]}
-                for a in t.get("top_logprobs") or []
-            ],
-        }
-        for t in tokens[:limit]
-    ]

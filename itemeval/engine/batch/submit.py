@@ -12,7 +12,7 @@ from ...plan.cost import worst_case_usd
 from ...records import Cell, TaskSpec
 from ...redact import redact
 from . import ledger
-from .requests import request_key, request_line
+from .requests import request_key, request_line, sent_bytes
 
 if TYPE_CHECKING:
     from .context import BatchContext, BatchRun
@@ -101,7 +101,8 @@ def _submit(state: BatchRun, spec: TaskSpec, chunk: list[tuple[str, Cell]]) -> b
     if context.cap is not None and total is not None and not context.cap.hold(total):
         return False
     requests = {
-        key: ledger.Request(spec.name, cell.metadata, worst[key]) for key, cell in chunk
+        key: ledger.Request(spec.name, cell.metadata, worst[key], sent_bytes(cell))
+        for key, cell in chunk
     }
     submission = ledger.Submission(
         id=ledger.new_id(),

@@ -63,6 +63,7 @@ def judge_row(
             run_id,
         ),
         **outcome.usage,
+        "usage_reported": outcome.usage_reported,
         "usd": usd,
         "cache_hit": outcome.cache_hit,
         "latency_s": outcome.latency_s,
@@ -98,6 +99,7 @@ def model_graded_row(
     usage = _summed(outcome.calls)
     row.update(
         **usage,
+        usage_reported=outcome.usage_reported,
         usd=usd,
         cache_hit=bool(outcome.calls) and all(cached for _, _, cached in outcome.calls),
         latency_s=outcome.latency_s,

@@ -138,6 +138,7 @@ def verdict_row(
         "length_a": meta["length_a"],
         "length_b": meta["length_b"],
         **outcome.usage,
+        "usage_reported": outcome.usage_reported,
         "usd": usd,
         "cache_hit": outcome.cache_hit,
         "latency_s": outcome.latency_s,

@@ -9,6 +9,7 @@ import pytest
 from itemeval.engine.batch import ledger
 from itemeval.engine.batch.client import Status
 from itemeval.engine.batch.display import age_text, waiting_line
+from itemeval.engine.batch.ledger import Request
 from itemeval.engine.batch.requests import (
     provider_model,
     request_key,
@@ -98,7 +99,7 @@ def test_an_output_line_becomes_a_sample_result():
     }
     got = result(
         _output(200, body),
-        CELL.metadata,
+        Request("t", CELL.metadata, sent_bytes=80),
         {"max_tokens": 4, "batch": 2},
         log_file="batches/x.json",
         logprob_tokens=8,
@@ -117,7 +118,7 @@ def test_an_output_line_becomes_a_sample_result():
     ],
 )
 def test_error_lines_become_error_results(line, message):
-    got = result(line, {}, {}, log_file="x", logprob_tokens=8)
+    got = result(line, Request("t", {}), {}, log_file="x", logprob_tokens=8)
     assert got.completion is None and message in got.error
     assert got.usage["input_tokens"] is None
 
