@@ -10,7 +10,6 @@ A new inspect-ai release that moves one of these breaks here, and only here.
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 from typing import Any, Callable
 
 HTTP_LOGGER = "inspect_ai.model._providers.util.hooks"
@@ -28,14 +27,6 @@ def sample_active() -> Any:
     except ImportError:  # pragma: no cover - a later inspect-ai
         return None
     return active()
-
-
-def cache_root() -> Path:
-    """Where inspect keeps cached replies (one folder per model), not created: the
-    public `cache_path(model)` needs a model, and estimate lists every model's."""
-    from inspect_ai.model._cache import _cache_root
-
-    return _cache_root()
 
 
 def cache_entry(**fields: Any) -> Any:
@@ -80,20 +71,6 @@ async def prepared_input(model: Any, messages: list[Any], config: Any) -> Any:
     """The input, tools and tool choice a model sends (and keys the cache by), as
     its own `generate()` prepares them: a private method of inspect's Model."""
     return await model._prepare_input(messages, [], None, config)
-
-
-def output_from_openai(completion: Any) -> Any:
-    """A provider batch's chat completion read as inspect's openai provider reads a
-    live one; the public `model_output_from_openai` is async and takes the raw
-    response, not a parsed completion and its choices."""
-    from inspect_ai.model._openai import (
-        chat_choices_from_openai,
-        model_output_from_openai,
-    )
-
-    return model_output_from_openai(
-        completion, chat_choices_from_openai(completion, [])
-    )
 
 
 def load_task_spec(spec: str, args: dict[str, Any]) -> list[Any]:
