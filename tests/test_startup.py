@@ -94,6 +94,7 @@ def test_estimating_a_fresh_study_with_the_cache_on_loads_no_inspect(tmp_path):
     assert "inspect_ai" not in heavy and "pandas" in heavy, heavy
 
 
+@pytest.mark.inspect
 @pytest.mark.parametrize(
     "env",
     [
