@@ -4,7 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test bench install clean
+# The oldest inspect-ai of the tested range (itemeval/version.py), in a venv of its own:
+# installed first, then itemeval beside it, which must keep it.
+OLDEST := .venv-oldest
+INSPECT_OLDEST := $(shell sed -n 's/^INSPECT_OLDEST = "\(.*\)"/\1/p' itemeval/version.py)
+OLDEST_STAMP := $(OLDEST)/.installed-$(INSPECT_OLDEST)-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+
+.PHONY: demo test test-oldest bench install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,8 +42,23 @@ test: $(STAMP)
 	$(BIN)/ruff format --check itemeval tests benchmarks
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests
 
+$(OLDEST_STAMP): pyproject.toml itemeval/version.py
+	$(PYTHON) -m venv $(OLDEST)
+	$(OLDEST)/bin/python -m pip install --quiet --upgrade pip
+	$(OLDEST)/bin/python -m pip install --quiet 'inspect-ai==$(INSPECT_OLDEST)'
+	$(OLDEST)/bin/python -m pip install --quiet -e '.[test,delta]'
+	@$(OLDEST)/bin/python -c "from importlib.metadata import version as v; \
+		assert v('inspect-ai') == '$(INSPECT_OLDEST)', 'installing itemeval replaced inspect-ai ' + v('inspect-ai')"
+	rm -f $(OLDEST)/.installed-* && touch $@
+
+# every test that touches inspect-ai (marked `inspect`, tests/conftest.py), on the oldest
+# inspect-ai of the range; `make test` runs the whole suite on the newest
+test-oldest: $(OLDEST_STAMP)
+	$(OLDEST)/bin/itemeval --version
+	$(OLDEST)/bin/python -m pytest -p no:cacheprovider -n 2 --dist loadgroup -q -m inspect tests
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) studies/*/
+	rm -rf $(VENV) $(OLDEST) studies/*/

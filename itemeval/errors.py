@@ -30,6 +30,13 @@ class ConfigError(ItemevalError):
     kind = "config"
 
 
+class UnsupportedInspect(ItemevalError):
+    """The installed inspect-ai is not one itemeval runs on (README "Set-up")."""
+
+    exit_code = EXIT_CONFIG
+    kind = "install"
+
+
 class StoreError(ItemevalError):
     """A study store that is corrupt, foreign or cannot be written."""
 

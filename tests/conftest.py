@@ -34,3 +34,27 @@ def isolated(tmp_path, monkeypatch):
     # their own width.
     monkeypatch.setenv("COLUMNS", "240")
     yield tmp_path
+
+
+INSPECT_TESTS = (
+    "tests/engine/",
+    "tests/stages/test_generate.py",
+    "tests/stages/test_estimate.py",
+    "tests/stages/test_run.py",
+    "tests/stages/grade/",
+    "tests/bridges/test_importer.py",
+)
+"""The tests that touch inspect-ai, marked `inspect`: `make test-oldest` runs them on
+the oldest inspect-ai of the range. The engine's adapters, tasks, hooks, scorers and
+graders, batches and the response cache; generate, estimate and grade end to end on the
+offline models and the local OpenAI-compatible server, and interrupted; importing
+inspect logs. A single test elsewhere is marked by hand. Left out: what runs on rows
+already stored (store, results, report, view), and launch's shards, which run the same
+generate in more processes."""
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = Path(str(item.fspath)).relative_to(REPO).as_posix()
+        if path.startswith(INSPECT_TESTS):
+            item.add_marker(pytest.mark.inspect)

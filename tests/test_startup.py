@@ -94,25 +94,30 @@ def test_estimating_a_fresh_study_with_the_cache_on_loads_no_inspect(tmp_path):
     assert "inspect_ai" not in heavy and "pandas" in heavy, heavy
 
 
+@pytest.mark.inspect
 @pytest.mark.parametrize(
     "env",
     [
-        {"INSPECT_CACHE_DIR": "/srv/shared-cache"},
-        {"INSPECT_CACHE_DIR": "", "XDG_CACHE_HOME": "/data/xdg"},
-        {"XDG_CACHE_HOME": "/data/xdg"},
+        {"INSPECT_CACHE_DIR": "shared-cache"},
+        {"INSPECT_CACHE_DIR": "", "XDG_CACHE_HOME": "xdg"},
+        {"XDG_CACHE_HOME": "xdg"},
         {},
     ],
 )
-def test_the_cache_root_found_without_inspect_is_inspects_own(monkeypatch, env):
-    from inspect_ai.model._cache import _cache_root
+def test_the_cache_root_found_without_inspect_is_inspects_own(
+    monkeypatch, tmp_path, env
+):
+    # inspect's public cache_path() creates the folder it names: every path is in tmp
+    from inspect_ai.model import cache_path
 
     from itemeval.engine.cache_lookup import cache_root
 
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     for name in ("INSPECT_CACHE_DIR", "XDG_CACHE_HOME"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    assert cache_root() == _cache_root()
+        monkeypatch.setenv(name, str(tmp_path / value) if value else value)
+    assert cache_root() == cache_path()
 
 
 def test_a_lazy_pattern_compiles_at_first_use_and_matches_as_compiled():

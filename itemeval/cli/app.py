@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Callable, Optional
 
 import typer
 
-from ..version import __version__
+from ..version import version_text
 from . import help_text
 from .options import DISPLAYS
 
@@ -33,7 +33,7 @@ app = typer.Typer(
 
 def _show_version(value: bool) -> None:
     if value:
-        typer.echo(f"itemeval {__version__}")
+        typer.echo(version_text())
         raise typer.Exit(0)
 
 
@@ -45,7 +45,8 @@ def _root(
             "--version",
             callback=_show_version,
             is_eager=True,
-            help="Print the version and exit.",
+            help="Print itemeval's version, the inspect-ai it runs on and the "
+            "range it is tested on, and exit.",
         ),
     ] = None,
 ) -> None:

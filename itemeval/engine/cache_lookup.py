@@ -55,8 +55,9 @@ def _has_entries(model: str) -> bool:
 
 
 def cache_root() -> Path:
-    """The folder of inspect's response cache, as inspect 0.3.285 finds it (its
-    `_cache_root`; tests hold the two equal), without loading inspect-ai."""
+    """The folder of inspect's response cache, as every inspect-ai of the tested range
+    finds it (its public `cache_path()`, which creates the folder; tests hold the two
+    equal on both ends of the range), without loading inspect-ai."""
     configured = os.environ.get("INSPECT_CACHE_DIR")
     if configured:
         return Path(configured) / "generate"
@@ -146,16 +147,24 @@ async def _store(spec: TaskSpec, replies: list[tuple[Cell, dict[str, Any]]]) -> 
     bodies = {cell.sample_id: body for cell, body in replies}
     stored = 0
     for cell, entry in await cache_entries(spec, [cell for cell, _ in replies]):
+        output = await model_output(bodies[cell.sample_id])
         with contextlib.redirect_stdout(sys.stderr):
-            stored += bool(cache_store(entry, model_output(bodies[cell.sample_id])))
+            stored += bool(cache_store(entry, output))
     return stored
 
 
-def model_output(body: dict[str, Any]) -> Any:
+async def model_output(body: dict[str, Any]) -> Any:
     """A chat completion as inspect's ModelOutput, read the way its openai provider
-    reads a live one."""
-    from openai.types.chat import ChatCompletion
+    reads a live one (inspect's public `model_output_from_openai`)."""
+    from inspect_ai.model import model_output_from_openai
 
-    from .compat import output_from_openai
+    return await model_output_from_openai(body)
 
-    return output_from_openai(ChatCompletion.model_validate(body))
+
+def model_outputs(bodies: list[dict[str, Any]]) -> list[Any]:
+    """`model_output` of each chat completion, from code that is not async."""
+
+    async def read() -> list[Any]:
+        return [await model_output(body) for body in bodies]
+
+    return asyncio.run(read())

@@ -92,8 +92,8 @@ def describe(counts: Counter[str], own: str) -> str:
 def _origins_file(model: str) -> Path:
     """Beside inspect's cache folder, not in it (inspect reads every file there as an
     entry)."""
-    from .tasks import response_cache_root
+    from .cache_lookup import cache_root
 
-    root = response_cache_root()
+    root = cache_root()
     name = hashlib.sha256(model.encode()).hexdigest()[:16]
     return root.parent / f"{root.name}-itemeval-origins" / f"{name}.jsonl"

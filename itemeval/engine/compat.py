@@ -5,13 +5,119 @@ inspect does not make public is reached only through this module (tests/test_imp
 holds the rest of the package to that), each entry saying why no public name serves.
 Entries import inspect-ai when first called, so importing this module loads nothing.
 A new inspect-ai release that moves one of these breaks here, and only here.
+
+`PARTS` names what each entry reaches in which releases. Each was checked in the source
+of every release from 0.3.260 to 0.3.285 the package index serves, and run at both ends
+(`make test` on 0.3.285, `make test-oldest` on 0.3.260); where a part moved within the
+range, the entry handles each form.
 """
 
 from __future__ import annotations
 
 import functools
-from pathlib import Path
+import importlib
+import os
+from types import SimpleNamespace
 from typing import Any, Callable
+
+from ..version import release
+
+TESTED = "0.3.260-0.3.285"
+
+PARTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "HTTP_LOGGER": {TESTED: ("inspect_ai.model._providers.util.hooks:logger",)},
+    "sample_active": {TESTED: ("inspect_ai.log._samples:sample_active",)},
+    "cache_entry": {TESTED: ("inspect_ai.model._cache:CacheEntry",)},
+    "cache_fetch": {TESTED: ("inspect_ai.model._cache:cache_fetch",)},
+    "cache_store": {TESTED: ("inspect_ai.model._cache:cache_store",)},
+    "sample_messages": {TESTED: ("inspect_ai._eval.task.util:sample_messages",)},
+    "resolved_config": {TESTED: ("inspect_ai.model._model:Model._resolve_config",)},
+    "prepared_input": {
+        "0.3.279-0.3.285": ("inspect_ai.model._model:Model._prepare_input",),
+        "0.3.260-0.3.278": tuple(
+            f"inspect_ai.model._model:{name}"
+            for name in (
+                "ToolCallModelInputHints",
+                "resolve_reasoning_history",
+                "resolve_tool_model_input",
+                "tool_result_media_as_user_message",
+                "collapse_consecutive_messages_for_api",
+            )
+        ),
+    },
+    "load_task_spec": {TESTED: ("inspect_ai._eval.loader:load_task_spec",)},
+    "registry_lookup": {TESTED: ("inspect_ai._util.registry:registry_lookup",)},
+    "model_providers": {
+        TESTED: (
+            "inspect_ai._util.entrypoints:ensure_entry_points",
+            "inspect_ai._util.registry:registry_find",
+            "inspect_ai._util.registry:registry_unqualified_name",
+        )
+    },
+    "prerequisite_error": {TESTED: ("inspect_ai._util.error:PrerequisiteError",)},
+    "init_hooks": {TESTED: ("inspect_ai.hooks._startup:init_hooks",)},
+    "eval_log_name": {
+        "0.3.269-0.3.285": ("inspect_ai._util.log_layout:eval_log_name",),
+        # before, the rule was the file recorder's, written out here
+        "0.3.260-0.3.268": (),
+    },
+    "create_reducers": {
+        TESTED: ("inspect_ai.scorer._reducer.registry:create_reducers",)
+    },
+    "parse_answers": {TESTED: ("inspect_ai.solver._multiple_choice:parse_answers",)},
+    "mark_choices": {
+        TESTED: (
+            "inspect_ai.solver._multiple_choice:set_choices_based_on_generated_response",
+        )
+    },
+    "memoise_text_normalisers": {
+        TESTED: (
+            "inspect_ai.scorer._classification:_normalize_token",
+            "inspect_ai.scorer._classification:_normalize",
+        )
+    },
+}
+"""Each entry of this module -> the releases it was checked on -> the private names it
+reaches there (`module:attribute`). A release newer than the tested ones runs when it
+has every name the newest tested one has (engine/support.py)."""
+
+OPTIONAL = frozenset({"sample_active", "memoise_text_normalisers"})
+"""Entries whose absence only degrades: the offline models answer every call as epoch
+1; `f1` and `exact` run uncached."""
+
+
+def missing_parts(version: str, *, optional: bool = False) -> list[str]:
+    """The entries of PARTS (the OPTIONAL ones too, with `optional`) whose names for
+    `version` the installed inspect-ai lacks (importing its modules to look). A
+    release newer than the tested ones is asked for the newest one's names."""
+    return [
+        entry
+        for entry, forms in PARTS.items()
+        if (optional or entry not in OPTIONAL)
+        and not all(map(_present, _names_for(forms, release(version))))
+    ]
+
+
+def _names_for(forms: dict[str, tuple[str, ...]], found: tuple[int, ...]) -> tuple:
+    spans = [
+        (tuple(map(release, span.split("-"))), names) for span, names in forms.items()
+    ]
+    newest = max(spans)[1]
+    return next((names for (low, high), names in spans if low <= found <= high), newest)
+
+
+def _present(name: str) -> bool:
+    module, _, attributes = name.partition(":")
+    try:
+        found: Any = importlib.import_module(module)
+    except ImportError:
+        return False
+    for attribute in attributes.split("."):
+        found = getattr(found, attribute, None)
+        if found is None:
+            return False
+    return True
+
 
 HTTP_LOGGER = "inspect_ai.model._providers.util.hooks"
 """The logger inspect writes each provider response's HTTP status line to: the only
@@ -28,14 +134,6 @@ def sample_active() -> Any:
     except ImportError:  # pragma: no cover - a later inspect-ai
         return None
     return active()
-
-
-def cache_root() -> Path:
-    """Where inspect keeps cached replies (one folder per model), not created: the
-    public `cache_path(model)` needs a model, and estimate lists every model's."""
-    from inspect_ai.model._cache import _cache_root
-
-    return _cache_root()
 
 
 def cache_entry(**fields: Any) -> Any:
@@ -77,23 +175,38 @@ def resolved_config(model: Any, config: Any) -> Any:
 
 
 async def prepared_input(model: Any, messages: list[Any], config: Any) -> Any:
-    """The input, tools and tool choice a model sends (and keys the cache by), as
-    its own `generate()` prepares them: a private method of inspect's Model."""
-    return await model._prepare_input(messages, [], None, config)
+    """The input, tools and tool choice a model sends (and keys the cache by) for a
+    call with no tools, as its own `generate()` prepares them: a private method of
+    inspect's Model from inspect-ai 0.3.279 on; before, inline in `Model._generate`
+    (`prepared_inline`)."""
+    prepare = getattr(model, "_prepare_input", None)
+    if prepare is None:
+        return prepared_inline(model, messages, config)
+    return await prepare(messages, [], None, config)
 
 
-def output_from_openai(completion: Any) -> Any:
-    """A provider batch's chat completion read as inspect's openai provider reads a
-    live one; the public `model_output_from_openai` is async and takes the raw
-    response, not a parsed completion and its choices."""
-    from inspect_ai.model._openai import (
-        chat_choices_from_openai,
-        model_output_from_openai,
+def prepared_inline(model: Any, messages: list[Any], config: Any) -> Any:
+    """`prepared_input` for inspect-ai 0.3.260-0.3.278, whose `Model._generate` did
+    the same inline before its cache entry, with the module functions of
+    `inspect_ai.model._model` it called. Written for no tools: the MCP checks and tool
+    filters are no-ops then (tests compare it with `_prepare_input` on 0.3.285)."""
+    from inspect_ai.model import ContentDocument, ContentImage
+    from inspect_ai.model import _model as inline
+
+    api = model.api
+    hints = inline.ToolCallModelInputHints(
+        disable_computer_screenshot_truncation=(
+            api.disable_computer_screenshot_truncation()
+        )
     )
-
-    return model_output_from_openai(
-        completion, chat_choices_from_openai(completion, [])
-    )
+    given = inline.resolve_reasoning_history(messages, config, api)
+    given = inline.resolve_tool_model_input([], given, hints)
+    extract = [ContentImage] if not api.tool_result_images() else []
+    extract += [ContentDocument] if not api.tool_result_documents() else []
+    if extract:
+        given = inline.tool_result_media_as_user_message(given, tuple(extract))
+    given = inline.collapse_consecutive_messages_for_api(given, api)
+    return SimpleNamespace(input=given, tools=[], tool_choice="none")
 
 
 def load_task_spec(spec: str, args: dict[str, Any]) -> list[Any]:
@@ -143,14 +256,33 @@ def init_hooks() -> None:
     init()
 
 
-def eval_log_name() -> Callable[..., str] | None:
+def eval_log_name() -> Callable[..., str]:
     """inspect's name for a task's log file, known when the task starts (each row
-    carries it); None when a later inspect moved it, and rows carry no log_file."""
+    carries it). inspect-ai 0.3.269 on names it in `_util.log_layout.eval_log_name`;
+    the releases before held the same rule inside their file recorder, as
+    `log_name_before_269` writes it out."""
     try:
         from inspect_ai._util.log_layout import eval_log_name as name
-    except ImportError:  # pragma: no cover - a later inspect-ai
-        return None
+    except ImportError:
+        return log_name_before_269
     return name
+
+
+def log_name_before_269(*, task: str, task_id: str, created: str, model: str) -> str:
+    """inspect-ai 0.3.260-0.3.268's log file name, their `FileRecorder._log_file_key`
+    written out (released, so it cannot change; tests compare it with 0.3.285's
+    `eval_log_name`): `<created>_` + INSPECT_EVAL_LOG_FILE_PATTERN with each part
+    cleaned, the task without its package prefix (`hf/` tasks keep theirs), no model
+    for none/none."""
+
+    def clean(part: str) -> str:
+        return "".join("-" if char in "_/:+" else char for char in part)
+
+    pattern = os.getenv("INSPECT_EVAL_LOG_FILE_PATTERN", "{task}_{id}")
+    display = task if task.startswith("hf/") else task.split("/", 1)[-1]
+    name = f"{clean(created)}_" + pattern
+    name = name.replace("{task}", clean(display)).replace("{id}", clean(task_id))
+    return name.replace("{model}", clean(model) if model != "none/none" else "")
 
 
 def create_reducers(reducer: str) -> Any:

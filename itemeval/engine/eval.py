@@ -18,6 +18,7 @@ from inspect_ai.log import EvalLog
 from .. import heap, signals
 from ..errors import is_write_failure
 from ..redact import redact, redacted_logs
+from ..version import inspect_version, release
 from .hooks import Route, SampleSink, routed
 from .samples import recording_refusals
 from .tasks import quiet_banner
@@ -90,6 +91,13 @@ def _around_eval(route: Route) -> Iterator[Route]:
         yield routing
 
 
+CONTROL_CHANNEL = release(inspect_version() or "") >= (0, 3, 264)
+"""Whether the eval keeps inspect's control channel (`inspect ctl`). Before 0.3.264
+its server took SIGINT with uvicorn's signal capture and shut down at uvicorn's pace
+before the eval saw the signal, so calls went on starting after a Ctrl-C or a stop
+(a failed write): there it is off."""
+
+
 def _eval_options(display: str, in_flight: int, log_buffer: int) -> dict[str, Any]:
     """How `run_tasks` asks inspect to run and log its eval."""
     return dict(
@@ -110,6 +118,7 @@ def _eval_options(display: str, in_flight: int, log_buffer: int) -> dict[str, An
         # a grade task's scorer writes each verdict into its log (log_scores.py);
         # a generate task has none, so nothing is scored there
         score=True,
+        **({} if CONTROL_CHANNEL else {"ctl_server": False}),
     )
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Union
 
 from inspect_ai.model import CachePolicy, GenerateConfig, get_model
-from inspect_ai.scorer import model_graded_fact, model_graded_qa
+from inspect_ai.scorer import model_graded_fact, model_graded_qa, multi_scorer
 from pydantic import BaseModel, ConfigDict
 
 from ..scorers.base import ScorerSpec
@@ -96,8 +96,8 @@ def build_model_graded(
         key: params[key]
         for key in ("template", "instructions", "grade_pattern", "partial_credit")
     }
-    return MODEL_GRADED[name](
-        **options,
-        model=models if len(models) > 1 else models[0],
-        reducer=params["reducer"],
-    )
+    graders = [MODEL_GRADED[name](**options, model=model) for model in models]
+    # A panel is inspect's own: one grader per model, their grades reduced by
+    # multi_scorer (what model_graded_qa(model=[...], reducer=...) builds from 0.3.262
+    # on; before, it had no reducer and always took the mode).
+    return graders[0] if len(graders) == 1 else multi_scorer(graders, params["reducer"])

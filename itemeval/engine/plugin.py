@@ -43,10 +43,10 @@ def _task_scorer_params(
     return dataset.task_scorer_params(params, config, config_dir)
 
 
-def _check_reducer(reducer: str) -> None:
+def _check_reducer(scorer: str, reducer: str) -> None:
     from . import scorers
 
-    scorers.check_reducer(reducer)
+    scorers.check_reducer(scorer, reducer)
 
 
 def _score(

@@ -9,11 +9,11 @@ from . import credentials
 
 BUILT_IN = frozenset(
     {
-        # inspect-ai 0.3.285's own providers (tests/test_providers.py holds this to
-        # its registry) ...
+        # the providers every inspect-ai of the tested range has (tests/engine/
+        # test_providers.py holds this to its registry) ...
         *("anthropic", "azureai", "bedrock", "cloudflare", "deepseek", "fireworks"),
-        *("google", "grok", "groq", "hf", "hf-inference-providers", "litellm-proxy"),
-        *("llama-cpp-python", "meta", "mistral", "mockllm", "moonshot", "nnterp"),
+        *("google", "grok", "groq", "hf", "hf-inference-providers"),
+        *("llama-cpp-python", "mistral", "mockllm", "moonshot", "nnterp"),
         *("none", "ollama", "openai", "openai-api", "openai-api-completions"),
         *("openrouter", "perplexity", "sagemaker", "sambanova", "sglang", "together"),
         *("transformer_lens", "vllm", "vllm-completions"),
@@ -24,6 +24,11 @@ BUILT_IN = frozenset(
 """Providers known without loading inspect-ai: `launch` checks its study's models
 before its shards start, and importing inspect-ai there cost the shards ~0.6 s of
 their start on two cores (and the launcher 55 MB)."""
+
+ADDED_IN_RANGE = frozenset({"meta", "litellm-proxy"})
+"""Providers of later releases of the range (`meta` from inspect-ai 0.3.267,
+`litellm-proxy` from 0.3.269): checked against the installed inspect-ai's registry,
+like any provider not in BUILT_IN."""
 
 
 def check_providers(models: list[str]) -> None:

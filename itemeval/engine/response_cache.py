@@ -66,7 +66,6 @@ def origins(lines: Sequence[EstimateLine]) -> Counter[str]:
 
 
 def _cache_root() -> Path:
-    # inspect-ai is loaded by then: the run is about to call
-    from . import tasks as inspect_tasks
+    from .cache_lookup import cache_root
 
-    return inspect_tasks.response_cache_root()
+    return cache_root()

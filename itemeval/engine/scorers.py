@@ -239,13 +239,21 @@ def spec(name: str, config_dir: Path) -> ScorerSpec:
     )
 
 
-def check_reducer(reducer: str) -> None:
+def check_reducer(scorer: str, reducer: str) -> None:
+    """Refuse a reducer the installed inspect-ai does not know, when the config
+    loads."""
     try:
         compat.create_reducers(reducer)
     # inspect raises several kinds for an unknown reducer
     except Exception as exc:  # noqa: BLE001 - the reason above
+        hint = (
+            " ('majority' is inspect-ai 0.3.262's and later's: set `reducer: mode`, "
+            "or pip install 'inspect-ai>=0.3.262,<0.4')"
+            if reducer == "majority"
+            else ""
+        )
         raise ConfigError(
-            f"scorer 'multi_scorer': unknown reducer {reducer!r} ({exc}); e.g. "
+            f"scorer {scorer!r}: unknown reducer {reducer!r} ({exc}){hint}; e.g. "
             "mode, mean, max, median"
         ) from None
 
@@ -257,7 +265,7 @@ def build(name: str, params: Mapping[str, Any], config_dir: Path) -> Any:
             **{k: v for k, v in params.items() if k not in _CHOICE_EXTRA}
         )
     if name == "multi_scorer":
-        check_reducer(params["reducer"])
+        check_reducer(name, params["reducer"])
         return multi_scorer(
             [build(e["name"], e["params"], config_dir) for e in params["scorers"]],
             params["reducer"],

@@ -8,7 +8,6 @@ import contextlib
 import io
 import sys
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task
@@ -260,11 +259,6 @@ def _history(metadata: dict[str, Any]) -> list[Any]:
         kinds.get(turn["role"], ChatMessageUser)(content=turn["content"])
         for turn in turns
     ]
-
-
-def response_cache_root() -> Path:
-    """Where inspect keeps cached replies (one folder per model), not created."""
-    return compat.cache_root()
 
 
 def build_model(name: str) -> Any:

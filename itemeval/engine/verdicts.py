@@ -49,7 +49,7 @@ def to_result(score: Score | None, solution: str) -> ScoreResult:
 def _usual_result(score: Score, solution: str) -> ScoreResult | None:
     """The usual case, quickly: a letter or a finite float (f1), with no metadata or
     reason; None otherwise."""
-    if score.metadata is not None or score.reason:
+    if score.metadata is not None or reason_of(score):
         return None
     value = score.value
     if isinstance(value, str) and value in _LETTERS:
@@ -63,6 +63,13 @@ def _usual_result(score: Score, solution: str) -> ScoreResult | None:
     return None
 
 
+def reason_of(score: Score) -> Any:
+    """Why a score is abnormal, or None: `Score.reason` (inspect-ai 0.3.261 on), or the
+    `unscored_reason` metadata key older releases recorded it under."""
+    reason = getattr(score, "reason", None)
+    return reason or (score.metadata or {}).get("unscored_reason")
+
+
 def _kept(score: Score, solution: str) -> dict[str, Any]:
     """The answer, explanation, raw value and metadata a result keeps of a score."""
     explanation = None if score.explanation == solution else score.explanation
@@ -71,10 +78,10 @@ def _kept(score: Score, solution: str) -> dict[str, Any]:
     meta = {
         key: _plain(value)
         for key, value in (score.metadata or {}).items()
-        if key != "grading"
+        if key not in ("grading", "unscored_reason")
     }
-    if score.reason:
-        meta["reason"] = str(score.reason)
+    if reason := reason_of(score):
+        meta["reason"] = str(reason)
     # the whole solution is in the solutions store
     answer = None if score.answer == solution else score.answer
     return {

@@ -128,8 +128,9 @@ class Families:
     task_scorer_params: Callable[[dict[str, Any], Any, Path | None], dict[str, Any]]
     """A `task_scorer` entry's params with its task (the benchmark's, or
     `params.task`) and that task's version filled in, from the study config."""
-    check_reducer: Callable[[str], None]
-    """Refuse a `multi_scorer` reducer inspect does not know."""
+    check_reducer: Callable[[str, str], None]
+    """Refuse a reducer (of `multi_scorer`, or of a model-graded panel) the installed
+    inspect-ai does not know: (scorer name, reducer)."""
     score: Callable[[str, dict[str, Any], Rows, Path, dict[str, Any] | None], list]
     """Score rows with one of inspect's scorers, a user scorer or multi_scorer."""
 
@@ -240,7 +241,9 @@ def validate_scorer_params(
     dumped = validated.model_dump()
     if spec.family == "multi":
         dumped["scorers"] = _validate_entries(dumped["scorers"], config_dir)
-        families().check_reducer(dumped["reducer"])
+        families().check_reducer(name, dumped["reducer"])
+    if spec.family == "model_graded" and not isinstance(dumped["model"], str):
+        families().check_reducer(name, dumped["reducer"])  # a panel's
     return dumped
 
 

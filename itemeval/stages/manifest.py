@@ -19,6 +19,7 @@ from ..outcomes import ConditionRun, Outcome
 from ..plan.pricing import total_usd
 from ..records import GenerateCondition, GradeCondition, Template
 from ..store.files import reserve_space, write_json_atomic
+from ..version import tested_range
 
 if TYPE_CHECKING:
     pass
@@ -103,6 +104,8 @@ def package_versions() -> dict[str, str | None]:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
+    # the inspect-ai releases this itemeval was tested on, beside the one it ran on
+    versions["inspect-ai tested"] = tested_range()
     return versions
 
 

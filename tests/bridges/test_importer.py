@@ -54,6 +54,9 @@ def write_config(root: Path, **extra) -> Path:
 
 
 def run(capsys, *args: str) -> dict:
+    # what came before (the first inspect eval of a process prints inspect's hooks
+    # banner, as plain_eval's may) is not the command's
+    capsys.readouterr()
     code = main([*args, "--json"])
     out = capsys.readouterr().out
     assert code == 0, out

@@ -162,11 +162,17 @@ def test_repo_demo_config_loads(config, capsys, tmp_path):
     )
 
 
-def test_version_prints_the_package_version(capsys):
+def test_version_prints_itemevals_and_inspects_versions_and_the_tested_range(capsys):
+    from importlib.metadata import version
+
     from itemeval import __version__
 
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out.strip() == f"itemeval {__version__}"
+    assert capsys.readouterr().out.splitlines() == [
+        f"itemeval {__version__}",
+        f"inspect-ai {version('inspect-ai')} (tested on 0.3.260 to 0.3.285; "
+        "requires inspect-ai>=0.3.260,<0.4)",
+    ]
 
 
 def test_the_program_is_main_then_its_heap_left_to_the_exit(monkeypatch):

@@ -173,7 +173,11 @@ def test_unparseable_grades_are_final_and_grader_errors_are_retried(
 def test_the_spend_cap_holds_for_model_graded_panels(tmp_path, capsys):
     panel = {
         "name": "model_graded_qa",
-        "params": {"model": ["itemeval/judge", "itemeval/judge-b"], "max_tokens": 64},
+        "params": {
+            "model": ["itemeval/judge", "itemeval/judge-b"],
+            "max_tokens": 64,
+            "reducer": "mode",  # every release of the range has it
+        },
     }
     path = study(tmp_path, panel)
     cli(capsys, "generate", str(path), "--yes")
@@ -186,7 +190,7 @@ def test_the_spend_cap_holds_for_model_graded_panels(tmp_path, capsys):
 def test_the_estimate_counts_each_model_of_a_panel(tmp_path, capsys):
     panel = {
         "name": "model_graded_qa",
-        "params": {"model": ["itemeval/judge", "itemeval/judge-b"]},
+        "params": {"model": ["itemeval/judge", "itemeval/judge-b"], "reducer": "mode"},
     }
     path = study(tmp_path, panel)
     cli(capsys, "generate", str(path), "--yes")
@@ -197,6 +201,28 @@ def test_the_estimate_counts_each_model_of_a_panel(tmp_path, capsys):
         if c["slug"].startswith("scorer_model-graded-qa-")
     )
     assert code == 0 and line["calls"] == 8 and line["usd_ceiling"] > 0
+
+
+def test_a_panel_is_reduced_by_majority_where_inspect_has_it(tmp_path, capsys):
+    """inspect's `majority` reducer, a panel's default, is 0.3.262's and later's: on
+    an older inspect-ai the study is refused when it loads, saying what to set."""
+    from itemeval.version import inspect_version, release
+
+    panel = {
+        "name": "model_graded_qa",
+        "params": {"model": ["itemeval/judge", "itemeval/judge-b", "itemeval/judge-c"]},
+    }
+    path = study(tmp_path, panel)
+    code, result = cli(capsys, "generate", str(path), "--yes")
+    if release(inspect_version() or "") >= (0, 3, 262):
+        code, result = cli(capsys, "grade", str(path), "--yes")
+        assert code == 0, result
+        panel_rows = grades(tmp_path).query("grade_kind == 'model_graded'")
+        assert len(panel_rows) == 4 and panel_rows["score"].notna().any()
+    else:
+        assert code == 2
+        assert "unknown reducer 'majority'" in result["error"]["message"]
+        assert "set `reducer: mode`" in result["error"]["message"]
 
 
 class GradingServer(OpenAIServer):

@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from datetime import datetime, timedelta, timezone
+from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
@@ -681,6 +682,8 @@ def test_manifest_of_a_completed_run(tmp_path, capsys):
     assert {"itemeval", "inspect-ai", "pyarrow", "pandas", "pydantic", "python"} <= set(
         versions
     )
+    assert versions["inspect-ai"] == metadata.version("inspect-ai")
+    assert versions["inspect-ai tested"] == "0.3.260 to 0.3.285"
     assert all(
         versions[name]
         for name in (

@@ -46,7 +46,7 @@ def write(
             metadata={"batch_id": batch_id, "itemeval_batch": submission},
         ),
         status="success",
-        samples=[_sample(*answer) for answer in answers],
+        samples=_samples(answers),
     )
     folder.mkdir(parents=True, exist_ok=True)
     stamp = created.replace(":", "-")
@@ -55,16 +55,31 @@ def write(
     return path
 
 
-def _sample(
-    custom_id: str, cell: Cell | None, body: dict[str, Any], error: str | None
-) -> Any:
-    from inspect_ai.log import EvalError, EvalSample
-    from inspect_ai.model import ChatMessageUser, ModelOutput
+def _samples(
+    answers: list[tuple[str, Cell | None, dict[str, Any], str | None]],
+) -> list[Any]:
+    from inspect_ai.model import ModelOutput
 
-    from ..cache_lookup import model_output
+    from ..cache_lookup import model_outputs
+
+    bodies = [body for *_, body, error in answers if error is None]
+    replies = iter(model_outputs(bodies))
+    return [
+        _sample(
+            custom_id,
+            cell,
+            ModelOutput() if error is not None else next(replies),
+            error,
+        )
+        for custom_id, cell, _, error in answers
+    ]
+
+
+def _sample(custom_id: str, cell: Cell | None, output: Any, error: str | None) -> Any:
+    from inspect_ai.log import EvalError, EvalSample
+    from inspect_ai.model import ChatMessageUser
 
     prompt = cell.prompt if cell is not None else ""
-    output = ModelOutput() if error is not None else model_output(body)
     messages: list[Any] = [ChatMessageUser(content=prompt)]
     if error is None and output.choices:
         messages.append(output.message)

@@ -3,7 +3,7 @@ at $0, as it would a live reply."""
 
 from __future__ import annotations
 
-from itemeval.engine.cache_lookup import model_output
+from itemeval.engine.cache_lookup import model_outputs
 from tests.engine.batch.test_executor import batch_study, run, serve, solutions
 
 BODY = {
@@ -28,7 +28,7 @@ BODY = {
 
 
 def test_a_batch_reply_reads_as_inspect_reads_a_live_one():
-    made = model_output(BODY)
+    (made,) = model_outputs([BODY])
     assert made.completion == "ANSWER: 5"
     assert made.stop_reason == "max_tokens"
     assert (made.usage.input_tokens, made.usage.output_tokens) == (12, 4)
