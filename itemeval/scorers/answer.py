@@ -15,15 +15,30 @@ import re
 from dataclasses import dataclass
 
 from ..lazy import lazy_pattern
+from .json_answer import json_answer
 
+_ANSWER_WORD = r"(?:answer|antwort|r[ée]ponse|respuesta|risposta|resposta)"
 _LABELS = (
-    # ANSWER:, **Answer:**, Final answer:, Answer：
-    lazy_pattern(r"answer[*_]*\s*[:：]", re.IGNORECASE),
+    # ANSWER:, **Answer:**, Final answer:, Answer：, Antwort:, Réponse :
+    lazy_pattern(_ANSWER_WORD + r"[*_]*\s*[:：]", re.IGNORECASE),
     # Answer - Paris
     lazy_pattern(
         r"^[ \t]*[*_]*(?:final\s+)?answer[*_]*[ \t]+[-–—][ \t]",
         re.IGNORECASE | re.MULTILINE,
     ),
+    # 答案：42, 答え：12, 最终答案：5
+    lazy_pattern(r"(?:最终答案|最終答案|答案|解答|答え|正解|答)\s*[:：]"),
+    # a line that is only the label, a heading or bold: "## Answer", "**Final Answer**"
+    lazy_pattern(
+        r"^[ \t]*(?:#{1,6}[ \t]*|>[ \t]*)?(?:\*\*|__)?[ \t]*(?:final[ \t]+)?"
+        + _ANSWER_WORD
+        + r"[ \t]*(?:\*\*|__)?[ \t]*$",
+        re.IGNORECASE | re.MULTILINE,
+    ),
+)
+# most replies name no label: skip the label patterns for them
+_LABEL_HINT = lazy_pattern(
+    r"answer|antwort|ponse|respuesta|risposta|resposta|答|正解", re.IGNORECASE
 )
 # GSM8K's "#### 72"; "#### Paris" only as the reply's last line, since "#### Step 2" is
 # a markdown heading
@@ -44,10 +59,24 @@ _KEYED_LINE = lazy_pattern(r"[*_]*[A-Z][\w ()/-]{0,40}?[*_]*:[*_]*\s+(\S.{0,60})
 # "The capital is **Nairobi**."
 _INLINE_BOLD = lazy_pattern(r"(?<!^)(?<!\n)\*\*([^*\n]{1,60})\*\*")
 _CHECK = lazy_pattern(
-    r"[*_#\s]*\(?\s*(?:let(?:'s| me| us)\s+(?:verify|check|double[- "
+    r"[*_#>\s]*\(?\s*(?:let(?:'s| me| us)\s+(?:verify|check|double[- "
     r"]check)|verif(?:y|ication)|check(?:ing)?\b|"
-    r"double[- ]check|sanity check|note\b|for reference|proof\b)",
+    r"double[- ]check|sanity check|note\b|for reference|proof\b"
+    r"|验证|验算|检验|检查|検算|確認)",
     re.IGNORECASE,
+)
+# What follows a final answer without being one: an aside in brackets, a tick, a
+# postscript, a recap, a hypothetical ("If she had also bought 4 more, she would …")
+_ASIDE = lazy_pattern(
+    r"[*_#>\s]*(?:[✓✔]|p\.\s?s\.|ps:|(?:aside|fun\s+fact|by\s+the\s+way|recap"
+    r"|hypothetically|for\s+comparison|in\s+comparison|for\s+context"
+    r"|as\s+a\s+(?:quick\s+)?(?:sanity\s+)?check)\b"
+    r"|if\b[^\n]*\b(?:would|were)\b)",
+    re.IGNORECASE,
+)
+# "(That is 2.5 h × 60 km/h.)", "[Recap: …]"; not an option's label "(C) 12 Ω"
+_BRACKETED = lazy_pattern(
+    r"[*_>\s]*(?!\([A-Za-z]\))(?:\([^\n]*\)|\[[^\n]*\])[*_.\s]*", re.DOTALL
 )
 _TAG = lazy_pattern(r"<answer>(.*?)(?:</answer>|\Z)", re.IGNORECASE | re.DOTALL)
 _BOXED = lazy_pattern(r"\\(?:boxed|fbox)\s*\{")
@@ -57,7 +86,12 @@ _PHRASE = lazy_pattern(
     r"\s+(?:is|would\s+be|should\s+be|will\s+be|must\s+be)"
     r"(?:\s*[:：])?"
     r"|\bI(?:'ll|’ll|\s+will|'d|’d|\s+would)?"
-    r"\s+(?:choose|pick|select|go\s+with|say)\b(?:\s*[:：])?",
+    r"\s+(?:choose|pick|select|go\s+with|say)\b(?:\s*[:：])?"
+    r"|\b(?:die\s+(?:richtige\s+|korrekte\s+)?antwort\s+(?:ist|lautet)"
+    r"|la\s+(?:bonne\s+)?r[ée]ponse\s+est(?:\s+de)?"
+    r"|la\s+respuesta\s+(?:correcta\s+)?es|la\s+risposta\s+(?:corretta\s+)?[èe]"
+    r"|a\s+resposta\s+(?:correta\s+)?[ée])\b(?:\s*[:：])?"
+    r"|(?:最终答案|最終答案|正确答案|答案)\s*(?:是|为|為|应为)|(?:答え|正解)\s*は",
     re.IGNORECASE,
 )
 _IS_THE_ANSWER = lazy_pattern(
@@ -65,7 +99,7 @@ _IS_THE_ANSWER = lazy_pattern(
     r"\s+is\s+(?:the|my)\s+(?:final\s+|correct\s+|right\s+)?answer\b",
     re.IGNORECASE,
 )
-_SENTENCE_END = lazy_pattern(r"(?<![.\s])[.!?](?=\s|$)|\n")
+_SENTENCE_END = lazy_pattern(r"(?<![.\s])[.!?](?=\s|$)|\n|[。！？]")
 _SUPPOSING = lazy_pattern(
     r"\b(?:if|whether|suppose|assume|assuming|unless)\b[^.!?\n]*$", re.IGNORECASE
 )
@@ -85,9 +119,12 @@ class Answer:
 
 def find_answer(reply: str) -> Answer:
     reply = _THINKING.sub("", reply)
-    labelled = _after_last_label(reply)
-    if labelled is not None:
-        return Answer(_unbox(_narrow_to_phrase(labelled)), True)
+    label_end = _last_label_end(reply)
+    given = json_answer(reply)
+    if given is not None and (label_end is None or given[0] > label_end):
+        return Answer(given[1], True)
+    if label_end is not None:
+        return Answer(_unbox(_narrow_to_phrase(_after_label(reply, label_end))), True)
     tags = list(_TAG.finditer(reply))
     if tags:
         return Answer(_unbox(tags[-1][1].strip()), True)
@@ -97,7 +134,13 @@ def find_answer(reply: str) -> Answer:
     phrased = _phrase_sentence(reply)
     if phrased is not None:
         return Answer(phrased, True, phrased=True)
-    body = without_checks(reply)
+    return _emphasised(without_checks(reply))
+
+
+def _emphasised(body: str) -> Answer:
+    """A reply without label, tag, box or phrase: its last line when that is one
+    wrapped answer or `Key: value`, else the last bold phrase of its last paragraph,
+    else the whole reply."""
     last_line = body.rstrip().rpartition("\n")[2].strip()
     if (wrapped := _WRAPPED_LINE.fullmatch(last_line)) is not None:
         return Answer(wrapped[0].strip(" .!"), True)
@@ -115,12 +158,26 @@ def find_answer(reply: str) -> Answer:
 
 
 def without_checks(reply: str) -> str:
-    """The reply without trailing paragraphs that only verify it ("Let me verify: …",
-    "Check: …", "(For reference …")."""
+    """The reply without what follows its answer only to verify or comment on it:
+    trailing paragraphs or lines that check ("Let me verify: …", "Check: …", "✓ …"),
+    an aside in brackets, a postscript, a recap, a hypothetical ("If she had …, she
+    would …")."""
     paragraphs = reply.rstrip().split("\n\n")
-    while len(paragraphs) > 1 and _CHECK.match(paragraphs[-1].strip()):
+    while len(paragraphs) > 1 and _is_aside(paragraphs[-1]):
         paragraphs.pop()
-    return "\n\n".join(paragraphs)
+    lines = paragraphs[-1].split("\n")
+    while len(lines) > 1 and _is_aside(lines[-1]):
+        lines.pop()
+    return "\n\n".join([*paragraphs[:-1], "\n".join(lines)])
+
+
+def _is_aside(text: str) -> bool:
+    text = text.strip()
+    return bool(text) and (
+        _CHECK.match(text) is not None
+        or _ASIDE.match(text) is not None
+        or _BRACKETED.fullmatch(text) is not None
+    )
 
 
 def answer_region(reply: str) -> str:
@@ -130,7 +187,7 @@ def answer_region(reply: str) -> str:
 
 def _last_label_end(reply: str) -> int | None:
     ends = []
-    if "nswer" in reply or "NSWER" in reply:
+    if _LABEL_HINT.search(reply) is not None:
         ends += [
             match.end() for pattern in _LABELS for match in pattern.finditer(reply)
         ]
@@ -139,13 +196,11 @@ def _last_label_end(reply: str) -> int | None:
     return max(ends) if ends else None
 
 
-def _after_last_label(reply: str) -> str | None:
-    end = _last_label_end(reply)
-    if end is None:
-        return None
+def _after_label(reply: str, end: int) -> str:
     line_end = reply.find("\n", end)
     rest = reply[end:] if line_end < 0 else reply[end:line_end]
-    # the label's own emphasis: "**Answer:** Paris", "**Answer: C**"
+    # the label's own emphasis: "**Answer:** Paris", "**Answer: C**"; a bullet or a
+    # quote around it: "- **Answer:** Mercury"
     rest = rest.strip("*_ \t")
     if rest:
         opened = _open_display(rest)
@@ -213,59 +268,3 @@ def last_boxed(text: str) -> str | None:
 def _unbox(text: str) -> str:
     boxed = last_boxed(text)
     return text if boxed is None else boxed.strip()
-
-
-# ---- hedges: two answers joined by "or", "and", a comma, a slash or a range dash
-# --------------------------------
-
-_HEDGE_WORDS = lazy_pattern(
-    r"\b(?:or|and|to|either|maybe|possibly|perhaps|probably|between)\b"
-    r"|[,/&?~]|(?<=\S)[-–—](?=\S)|\s[–—]\s",
-    re.IGNORECASE,
-)
-_FILLER = lazy_pattern(
-    r"[\s()\[\]*_`$]|\b(?:option|choice|it's|its|it is|is|be|could|might|or maybe)\b",
-    re.IGNORECASE,
-)
-# "B (if counted from the start) or C (otherwise)"
-_CONDITION = lazy_pattern(r"\([^()]*\)")
-_HEDGE_PHRASE = lazy_pattern(
-    r"\b(?:could|might|may)\s+also\b"
-    r"|\bor\s+(?:maybe|possibly|perhaps)\b|\balternatively\b",
-    re.IGNORECASE,
-)
-_UNSURE = lazy_pattern(
-    r"\b(?:not\s+(?:sure|certain)|unsure|can[’']?t\s+decide|cannot\s+decide"
-    r"|torn\s+between|both\s+(?:seem|look|are|could\s+be)\s+"
-    r"(?:valid|plausible|possible|reasonable|correct)|"
-    r"either\s+[^.,;!?\n]{1,40}?\s+or)\b",
-    re.IGNORECASE,
-)
-
-
-def joined_by_hedge(between: str) -> bool:
-    """Whether the text between two different answers only joins them ("2 or 0.5",
-    "B/D", "40-42", "A, C")."""
-    between = _CONDITION.sub(" ", between)
-    if _HEDGE_PHRASE.search(between):
-        return True
-    hedges = _HEDGE_WORDS.findall(between)
-    return bool(hedges) and not _FILLER.sub("", _HEDGE_WORDS.sub("", between)).strip(
-        ".!"
-    )
-
-
-def sounds_unsure(text: str) -> bool:
-    """Whether the reply says it is not sure ("I'm not sure", "torn between", "can't
-    decide")."""
-    return _UNSURE.search(text) is not None
-
-
-_HEDGE_ASIDE = lazy_pattern(
-    r"\b(?:or|maybe|possibly|perhaps|probably|alternatively)\b", re.IGNORECASE
-)
-
-
-def is_hedge(aside: str) -> bool:
-    """Whether an aside offers another answer ("(or possibly 8)", "(maybe Lyon)")."""
-    return _HEDGE_ASIDE.search(aside) is not None

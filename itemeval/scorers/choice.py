@@ -7,7 +7,8 @@ import re
 import string
 from dataclasses import dataclass
 
-from .answer import find_answer, joined_by_hedge, sounds_unsure
+from .answer import find_answer
+from .hedges import joined_by_hedge, sounds_unsure
 from .base import ScoreContext, ScoreResult, failed
 from .text import normalise_text
 

@@ -46,7 +46,7 @@ def _brace_ends(text: str, start: int, stop: int) -> dict[int, int | None]:
     return ends
 
 
-def _object_spans(
+def object_spans(
     text: str, start: int = 0, stop: int | None = None
 ) -> list[tuple[int, int]]:
     """Balanced, non-overlapping `{...}` spans in `text[start:stop]`, left to right.
@@ -116,7 +116,7 @@ class RawNumber(str):
     ("7.0", "1e999")."""
 
 
-def _load_object(span: str) -> dict[str, Any] | None:
+def load_object(span: str) -> dict[str, Any] | None:
     try:
         value = json.loads(
             _tolerant_json(span),
@@ -161,7 +161,7 @@ def _spans_in(text: str, start: int = 0, stop: int | None = None) -> list[str]:
     stop = len(text) if stop is None else stop
     spans = [
         span
-        for span in _object_spans(text, start, stop)
+        for span in object_spans(text, start, stop)
         if _CANDIDATE.match(text, span[0])
     ]
     after = spans[-1][1] if spans else start
@@ -197,8 +197,8 @@ def objects_with(key: str, *texts: str) -> list[str]:
     found = []
     for text in texts:
         text = text or ""
-        for start, end in _object_spans(text):
-            obj = _load_object(text[start:end])
+        for start, end in object_spans(text):
+            obj = load_object(text[start:end])
             if obj is not None and key in obj:
                 found.append(_canonical(obj))
     return sorted(set(found))
@@ -245,7 +245,7 @@ def first_object(
     excluded = set(quoted)
     failure = "no_json_object"
     for candidate in candidates(text or ""):
-        obj = _load_object(candidate)
+        obj = load_object(candidate)
         if obj is None:
             failure = invalid
         elif key not in obj:

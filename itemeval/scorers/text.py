@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .answer import find_answer, is_hedge, sounds_unsure
+from .answer import find_answer
+from .hedges import is_hedge, sounds_unsure
 from .base import ScoreContext, ScoreResult, failed
 
 _LATEX_WRAPPER = re.compile(
