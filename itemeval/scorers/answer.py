@@ -115,25 +115,34 @@ class Answer:
     phrased: bool = False
     """Found only by an "the answer is" sentence: a scorer that reads nothing there
     may read the whole reply."""
+    how: str = "whole"
+    """What marked it: "json", "label", "tag", "box", "phrase", "line" (a wrapped last
+    line), "keyed" (`Key: value`), "bold", or "whole"."""
+
+
+def without_thinking(reply: str) -> str:
+    """The reply without a reasoning model's `<think>…</think>` draft."""
+    return _THINKING.sub("", reply)
 
 
 def find_answer(reply: str) -> Answer:
-    reply = _THINKING.sub("", reply)
+    reply = without_thinking(reply)
     label_end = _last_label_end(reply)
     given = json_answer(reply)
     if given is not None and (label_end is None or given[0] > label_end):
-        return Answer(given[1], True)
+        return Answer(given[1], True, how="json")
     if label_end is not None:
-        return Answer(_unbox(_narrow_to_phrase(_after_label(reply, label_end))), True)
+        text = _unbox(_narrow_to_phrase(_after_label(reply, label_end)))
+        return Answer(text, True, how="label")
     tags = list(_TAG.finditer(reply))
     if tags:
-        return Answer(_unbox(tags[-1][1].strip()), True)
+        return Answer(_unbox(tags[-1][1].strip()), True, how="tag")
     boxed = last_boxed(reply)
     if boxed is not None:
-        return Answer(boxed.strip(), True)
+        return Answer(boxed.strip(), True, how="box")
     phrased = _phrase_sentence(reply)
     if phrased is not None:
-        return Answer(phrased, True, phrased=True)
+        return Answer(phrased, True, phrased=True, how="phrase")
     return _emphasised(without_checks(reply))
 
 
@@ -143,17 +152,17 @@ def _emphasised(body: str) -> Answer:
     else the whole reply."""
     last_line = body.rstrip().rpartition("\n")[2].strip()
     if (wrapped := _WRAPPED_LINE.fullmatch(last_line)) is not None:
-        return Answer(wrapped[0].strip(" .!"), True)
+        return Answer(wrapped[0].strip(" .!"), True, how="line")
     if (keyed := _KEYED_LINE.fullmatch(last_line)) is not None and not _CHECK.match(
         last_line
     ):
-        return Answer(keyed[1].strip(), True, phrased=True)
+        return Answer(keyed[1].strip(), True, phrased=True, how="keyed")
     paragraph = body.rstrip().rpartition("\n\n")[2]
     bold = [
         b for b in _INLINE_BOLD.finditer(paragraph) if not b[1].rstrip().endswith(":")
     ]
     if bold:
-        return Answer(bold[-1][1].strip(), True, phrased=True)
+        return Answer(bold[-1][1].strip(), True, phrased=True, how="bold")
     return Answer(body.strip(), False)
 
 

@@ -87,8 +87,11 @@ def to_sympy(text: str) -> str:
         at += 1
     plain = "".join(out)
     plain = _PLAIN_ROOT.sub(
-        lambda m: ("sqrt(" if m[1] == "√" else "root(") + m[2].strip("(){}")
-        + (")" if m[1] == "√" else ",3)"),
+        lambda m: (
+            ("sqrt(" if m[1] == "√" else "root(")
+            + m[2].strip("(){}")
+            + (")" if m[1] == "√" else ",3)")
+        ),
         plain,
     )
     for spelling, written in (

@@ -138,10 +138,8 @@ def _closed_reading(text: str, numbers: list[Number]) -> Reading | None:
     if plain and (prior_end is None or plain[-1].end > prior_end):
         prior_end, prior_value = plain[-1].end, plain[-1].value
     if prior_end is not None and prior_value is not None:
-        if not math.isclose(prior_value, value) and joined_by_hedge(
-            before[prior_end:]
-        ):
-            raise Ambiguous(text[: end].strip())
+        if not math.isclose(prior_value, value) and joined_by_hedge(before[prior_end:]):
+            raise Ambiguous(text[:end].strip())
     return Reading(text[start:end], value)
 
 

@@ -153,7 +153,7 @@ _CJK_RUN = lazy_pattern(r"[零〇一二两兩三四五六七八九十百千万�
 
 
 def _cjk_value(run: str) -> int | None:
-    """"二十四" → 24, "三百零五" → 305, "十七" → 17."""
+    """ "二十四" → 24, "三百零五" → 305, "十七" → 17."""
     total = section = digit = 0
     for char in run:
         if char in _CJK_DIGITS:

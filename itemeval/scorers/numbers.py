@@ -68,7 +68,7 @@ _UNIT_POWER = lazy_pattern(r"(?<=[A-Za-z])\s*\^\s*(?:\{\s*-?\d+\s*\}|-?\d+)")
 
 
 def _vulgar(match: re.Match[str]) -> str:
-    """"2½" as the mixed number "2 1/2", "¾" as "3/4"."""
+    """ "2½" as the mixed number "2 1/2", "¾" as "3/4"."""
     fraction = unicodedata.normalize("NFKC", match[2]).replace("\u2044", "/")
     return f"{match[1]} {fraction}" if match[1] else fraction
 
@@ -110,9 +110,9 @@ def _ellipsis(match: re.Match[str]) -> str:
     digits = match[2]
     for period in range(1, 7):
         repeat = digits[-period:]
-        if len(digits) >= max(3, 2 * period) and digits.endswith(repeat * (
-            3 if period == 1 else 2
-        )):
+        if len(digits) >= max(3, 2 * period) and digits.endswith(
+            repeat * (3 if period == 1 else 2)
+        ):
             fixed = digits
             while fixed.endswith(repeat):
                 fixed = fixed[: -len(repeat)]

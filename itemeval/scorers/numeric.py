@@ -18,6 +18,7 @@ from .numbers import NUMBER_MARKED, normalise_math, number_value
 
 __all__ = ["Ambiguous", "Unfinished", "numeric", "read_answer_number"]
 
+
 def prepare(text: str, locale: str | None) -> str:
     """The answer in plain digits: LaTeX and Unicode spellings, the reply's locale,
     number words and Chinese numerals."""
