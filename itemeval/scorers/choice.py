@@ -8,6 +8,7 @@ import string
 from dataclasses import dataclass
 
 from .answer import Answer, find_answer, without_thinking
+from .base import ScoreContext, ScoreResult, failed
 from .choice_marks import (
     TwoOptions,
     after_retraction,
@@ -17,7 +18,6 @@ from .choice_marks import (
     without_options,
 )
 from .hedges import joined_by_hedge, sounds_unsure
-from .base import ScoreContext, ScoreResult, failed
 from .text import normalise_text
 
 _TARGET_LETTER = re.compile(r"[(\[]?([A-Za-z])[)\]]?\.?")

@@ -7,8 +7,8 @@ import re
 import unicodedata
 
 from .answer import find_answer
-from .hedges import is_hedge, sounds_unsure
 from .base import ScoreContext, ScoreResult, failed
+from .hedges import is_hedge, sounds_unsure
 
 _LATEX_WRAPPER = re.compile(
     r"\\(?:text|textbf|textit|mathrm|mathbf|mathit|emph|boxed|fbox)\s*\{([^{}]*)\}"
