@@ -58,6 +58,8 @@ _WRAPPED_LINE = lazy_pattern(
 _KEYED_LINE = lazy_pattern(r"[*_]*[A-Z][\w ()/-]{0,40}?[*_]*:[*_]*\s+(\S.{0,60})")
 # "The capital is **Nairobi**."
 _INLINE_BOLD = lazy_pattern(r"(?<!^)(?<!\n)\*\*([^*\n]{1,60})\*\*")
+# what may join two bold spans of one phrase (or of a hedge: "**Paris** or **Lyon**")
+_JOINER = lazy_pattern(r"[ \t]*(?:and|or|&|,|/|of|de|da|von|van)?[ \t]*", re.IGNORECASE)
 _CHECK = lazy_pattern(
     r"[*_#>\s]*\(?\s*(?:let(?:'s| me| us)\s+(?:verify|check|double[- "
     r"]check)|verif(?:y|ication)|check(?:ing)?\b|"
@@ -161,6 +163,12 @@ def _emphasised(body: str) -> Answer:
     bold = [
         b for b in _INLINE_BOLD.finditer(paragraph) if not b[1].rstrip().endswith(":")
     ]
+    if len(bold) > 1 and _JOINER.fullmatch(
+        paragraph[bold[-2].end() : bold[-1].start()]
+    ):
+        # one phrase bolded in two spans: "**Romeo** and **Juliet**"
+        joined = paragraph[bold[-2].start() : bold[-1].end()].replace("**", "")
+        return Answer(joined.strip(), True, phrased=True, how="bold")
     if bold:
         return Answer(bold[-1][1].strip(), True, phrased=True, how="bold")
     return Answer(body.strip(), False)

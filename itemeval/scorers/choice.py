@@ -18,7 +18,7 @@ from .choice_marks import (
     without_options,
 )
 from .hedges import joined_by_hedge, sounds_unsure
-from .text import normalise_text
+from .text_forms import normalise_text
 
 _TARGET_LETTER = re.compile(r"[(\[]?([A-Za-z])[)\]]?\.?")
 _LONE_LETTER = re.compile(

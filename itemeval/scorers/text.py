@@ -1,99 +1,34 @@
 """The `exact_match` scorer: the answer equals the target once both are stripped of
-how models wrap answers."""
+how models wrap answers and written in one form (`text_forms.normalise_text`)."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from .answer import find_answer
 from .base import ScoreContext, ScoreResult, failed
-from .hedges import is_hedge, sounds_unsure
-
-_LATEX_WRAPPER = re.compile(
-    r"\\(?:text|textbf|textit|mathrm|mathbf|mathit|emph|boxed|fbox)\s*\{([^{}]*)\}"
-)
-_MATH_DELIMITERS = re.compile(r"\\\[|\\\]|\\\(|\\\)|\$\$?")
-_PAIRS = {
-    "`": "`",
-    '"': '"',
-    "'": "'",
-    "“": "”",
-    "‘": "’",
-    "«": "»",
-    "[": "]",
-    "(": ")",
-    "{": "}",
-    "*": "*",
-    "_": "_",
-    "„": "“",
-}
-_TRAILING = ".!?…;,:"
-_LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=\S)")
-_NOT_CLAUSE = re.compile(r",\s+not\s+[^,]*$", re.IGNORECASE)
-_TRAILING_ASIDE = re.compile(r"(?<=\S)\s+\(([^()]*)\)$")
-# a reply ending "The capital of Japan is Tokyo."
-_COPULA = re.compile(
-    r"(?:\b(?:(?:is|are|was|were|be)\s+)?(?:called|named|known\s+as)\b"
-    r"|\b(?:is|are|was|were|be)\b|\bit[’']s)"
-    r"\s+(?P<answer>[^\s].{0,60}?)\s*[.!]?\s*\Z",
-    re.IGNORECASE,
-)
-_REPORTED = re.compile(
-    r"\b(?:think|thinks|thought|believe|believes|believed|assume|assumes|assumed|"
-    r"say|says|said|claim|claims|claimed|mistake|mistakes|mistaken|confuse|confuses|"
-    r"confused|guess|guesses)\b",
-    re.IGNORECASE,
-)
-"""A last sentence that reports what someone believes, not what the reply answers."""
-_HEDGED = re.compile(
-    r"^(?:either\s+)?\S.*?(?:\s+or\s+|,?\s+(?:possibly|maybe|perhaps|probably)\s+)\S",
-    re.IGNORECASE,
+from .hedges import sounds_unsure
+from .text_forms import normalise_text
+from .text_reading import (
+    HEDGED,
+    Ambiguous,
+    committed,
+    leading_sentences,
+    offers_more,
+    read_text_answer,
+    stated_answer,
+    subject_of,
 )
 
-
-def _unwrap(text: str) -> str:
-    """Strip wrappers and trailing punctuation until none is left: "`**Paris**`." →
-    "Paris"."""
-    previous = None
-    while text != previous:
-        previous = text
-        text = _LATEX_WRAPPER.sub(r"\1", text)
-        text = _MATH_DELIMITERS.sub("", text).strip().rstrip(_TRAILING).strip()
-        if (text[:1] in ("*", "_")) != (text[-1:] in ("*", "_")):
-            text = text.strip("*_ ")  # emphasis left dangling by a cut: "Canberra**"
-        while len(text) >= 2 and _PAIRS.get(text[0]) == text[-1]:
-            text = text[1:-1].strip()
-    return text
+__all__ = ["Ambiguous", "exact_match", "normalise_text", "read_text_answer"]
 
 
-_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'"})
-"""Typographic apostrophes as the ASCII one: "O’Brien" is "O'Brien"."""
+def _ambiguous(answer: str) -> ScoreResult:
+    return failed("ambiguous_answer", answer, "the answer offers more than one answer")
 
 
-def normalise_text(text: str) -> str:
-    """Compatibility forms folded (NFKC: "Ｐａｒｉｓ", "H₂O"), typographic apostrophes
-    made plain, wrappers and end punctuation gone, whitespace runs collapsed, case
-    folded, a leading article dropped."""
-    folded = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
-    collapsed = " ".join(_unwrap(" ".join(folded.split())).split()).casefold()
-    return _unwrap(_LEADING_ARTICLE.sub("", collapsed))  # "the **Sahara**"
-
-
-class Ambiguous(Exception):
-    """The answer offers two answers ("Paris or Lyon", "Paris (or maybe Lyon)")."""
-
-
-def read_text_answer(answer: str) -> str:
-    """The answer without a trailing ", not Sydney" or aside "(France)"; raises
-    Ambiguous on a hedge."""
-    text = _unwrap(" ".join(unicodedata.normalize("NFKC", answer).split()))
-    aside = _TRAILING_ASIDE.search(text)
-    if aside is not None:
-        if is_hedge(aside[1]):
-            raise Ambiguous(text)
-        text = text[: aside.start()]
-    return _unwrap(_NOT_CLAUSE.sub("", text))
+def _credit(answer: str) -> ScoreResult:
+    return ScoreResult(score=1.0, answer=answer)
 
 
 def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
@@ -102,7 +37,8 @@ def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
 
     Runs of whitespace compare equal to a single space ("New  York" = "New York" ≠
     "NewYork"). A trailing ", not X" or aside in brackets is dropped; an answer offering
-    two ("Paris or Lyon") is `ambiguous_answer`.
+    two ("Paris or Lyon") is `ambiguous_answer`; an answer followed by more sentences
+    ("Paris. It has been the capital since …") is its first sentences.
     """
     found = find_answer(solution)
     answer = found.text
@@ -114,25 +50,39 @@ def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
             "the item's target is empty, so there is nothing to match",
         )
     if normalise_text(answer) == expected:
-        return ScoreResult(score=1.0, answer=answer)
+        return _credit(answer)
     polar = _polar(answer, expected)
     if polar is not None:
         return polar
     if not found.marked:
         return _unmarked(answer, expected)
     try:
-        read = read_text_answer(answer)
+        return _marked(answer, expected)
     except Ambiguous:
-        return failed(
-            "ambiguous_answer", answer, "the answer offers more than one answer"
-        )
-    if _HEDGED.match(read) and not _HEDGED.match(expected):
-        return failed(
-            "ambiguous_answer", answer, "the answer offers more than one answer"
-        )
-    return ScoreResult(
-        score=1.0 if normalise_text(read) == expected else 0.0, answer=answer
-    )
+        return _ambiguous(answer)
+
+
+def _matches(text: str, expected: str) -> bool:
+    """Whether one answer, hedge words around it dropped, is the target; raises
+    Ambiguous when it offers two."""
+    read = committed(read_text_answer(text))
+    if normalise_text(read) == expected:
+        return True
+    if HEDGED.match(read) and not HEDGED.match(expected):
+        raise Ambiguous(text)
+    return False
+
+
+def _marked(answer: str, expected: str) -> ScoreResult:
+    """A marked answer, or its first sentences when more follow."""
+    if _matches(answer, expected):
+        return _credit(answer)
+    for first, rest in leading_sentences(answer):
+        if normalise_text(read_text_answer(first)) == expected:
+            if offers_more(rest):
+                raise Ambiguous(answer)
+            return _credit(first)
+    return ScoreResult(score=0.0, answer=answer)
 
 
 _POLAR = {"yes", "no", "true", "false"}
@@ -161,33 +111,41 @@ def _polar(answer: str, expected: str) -> ScoreResult | None:
 
 
 def _unmarked(reply: str, expected: str) -> ScoreResult:
-    """A reply that marks no answer: a one-line answer may carry an aside or ", not
-    X" ("Paris (France)"); else its last sentence may state it ("… is Tokyo."); an
-    unsure one is ambiguous."""
+    """A reply that marks no answer: a one-line answer may carry an aside, ", not X"
+    or a hedge word ("Paris (France)", "I think it's Canberra."); else its first
+    sentence may be the answer, or its last sentence state it ("… is Tokyo.",
+    "Paris is the capital of France."); an unsure one is ambiguous."""
     if sounds_unsure(reply):
-        return failed("ambiguous_answer", reply, "the reply is not sure of its answer")
-    if "\n" not in reply.strip():
+        return _ambiguous(reply)
+    sentences = [s for s in re.split(r"(?<=[.!?。！？])\s+|\n", reply.strip()) if s]
+    if any(offers_more(s) for s in sentences[1:]) or offers_more(reply.strip()):
+        if any(_quietly(s, expected) for s in sentences):
+            return _ambiguous(reply)
+    try:
+        if "\n" not in reply.strip() and _matches(reply, expected):
+            return _credit(reply)
+        # "Canberra. It was chosen as a compromise." on one line
+        one_line = "\n" not in reply.strip() and len(sentences) > 1
+        if one_line and len(sentences[0].split()) <= 6:
+            if _quietly(sentences[0], expected):
+                return _credit(sentences[0])
+    except Ambiguous:
+        return _ambiguous(reply)
+    last = sentences[-1] if sentences else ""
+    for said in (stated_answer(last), subject_of(last)):
+        if said is None:
+            continue
         try:
-            if normalise_text(read_text_answer(reply)) == expected:
-                return ScoreResult(score=1.0, answer=reply)
+            if _matches(said, expected):
+                return _credit(said)
         except Ambiguous:
-            return failed(
-                "ambiguous_answer", reply, "the answer offers more than one answer"
-            )
-    last_sentence = re.split(r"(?<=[.!?])\s+|\n", reply.strip())[-1]
-    stated = _COPULA.search(last_sentence)
-    if stated is not None and _REPORTED.search(last_sentence[: stated.start()]):
-        stated = None  # "Many people think it is Sydney." states no answer
-    if stated is not None and normalise_text(stated["answer"]) == expected:
-        return ScoreResult(score=1.0, answer=stated["answer"])
-    if (
-        stated is not None
-        and _HEDGED.match(stated["answer"])
-        and not _HEDGED.match(expected)
-    ):
-        return failed(
-            "ambiguous_answer",
-            stated["answer"],
-            "the answer offers more than one answer",
-        )
+            return _ambiguous(said)
     return ScoreResult(score=0.0, answer=reply)
+
+
+def _quietly(text: str, expected: str) -> bool:
+    """Whether `text` holds the target as an answer, a hedge counting as no."""
+    try:
+        return _matches(text, expected)
+    except Ambiguous:
+        return False

@@ -601,7 +601,8 @@ EXACT_MATCH_CASES: list[tuple[str, str, float | str]] = [
     ("ANSWER: False", "True", 0.0),
     ("ANSWER: yes", "Yes", 1.0),
     ("ANSWER: 1945.", "1945", 1.0),
-    ("ANSWER: 1,945", "1945", 0.0),
+    # digit groups are one number since issue 50 ("1,000" is "1000")
+    ("ANSWER: 1,945", "1945", 1.0),
     ("ANSWER: 3:00 PM", "3:00 PM", 1.0),
     ("ANSWER: Pari", "Paris", 0.0),
     ("ANSWER: Parris", "Paris", 0.0),
