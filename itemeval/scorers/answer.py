@@ -17,6 +17,10 @@ from dataclasses import dataclass
 from ..lazy import lazy_pattern
 from .json_answer import json_answer
 
+ANSWER_RULES = "3"
+"""The version of where the answer is read: part of the rule version of every scorer
+that reads the answer region (the text-overlap scorers' `read: answer`)."""
+
 _ANSWER_WORD = r"(?:answer|antwort|r[ée]ponse|respuesta|risposta|resposta)"
 _LABELS = (
     # ANSWER:, **Answer:**, Final answer:, Answer：, Antwort:, Réponse :
@@ -84,7 +88,7 @@ _TAG = lazy_pattern(r"<answer>(.*?)(?:</answer>|\Z)", re.IGNORECASE | re.DOTALL)
 _BOXED = lazy_pattern(r"\\(?:boxed|fbox)\s*\{")
 _PHRASE = lazy_pattern(
     r"(?:(?:\b(?:final|correct|right|best)\s+)?\b(?:answer|choice)"
-    r"|\b(?:correct|right|best|final)\s+option)"
+    r"|\b(?:correct|right|best|final)\s+(?:option|one))"
     r"\s+(?:is|would\s+be|should\s+be|will\s+be|must\s+be)"
     r"(?:\s*[:：])?"
     r"|\bI(?:'ll|’ll|\s+will|'d|’d|\s+would)?"

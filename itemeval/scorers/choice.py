@@ -11,13 +11,12 @@ from .answer import Answer, find_answer, without_thinking
 from .base import ScoreContext, ScoreResult, failed
 from .choice_marks import (
     TwoOptions,
-    after_retraction,
     also_right,
     explicit_letter,
     option_named,
     without_options,
 )
-from .hedges import joined_by_hedge, sounds_unsure
+from .hedges import after_retraction, joined_by_hedge, sounds_unsure
 from .text_forms import normalise_text
 
 _TARGET_LETTER = re.compile(r"[(\[]?([A-Za-z])[)\]]?\.?")
@@ -43,7 +42,7 @@ _NOT_A_NOUN = re.compile(
 _UNIT_BEFORE = re.compile(r"\d\s*$")
 # "A is incorrect", "D: wrong", "(B) can be ruled out": a letter judged, not chosen
 _JUDGED_WRONG = re.compile(
-    r"\)?\s*(?:[:\-–—]\s*|\s+(?:is|was|seems|looks)\s+(?:also\s+|clearly\s+)?)"
+    r"(?:\)\s*|\)?\s*[:\-–—]\s*|\)?\s+(?:is|was|seems|looks)\s+(?:also\s+|clearly\s+)?)"
     r"(?:incorrect|wrong|false|not\s+(?:correct|right|true|the\s+answer)"
     r"|eliminated|ruled\s+out|excluded)\b"
     r"|\)?\s+(?:can|could|must|should)\s+be\s+"

@@ -28,7 +28,8 @@ _EXPLICIT = (
     ),
     # "Selected: C", "My choice: **D**"
     lazy_pattern(
-        r"^[ \t]*\**(?:selected|selection|my\s+choice|choice|chosen|my\s+pick)\**"
+        r"^[ \t]*\**(?:selected|selection|my\s+choice|choice|chosen|my\s+pick"
+        r"|correct(?:\s+(?:answer|option|choice))?)\**"
         r"[ \t]*[:：][ \t]*\**\(?([A-Z])\b",
         re.IGNORECASE | re.MULTILINE,
     ),
@@ -45,29 +46,17 @@ def explicit_letter(reply: str) -> tuple[int, str] | None:
     return max(found) if found else None
 
 
-_RETRACTION = lazy_pattern(
-    r"\b(?:wait|actually|on\s+second\s+thought|hmm,?\s+no|no,\s+wait|correction"
-    r"|let\s+me\s+reconsider|scratch\s+that|I\s+was\s+wrong|that['’]s\s+wrong)\b",
-    re.IGNORECASE,
-)
-
-
-def after_retraction(text: str) -> str | None:
-    """What a reply says after its last retraction cue, when it has one."""
-    cues = list(_RETRACTION.finditer(text))
-    return text[cues[-1].end() :] if cues else None
-
-
 _ALSO_RIGHT = lazy_pattern(
     r"\b\(?([A-Z])\)?\s+(?:is|would\s+be|could\s+be|seems|looks)\s+also\s+"
-    r"(?:correct|right|valid|defensible|acceptable|possible|true|plausible)\b",
+    r"(?:correct|right|valid|defensible|acceptable|possible|true|plausible)\b"
+    r"|\b\(?([A-Z])\)?\s+(?:could|might|may)\s+also\s+(?:work|be\s+(?:right|correct))\b",
 )
 
 
 def also_right(text: str, chosen: str) -> bool:
     """Whether the reply calls another option right too ("Though C is also
     defensible.")."""
-    return any(match[1] != chosen for match in _ALSO_RIGHT.finditer(text))
+    return any((match[1] or match[2]) != chosen for match in _ALSO_RIGHT.finditer(text))
 
 
 def _fold(text: str) -> str:

@@ -63,3 +63,17 @@ _HEDGE_ASIDE = lazy_pattern(
 def is_hedge(aside: str) -> bool:
     """Whether an aside offers another answer ("(or possibly 8)", "(maybe Lyon)")."""
     return _HEDGE_ASIDE.search(aside) is not None
+
+
+_RETRACTION = lazy_pattern(
+    r"\b(?:wait|actually|on\s+second\s+thought|hmm,?\s+no|no,\s+wait|correction"
+    r"|let\s+me\s+reconsider|scratch\s+that|I\s+was\s+wrong|that['’]s\s+wrong"
+    r"|just\s+kidding)\b|\?\s*no\s*[—–-]",
+    re.IGNORECASE,
+)
+
+
+def after_retraction(text: str) -> str | None:
+    """What a reply says after its last retraction cue, when it has one."""
+    cues = list(_RETRACTION.finditer(text))
+    return text[cues[-1].end() :] if cues else None

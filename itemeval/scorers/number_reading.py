@@ -154,6 +154,8 @@ def _last_plain(text: str, numbers: list[Number], pattern: re.Pattern[str]) -> R
     if len(numbers) > 1:
         previous = numbers[-2]
         between = text[previous.end : last.start]
+        if previous.percent:  # "30% or 40%": the sign belongs to the number
+            between = re.sub(r"^\s*(?:%|percent|per\s+cent)", "", between)
         # "40-42"; a spaced "24 - 6" is a subtraction
         is_range = between in ("-", "–", "—")
         if (

@@ -7,11 +7,12 @@ import re
 
 from .answer import find_answer
 from .base import ScoreContext, ScoreResult, failed
-from .hedges import sounds_unsure
+from .hedges import after_retraction, sounds_unsure
 from .text_forms import normalise_text
 from .text_reading import (
     HEDGED,
     Ambiguous,
+    apposition,
     committed,
     leading_sentences,
     offers_more,
@@ -21,6 +22,9 @@ from .text_reading import (
 )
 
 __all__ = ["Ambiguous", "exact_match", "normalise_text", "read_text_answer"]
+
+
+_ITEM = re.compile(r"\s*(?:[-*•]|\d{1,2}[.)])\s+\S")
 
 
 def _ambiguous(answer: str) -> ScoreResult:
@@ -82,6 +86,10 @@ def _marked(answer: str, expected: str) -> ScoreResult:
             if offers_more(rest):
                 raise Ambiguous(answer)
             return _credit(first)
+    # "Paris, the capital of France"; "Kyoto? No — Tokyo."
+    for said in (apposition(answer), after_retraction(answer)):
+        if said is not None and len(said.split()) <= 8 and _matches(said, expected):
+            return _credit(said)
     return ScoreResult(score=0.0, answer=answer)
 
 
@@ -118,8 +126,12 @@ def _unmarked(reply: str, expected: str) -> ScoreResult:
     if sounds_unsure(reply):
         return _ambiguous(reply)
     sentences = [s for s in re.split(r"(?<=[.!?。！？])\s+|\n", reply.strip()) if s]
-    if any(offers_more(s) for s in sentences[1:]) or offers_more(reply.strip()):
+    # "- Canberra\n- Sydney": a list of answers offers each of them
+    if len(sentences) > 1 and all(_ITEM.match(s) for s in sentences):
         if any(_quietly(s, expected) for s in sentences):
+            return _ambiguous(reply)
+    if any(offers_more(s) for s in sentences[1:]) or offers_more(reply.strip()):
+        if re.search(rf"(?<!\w){re.escape(expected)}(?!\w)", normalise_text(reply)):
             return _ambiguous(reply)
     try:
         if "\n" not in reply.strip() and _matches(reply, expected):

@@ -60,7 +60,8 @@ def committed(text: str) -> str:
 _SENTENCE_BREAK = lazy_pattern(r"(?<=[.!?。！？])\s+(?=\S)")
 _MORE_ANSWERS = lazy_pattern(
     r"^\W*(?:or|maybe|perhaps|possibly|alternatively|though|but\s+(?:it\s+)?"
-    r"(?:might|could|may))\b|\b(?:wait|actually|no,|just\s+kidding|correction)\b",
+    r"(?:might|could|may))\b|\b(?:wait|actually|no,|just\s+kidding|correction)\b"
+    r"|,?\s+but\s+(?:it\s+)?(?:might|could|may)\s+(?:also\s+)?be\b",
     re.IGNORECASE,
 )
 
@@ -134,3 +135,15 @@ def stated_answer(sentence: str) -> str | None:
     if _REPORTED.search(before) and not _FIRST_PERSON.match(before):
         return None
     return stated["answer"]
+
+
+_APPOSITION = lazy_pattern(
+    r"^(?P<head>[^,;:.]{1,40}),\s+(?:the|a|an|which|who|located|in)\b", re.IGNORECASE
+)
+
+
+def apposition(answer: str) -> str | None:
+    """The answer before an apposition: "**Paris**, the capital of **France**" →
+    "**Paris**"."""
+    found = _APPOSITION.match(answer.strip())
+    return None if found is None else found["head"]
