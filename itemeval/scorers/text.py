@@ -123,36 +123,41 @@ def _unmarked(reply: str, expected: str) -> ScoreResult:
     or a hedge word ("Paris (France)", "I think it's Canberra."); else its first
     sentence may be the answer, or its last sentence state it ("… is Tokyo.",
     "Paris is the capital of France."); an unsure one is ambiguous."""
-    if sounds_unsure(reply):
-        return _ambiguous(reply)
     sentences = [s for s in re.split(r"(?<=[.!?。！？])\s+|\n", reply.strip()) if s]
-    # "- Canberra\n- Sydney": a list of answers offers each of them
-    if len(sentences) > 1 and all(_ITEM.match(s) for s in sentences):
-        if any(_quietly(s, expected) for s in sentences):
-            return _ambiguous(reply)
-    if any(offers_more(s) for s in sentences[1:]) or offers_more(reply.strip()):
-        if re.search(rf"(?<!\w){re.escape(expected)}(?!\w)", normalise_text(reply)):
-            return _ambiguous(reply)
+    if _offers_two(reply, sentences, expected):
+        return _ambiguous(reply)
+    one_line = "\n" not in reply.strip()
     try:
-        if "\n" not in reply.strip() and _matches(reply, expected):
+        if one_line and _matches(reply, expected):
             return _credit(reply)
-        # "Canberra. It was chosen as a compromise." on one line
-        one_line = "\n" not in reply.strip() and len(sentences) > 1
-        if one_line and len(sentences[0].split()) <= 6:
-            if _quietly(sentences[0], expected):
-                return _credit(sentences[0])
     except Ambiguous:
         return _ambiguous(reply)
+    # "Canberra. It was chosen as a compromise." on one line
+    if one_line and len(sentences) > 1 and len(sentences[0].split()) <= 6:
+        if _quietly(sentences[0], expected):
+            return _credit(sentences[0])
     last = sentences[-1] if sentences else ""
     for said in (stated_answer(last), subject_of(last)):
-        if said is None:
-            continue
         try:
-            if _matches(said, expected):
+            if said is not None and _matches(said, expected):
                 return _credit(said)
         except Ambiguous:
-            return _ambiguous(said)
+            return _ambiguous(said or reply)
     return ScoreResult(score=0.0, answer=reply)
+
+
+def _offers_two(reply: str, sentences: list[str], expected: str) -> bool:
+    """Whether an unmarked reply is not sure, lists answers ("- Canberra\n- Sydney")
+    or offers another after the target ("I think it's Canberra, but it might be
+    Sydney.")."""
+    if sounds_unsure(reply):
+        return True
+    if len(sentences) > 1 and all(_ITEM.match(s) for s in sentences):
+        return any(_quietly(s, expected) for s in sentences)
+    if any(offers_more(s) for s in sentences[1:]) or offers_more(reply.strip()):
+        named = rf"(?<!\w){re.escape(expected)}(?!\w)"
+        return re.search(named, normalise_text(reply)) is not None
+    return False
 
 
 def _quietly(text: str, expected: str) -> bool:
