@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from ..lazy import lazy_pattern
+from .asides import CHECK, without_checks
 from .json_answer import json_answer
 
 ANSWER_RULES = "3"
@@ -64,26 +65,6 @@ _KEYED_LINE = lazy_pattern(r"[*_]*[A-Z][\w ()/-]{0,40}?[*_]*:[*_]*\s+(\S.{0,60})
 _INLINE_BOLD = lazy_pattern(r"(?<!^)(?<!\n)\*\*([^*\n]{1,60})\*\*")
 # what may join two bold spans of one phrase (or of a hedge: "**Paris** or **Lyon**")
 _JOINER = lazy_pattern(r"[ \t]*(?:and|or|&|,|/|of|de|da|von|van)?[ \t]*", re.IGNORECASE)
-_CHECK = lazy_pattern(
-    r"[*_#>\s]*\(?\s*(?:let(?:'s| me| us)\s+(?:verify|check|double[- "
-    r"]check)|verif(?:y|ication)|check(?:ing)?\b|"
-    r"double[- ]check|sanity check|note\b|for reference|proof\b"
-    r"|验证|验算|检验|检查|検算|確認)",
-    re.IGNORECASE,
-)
-# What follows a final answer without being one: an aside in brackets, a tick, a
-# postscript, a recap, a hypothetical ("If she had also bought 4 more, she would …")
-_ASIDE = lazy_pattern(
-    r"[*_#>\s]*(?:[✓✔]|p\.\s?s\.|ps:|(?:aside|fun\s+fact|by\s+the\s+way|recap"
-    r"|hypothetically|for\s+comparison|in\s+comparison|for\s+context"
-    r"|as\s+a\s+(?:quick\s+)?(?:sanity\s+)?check)\b"
-    r"|if\b[^\n]*\b(?:would|were)\b)",
-    re.IGNORECASE,
-)
-# "(That is 2.5 h × 60 km/h.)", "[Recap: …]"; not an option's label "(C) 12 Ω"
-_BRACKETED = lazy_pattern(
-    r"[*_>\s]*(?!\([A-Za-z]\))(?:\([^\n]*\)|\[[^\n]*\])[*_.\s]*", re.DOTALL
-)
 _TAG = lazy_pattern(r"<answer>(.*?)(?:</answer>|\Z)", re.IGNORECASE | re.DOTALL)
 _BOXED = lazy_pattern(r"\\(?:boxed|fbox)\s*\{")
 _PHRASE = lazy_pattern(
@@ -124,6 +105,9 @@ class Answer:
     how: str = "whole"
     """What marked it: "json", "label", "tag", "box", "phrase", "line" (a wrapped last
     line), "keyed" (`Key: value`), "bold", or "whole"."""
+    after: str | None = None
+    """For a label, the reply after the label's line: what it says once it has
+    answered."""
 
 
 def without_thinking(reply: str) -> str:
@@ -139,7 +123,9 @@ def find_answer(reply: str) -> Answer:
         return Answer(given[1], True, how="json")
     if label_end is not None:
         text = _unbox(_narrow_to_phrase(_after_label(reply, label_end)))
-        return Answer(text, True, how="label")
+        line_end = reply.find("\n", label_end)
+        after = "" if line_end < 0 else reply[line_end:]
+        return Answer(text, True, how="label", after=after)
     tags = list(_TAG.finditer(reply))
     if tags:
         return Answer(_unbox(tags[-1][1].strip()), True, how="tag")
@@ -159,7 +145,7 @@ def _emphasised(body: str) -> Answer:
     last_line = body.rstrip().rpartition("\n")[2].strip()
     if (wrapped := _WRAPPED_LINE.fullmatch(last_line)) is not None:
         return Answer(wrapped[0].strip(" .!"), True, how="line")
-    if (keyed := _KEYED_LINE.fullmatch(last_line)) is not None and not _CHECK.match(
+    if (keyed := _KEYED_LINE.fullmatch(last_line)) is not None and not CHECK.match(
         last_line
     ):
         return Answer(keyed[1].strip(), True, phrased=True, how="keyed")
@@ -176,29 +162,6 @@ def _emphasised(body: str) -> Answer:
     if bold:
         return Answer(bold[-1][1].strip(), True, phrased=True, how="bold")
     return Answer(body.strip(), False)
-
-
-def without_checks(reply: str) -> str:
-    """The reply without what follows its answer only to verify or comment on it:
-    trailing paragraphs or lines that check ("Let me verify: …", "Check: …", "✓ …"),
-    an aside in brackets, a postscript, a recap, a hypothetical ("If she had …, she
-    would …")."""
-    paragraphs = reply.rstrip().split("\n\n")
-    while len(paragraphs) > 1 and _is_aside(paragraphs[-1]):
-        paragraphs.pop()
-    lines = paragraphs[-1].split("\n")
-    while len(lines) > 1 and _is_aside(lines[-1]):
-        lines.pop()
-    return "\n\n".join([*paragraphs[:-1], "\n".join(lines)])
-
-
-def _is_aside(text: str) -> bool:
-    text = text.strip()
-    return bool(text) and (
-        _CHECK.match(text) is not None
-        or _ASIDE.match(text) is not None
-        or _BRACKETED.fullmatch(text) is not None
-    )
 
 
 def answer_region(reply: str) -> str:
@@ -259,7 +222,7 @@ def _phrase_sentence(text: str) -> str | None:
     phrases = [
         p
         for p in _PHRASE.finditer(text)
-        if not _SUPPOSING.search(text[max(0, p.start() - 40) : p.start()])
+        if not _SUPPOSING.search(_sentence_before(text, p.start()))
     ]
     reverse = list(_IS_THE_ANSWER.finditer(text))
     if reverse and (not phrases or reverse[-1].start() > phrases[-1].start()):
@@ -270,6 +233,14 @@ def _phrase_sentence(text: str) -> str | None:
     end = _SENTENCE_END.search(rest.lstrip())
     sentence = rest.lstrip() if end is None else rest.lstrip()[: end.start()]
     return sentence.strip() or None
+
+
+def _sentence_before(text: str, at: int) -> str:
+    """The sentence up to `at` (at most 160 characters): "If the question had asked
+    for her age, the" before "answer would be"."""
+    window = text[max(0, at - 160) : at]
+    ends = [m.end() for m in re.finditer(r"[.!?。\n](?=\s|$)|\n", window)]
+    return window[ends[-1] :] if ends else window
 
 
 def last_boxed(text: str) -> str | None:

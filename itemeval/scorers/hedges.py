@@ -43,6 +43,9 @@ def joined_by_hedge(between: str) -> bool:
     between = _CONDITION.sub(" ", between)
     if _HEDGE_PHRASE.search(between):
         return True
+    if re.search(r"[A-Za-z]", between):
+        # "$47 — is $73": a dash among words is punctuation, not a range
+        between = re.sub(r"\s[–—]\s", " ", between)
     hedges = _HEDGE_WORDS.findall(between)
     return bool(hedges) and not _FILLER.sub("", _HEDGE_WORDS.sub("", between)).strip(
         ".!"

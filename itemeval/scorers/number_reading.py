@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..lazy import lazy_pattern
-from .closed_form import MARKER, last_closed_form
+from .closed_form import MARKER, PlusMinus, last_closed_form
 from .hedges import OR_WORDS, is_hedge, joined_by_hedge
 from .numbers import NUMBER_MARKED, NUMBER_WHOLE, Number, numbers_in
 
@@ -34,6 +34,31 @@ class Reading:
     same_as: tuple[float, ...] = ()
     """The same answer in the other forms the reply gives it: `1/6` of "1/6 ≈
     16.67%", `3√2` of "3√2 ≈ 4.24"."""
+    as_share: tuple[float, ...] = ()
+    """The fraction an equation turned into this percentage ("1/4 = 25%"): the
+    same answer only where the item is about a share."""
+    exact: tuple[float, ...] = ()
+    """The values written exactly (a fraction, a root, pi), which a target rounded
+    from them may be compared with at its own precision."""
+
+
+_EXACT = lazy_pattern(r"/|\\frac|\\sqrt|√|∛|\\pi|π")
+
+
+def _restated(reading: Reading, other: Reading | Number, *, equation: bool) -> Reading:
+    """`reading` with `other`, the same value written another way, beside it."""
+    exact = (other.value,) if _EXACT.search(other.raw) else ()
+    if other.percent == reading.percent and math.isclose(other.value, reading.value):
+        return replace(reading, exact=reading.exact + exact)  # the same, said twice
+    if equation and other.percent != reading.percent:
+        return replace(
+            reading,
+            as_share=reading.as_share + (other.value,),
+            exact=reading.exact + exact,
+        )
+    return replace(
+        reading, same_as=reading.same_as + (other.value,), exact=reading.exact + exact
+    )
 
 
 _NEGATED = lazy_pattern(
@@ -114,13 +139,22 @@ def _focus(text: str) -> tuple[str, list[tuple[str, bool]]]:
 
 def _single(side: str) -> Reading | None:
     """The one number a side of an equation is, or None ("x", "24 - 6")."""
-    closed = last_closed_form(side) if MARKER.search(side) else None
+    closed = _earlier_closed_form(side)
     if closed is not None:
         return Reading(side[closed[0] : closed[1]], closed[2])
     found = numbers_in(side, NUMBER_MARKED)
     if len(found) != 1 or re.search(r"[A-Za-z]{2,}|\d", side[found[0].end :]):
         return None
     return Reading(found[0].raw, found[0].value, found[0].percent)
+
+
+def _earlier_closed_form(text: str) -> tuple[int, int, float] | None:
+    """The last closed form of what comes before the answer; a "±" there is a step
+    ("x = ±√5; … the positive one, x = √5")."""
+    try:
+        return last_closed_form(text) if MARKER.search(text) else None
+    except PlusMinus:
+        return None
 
 
 def _closed_reading(text: str, numbers: list[Number]) -> Reading | None:
@@ -131,7 +165,7 @@ def _closed_reading(text: str, numbers: list[Number]) -> Reading | None:
         return None
     start, end, value = closed
     before = text[:start]
-    earlier = last_closed_form(before) if MARKER.search(before) else None
+    earlier = _earlier_closed_form(before)
     prior_end = earlier[1] if earlier else None
     prior_value = earlier[2] if earlier else None
     plain = [n for n in numbers if n.end <= start]
@@ -140,7 +174,7 @@ def _closed_reading(text: str, numbers: list[Number]) -> Reading | None:
     if prior_end is not None and prior_value is not None:
         if not math.isclose(prior_value, value) and joined_by_hedge(before[prior_end:]):
             raise Ambiguous(text[:end].strip())
-    return Reading(text[start:end], value)
+    return Reading(text[start:end], value, exact=(value,))
 
 
 def _last_plain(text: str, numbers: list[Number], pattern: re.Pattern[str]) -> Reading:
@@ -150,7 +184,8 @@ def _last_plain(text: str, numbers: list[Number], pattern: re.Pattern[str]) -> R
         text = text[: compared.start()]
         numbers = numbers_in(text, pattern)
     last = numbers[-1]
-    same_as: tuple[float, ...] = ()
+    exact = (last.value,) if _EXACT.search(last.raw) else ()
+    reading = Reading(last.raw, last.value, last.percent, exact=exact)
     if len(numbers) > 1:
         previous = numbers[-2]
         between = text[previous.end : last.start]
@@ -164,25 +199,41 @@ def _last_plain(text: str, numbers: list[Number], pattern: re.Pattern[str]) -> R
             and not text[last.end :].strip(" .!?*_$\n%")
         ):
             raise Unfinished(text[previous.start : last.end])
+        # "12 girls or 16 girls": the unit said twice still joins two numbers
+        unit = re.match(r"\s*([^\W\d_]+)", text[last.end :])
+        if unit and re.match(rf"\s*{re.escape(unit[1])}\b", between):
+            between = between.replace(unit[1], " ", 1)
         approximate = _APPROXIMATE.search(between) is not None
         if not is_range and _same(previous, last, approximate):
-            same_as = (previous.value,)
-        elif previous.value != last.value and (
+            return _restated(reading, previous, equation="=" in between)
+        if previous.value != last.value and (
             is_range
             or joined_by_hedge(between)
             or _two_roots(text, previous.start, between)
         ):
             raise Ambiguous(text[previous.start : last.end])
-    return Reading(last.raw, last.value, last.percent, same_as)
+    return reading
 
 
 def _closed_before(text: str, reading: Reading) -> list[tuple[str, bool]]:
     """A closed form the final number only approximates: "3√2 ≈ 4.24"."""
     at = text.rfind(reading.raw)
-    closed = last_closed_form(text[:at]) if at > 0 and MARKER.search(text) else None
+    closed = _earlier_closed_form(text[:at]) if at > 0 else None
     if closed is None or not re.fullmatch(r"\s*[=≈]\s*", text[closed[1] : at]):
         return []
     return [(text[closed[0] : closed[1]], "≈" in text[closed[1] : at])]
+
+
+_GIVEN = lazy_pattern(r"\b(?:the|these|those|both|all)\s+$", re.IGNORECASE)
+
+
+def _without_givens(text: str, numbers: list[Number]) -> list[Number]:
+    """A whole reply's numbers without the ones it names as givens ("for the 2
+    cakes", "each of the 4 friends"), when another is left."""
+    kept = [
+        n for n in numbers if not _GIVEN.search(text[max(0, n.start - 12) : n.start])
+    ]
+    return kept if kept else numbers
 
 
 def read_numbers(text: str, *, marked: bool) -> Reading | None:
@@ -195,21 +246,16 @@ def read_numbers(text: str, *, marked: bool) -> Reading | None:
         text = _NEGATED.sub(" ", text)
     pattern = NUMBER_MARKED if marked else NUMBER_WHOLE
     numbers = numbers_in(text, pattern)
+    if not marked:
+        numbers = _without_givens(text, numbers)
     reading = _closed_reading(text, numbers)
     if reading is None:
         if not numbers:
             return None
         reading = _last_plain(text, numbers, pattern)
     sides += _closed_before(text, reading)
-    restated = tuple(
-        side.value
-        for side, approximate in (
-            (_single(text_), approximate) for text_, approximate in sides
-        )
-        if side is not None and _same(side, reading, approximate)
-    )
-    if not restated:
-        return reading
-    return Reading(
-        reading.raw, reading.value, reading.percent, reading.same_as + restated
-    )
+    for side_text, approximate in sides:
+        side = _single(side_text)
+        if side is not None and _same(side, reading, approximate):
+            reading = _restated(reading, side, equation=True)
+    return reading

@@ -110,6 +110,8 @@ def _rewrite(run: str, whole: bool) -> str:
     # "1.5 million" is read with its digits
     if words == ["one"] and not whole or words[0] in (*_SCALES, "hundred"):
         return run
+    if words == ["half"]:
+        return "1/2"
     value = _phrase_value(words)
     if value is not None:
         return _digits(value)
@@ -123,13 +125,27 @@ def _rewrite(run: str, whole: bool) -> str:
     return run
 
 
+# "the second half", "the other half": a half that is no number
+_NOT_A_HALF = lazy_pattern(
+    r"\b(?:the|first|second|other|top|bottom|back|front|latter|former)\s+$",
+    re.IGNORECASE,
+)
+
+
 def words_as_digits(text: str) -> str:
     """`text` with each run of English number words as digits ("two and a half" →
-    "5/2"); a lone "one" only when it is the whole text ("One.")."""
+    "5/2"); a lone "one" only when it is the whole text ("One."), a lone "half" as
+    1/2 unless it is a part ("the second half")."""
     if not _RUN.search(text):
         return text
     whole = _RUN.fullmatch(text.strip(" \t\n*_`.!")) is not None
-    return _RUN.sub(lambda match: _rewrite(match[0], whole), text)
+
+    def rewrite(match: re.Match[str]) -> str:
+        if match[0].lower() == "half" and _NOT_A_HALF.search(text[: match.start()]):
+            return match[0]
+        return _rewrite(match[0], whole)
+
+    return _RUN.sub(rewrite, text)
 
 
 _CJK_DIGITS = {

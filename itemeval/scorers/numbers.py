@@ -89,7 +89,7 @@ _REPEATING = (
     lazy_pattern(r"(\d*)\.(\d*)\\overline\s*\{(\d+)\}"),
     lazy_pattern(r"(\d*)\.(\d*)\\dot\s*\{?(\d)\}?"),
     lazy_pattern(r"(\d*)\.(\d*?)((?:\d\u0305)+)"),
-    lazy_pattern(r"(\d*)\.(\d*?)\((\d+)\)"),
+    lazy_pattern(r"(\d*)[.,](\d*?)\((\d+)\)"),
 )
 # 0.333..., 0.1666…: digits that repeat, then an ellipsis
 _ELLIPSIS = lazy_pattern(r"(\d*)\.(\d+)(?:\.\.\.|…)")
@@ -150,8 +150,9 @@ def normalise_math(text: str) -> str:
 
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 _NUMBER_PARTS = rf"""
-    # not the tail of a word or of another number ("H2O", "v1.2"), not an exponent
-    (?<![\w.^])
+    # not the tail of a word or of another number ("H2O", "v1.2"), not an exponent;
+    # a CJK character may touch it ("合計は1,250円")
+    (?<![A-Za-z0-9_.^])
     \$?
     (?:
         \\[dt]?frac\{{(?P<fnum>[^{{}}]*)\}}\{{(?P<fden>[^{{}}]*)\}}
@@ -164,7 +165,7 @@ _NUMBER_PARTS = rf"""
           | /(?P<den>{_DIGITS})(?![\d/])
           SPACED
         )?
-        (?:\s*(?P<scale>thousand|million|billion|trillion|lakh|crore|万|萬|亿|億)(?![A-Za-z]))?
+        (?:\s*(?P<scale>thousand|millions?|billion|trillion|lakh|crore|mill[oó]n(?:es)?|milioni?|milh(?:ão|ões)|millionen|milliarden?|milliards?|miliard[oi]|万|萬|亿|億)(?![A-Za-z]))?
     )
 """
 # "3 / 4" after an answer label is a fraction; at the end of a cut-off reply "180 / 2.5"
@@ -186,6 +187,14 @@ _SCALES = {
     "亿": 1e8,
     "億": 1e8,
 }
+
+
+def _scale(word: str) -> float:
+    """What a scale word multiplies by: "million", "millones", "Milliarden", "万"."""
+    word = word.lower()
+    if word in _SCALES:
+        return _SCALES[word]
+    return 1e9 if word.startswith(("milliard", "miliard")) else 1e6
 
 
 def _plain_number(text: str | None) -> float | None:
@@ -221,7 +230,7 @@ def number_value(match: re.Match[str]) -> float | None:
         elif groups["den"] or groups.get("sden"):
             denominator = _plain_number(groups["den"] or groups["sden"])
         if groups["scale"] and numerator is not None:
-            numerator *= _SCALES[groups["scale"].lower()]
+            numerator *= _scale(groups["scale"])
     if numerator is None or not denominator:
         return None
     value = numerator / denominator

@@ -8,13 +8,19 @@ import math
 import re
 
 from ..lazy import lazy_pattern
-from .answer import find_answer, last_boxed
+from .answer import Answer, find_answer, last_boxed
 from .base import ScoreContext, ScoreResult, failed
 from .closed_form import MARKER, PlusMinus, value_of
 from .locale_numbers import plain_numbers, reply_locale
 from .number_reading import Ambiguous, Reading, Unfinished, read_numbers
 from .number_words import cjk_as_digits, words_as_digits
-from .numbers import NUMBER_MARKED, normalise_math, number_value
+from .numbers import (
+    NUMBER_MARKED,
+    NUMBER_WHOLE,
+    normalise_math,
+    number_value,
+    numbers_in,
+)
 
 __all__ = ["Ambiguous", "Unfinished", "numeric", "read_answer_number"]
 
@@ -73,10 +79,30 @@ def read_target_number(target: str) -> float | None:
 
 _SHARE = lazy_pattern(
     r"probab|chance|likel|\bodds\b|\bshare\b|proportion|fraction|\bratio\b"
-    r"|\bpercent(?:age)?\s+of\b|%\s+of\b|\bP\s*\(|wahrscheinlich|anteil|probabilit"
+    r"|\bP\s*\(|wahrscheinlich|anteil|probabilit"
     r"|proporci|概率|比例|確率|割合",
     re.IGNORECASE,
 )
+
+
+# "**Answer: 12** … it could also be 13. I'd say 12 or 13."
+_AFTERTHOUGHT = lazy_pattern(
+    r"\b(?:could|might|may)\s+also\s+be\b|\bor\s+(?:maybe|possibly|perhaps)\b",
+    re.IGNORECASE,
+)
+
+
+def _second_thought(solution: str, answer: Answer, value: float) -> bool:
+    """Whether the reply, after its answer, says another number could be it."""
+    tail = answer.after
+    if tail is None:
+        at = solution.rfind(answer.text) if answer.text else -1
+        tail = solution[at + len(answer.text) :] if at >= 0 else ""
+    hedge = _AFTERTHOUGHT.search(tail)
+    if hedge is None:
+        return False
+    others = numbers_in(prepare(tail[hedge.start() :], None), NUMBER_WHOLE)
+    return any(not math.isclose(n.value, value) for n in others)
 
 
 def _close(value: float, expected: float, rel_tol: float, abs_tol: float) -> bool:
@@ -87,16 +113,34 @@ def _credited(
     reading: Reading, expected: float, context: ScoreContext, solution: str
 ) -> tuple[float, ...]:
     """The values the answer may be compared with: itself and its restatements; a
-    percentage as its fraction (and a fraction as its percentage, against a target
-    written as one) when the item or the reply is about a probability or a share."""
+    percentage as its fraction (not as itself), and a fraction as its percentage
+    against a target written as one, when the item or the reply is about a
+    probability or a share."""
     values = (reading.value, *reading.same_as)
     if not _SHARE.search(context.input) and not _SHARE.search(solution):
         return values
+    values += reading.as_share
     if reading.percent and 0 <= expected <= 1:
-        values += (reading.value / 100,)
-    elif context.target.strip().endswith("%") and not reading.percent:
+        return (reading.value / 100, *reading.same_as, *reading.as_share)
+    if context.target.strip().endswith("%") and not reading.percent:
         values += tuple(v * 100 for v in values if 0 <= v <= 1)
     return values
+
+
+_ROUNDED = lazy_pattern(r"-?\d*\.(\d{2,})")
+
+
+def _rounds_to(exact: tuple[float, ...], target: str) -> bool:
+    """Whether an exact answer (`√2`, `1/3`) rounds to a target written as its
+    rounding with at least three significant digits ("1.4142", "0.3333")."""
+    written = _ROUNDED.fullmatch(target.strip())
+    if written is None or len(target.strip().lstrip("-0.").replace(".", "")) < 3:
+        return False
+    places = len(written[1])
+    expected = float(target)
+    return any(
+        abs(value - expected) <= 0.5 * 10**-places * (1 + 1e-9) for value in exact
+    )
 
 
 def numeric(
@@ -131,8 +175,13 @@ def numeric(
         )
     if found is None:
         return failed("no_number_found", None, "no number found in the answer")
+    if _second_thought(solution, answer, found.value):
+        return failed(
+            "ambiguous_answer", answer.text, "the reply offers another number after it"
+        )
     values = _credited(found, expected, context, solution)
     close = any(_close(value, expected, rel_tol, abs_tol) for value in values)
+    close = close or _rounds_to(found.exact, context.target)
     return ScoreResult(
         score=1.0 if close else 0.0,
         answer=found.raw,

