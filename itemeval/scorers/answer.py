@@ -22,7 +22,9 @@ ANSWER_RULES = "3"
 """The version of where the answer is read: part of the rule version of every scorer
 that reads the answer region (the text-overlap scorers' `read: answer`)."""
 
-_ANSWER_WORD = r"(?:answer|antwort|r[ée]ponse|respuesta|risposta|resposta)"
+_ANSWER_WORD = (
+    r"(?:answer|antwort|r[ée]ponse|respuesta|risposta|resposta|ответ|απάντηση)"
+)
 _LABELS = (
     # ANSWER:, **Answer:**, Final answer:, Answer：, Antwort:, Réponse :
     lazy_pattern(_ANSWER_WORD + r"[*_]*\s*[:：]", re.IGNORECASE),
@@ -43,7 +45,8 @@ _LABELS = (
 )
 # most replies name no label: skip the label patterns for them
 _LABEL_HINT = lazy_pattern(
-    r"answer|antwort|ponse|respuesta|risposta|resposta|答|正解", re.IGNORECASE
+    r"answer|antwort|ponse|respuesta|risposta|resposta|答|正解|ответ|απάντηση",
+    re.IGNORECASE,
 )
 # GSM8K's "#### 72"; "#### Paris" only as the reply's last line, since "#### Step 2" is
 # a markdown heading

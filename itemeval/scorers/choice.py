@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import string
+import unicodedata
 from dataclasses import dataclass
 
 from .answer import Answer, find_answer, without_thinking
@@ -32,14 +33,16 @@ _OPTION_TOKEN = re.compile(
 _MARKUP = re.compile(r"[*`$]|\\text\{|\\textbf\{|\\mathrm\{|[{}]")
 _NEGATION = re.compile(
     r"(?:\bnot|\bnor|\bneither|\brather\s+than|\binstead\s+of|\bisn[’']t|\bexcept)"
-    r"\s*(?:option\s+)?[(\[]?$",
+    r"\s*(?:option\s+)?[(\[]?$"
+    # "Not the nucleus (A)": an option's text negated, then its letter
+    r"|\bnot\s+(?:the\s+|an?\s+)?[\w-]+(?:\s+[\w-]+){0,2}\s*[(\[]?$",
     re.IGNORECASE,
 )
 _NOT_A_NOUN = re.compile(
     r"\s+(?:is|was|seems|looks|would|should|must|could|can|matches|fits|works|holds|"
     r"gives|correct|right|wrong|and|or|nor|but|because|since)\b"
 )
-_UNIT_BEFORE = re.compile(r"\d\s*$")
+_UNIT_BEFORE = re.compile(r"\d[ \t]*$")
 # "A is incorrect", "D: wrong", "(B) can be ruled out": a letter judged, not chosen
 _JUDGED_WRONG = re.compile(
     r"(?:\)\s*|\)?\s*[:\-–—]\s*|\)?\s+(?:is|was|seems|looks)\s+(?:also\s+|clearly\s+)?)"
@@ -50,6 +53,8 @@ _JUDGED_WRONG = re.compile(
     re.IGNORECASE,
 )
 _CROSSED = re.compile(r"[❌✗✘]\ufe0f?\s*\**\(?$")
+# "A) −cos(x) ❌": an option's line that ends crossed out
+_CROSSED_AFTER = re.compile(r"^[).:]\s[^\n]{0,80}[❌✗✘]\ufe0f?\s*$")
 
 
 @dataclass(frozen=True)
@@ -92,8 +97,12 @@ def _letters(text: str, options: str | None, *, marked: bool) -> list[_Letter]:
             continue
         if _NEGATION.search(text[max(0, match.start() - 20) : match.start()]):
             continue
-        if _JUDGED_WRONG.match(text, match.end()) or _CROSSED.search(
-            text[max(0, match.start() - 4) : match.start()]
+        line_end = text.find("\n", match.end())
+        rest_of_line = text[match.end() : None if line_end < 0 else line_end]
+        if (
+            _JUDGED_WRONG.match(text, match.end())
+            or _CROSSED.search(text[max(0, match.start() - 4) : match.start()])
+            or _CROSSED_AFTER.search(rest_of_line)
         ):
             continue
         labelled = (
@@ -209,6 +218,9 @@ def _read(answer: Answer, reply: str, choices: tuple[str, ...]) -> str | None:
     return choice
 
 
+# Greek capitals as option labels are the Latin letters of the same place: "Β) 3"
+# is B, "Γ" is C
+_GREEK_LETTERS = str.maketrans(dict(zip("ΑΒΓΔΕ", "ABCDE")))
 _WEAK = ("line", "keyed", "bold", "whole")
 """Markers weaker than a label, a tag, a box or an "answer is" sentence."""
 
@@ -235,7 +247,8 @@ def choose(solution: str, choices: tuple[str, ...] = ()) -> str | None:
     after the answer ("Wait, actually … it's C") moves it; another option called
     right too ("C is also defensible") is a hedge.
     """
-    reply = without_thinking(solution)
+    reply = unicodedata.normalize("NFKC", without_thinking(solution))
+    reply = reply.translate(_GREEK_LETTERS)
     answer = find_answer(reply)
     at = reply.rfind(answer.text) if answer.how != "whole" else -1
     explicit = explicit_letter(reply)

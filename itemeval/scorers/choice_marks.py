@@ -19,6 +19,12 @@ _EXPLICIT = (
     ),
     # "✅ B) Mitochondria"
     lazy_pattern(r"^[ \t]*[✅✔☑]\ufe0f?[ \t]*\**\(?([A-Z])\b(?!['’])", re.MULTILINE),
+    # "B) cos(x) ✅": an option's line ticked at its end
+    lazy_pattern(
+        r"^[ \t]*\**\(?([A-Z])[).:]\**[^\n]{0,80}?[✅✔☑]\ufe0f?[ \t]*$", re.MULTILINE
+    ),
+    # a reply that opens with its letter: "Option C. Canberra has been …"
+    lazy_pattern(r"\A[ \t]*\**(?:(?i:option|choice)\s+)?\(?([A-Z])\)?\**[.:](?=\s)"),
     # "which is option C", "That matches option **D**"
     lazy_pattern(
         r"\b(?:which|that)(?:\s+is|['’]s|\s+matches|\s+corresponds\s+to)\s+"
