@@ -153,8 +153,11 @@ def _emphasised(body: str) -> Answer:
     ):
         return Answer(keyed[1].strip(), True, phrased=True, how="keyed")
     paragraph = body.rstrip().rpartition("\n\n")[2]
+    # "** **" between two bold spans is none ("**George** **Washington**")
     bold = [
-        b for b in _INLINE_BOLD.finditer(paragraph) if not b[1].rstrip().endswith(":")
+        b
+        for b in _INLINE_BOLD.finditer(paragraph)
+        if not b[1].rstrip().endswith(":") and b[1].strip() == b[1]
     ]
     if len(bold) > 1 and _JOINER.fullmatch(
         paragraph[bold[-2].end() : bold[-1].start()]

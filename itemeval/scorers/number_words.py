@@ -45,7 +45,7 @@ _CORE = "|".join(
     sorted([*_UNITS, *_TENS, *_SCALES, *_PARTS, "hundred", "dozen"], key=len)[::-1]
 )
 _RUN = lazy_pattern(
-    rf"\b(?:(?:negative|minus)\s+)?(?:a\s+(?=dozen))?(?:{_CORE})"
+    rf"\b(?:(?:negative|minus)\s+)?(?:a\s+(?=dozen|hundred|thousand|million))?(?:{_CORE})"
     rf"(?:(?:[\s-]+(?:and|a|point))*[\s-]+(?:{_CORE}))*\b(?!['’-])",
     re.IGNORECASE,
 )
@@ -106,6 +106,8 @@ def _words(text: str) -> list[str]:
 
 def _rewrite(run: str, whole: bool) -> str:
     words = _words(run)
+    if words[:1] == ["a"] and words[1:2] != ["dozen"]:
+        words[0] = "one"  # "a thousand years"
     # a lone "one" is a pronoun ("the only one that works") unless it is the answer;
     # "1.5 million" is read with its digits
     if words == ["one"] and not whole or words[0] in (*_SCALES, "hundred"):

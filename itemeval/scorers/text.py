@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 
-from .answer import find_answer
+from .answer import find_answer, without_thinking
 from .base import ScoreContext, ScoreResult, failed
 from .hedges import after_retraction, sounds_unsure
-from .text_forms import normalise_text
+from .numeric import numeric, read_target_number
+from .text_forms import normalise_text, same_answer, target_forms, unwrap
+from .text_polar import polar
 from .text_reading import (
     HEDGED,
     Ambiguous,
@@ -17,14 +19,16 @@ from .text_reading import (
     leading_sentences,
     offers_more,
     read_text_answer,
-    stated_answer,
+    second_thought,
+    stated_answers,
     subject_of,
 )
 
 __all__ = ["Ambiguous", "exact_match", "normalise_text", "read_text_answer"]
 
-
-_ITEM = re.compile(r"\s*(?:[-*•]|\d{1,2}[.)])\s+\S")
+Forms = frozenset[str]
+_ITEM = re.compile(r"\s*(?:[-*•>]|\d{1,2}[.)])\s+\S")
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n")
 
 
 def _ambiguous(answer: str) -> ScoreResult:
@@ -42,127 +46,133 @@ def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
     Runs of whitespace compare equal to a single space ("New  York" = "New York" ≠
     "NewYork"). A trailing ", not X" or aside in brackets is dropped; an answer offering
     two ("Paris or Lyon") is `ambiguous_answer`; an answer followed by more sentences
-    ("Paris. It has been the capital since …") is its first sentences.
+    ("Paris. It has been the capital since …") is its first sentences; a sentence that
+    states the answer is read for it; a number target is also met by the number the
+    reply gives (as `numeric` reads it).
     """
     found = find_answer(solution)
     answer = found.text
-    expected = normalise_text(context.target)
-    if not expected:
+    forms = target_forms(context.target)
+    if not forms:
         return failed(
             "empty_target",
             answer,
             "the item's target is empty, so there is nothing to match",
         )
-    if normalise_text(answer) == expected:
+    if same_answer(answer, forms):
         return _credit(answer)
-    polar = _polar(answer, expected)
-    if polar is not None:
-        return polar
-    if not found.marked:
-        return _unmarked(answer, expected)
+    yes_no = polar(answer, normalise_text(context.target))
+    if yes_no is not None:
+        return yes_no
     try:
-        return _marked(answer, expected)
+        result = _marked(answer, forms) if found.marked else _unmarked(answer, forms)
     except Ambiguous:
         return _ambiguous(answer)
+    if result.score == 0.0 and read_target_number(context.target) is not None:
+        # "A hexagon has six sides." for 6, "300,000 km/s" for 300000; written to the
+        # target's own decimals ("3.14" is not "3.140")
+        by_number = numeric(solution, context)
+        if by_number.score == 1.0 and _decimals(by_number.answer) == _decimals(
+            context.target
+        ):
+            return _credit(answer)
+    return result
 
 
-def _matches(text: str, expected: str) -> bool:
+def _decimals(number: str | None) -> int:
+    digits = re.search(r"\.(\d+)", number or "")
+    return len(digits[1]) if digits else 0
+
+
+def _matches(text: str, forms: Forms) -> bool:
     """Whether one answer, hedge words around it dropped, is the target; raises
     Ambiguous when it offers two."""
     read = committed(read_text_answer(text))
-    if normalise_text(read) == expected:
+    if same_answer(read, forms):
         return True
-    if HEDGED.match(read) and not HEDGED.match(expected):
+    if HEDGED.match(read) and not any(HEDGED.match(form) for form in forms):
         raise Ambiguous(text)
     return False
 
 
-def _marked(answer: str, expected: str) -> ScoreResult:
-    """A marked answer, or its first sentences when more follow."""
-    if _matches(answer, expected):
+def _quietly(text: str, forms: Forms) -> bool:
+    """Whether `text` holds the target as an answer, a hedge counting as no."""
+    try:
+        return _matches(text, forms)
+    except Ambiguous:
+        return False
+
+
+def _says(sentence: str, forms: Forms) -> bool:
+    """Whether a sentence states the target as its answer ("… is Tokyo.", "Paris is
+    the capital of France.", "… was written by George Orwell.")."""
+    candidates = [*stated_answers(sentence), subject_of(sentence)]
+    return any(c is not None and _matches(c, forms) for c in candidates)
+
+
+def _marked(answer: str, forms: Forms) -> ScoreResult:
+    """A marked answer, or its first sentences when more follow, or what its
+    sentence states."""
+    if _matches(answer, forms):
         return _credit(answer)
     for first, rest in leading_sentences(answer):
-        if normalise_text(read_text_answer(first)) == expected:
+        if same_answer(read_text_answer(first), forms):
             if offers_more(rest):
                 raise Ambiguous(answer)
             return _credit(first)
     # "Paris, the capital of France"; "Kyoto? No — Tokyo."
     for said in (apposition(answer), after_retraction(answer)):
-        if said is not None and len(said.split()) <= 8 and _matches(said, expected):
+        if said is not None and len(said.split()) <= 8 and _matches(said, forms):
             return _credit(said)
+    first = _SENTENCE.split(unwrap(answer.strip()))[0]
+    if not offers_more(answer) and _says(first, forms):
+        return _credit(first)
     return ScoreResult(score=0.0, answer=answer)
 
 
-_POLAR = {"yes", "no", "true", "false"}
-_LEADING_POLAR = re.compile(
-    r"^\W*(yes|no|true|false)\b(?:\s*[,.;:!—–-]|\s+because\b|\s+since\b|\s*$)",
-    re.IGNORECASE,
-)
+def _content_lines(reply: str) -> list[str]:
+    """The reply's lines without list and quote marks, an introduction ("Key
+    points:") left out."""
+    raw = [line for line in without_thinking(reply).splitlines() if line.strip()]
+    if len(raw) > 1 and raw[0].rstrip("* \t").endswith(":"):
+        raw = raw[1:]
+    return [line for line in (unwrap(line) for line in raw) if line]
 
 
-def _polar(answer: str, expected: str) -> ScoreResult | None:
-    """A yes/no (true/false) target against an answer of one sentence that opens
-    with the word and gives a reason: "No, it is not.", "Yes, because 17 is prime."
-    None when that is not the case (the usual rules apply)."""
-    if expected not in _POLAR or "\n" in answer.strip():
-        return None
-    if len([s for s in re.split(r"(?<=[.!?])\s+", answer.strip()) if s]) > 1:
-        return None
-    lead = _LEADING_POLAR.match(answer)
-    if lead is None:
-        return None
-    words = set(re.findall(r"\b(yes|no|true|false)\b", answer.casefold()))
-    if len(words & (_POLAR - {"true", "false"})) > 1:  # "Yes and no."
-        return failed("ambiguous_answer", answer, "the answer says both yes and no")
-    said = lead[1].casefold()
-    return ScoreResult(score=1.0 if said == expected else 0.0, answer=lead[1])
-
-
-def _unmarked(reply: str, expected: str) -> ScoreResult:
+def _unmarked(reply: str, forms: Forms) -> ScoreResult:
     """A reply that marks no answer: a one-line answer may carry an aside, ", not X"
     or a hedge word ("Paris (France)", "I think it's Canberra."); else its first
-    sentence may be the answer, or its last sentence state it ("… is Tokyo.",
-    "Paris is the capital of France."); an unsure one is ambiguous."""
-    sentences = [s for s in re.split(r"(?<=[.!?。！？])\s+|\n", reply.strip()) if s]
-    if _offers_two(reply, sentences, expected):
-        return _ambiguous(reply)
-    one_line = "\n" not in reply.strip()
-    try:
-        if one_line and _matches(reply, expected):
-            return _credit(reply)
-    except Ambiguous:
-        return _ambiguous(reply)
-    # "Canberra. It was chosen as a compromise." on one line
-    if one_line and len(sentences) > 1 and len(sentences[0].split()) <= 6:
-        if _quietly(sentences[0], expected):
-            return _credit(sentences[0])
-    last = sentences[-1] if sentences else ""
-    for said in (stated_answer(last), subject_of(last)):
-        try:
-            if said is not None and _matches(said, expected):
-                return _credit(said)
-        except Ambiguous:
-            return _ambiguous(said or reply)
+    short sentence or line may be the answer ("Canberra. It was chosen …", "1.
+    Ottawa"), or its first or last sentence state it ("… is Tokyo.", "Paris is the
+    capital of France."); an unsure one is ambiguous."""
+    sentences = [s for s in _SENTENCE.split(reply.strip()) if s]
+    if _offers_two(reply, sentences, forms):
+        raise Ambiguous(reply)
+    if "\n" not in reply.strip() and _matches(reply, forms):
+        return _credit(reply)
+    lines = _content_lines(reply)
+    first = [s for s in _SENTENCE.split(lines[0]) if s] if lines else []
+    rest = " ".join([*first[1:], *lines[1:]])
+    if first and len(first[0].split()) <= 6 and not first[0].endswith("?"):
+        if not offers_more(rest) and _quietly(first[0], forms):
+            return _credit(first[0])
+    for sentence in {first[0] if first else "", sentences[-1] if sentences else ""}:
+        if sentence and _says(sentence, forms):
+            return _credit(sentence)
     return ScoreResult(score=0.0, answer=reply)
 
 
-def _offers_two(reply: str, sentences: list[str], expected: str) -> bool:
+def _offers_two(reply: str, sentences: list[str], forms: Forms) -> bool:
     """Whether an unmarked reply is not sure, lists answers ("- Canberra\n- Sydney")
     or offers another after the target ("I think it's Canberra, but it might be
     Sydney.")."""
     if sounds_unsure(reply):
         return True
-    if len(sentences) > 1 and all(_ITEM.match(s) for s in sentences):
-        return any(_quietly(s, expected) for s in sentences)
-    if any(offers_more(s) for s in sentences[1:]) or offers_more(reply.strip()):
-        named = rf"(?<!\w){re.escape(expected)}(?!\w)"
-        return re.search(named, normalise_text(reply)) is not None
+    items = [s for s in sentences if _ITEM.match(s)]
+    short = [s for s in items if len(s.split()) <= 5]
+    if len(sentences) > 1 and len(items) == len(sentences) and len(short) > 1:
+        return any(_quietly(s, forms) for s in short)
+    if any(offers_more(s) for s in sentences[1:]) or second_thought(reply):
+        said = normalise_text(reply)
+        return any(re.search(rf"(?<!\w){re.escape(f)}(?!\w)", said) for f in forms)
     return False
-
-
-def _quietly(text: str, expected: str) -> bool:
-    """Whether `text` holds the target as an answer, a hedge counting as no."""
-    try:
-        return _matches(text, expected)
-    except Ambiguous:
-        return False

@@ -30,7 +30,9 @@ _COMMITTED_LEAD = lazy_pattern(
     re.IGNORECASE,
 )
 _COMMITTED_TAIL = lazy_pattern(
-    r",?\s+(?:i\s+think|i\s+believe|i\s+guess|probably|i['’]m\s+fairly\s+sure)\W*$",
+    r",?\s+(?:i\s+think|i\s+believe|i\s+guess|probably|i['’]m\s+fairly\s+sure"
+    r"|(?:though|but)\s+i['’]m\s+not\s+(?:100\s*%|entirely|completely|totally)?\s*"
+    r"(?:sure|certain))\W*$",
     re.IGNORECASE,
 )
 
@@ -59,8 +61,12 @@ def committed(text: str) -> str:
 
 _SENTENCE_BREAK = lazy_pattern(r"(?<=[.!?。！？])\s+(?=\S)")
 _MORE_ANSWERS = lazy_pattern(
-    r"^\W*(?:or|maybe|perhaps|possibly|alternatively|though|but\s+(?:it\s+)?"
-    r"(?:might|could|may))\b|\b(?:wait|actually|no,|just\s+kidding|correction)\b"
+    r"^\W*(?:or|no|not|nope|maybe|perhaps|possibly|alternatively|though|but\s+(?:it\s+)?"
+    r"(?:might|could|may))\b",
+    re.IGNORECASE,
+)
+_SECOND_THOUGHT = lazy_pattern(
+    r"\b(?:wait|actually|no,|just\s+kidding|correction)\b"
     r"|,?\s+but\s+(?:it\s+)?(?:might|could|may)\s+(?:also\s+)?be\b",
     re.IGNORECASE,
 )
@@ -76,8 +82,14 @@ def leading_sentences(text: str) -> list[tuple[str, str]]:
 
 def offers_more(rest: str) -> bool:
     """Whether what follows an answer offers another or takes it back ("Or maybe
-    Lyon.", "Wait, actually …")."""
-    return _MORE_ANSWERS.search(rest) is not None
+    Lyon.", "No — …", "Wait, actually …")."""
+    return _MORE_ANSWERS.search(rest) is not None or second_thought(rest)
+
+
+def second_thought(text: str) -> bool:
+    """Whether a reply takes its answer back or offers another anywhere in it
+    ("Wait, actually …", "…, but it might be Sydney")."""
+    return _SECOND_THOUGHT.search(text) is not None
 
 
 _SUBJECT = lazy_pattern(
@@ -107,10 +119,19 @@ def subject_of(sentence: str) -> str | None:
 
 _COPULA = lazy_pattern(
     r"(?:\b(?:(?:is|are|was|were|be)\s+)?(?:called|named|known\s+as)\b"
-    r"|\b(?:is|are|was|were|be)\b|\bit[’']s)"
-    r"\s+(?P<answer>[^\s].{0,60}?)\s*[.!]?\s*\Z",
+    r"|\b(?:is|are|was|were|be)\b|\bit[’']s)\s+",
     re.IGNORECASE,
 )
+# "was written by George Orwell", "was developed by Charles Darwin"
+_PASSIVE = lazy_pattern(
+    r"\b(?:was|were|is)\s+\w+\s+by\s+(?P<agent>[^,;]{1,60}?)\s*[.!]?\s*\Z"
+)
+_LEADING_WORDS = lazy_pattern(
+    r"^(?:in|on|at|from|about|around|approximately|roughly|nearly|called|named)\s+",
+    re.IGNORECASE,
+)
+_CONTRAST = lazy_pattern(r"[,;]\s*(?:but|however|though|although|yet)\b", re.IGNORECASE)
+_CLAUSE_END = lazy_pattern(r",\s+(?:which|who|where|and|but)\b|[,;]|\s+\(|[.!]?\s*\Z")
 _REPORTED = lazy_pattern(
     r"\b(?:think|thinks|thought|believe|believes|believed|assume|assumes|assumed|"
     r"say|says|said|claim|claims|claimed|mistake|mistakes|mistaken|confuse|confuses|"
@@ -124,17 +145,29 @@ _FIRST_PERSON = lazy_pattern(
 )
 
 
-def stated_answer(sentence: str) -> str | None:
-    """What a sentence says the answer is ("The capital of Japan is Tokyo." →
-    "Tokyo"), or None; a reported belief ("Many people think it is Sydney.") states
-    nothing, the reply's own ("I think it's Canberra.") does."""
-    stated = _COPULA.search(sentence)
-    if stated is None:
-        return None
-    before = sentence[: stated.start()]
-    if _REPORTED.search(before) and not _FIRST_PERSON.match(before):
-        return None
-    return stated["answer"]
+def stated_answers(sentence: str) -> list[str]:
+    """What a sentence says the answer is, last clause first ("The capital of Japan
+    is Tokyo." → ["Tokyo"]; "Egypt is in Africa." → ["Africa", …]; "… was written by
+    George Orwell." → ["George Orwell"]); a reported belief ("Many people think it is
+    Sydney.") states nothing, the reply's own ("I think it's Canberra.") does."""
+    said = []
+    passive = _PASSIVE.search(sentence)
+    if passive is not None:
+        said.append(passive["agent"])
+    # after a contrast only its last clause states the answer ("Sydney is the largest
+    # city, but the capital is Canberra."; "… is Paris, I think, but it was Lyon")
+    contrasts = list(_CONTRAST.finditer(sentence))
+    after = contrasts[-1].end() if contrasts else 0
+    for copula in reversed(list(_COPULA.finditer(sentence, after))):
+        before = sentence[: copula.start()]
+        if _REPORTED.search(before) and not _FIRST_PERSON.match(before):
+            continue
+        rest = sentence[copula.end() :]
+        end = _CLAUSE_END.search(rest)
+        clause = rest[: end.start()] if end else rest
+        if clause.strip():
+            said.append(_LEADING_WORDS.sub("", clause.strip()))
+    return said
 
 
 _APPOSITION = lazy_pattern(
