@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .answer import find_answer, without_thinking
+from .answer import Answer, find_answer, without_thinking
 from .base import ScoreContext, ScoreResult, failed
 from .hedges import after_retraction, sounds_unsure
 from .numeric import numeric, read_target_number
@@ -59,6 +59,10 @@ def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
             answer,
             "the item's target is empty, so there is nothing to match",
         )
+    instead = _taken_back(solution, found)
+    if instead is not None:
+        # "The answer is Sydney. Just kidding, it's Canberra.": the second answer
+        return _credit(instead) if _quietly(instead, forms) else _zero(solution)
     if same_answer(answer, forms):
         return _credit(answer)
     yes_no = polar(answer, normalise_text(context.target))
@@ -82,6 +86,31 @@ def exact_match(solution: str, context: ScoreContext) -> ScoreResult:
 def _decimals(number: str | None) -> int:
     digits = re.search(r"\.(\d+)", number or "")
     return len(digits[1]) if digits else 0
+
+
+def _zero(answer: str) -> ScoreResult:
+    return ScoreResult(score=0.0, answer=answer)
+
+
+_TAKEN_BACK = re.compile(
+    r"\b(?:just\s+kidding|scratch\s+that|I\s+was\s+wrong|correction|no,\s+wait"
+    r"|wait,\s+no|that['’]s\s+wrong|I\s+mean)\b[\s,:;.!—–-]*",
+    re.IGNORECASE,
+)
+
+
+def _taken_back(solution: str, found: Answer) -> str | None:
+    """The short answer a reply gives after taking its marked answer back, or
+    None."""
+    if not found.marked or not found.text:
+        return None
+    tail = found.after
+    if tail is None:
+        at = solution.rfind(found.text)
+        tail = solution[at + len(found.text) :] if at >= 0 else ""
+    cues = list(_TAKEN_BACK.finditer(tail))
+    again = tail[cues[-1].end() :].strip() if cues else ""
+    return again if again and len(again.split()) <= 8 else None
 
 
 def _matches(text: str, forms: Forms) -> bool:
