@@ -47,13 +47,14 @@ def read_answer_number(
         raise Ambiguous(str(both)) from None
 
 
-def read_final_number(text: str) -> Reading | None:
-    """The final number of a reply's answer (see `read_answer_number`); the last
-    `\\boxed{}` decides if any."""
+def read_final_number(text: str) -> tuple[str, float] | None:
+    """The final number of a reply's answer as (the text read, its value); the last
+    `\\boxed{}` decides if any (see `read_answer_number`)."""
     answer = find_answer(text)
-    return read_answer_number(
+    reading = read_answer_number(
         answer.text, marked=answer.marked, locale=reply_locale(text)
     )
+    return None if reading is None else (reading.raw, reading.value)
 
 
 # an item's target is read once per solution graded against it
