@@ -24,9 +24,9 @@ that drives whole generate, grade and estimate stages, to count a plain generate
 
 Issue 47 (the wings) moved every module into the package of its layer: the counts held
 (generate 29 / 20, plain generate 6 / 5, grade 9 / 8, estimate 15 / 11) while the
-reachable functions fell (614 -> 517, 413 -> 340, 520 -> 425, 533 -> 435), as the inspect
-families are now reached through the scorer registry (filled by `engine/plugin.py`),
-which this static walk does not follow.
+reachable functions fell (614 -> 517, 413 -> 340, 520 -> 425, 533 -> 435), as the
+inspect families are now reached through the scorer registry (filled by
+`engine/plugin.py`), which this static walk does not follow.
 """
 
 from __future__ import annotations

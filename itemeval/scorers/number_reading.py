@@ -224,14 +224,22 @@ def _closed_before(text: str, reading: Reading) -> list[tuple[str, bool]]:
     return [(text[closed[0] : closed[1]], "≈" in text[closed[1] : at])]
 
 
-_GIVEN = lazy_pattern(r"\b(?:the|these|those|both|all)\s+$", re.IGNORECASE)
+_GIVEN = lazy_pattern(r"\b(?:the|these|those)\s+$", re.IGNORECASE)
+# what names a given after its number: a noun ("the 2 cakes"), not a hedge ("the 12
+# or 13")
+_NOUN_AFTER = lazy_pattern(
+    r"\s+(?!(?:or|and|to|nor|plus|minus|times)\b)[^\W\d_]{2,}", re.IGNORECASE
+)
 
 
 def _without_givens(text: str, numbers: list[Number]) -> list[Number]:
     """A whole reply's numbers without the ones it names as givens ("for the 2
     cakes", "each of the 4 friends"), when another is left."""
     kept = [
-        n for n in numbers if not _GIVEN.search(text[max(0, n.start - 12) : n.start])
+        n
+        for n in numbers
+        if not _GIVEN.search(text[max(0, n.start - 12) : n.start])
+        or not _NOUN_AFTER.match(text, n.end)
     ]
     return kept if kept else numbers
 
