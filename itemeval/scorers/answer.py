@@ -15,15 +15,38 @@ import re
 from dataclasses import dataclass
 
 from ..lazy import lazy_pattern
+from .asides import CHECK, without_checks
+from .json_answer import json_answer
 
+ANSWER_RULES = "3"
+"""The version of where the answer is read: part of the rule version of every scorer
+that reads the answer region (the text-overlap scorers' `read: answer`)."""
+
+_ANSWER_WORD = (
+    r"(?:answer|antwort|r[ée]ponse|respuesta|risposta|resposta|ответ|απάντηση)"
+)
 _LABELS = (
-    # ANSWER:, **Answer:**, Final answer:, Answer：
-    lazy_pattern(r"answer[*_]*\s*[:：]", re.IGNORECASE),
+    # ANSWER:, **Answer:**, Final answer:, Answer：, Antwort:, Réponse :
+    lazy_pattern(_ANSWER_WORD + r"[*_]*\s*[:：]", re.IGNORECASE),
     # Answer - Paris
     lazy_pattern(
         r"^[ \t]*[*_]*(?:final\s+)?answer[*_]*[ \t]+[-–—][ \t]",
         re.IGNORECASE | re.MULTILINE,
     ),
+    # 答案：42, 答え：12, 最终答案：5
+    lazy_pattern(r"(?:最终答案|最終答案|答案|解答|答え|正解|答)\s*[:：]"),
+    # a line that is only the label, a heading or bold: "## Answer", "**Final Answer**"
+    lazy_pattern(
+        r"^[ \t]*(?:#{1,6}[ \t]*|>[ \t]*)?(?:\*\*|__)?[ \t]*(?:final[ \t]+)?"
+        + _ANSWER_WORD
+        + r"[ \t]*(?:\*\*|__)?[ \t]*$",
+        re.IGNORECASE | re.MULTILINE,
+    ),
+)
+# most replies name no label: skip the label patterns for them
+_LABEL_HINT = lazy_pattern(
+    r"answer|antwort|ponse|respuesta|risposta|resposta|答|正解|ответ|απάντηση",
+    re.IGNORECASE,
 )
 # GSM8K's "#### 72"; "#### Paris" only as the reply's last line, since "#### Step 2" is
 # a markdown heading
@@ -43,21 +66,22 @@ _WRAPPED_LINE = lazy_pattern(
 _KEYED_LINE = lazy_pattern(r"[*_]*[A-Z][\w ()/-]{0,40}?[*_]*:[*_]*\s+(\S.{0,60})")
 # "The capital is **Nairobi**."
 _INLINE_BOLD = lazy_pattern(r"(?<!^)(?<!\n)\*\*([^*\n]{1,60})\*\*")
-_CHECK = lazy_pattern(
-    r"[*_#\s]*\(?\s*(?:let(?:'s| me| us)\s+(?:verify|check|double[- "
-    r"]check)|verif(?:y|ication)|check(?:ing)?\b|"
-    r"double[- ]check|sanity check|note\b|for reference|proof\b)",
-    re.IGNORECASE,
-)
+# what may join two bold spans of one phrase (or of a hedge: "**Paris** or **Lyon**")
+_JOINER = lazy_pattern(r"[ \t]*(?:and|or|&|,|/|of|de|da|von|van)?[ \t]*", re.IGNORECASE)
 _TAG = lazy_pattern(r"<answer>(.*?)(?:</answer>|\Z)", re.IGNORECASE | re.DOTALL)
 _BOXED = lazy_pattern(r"\\(?:boxed|fbox)\s*\{")
 _PHRASE = lazy_pattern(
     r"(?:(?:\b(?:final|correct|right|best)\s+)?\b(?:answer|choice)"
-    r"|\b(?:correct|right|best|final)\s+option)"
+    r"|\b(?:correct|right|best|final)\s+(?:option|one))"
     r"\s+(?:is|would\s+be|should\s+be|will\s+be|must\s+be)"
     r"(?:\s*[:：])?"
     r"|\bI(?:'ll|’ll|\s+will|'d|’d|\s+would)?"
-    r"\s+(?:choose|pick|select|go\s+with|say)\b(?:\s*[:：])?",
+    r"\s+(?:choose|pick|select|go\s+with|say)\b(?:\s*[:：])?"
+    r"|\b(?:die\s+(?:richtige\s+|korrekte\s+)?antwort\s+(?:ist|lautet)"
+    r"|la\s+(?:bonne\s+)?r[ée]ponse\s+est(?:\s+de)?"
+    r"|la\s+respuesta\s+(?:correcta\s+)?es|la\s+risposta\s+(?:corretta\s+)?[èe]"
+    r"|a\s+resposta\s+(?:correta\s+)?[ée])\b(?:\s*[:：])?"
+    r"|(?:最终答案|最終答案|正确答案|答案)\s*(?:是|为|為|应为)|(?:答え|正解)\s*は",
     re.IGNORECASE,
 )
 _IS_THE_ANSWER = lazy_pattern(
@@ -65,7 +89,7 @@ _IS_THE_ANSWER = lazy_pattern(
     r"\s+is\s+(?:the|my)\s+(?:final\s+|correct\s+|right\s+)?answer\b",
     re.IGNORECASE,
 )
-_SENTENCE_END = lazy_pattern(r"(?<![.\s])[.!?](?=\s|$)|\n")
+_SENTENCE_END = lazy_pattern(r"(?<![.\s])[.!?](?=\s|$)|\n|[。！？]")
 _SUPPOSING = lazy_pattern(
     r"\b(?:if|whether|suppose|assume|assuming|unless)\b[^.!?\n]*$", re.IGNORECASE
 )
@@ -81,46 +105,69 @@ class Answer:
     phrased: bool = False
     """Found only by an "the answer is" sentence: a scorer that reads nothing there
     may read the whole reply."""
+    how: str = "whole"
+    """What marked it: "json", "label", "tag", "box", "phrase", "line" (a wrapped last
+    line), "keyed" (`Key: value`), "bold", or "whole"."""
+    after: str | None = None
+    """For a label, the reply after the label's line: what it says once it has
+    answered."""
+
+
+def without_thinking(reply: str) -> str:
+    """The reply without a reasoning model's `<think>…</think>` draft."""
+    return _THINKING.sub("", reply)
 
 
 def find_answer(reply: str) -> Answer:
-    reply = _THINKING.sub("", reply)
-    labelled = _after_last_label(reply)
-    if labelled is not None:
-        return Answer(_unbox(_narrow_to_phrase(labelled)), True)
+    reply = without_thinking(reply)
+    label_end = _last_label_end(reply)
+    given = json_answer(reply)
+    if given is not None and (label_end is None or given[0] > label_end):
+        return Answer(given[1], True, how="json")
+    if label_end is not None:
+        text = _unbox(_narrow_to_phrase(_after_label(reply, label_end)))
+        line_end = reply.find("\n", label_end)
+        after = "" if line_end < 0 else reply[line_end:]
+        return Answer(text, True, how="label", after=after)
     tags = list(_TAG.finditer(reply))
     if tags:
-        return Answer(_unbox(tags[-1][1].strip()), True)
+        return Answer(_unbox(tags[-1][1].strip()), True, how="tag")
     boxed = last_boxed(reply)
     if boxed is not None:
-        return Answer(boxed.strip(), True)
+        return Answer(boxed.strip(), True, how="box")
     phrased = _phrase_sentence(reply)
     if phrased is not None:
-        return Answer(phrased, True, phrased=True)
-    body = without_checks(reply)
+        return Answer(phrased, True, phrased=True, how="phrase")
+    return _emphasised(without_checks(reply))
+
+
+def _emphasised(body: str) -> Answer:
+    """A reply without label, tag, box or phrase: its last line when that is one
+    wrapped answer or `Key: value`, else the last bold phrase of its last paragraph,
+    else the whole reply."""
     last_line = body.rstrip().rpartition("\n")[2].strip()
     if (wrapped := _WRAPPED_LINE.fullmatch(last_line)) is not None:
-        return Answer(wrapped[0].strip(" .!"), True)
-    if (keyed := _KEYED_LINE.fullmatch(last_line)) is not None and not _CHECK.match(
+        return Answer(wrapped[0].strip(" .!"), True, how="line")
+    if (keyed := _KEYED_LINE.fullmatch(last_line)) is not None and not CHECK.match(
         last_line
     ):
-        return Answer(keyed[1].strip(), True, phrased=True)
+        return Answer(keyed[1].strip(), True, phrased=True, how="keyed")
     paragraph = body.rstrip().rpartition("\n\n")[2]
+    # "** **" between two bold spans is none ("**George** **Washington**")
     bold = [
-        b for b in _INLINE_BOLD.finditer(paragraph) if not b[1].rstrip().endswith(":")
+        b
+        for b in _INLINE_BOLD.finditer(paragraph)
+        if not b[1].rstrip().endswith(":") and b[1].strip() == b[1]
     ]
+    if len(bold) > 1 and _JOINER.fullmatch(
+        paragraph[bold[-2].end() : bold[-1].start()]
+    ):
+        # one phrase bolded in two spans: "**Romeo** and **Juliet**"
+        joined = paragraph[bold[-2].start() : bold[-1].end()].replace("**", "")
+        return Answer(joined.strip(), True, phrased=True, how="bold")
     if bold:
-        return Answer(bold[-1][1].strip(), True, phrased=True)
+        return Answer(bold[-1][1].strip(), True, phrased=True, how="bold")
     return Answer(body.strip(), False)
-
-
-def without_checks(reply: str) -> str:
-    """The reply without trailing paragraphs that only verify it ("Let me verify: …",
-    "Check: …", "(For reference …")."""
-    paragraphs = reply.rstrip().split("\n\n")
-    while len(paragraphs) > 1 and _CHECK.match(paragraphs[-1].strip()):
-        paragraphs.pop()
-    return "\n\n".join(paragraphs)
 
 
 def answer_region(reply: str) -> str:
@@ -130,7 +177,7 @@ def answer_region(reply: str) -> str:
 
 def _last_label_end(reply: str) -> int | None:
     ends = []
-    if "nswer" in reply or "NSWER" in reply:
+    if _LABEL_HINT.search(reply) is not None:
         ends += [
             match.end() for pattern in _LABELS for match in pattern.finditer(reply)
         ]
@@ -139,13 +186,11 @@ def _last_label_end(reply: str) -> int | None:
     return max(ends) if ends else None
 
 
-def _after_last_label(reply: str) -> str | None:
-    end = _last_label_end(reply)
-    if end is None:
-        return None
+def _after_label(reply: str, end: int) -> str:
     line_end = reply.find("\n", end)
     rest = reply[end:] if line_end < 0 else reply[end:line_end]
-    # the label's own emphasis: "**Answer:** Paris", "**Answer: C**"
+    # the label's own emphasis: "**Answer:** Paris", "**Answer: C**"; a bullet or a
+    # quote around it: "- **Answer:** Mercury"
     rest = rest.strip("*_ \t")
     if rest:
         opened = _open_display(rest)
@@ -183,7 +228,7 @@ def _phrase_sentence(text: str) -> str | None:
     phrases = [
         p
         for p in _PHRASE.finditer(text)
-        if not _SUPPOSING.search(text[max(0, p.start() - 40) : p.start()])
+        if not _SUPPOSING.search(_sentence_before(text, p.start()))
     ]
     reverse = list(_IS_THE_ANSWER.finditer(text))
     if reverse and (not phrases or reverse[-1].start() > phrases[-1].start()):
@@ -194,6 +239,14 @@ def _phrase_sentence(text: str) -> str | None:
     end = _SENTENCE_END.search(rest.lstrip())
     sentence = rest.lstrip() if end is None else rest.lstrip()[: end.start()]
     return sentence.strip() or None
+
+
+def _sentence_before(text: str, at: int) -> str:
+    """The sentence up to `at` (at most 160 characters): "If the question had asked
+    for her age, the" before "answer would be"."""
+    window = text[max(0, at - 160) : at]
+    ends = [m.end() for m in re.finditer(r"[.!?。\n](?=\s|$)|\n", window)]
+    return window[ends[-1] :] if ends else window
 
 
 def last_boxed(text: str) -> str | None:
@@ -213,59 +266,3 @@ def last_boxed(text: str) -> str | None:
 def _unbox(text: str) -> str:
     boxed = last_boxed(text)
     return text if boxed is None else boxed.strip()
-
-
-# ---- hedges: two answers joined by "or", "and", a comma, a slash or a range dash
-# --------------------------------
-
-_HEDGE_WORDS = lazy_pattern(
-    r"\b(?:or|and|to|either|maybe|possibly|perhaps|probably|between)\b"
-    r"|[,/&?~]|(?<=\S)[-–—](?=\S)|\s[–—]\s",
-    re.IGNORECASE,
-)
-_FILLER = lazy_pattern(
-    r"[\s()\[\]*_`$]|\b(?:option|choice|it's|its|it is|is|be|could|might|or maybe)\b",
-    re.IGNORECASE,
-)
-# "B (if counted from the start) or C (otherwise)"
-_CONDITION = lazy_pattern(r"\([^()]*\)")
-_HEDGE_PHRASE = lazy_pattern(
-    r"\b(?:could|might|may)\s+also\b"
-    r"|\bor\s+(?:maybe|possibly|perhaps)\b|\balternatively\b",
-    re.IGNORECASE,
-)
-_UNSURE = lazy_pattern(
-    r"\b(?:not\s+(?:sure|certain)|unsure|can[’']?t\s+decide|cannot\s+decide"
-    r"|torn\s+between|both\s+(?:seem|look|are|could\s+be)\s+"
-    r"(?:valid|plausible|possible|reasonable|correct)|"
-    r"either\s+[^.,;!?\n]{1,40}?\s+or)\b",
-    re.IGNORECASE,
-)
-
-
-def joined_by_hedge(between: str) -> bool:
-    """Whether the text between two different answers only joins them ("2 or 0.5",
-    "B/D", "40-42", "A, C")."""
-    between = _CONDITION.sub(" ", between)
-    if _HEDGE_PHRASE.search(between):
-        return True
-    hedges = _HEDGE_WORDS.findall(between)
-    return bool(hedges) and not _FILLER.sub("", _HEDGE_WORDS.sub("", between)).strip(
-        ".!"
-    )
-
-
-def sounds_unsure(text: str) -> bool:
-    """Whether the reply says it is not sure ("I'm not sure", "torn between", "can't
-    decide")."""
-    return _UNSURE.search(text) is not None
-
-
-_HEDGE_ASIDE = lazy_pattern(
-    r"\b(?:or|maybe|possibly|perhaps|probably|alternatively)\b", re.IGNORECASE
-)
-
-
-def is_hedge(aside: str) -> bool:
-    """Whether an aside offers another answer ("(or possibly 8)", "(maybe Lyon)")."""
-    return _HEDGE_ASIDE.search(aside) is not None

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError
-from .answer import answer_region
+from .answer import ANSWER_RULES, answer_region
 from .base import ScoreContext, ScoreResult, ScorerSpec, failed
 
 INSTALL_HINT = "pip install 'itemeval[text]'"
@@ -189,13 +189,14 @@ def require(distribution: str, module: str, what: str) -> str:
 
 @lru_cache(maxsize=None)
 def spec(name: str) -> ScorerSpec:
-    """A text scorer's spec; its rule version is the version of its library."""
+    """A text scorer's spec; its rule version is the version of its library and of
+    where the answer is read (`read: answer`)."""
     fn, params, distribution, module = _TEXT[name]
     library = require(distribution, module, f"scorer {name!r}")
     return ScorerSpec(
         fn=fn,
         params_model=params,
-        rule_version=f"{distribution} {library}",
+        rule_version=f"{distribution} {library}, answer {ANSWER_RULES}",
         family="text",
         all_targets=True,
     )

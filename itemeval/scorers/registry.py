@@ -53,11 +53,13 @@ class NumericRiskParams(BaseModel):
 
 
 SCORERS: dict[str, ScorerSpec] = {
-    "exact_match": ScorerSpec(fn=exact_match, params_model=NoParams, rule_version="2"),
+    # version 3 (issue 50): locales, words, roots, JSON answers, option text, sentences,
+    # folding; see the README's "itemeval's careful scorers"
+    "exact_match": ScorerSpec(fn=exact_match, params_model=NoParams, rule_version="3"),
     "multiple_choice": ScorerSpec(
-        fn=multiple_choice, params_model=NoParams, rule_version="2"
+        fn=multiple_choice, params_model=NoParams, rule_version="3"
     ),
-    "numeric": ScorerSpec(fn=numeric, params_model=NumericParams, rule_version="2"),
+    "numeric": ScorerSpec(fn=numeric, params_model=NumericParams, rule_version="3"),
     "risk": ScorerSpec(
         fn=risk,
         params_model=RiskParams,
@@ -65,10 +67,11 @@ SCORERS: dict[str, ScorerSpec] = {
         family="probability",
         needs=("logprobs",),
     ),
+    # version 3: it reads the answer where the careful scorers do, which issue 50 moved
     "numeric_risk": ScorerSpec(
         fn=numeric_risk,
         params_model=NumericRiskParams,
-        rule_version="2",
+        rule_version="3",
         family="probability",
     ),
 }

@@ -46,7 +46,7 @@ def _brace_ends(text: str, start: int, stop: int) -> dict[int, int | None]:
     return ends
 
 
-def _object_spans(
+def object_spans(
     text: str, start: int = 0, stop: int | None = None
 ) -> list[tuple[int, int]]:
     """Balanced, non-overlapping `{...}` spans in `text[start:stop]`, left to right.
@@ -116,7 +116,7 @@ class RawNumber(str):
     ("7.0", "1e999")."""
 
 
-def _load_object(span: str) -> dict[str, Any] | None:
+def load_object(span: str) -> dict[str, Any] | None:
     try:
         value = json.loads(
             _tolerant_json(span),
@@ -138,17 +138,59 @@ def _load_object(span: str) -> dict[str, Any] | None:
 _CANDIDATE = re.compile(r"""\{\s*(?:["'}]|[A-Za-z_]\w*\s*:)""")
 """How a JSON object (or a judge's failed attempt at one: single quotes, bare keys)
 opens; `{1, 2}` does not."""
-_CODE_FENCE = re.compile(
-    r"```[ \t]*(?!json\b|jsonc\b|JSON\b)[A-Za-z][\w+-]*[^\n]*\n.*?```", re.DOTALL
-)
+_FENCE = re.compile(r"```[ \t]*([A-Za-z][\w+-]*)?")
 
 
-_JSON_FENCE = re.compile(r"```[ \t]*(?:jsonc?\b|JSON\b)?(.*?)```", re.DOTALL)
-"""A fenced block that may hold a verdict: untagged or json (other tags blanked)."""
+def _json_close(text: str, start: int) -> int | None:
+    """Where the json (or untagged) fence whose content starts at `start` closes:
+    the first ``` outside the JSON strings of the objects in it, so a reasoning
+    string that quotes ``` does not end the block."""
+    at = start
+    while True:
+        fence = text.find("```", at)
+        if fence < 0:
+            return None
+        brace = text.find("{", at, fence)
+        if brace < 0:
+            return fence
+        end = _brace_ends(text, brace, len(text)).get(brace)
+        if end is None:
+            return fence  # an object cut off: the fence still closes the block
+        at = end
 
 
-def _blank(text: str, pattern: re.Pattern[str]) -> str:
-    return pattern.sub(lambda match: " " * len(match.group(0)), text)
+def _code_close(text: str, start: int) -> int | None:
+    """Where a fence tagged with another language closes: the first ``` after its
+    tag's line; None when it has no line or never closes (no fence, then)."""
+    line_end = text.find("\n", start)
+    if line_end < 0:
+        return None
+    fence = text.find("```", line_end)
+    return None if fence < 0 else fence
+
+
+def fences(text: str) -> list[tuple[int, int, int, int, bool]]:
+    """The reply's fenced blocks, in order: (start, end, content start, content end,
+    whether it may hold a verdict: untagged or json)."""
+    blocks = []
+    at = 0
+    while (opening := _FENCE.search(text, at)) is not None:
+        tag = (opening[1] or "").lower()
+        is_json = tag in ("", "json", "jsonc")
+        content = opening.end()
+        close = (_json_close if is_json else _code_close)(text, content)
+        if close is None:
+            at = opening.end()
+            continue
+        blocks.append((opening.start(), close + 3, content, close, is_json))
+        at = close + 3
+    return blocks
+
+
+def _blank_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
 
 
 def _spans_in(text: str, start: int = 0, stop: int | None = None) -> list[str]:
@@ -161,7 +203,7 @@ def _spans_in(text: str, start: int = 0, stop: int | None = None) -> list[str]:
     stop = len(text) if stop is None else stop
     spans = [
         span
-        for span in _object_spans(text, start, stop)
+        for span in object_spans(text, start, stop)
         if _CANDIDATE.match(text, span[0])
     ]
     after = spans[-1][1] if spans else start
@@ -175,13 +217,15 @@ def candidates(text: str) -> list[str]:
 
     Fenced blocks (untagged or json) last to first, then raw objects outside any fence
     last to first. Objects in a fence tagged with another language (```python) are code,
-    never read.
+    never read. A json block ends at the first ``` outside its objects' strings.
     """
-    visible = _blank(text, _CODE_FENCE)
+    blocks = fences(text)
+    visible = _blank_spans(text, [(b[0], b[1]) for b in blocks if not b[4]])
     fenced: list[str] = []
-    for match in _JSON_FENCE.finditer(visible):
-        fenced = _spans_in(visible, match.start(1), match.end(1)) + fenced
-    raw = _spans_in(_blank(visible, _JSON_FENCE))
+    for _, _, start, end, is_json in blocks:
+        if is_json:
+            fenced = _spans_in(visible, start, end) + fenced
+    raw = _spans_in(_blank_spans(visible, [(b[0], b[1]) for b in blocks]))
     return fenced + raw
 
 
@@ -197,8 +241,8 @@ def objects_with(key: str, *texts: str) -> list[str]:
     found = []
     for text in texts:
         text = text or ""
-        for start, end in _object_spans(text):
-            obj = _load_object(text[start:end])
+        for start, end in object_spans(text):
+            obj = load_object(text[start:end])
             if obj is not None and key in obj:
                 found.append(_canonical(obj))
     return sorted(set(found))
@@ -245,7 +289,7 @@ def first_object(
     excluded = set(quoted)
     failure = "no_json_object"
     for candidate in candidates(text or ""):
-        obj = _load_object(candidate)
+        obj = load_object(candidate)
         if obj is None:
             failure = invalid
         elif key not in obj:

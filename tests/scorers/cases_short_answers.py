@@ -154,6 +154,4 @@ EXACT_MATCH = [
 KNOWN_MISSES = {
     # a unit the reading does not convert: "2 hours 30 minutes" reads 2
     "ANSWER: 2 hours 30 minutes",
-    # a retraction after a marked answer: the marked answer stands (README)
-    "The answer is Sydney. Just kidding, it's Canberra.",
 }

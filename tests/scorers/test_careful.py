@@ -7,7 +7,11 @@ import pytest
 
 from itemeval.scorers import ScoreContext, score_solution
 from tests.scorers import cases_failure_families as failure_families
+from tests.scorers import cases_held_out_50 as held_out
+from tests.scorers import cases_json_and_option_text as json_and_option_text
+from tests.scorers import cases_locales_and_latex as locales_and_latex
 from tests.scorers import cases_long_reasoning as long_reasoning
+from tests.scorers import cases_sentences_and_folding as sentences_and_folding
 from tests.scorers import cases_short_answers as short_answers
 from tests.scorers import cases_units_and_notation as units_and_notation
 from tests.scorers.cases_reply_formats import (
@@ -111,3 +115,74 @@ def test_short_answers_written_apart_are_read_as_a_human_reads_them(scorer, case
         if reply in short_answers.KNOWN_MISSES:
             continue
         assert credited == (human == 1.0), (reply, target, verdict)
+
+
+TODAYS_REPLIES = [
+    ("numeric", locales_and_latex.NUMERIC),
+    ("multiple_choice", json_and_option_text.MULTIPLE_CHOICE),
+    ("exact_match", sentences_and_folding.EXACT_MATCH),
+]
+
+
+def agreement_by_kind(scorer: str, cases) -> dict[str, tuple[int, int, int]]:
+    """{kind: (cases, agreed, wrong credits)} on a table of (kind, reply, target,
+    verdict[, choices]) cases."""
+    by_kind: dict[str, tuple[int, int, int]] = {}
+    for kind, reply, target, human, *choices in cases:
+        context = ScoreContext.of(
+            target, choices=tuple(choices[0] or ()) if choices else ()
+        )
+        credited = score_solution(scorer, None, reply, context).score == 1.0
+        total, agreed, wrong = by_kind.get(kind, (0, 0, 0))
+        by_kind[kind] = (
+            total + 1,
+            agreed + (credited == (human == 1.0)),
+            wrong + (credited and human != 1.0),
+        )
+    return by_kind
+
+
+@pytest.mark.parametrize(
+    ("scorer", "cases"), TODAYS_REPLIES, ids=[s for s, _ in TODAYS_REPLIES]
+)
+def test_todays_replies_agree_by_kind_with_no_wrong_credit(scorer, cases):
+    """Issue 50's tables: at least 98 % agreement overall and 90 % in every kind of
+    reply, never a wrong credit, hedges never credited."""
+    by_kind = agreement_by_kind(scorer, cases)
+    total = sum(n for n, _, _ in by_kind.values())
+    agreed = sum(a for _, a, _ in by_kind.values())
+    assert total >= 200 and agreed >= 0.98 * total, by_kind
+    assert all(a >= 0.9 * n for n, a, _ in by_kind.values()), by_kind
+    assert not any(w for _, _, w in by_kind.values()), by_kind
+    for kind, reply, target, human, *choices in cases:
+        if human == "ambiguous":
+            context = ScoreContext.of(
+                target, choices=tuple(choices[0] or ()) if choices else ()
+            )
+            assert score_solution(scorer, None, reply, context).score is None, reply
+
+
+HELD_OUT_TARGETS = [("numeric", 0.95), ("multiple_choice", 0.95), ("exact_match", 0.90)]
+
+
+@pytest.mark.parametrize(
+    ("scorer", "least"), HELD_OUT_TARGETS, ids=[s for s, _ in HELD_OUT_TARGETS]
+)
+def test_held_out_table_meets_the_targets_and_misses_only_the_known(scorer, least):
+    """Issue 50's held-out table: agreement at least the target, wrong credits at
+    most 0.5 % of the cases, and every disagreement a documented known miss."""
+    rows = [row for row in held_out.HELD_OUT if row["scorer"] == scorer]
+    misses, wrong = [], 0
+    for row in rows:
+        context = ScoreContext.of(
+            row["target"], choices=tuple(row.get("choices") or ())
+        )
+        credited = score_solution(scorer, None, row["reply"], context).score == 1.0
+        if credited != (row["verdict"] == 1):
+            misses.append(row["reply"])
+            wrong += credited
+    assert len(rows) >= 250
+    assert 1 - len(misses) / len(rows) >= least and wrong <= 0.005 * len(rows)
+    assert set(misses) <= set(held_out.KNOWN_MISSES), set(misses) - set(
+        held_out.KNOWN_MISSES
+    )

@@ -16,6 +16,8 @@ from itemeval.scorers.judge import (
     quoted_objects,
     with_format_suffix,
 )
+from tests.scorers import cases_held_out_50 as held_out
+from tests.scorers.cases_judge_fences import JUDGE_REPLIES
 
 FENCE = "```"
 
@@ -381,3 +383,27 @@ def test_an_object_quoted_from_the_solution_is_never_the_verdict():
     assert (parsed.score, parsed.parse_error) == (None, "no_json_object")
     spaced = reply.replace('{"score": 10,', '{ "score" : 10.0 ,')
     assert parse_judge_reply(spaced, quoted_objects(solution)).score is None
+
+
+@pytest.mark.parametrize(("kind", "reply", "expected"), JUDGE_REPLIES)
+def test_fenced_verdicts_are_read_whole_even_with_backticks_inside(
+    kind, reply, expected
+):
+    """Issue 50: a json fence ends at the first ``` outside its objects' strings."""
+    parsed = parse_judge_reply(reply)
+    assert (parsed.score if parsed.parse_ok else parsed.parse_error) == expected
+
+
+@pytest.mark.parametrize(
+    "case", held_out.JUDGE_REPLIES, ids=[c["kind"] for c in held_out.JUDGE_REPLIES]
+)
+def test_held_out_judge_replies_are_read_as_the_human_reads_them(case):
+    """Issue 50's held-out judge replies: every JSON verdict read as the human reads
+    it; the replies without one (known misses) fail to parse, never score."""
+    parsed = parse_judge_reply(case["reply"])
+    if case["reply"] in held_out.KNOWN_MISSES:
+        assert not parsed.parse_ok
+    elif case["score"] is None:
+        assert not parsed.parse_ok, parsed
+    else:
+        assert parsed.score == case["score"], parsed

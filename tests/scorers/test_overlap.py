@@ -96,12 +96,14 @@ def test_an_empty_reference_is_a_failure_and_an_empty_answer_scores_zero(name):
     assert empty.score == 0.0 and empty.parse_error is None
 
 
-def test_rule_version_is_the_librarys_version():
+def test_rule_version_is_the_librarys_version_and_the_answer_readings():
     from importlib.metadata import version
 
-    assert overlap.spec("bleu").rule_version == f"sacrebleu {version('sacrebleu')}"
+    assert overlap.spec("bleu").rule_version == (
+        f"sacrebleu {version('sacrebleu')}, answer 3"
+    )
     assert overlap.spec("rougeL").rule_version == (
-        f"rouge-score {version('rouge-score')}"
+        f"rouge-score {version('rouge-score')}, answer 3"
     )
     assert overlap.spec("edit_similarity").rule_version.startswith("rapidfuzz ")
 
@@ -175,8 +177,9 @@ def test_reference_is_part_of_identity_and_absent_reference_keeps_golden_id(tmp_
         tmp_path, ["numeric", {"name": "numeric", "reference": "alt"}]
     )
     plain, referenced = load_study(path).grade
-    # the id numeric always had: its payload carries no reference key
-    assert plain.id == "scorer_numeric--e9b3cba89806"
+    # the id numeric has without a reference: its payload carries no reference key
+    # (rule version 3 since issue 50; version 2 was scorer_numeric--e9b3cba89806)
+    assert plain.id == "scorer_numeric--1459e751e1fc"
     assert plain.reference is None and "reference" not in plain.payload
     assert referenced.slug == "scorer_numeric-ref-alt"
     assert referenced.payload["reference"] == "alt" and referenced.id != plain.id

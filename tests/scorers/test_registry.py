@@ -147,7 +147,9 @@ NUMERIC_CASES = [
     ("\\boxed{\\text{none}} though 4 was close", "4", None, "no_number_found"),
     ("42", "forty-two", None, "target_not_numeric"),
     ("42", "", None, "target_not_numeric"),
-    ("42", "\\sqrt{2}", None, "target_not_numeric"),
+    # a closed form is a number since issue 50: 42 is not it
+    ("42", "\\sqrt{2}", 0.0, None),
+    ("1.41421356", "\\sqrt{2}", 1.0, None),
     ("42", "5 cm", None, "target_not_numeric"),
 ]
 

@@ -30,7 +30,8 @@ REPLIES = [
     ("So the total is \\boxed{\\frac{3}{4}}.", "0.75", "numeric", 1.0),
     ("The area is 12 cm^2.\nANSWER: 12", "12", "numeric", 1.0),
     ("It is $1,234.", "1234", "numeric", 1.0),
-    ("Forty-two, I believe.", "42", None, "no_number_found"),
+    # numbers in words are read since issue 50; Roman numerals are not
+    ("XLII, I believe.", "42", None, "no_number_found"),
     ("I cannot solve this without more information.", "7", None, "no_number_found"),
     ("The answer is either 2 or 0.5.", "2", None, "ambiguous_answer"),
     ("Somewhere in 40-42.", "41", None, "ambiguous_answer"),
@@ -131,7 +132,9 @@ def test_a_cascade_is_one_condition_whose_id_covers_every_stage(tmp_path):
     (condition,) = cascade.cascades(study.grade)
     plain = next(c for c in study.grade if c.kind == "verifiable")
     # golden: the scheme is `slug--hash` of {"cascade": {first, then[, threshold]}}
-    assert condition.id == "cascade_numeric_j_r--28e382656e14"
+    # (numeric's rule version 3 since issue 50; with version 2 it was
+    # cascade_numeric_j_r--28e382656e14)
+    assert condition.id == "cascade_numeric_j_r--f685be3aad3c"
     assert condition.stages[0].id == plain.id  # a stage is the scorer's own identity
     assert condition.grader_model == "itemeval/judge" and condition.rubric.ref == "r"
 
@@ -194,11 +197,11 @@ def test_grader_selects_the_cascade_of_that_judge_and_adds_no_plain_judge(
 ROWS = [
     {"qid": "a1", "question": "What is 2 + 3?", "answer": "5"},
     {"qid": "a2", "question": "What is 7 * 6?", "answer": "42"},
-    {"qid": "w1", "question": "Seven times six, in words?", "answer": "42"},
+    {"qid": "w1", "question": "Seven times six, in Roman numerals?", "answer": "42"},
     {"qid": "w2", "question": "Which root, 2 or 0.5?", "answer": "2"},
 ]
 SOLVER_REPLIES = {
-    "in words": "Forty-two, I believe.",
+    "in Roman numerals": "XLII, I believe.",
     "Which root": "It is either 2 or 0.5.",
     "7 * 6": "ANSWER: 41",
 }
@@ -278,7 +281,7 @@ def test_the_judge_is_asked_only_about_what_numeric_could_not_read(
     judged = server.requests[solver_calls:]
     assert len(judged) == 2 == server.count(JUDGE_MARK)
     # the judge saw the two answers numeric could not read, and neither it could
-    assert server.count("Forty-two") == 1 and server.count("either 2 or 0.5") == 1
+    assert server.count("XLII") == 1 and server.count("either 2 or 0.5") == 1
     assert server.count("ANSWER: 41") == 0 and server.count("ANSWER: 5") == 0
 
     grades = pd.read_parquet(tmp_path / "studies" / "t" / "grades.parquet")
@@ -348,7 +351,7 @@ def test_a_killed_cascade_grade_rerun_pays_no_judge_call_already_recorded(
     rows = [
         {
             "qid": f"w{i}",
-            "question": f"Seven times {i}, in words?",
+            "question": f"Seven times {i}, in Roman numerals?",
             "answer": str(7 * i),
         }
         for i in range(1, 7)
