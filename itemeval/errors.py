@@ -97,6 +97,21 @@ def is_write_failure(error: BaseException) -> bool:
 _WHERE = re.compile(r"^(?P<where>[^\s:'\"]+(?: line \d+)?): ")
 
 
+_LONG_WORD = re.compile(r"\S{%d,}" % 501)
+
+
+def shortened(message: str) -> str:
+    """The message with every run of more than 500 characters without a space (a
+    10 MB name quoted back) cut to its start, its end and its length, so an error
+    is read, not scrolled past."""
+    return _LONG_WORD.sub(_cut, message)
+
+
+def _cut(match: re.Match[str]) -> str:
+    word = match.group(0)
+    return f"{word[:60]}…{word[-20:]} ({len(word):,} characters)"
+
+
 def error_document(message: str, *, exit_code: int, kind: str) -> dict[str, object]:
     """What `--json` prints on stdout for a failed command; `where` is the file or
     field the message starts with."""

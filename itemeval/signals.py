@@ -44,6 +44,8 @@ _this_call: contextvars.ContextVar[list[bool] | None] = contextvars.ContextVar(
 """The running sample's [counted in _in_flight], shared with the tasks it
 starts."""
 _hard_stop: threading.Timer | None = None
+_lost: list[int] = []
+"""Ctrl-Cs raised as KeyboardInterrupt inside a finalizer, not yet acted on."""
 
 
 def install() -> None:
@@ -55,8 +57,35 @@ def install() -> None:
     if threading.current_thread() is not threading.main_thread():
         return
     _received.clear()
+    _lost.clear()
     for number in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, _as_interrupt)
+    if not getattr(sys.unraisablehook, "itemeval_resends", False):
+        sys.unraisablehook = _Resending(sys.unraisablehook)
+
+
+class _Resending:
+    """sys.unraisablehook that keeps a Ctrl-C which landed in a finalizer.
+
+    While Python's own SIGINT handler is in place (an eval's start and end, so that
+    its event loop installs its handler), the KeyboardInterrupt is raised wherever
+    the main thread is; inside a finalizer or a weakref callback (inspect forgets
+    message snapshots in one) Python prints "Exception ignored" and drops it, and the
+    run went on as if no key had been pressed. It is kept here, and given to the
+    eval's handler once that is in place (watch_interrupts), or, if the eval has
+    ended, stops the run before the next one (default_interrupts).
+    """
+
+    itemeval_resends = True
+
+    def __init__(self, earlier: Callable[[Any], Any]) -> None:
+        self.earlier = earlier
+
+    def __call__(self, unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            _lost.append(signal.SIGINT)
+            return
+        self.earlier(unraisable)
 
 
 def stop_requested() -> bool:
@@ -139,6 +168,9 @@ def watch_interrupts() -> None:
     handler = _DrainingHandler(asyncio.get_running_loop(), current)
     _cancel = handler.cancel
     signal.signal(signal.SIGINT, handler)
+    if _lost:  # pressed while the eval was starting, and dropped by a finalizer
+        _lost.clear()
+        handler(signal.SIGINT, None)
 
 
 class _DrainingHandler:
@@ -199,11 +231,18 @@ def interrupts_as_flag() -> Iterator[None]:
         yield
 
 
-def default_interrupts() -> contextlib.AbstractContextManager[None]:
+@contextlib.contextmanager
+def default_interrupts() -> Iterator[None]:
     """Python's own SIGINT handler inside the block, so the event loop of an eval
     installs its own (see watch_interrupts); the handler before is put back
-    afterwards."""
-    return _sigint_handler(signal.default_int_handler)
+    afterwards. A Ctrl-C a finalizer dropped meanwhile stops the run (_Resending)."""
+    try:
+        with _sigint_handler(signal.default_int_handler):
+            yield
+    finally:
+        if _lost:
+            _lost.clear()
+            _stop.set()
 
 
 @contextlib.contextmanager

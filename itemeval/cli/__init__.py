@@ -9,7 +9,7 @@ import sys
 import typer
 
 from .. import signals
-from ..errors import EXIT_CONFIG, ItemevalError, error_document
+from ..errors import EXIT_CONFIG, ItemevalError, error_document, shortened
 from . import planning, reading, stages, tools  # noqa: F401 - importing them registers them
 from .app import app
 from .reading import ITEM_ANALYSIS
@@ -112,6 +112,7 @@ def _failed(message: str, exit_code: int, kind: str, *, json_out: bool) -> int:
     stdout for scripts."""
     from ..console import render as console
 
+    message = shortened(message)
     console.error(message)
     if json_out:
         console.print_json(error_document(message, exit_code=exit_code, kind=kind))

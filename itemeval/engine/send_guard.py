@@ -14,8 +14,10 @@ provider, Anthropic, Mistral, ...); other providers keep the before-generate che
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
-from typing import Any
+from typing import Any, Iterator
 
 import httpx
 from inspect_ai.util import LimitExceededError
@@ -32,6 +34,24 @@ _CLIENTS = tuple(kind.AsyncClient for kind in (httpx, httpx2) if kind is not Non
 # and HTTP/2 alike)
 _SENDING = ".send_request_headers.started"
 STOPPED = "itemeval stopped: no call starts after an interrupt"
+
+
+_WRITTEN: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "itemeval_written", default=None
+)
+"""How many requests the call running in this context has begun to write."""
+
+
+@contextlib.contextmanager
+def counting() -> Iterator[list[int]]:
+    """Count the requests written from this context (the SDK's and inspect's retries
+    included): `[n]`, read while or after the call runs."""
+    written = [0]
+    token = _WRITTEN.set(written)
+    try:
+        yield written
+    finally:
+        _WRITTEN.reset(token)
 
 
 def guard(model: Any) -> Any:
@@ -68,7 +88,11 @@ async def _on_request(request: Any) -> None:
 async def _trace(earlier: Any, name: str, info: dict[str, Any]) -> None:
     if earlier is not None:
         await earlier(name, info)
-    if name.endswith(_SENDING) and signals.stop_requested():
+    if not name.endswith(_SENDING):
+        return
+    if signals.stop_requested():
         # Not an httpx error, so the SDK neither retries nor wraps it, and inspect
         # ends the sample as it does at its before-generate hook: without a row.
         raise LimitExceededError("operator", value=1, limit=1, message=STOPPED)
+    if (written := _WRITTEN.get()) is not None:
+        written[0] += 1

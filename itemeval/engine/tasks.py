@@ -36,6 +36,7 @@ from .feed import task_dataset
 from .hooks import calling, hand_on
 from .log_scores import NO_CALL, VERDICT, grade_scorer
 from .samples import event_usage, usage_counts
+from .sdk_retries import one_request_per_attempt
 
 # What setting up one condition's model can raise (unknown provider, missing key or
 # package); such a condition fails alone while the others run.
@@ -67,7 +68,7 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
         with signals.call_in_flight():
             try:
                 with calling(state):
-                    state = await _generate_past_empty(state, generate, cache)
+                    state = await _generate_once_sent(state, generate, cache)
                 hand_on(state)  # if the usage hook did not (a cached reply, no usage)
             finally:
                 if gate is not None:
@@ -75,6 +76,41 @@ def _generate_once(cache_scope: str | None, gate: CallGate | None) -> Solver:
         return state
 
     return solve
+
+
+UNSENT_ROUNDS = 3
+"""How many times a call whose every attempt timed out before one request was written
+(waiting on a connection that never opened) is asked again; not attempts against
+`solvers.max_retries`, as nothing reached the provider (README "Retries")."""
+
+
+async def _generate_once_sent(
+    state: TaskState, generate: Generate, cache: bool | CachePolicy
+) -> TaskState:
+    """The call; asked again, up to UNSENT_ROUNDS times, while inspect gave up on it
+    at its attempt timeout with no request written."""
+    for round_ in range(UNSENT_ROUNDS + 1):
+        with send_guard.counting() as written:
+            try:
+                return await _generate_past_empty(state, generate, cache)
+            except Exception as exc:
+                if written[0] or not _timed_out(exc) or round_ == UNSENT_ROUNDS:
+                    raise
+        _say_once(
+            "a call timed out before its request was written (no connection "
+            "opened in time): asked again, not counted against solvers.max_retries"
+        )
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _timed_out(exc: BaseException | None) -> bool:
+    """inspect's AttemptTimeoutError, or tenacity's RetryError whose last attempt
+    raised it (inspect's retries ran out). By name: the class is not public API in
+    the whole tested range."""
+    last = getattr(exc, "last_attempt", None)
+    if last is not None and hasattr(last, "exception"):
+        exc = last.exception()
+    return type(exc).__name__ == "AttemptTimeoutError"
 
 
 async def _generate_past_empty(
@@ -268,7 +304,8 @@ def build_model(name: str) -> Any:
     # <SERVICE>_BASE_URL / _API_KEY.
     quiet_banner()
     with contextlib.redirect_stdout(sys.stderr):
-        return reply_capture.capture(send_guard.guard(get_model(name, memoize=False)))
+        model = get_model(name, memoize=False)
+        return reply_capture.capture(send_guard.guard(one_request_per_attempt(model)))
 
 
 def check_providers(models: list[str]) -> None:

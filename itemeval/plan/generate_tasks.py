@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import pandas as pd
 
+from ..errors import ConfigError
 from ..hashing import canonical_json, text_hash
 from ..records import Cell, GenerateCondition, Item, TaskSpec
 from ..study import chat
+from ..study.prompts import PROMPT_LIMIT, PromptTooLong
 
 if TYPE_CHECKING:
     from ..study.config import StudyConfig
@@ -18,7 +20,13 @@ if TYPE_CHECKING:
 def render_messages(condition: GenerateCondition, item: Item) -> list[chat.Message]:
     """What one item is sent: the prompt's system message and shots, then its turn."""
     values = {**item.metadata, "input": item.input, "id": item.id}
-    return chat.render_chat(condition.prompt.text, values)
+    try:
+        return chat.render_chat(condition.prompt.text, values, limit=PROMPT_LIMIT)
+    except PromptTooLong as exc:
+        raise ConfigError(
+            f"{item.dataset_id}: row {item.row + 1} (id {item.id!r}): prompt "
+            f"{condition.prompt.ref!r} {exc}; shorten the field or the prompt"
+        ) from None
 
 
 def input_hash(condition: GenerateCondition, item: Item) -> str:

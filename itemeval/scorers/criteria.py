@@ -67,12 +67,18 @@ nothing after it:
 """
 
 
+SCORE_LIMIT = 1e6
+"""The largest score or criterion value, either sign, a verdict may give: no rubric's
+scale reaches a million points, and one value of -1e308 would swamp every mean."""
+
+
 def read_criteria(
     value: Any, expected: tuple[str, ...]
 ) -> tuple[dict[str, float] | None, str | None]:
     """(criterion -> number, None) from a judge's `criteria` object, or (None, failure
     code): `criterion_missing` when an expected name is absent, `criterion_not_numeric`
-    when its value is not a finite number. Names the rubric did not ask for are kept."""
+    when its value is not a finite number, `criterion_out_of_range` past ±SCORE_LIMIT.
+    Names the rubric did not ask for are kept."""
     given = value if isinstance(value, Mapping) else {}
     if any(name not in given for name in expected):
         return None, "criterion_missing"
@@ -83,6 +89,8 @@ def read_criteria(
             if name in expected:
                 return None, "criterion_not_numeric"
             continue
+        if abs(number) > SCORE_LIMIT and name in expected:
+            return None, "criterion_out_of_range"
         values[str(name)] = number
     return values, None
 

@@ -4,13 +4,12 @@ strict parse of its reply (README "Graders")."""
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from ..hashing import canonical_json
-from .criteria import read_criteria
+from .criteria import SCORE_LIMIT, read_criteria
 from .reply_objects import RawNumber, first_object, objects_with, plain
 
 FORMAT_SUFFIX_VERSION = "1"
@@ -95,24 +94,26 @@ def _score_value(value: Any) -> tuple[float | None, str | None]:
     """(score, None) or (None, failure code).
 
     Numbers and numeric strings ("7", " 8.5 ") are scores; booleans, null, lists,
-    objects and other strings ("7/10", "high") are `score_not_numeric`; NaN, Infinity,
-    "inf" and numbers too large for a float (1e999) are `score_not_finite`.
+    objects and other strings ("7/10", "high") are `score_not_numeric`; NaN, Infinity
+    and "inf" are `score_not_finite`; numbers beyond ±SCORE_LIMIT (-1e308, 1e999, a
+    5,000-digit integer) are `score_out_of_range`, their text kept in `score_raw`.
     """
     if isinstance(value, RawNumber):
         text = str(value)
     elif isinstance(value, str):
         text = value.strip()
-        if _NON_FINITE_STRING.fullmatch(text):
-            return None, "score_not_finite"
-        if not _NUMERIC_STRING.fullmatch(text):
+        if not _NUMERIC_STRING.fullmatch(text) and not _NON_FINITE_STRING.fullmatch(
+            text
+        ):
             return None, "score_not_numeric"
     else:
         return None, "score_not_numeric"
-    try:
-        number = float(text)
-    except OverflowError:
+    if _NON_FINITE_STRING.fullmatch(text):
         return None, "score_not_finite"
-    return (number, None) if math.isfinite(number) else (None, "score_not_finite")
+    number = float(text)  # a numeric literal: too large reads as inf, never raises
+    return (
+        (number, None) if abs(number) <= SCORE_LIMIT else (None, "score_out_of_range")
+    )
 
 
 def _reasoning(value: Any) -> str | None:

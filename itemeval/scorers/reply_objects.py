@@ -111,6 +111,10 @@ def _tolerant_json(text: str) -> str:
     return "".join(out)
 
 
+_INT_DIGITS = 4300
+"""Python's default limit on the digits int() reads from text."""
+
+
 class RawNumber(str):
     """A JSON number kept as the text the judge wrote, so `score_raw` is exact
     ("7.0", "1e999")."""
@@ -266,11 +270,11 @@ def _as_floats(value: Any) -> Any:
 def plain(value: Any) -> Any:
     """The value with raw numbers turned back into numbers, for writing as JSON text."""
     if isinstance(value, RawNumber):
-        return (
-            float(value)
-            if value[-1:].isalpha() or "." in value or "e" in value.lower()
-            else int(value)
-        )
+        if value[-1:].isalpha() or "." in value or "e" in value.lower():
+            return float(value)
+        # past Python's int-digit limit (4,300) int() raises; the float is inf, which
+        # still compares and writes as JSON, and the text stays in the RawNumber
+        return int(value) if len(value) <= _INT_DIGITS else float(value)
     if isinstance(value, list):
         return [plain(item) for item in value]
     if isinstance(value, dict):

@@ -101,19 +101,19 @@ def _shots(meta: dict, where: str) -> tuple[tuple[str, str], ...]:
     return tuple(turns)
 
 
-def render_chat(text: str, values: Mapping[str, object]) -> list[Message]:
-    """The messages one item is sent: system, shots, then the item's own turn."""
+def render_chat(
+    text: str, values: Mapping[str, object], *, limit: int | None = None
+) -> list[Message]:
+    """The messages one item is sent: system, shots, then the item's own turn; with
+    `limit`, each message is refused past it (prompts.PromptTooLong)."""
     chat = split(text)
-    messages: list[Message] = []
+    turns: list[Message] = []
     if chat.system:
-        messages.append(("system", render(chat.system, values)))
+        turns.append(("system", chat.system))
     for user, assistant in chat.shots:
-        messages += [
-            ("user", render(user, values)),
-            ("assistant", render(assistant, values)),
-        ]
-    messages.append(("user", render(chat.body, values)))
-    return messages
+        turns += [("user", user), ("assistant", assistant)]
+    turns.append(("user", chat.body))
+    return [(role, render(turn, values, limit=limit)) for role, turn in turns]
 
 
 def as_text(messages: list[Message]) -> str:

@@ -18,6 +18,10 @@ from ..textfiles import read_utf8
 from ..yaml_text import YamlRefused, cut, explain, load_yaml
 from .config import LoadedConfig, StudyConfig
 
+CONFIG_LIMIT = 1_000_000
+"""The largest study config read: the biggest real one is a few kilobytes, and YAML
+parsing of a 10 MB one took tens of seconds before any message (README "Config")."""
+
 
 def load_config(path: str | Path, base_dir: str | Path | None = None) -> LoadedConfig:
     """Read, parse and validate a study config; raise ConfigError naming the file and
@@ -27,6 +31,11 @@ def load_config(path: str | Path, base_dir: str | Path | None = None) -> LoadedC
         return _study_dir_config(path, base_dir)
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
+    if (size := path.stat().st_size) > CONFIG_LIMIT:
+        raise ConfigError(
+            f"{path}: {size:,} bytes; a study config is at most {CONFIG_LIMIT:,} "
+            "(datasets, prompts and rubrics live in files of their own)"
+        )
     text = read_utf8(path, "config")
     raw = _parse_yaml(text, path)
     config = _validate(raw, path)

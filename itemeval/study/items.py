@@ -10,6 +10,7 @@ from typing import Any, Iterable
 from ..errors import ConfigError
 from ..hashing import canonical_json
 from ..records import Item
+from . import json_rows
 from .config import DatasetSpec, Mapping
 from .sources import (
     RawDataset,
@@ -132,7 +133,10 @@ def _choices(
     value = jsonable(row.get(column))
     if isinstance(value, str):
         try:
-            value = json.loads(value)  # CSV cells can only hold a list as JSON text
+            # CSV cells can only hold a list as JSON text
+            value = json_rows.loads(
+                value, f"benchmark.mapping.choices: dataset {raw.key} row {index + 1}"
+            )
         except json.JSONDecodeError:
             pass
     if not isinstance(value, list) or not value:

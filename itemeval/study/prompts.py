@@ -35,6 +35,10 @@ def local_names(folder: Path) -> list[str]:
     return sorted(p.stem for p in folder.glob("*.md")) if folder.is_dir() else []
 
 
+NAME_LIMIT = 250
+"""The longest local template name: a file name holds 255 bytes, `.md` included."""
+
+
 def load_template(ref: str, kind: Kind, local_dir: Path, *, field: str) -> Template:
     """Resolve `NAME` to `<local_dir>/NAME.md` or `builtin:NAME` to a packaged file;
     never one for the other."""
@@ -51,6 +55,11 @@ def load_template(ref: str, kind: Kind, local_dir: Path, *, field: str) -> Templ
             f"{BUILTIN_PREFIX}{name}",
         )
     else:
+        if len(ref) > NAME_LIMIT:
+            raise ConfigError(
+                f"{field}: a {kind} name of {len(ref):,} characters is longer than "
+                f"a file name can be ({NAME_LIMIT}); name a file in {local_dir}"
+            )
         path = local_dir / f"{ref}.md"
         if path.is_dir() and "/" not in ref and "\\" not in ref:
             raise ConfigError(
@@ -113,15 +122,55 @@ def check_template(
     ]
 
 
-def render(text: str, values: Mapping[str, object]) -> str:
+PROMPT_LIMIT = 10_000_000
+"""The most characters one rendered prompt may hold (README "Prompts"): past the
+largest context any provider serves (2M tokens, about 8 MB of text), so a prompt this
+long can only be a mistake, and refusing it before rendering keeps a template that
+repeats a long field from building gigabytes in memory."""
+
+
+class PromptTooLong(ConfigError):
+    """A rendered prompt past PROMPT_LIMIT; `name` is the placeholder that adds most."""
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
+def render(text: str, values: Mapping[str, object], *, limit: int | None = None) -> str:
     """Replace only known `{name}` tokens; every other brace (LaTeX, JSON) survives
-    untouched."""
+    untouched. With `limit`, a result longer than it raises PromptTooLong before it
+    is built."""
+    tokens = [
+        match
+        for match in _TOKEN.finditer(text)
+        if match.group(1) in values and not _MATH_BEFORE.search(text, 0, match.start())
+    ]
+    texts = {m.group(1): _text(values[m.group(1)]) for m in tokens}
+    if limit is not None:
+        _check_length(text, tokens, texts, limit)
+    pieces, end = [], 0
+    for match in tokens:
+        pieces += [text[end : match.start()], texts[match.group(1)]]
+        end = match.end()
+    return "".join([*pieces, text[end:]])
 
-    def substitute(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in values or _MATH_BEFORE.search(text, 0, match.start()):
-            return match.group(0)
-        value = values[name]
-        return "" if value is None else str(value)
 
-    return _TOKEN.sub(substitute, text)
+def _text(value: object) -> str:
+    return "" if value is None else str(value)
+
+
+def _check_length(
+    text: str, tokens: list[re.Match[str]], texts: dict[str, str], limit: int
+) -> None:
+    added = {name: 0 for name in texts}
+    for match in tokens:
+        added[match.group(1)] += len(texts[match.group(1)]) - len(match.group(0))
+    length = len(text) + sum(added.values())
+    if length > limit:
+        name = max(added, key=added.__getitem__)
+        raise PromptTooLong(
+            f"renders to {length:,} characters, past the limit of {limit:,} "
+            f"(most from {{{name}}}: {added[name]:,})",
+            name,
+        )

@@ -16,6 +16,7 @@ from ..errors import ConfigError
 from ..hashing import bytes_hash
 from ..records import Item
 from ..textfiles import read_utf8
+from . import json_rows
 from .config import DatasetSpec, LoadedConfig
 
 LOCAL_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
@@ -59,7 +60,7 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = json_rows.loads(line, f"{path}: line {number}")
         except json.JSONDecodeError as exc:
             raise ConfigError(
                 f"{path}: line {number}: not valid JSON ({exc.msg})"
@@ -75,7 +76,7 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def _read_json(path: Path) -> list[dict[str, Any]]:
     try:
-        data = json.loads(_dataset_text(path))
+        data = json_rows.loads(_dataset_text(path), str(path))
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})"

@@ -308,7 +308,8 @@ async def post_label(request: Request) -> Response:
     try:
         body = json.loads(await request.body())
         position = body["position"]
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
+        # RecursionError: a body nested past what Python's JSON reader follows
         raise HTTPException(400, "expected JSON {position, score}") from None
     context = _labelling(request)
     queue = context["queue"]

@@ -7,6 +7,7 @@ import os
 import socket
 import sys
 
+from .. import signals
 from ..errors import ConfigError
 from ..study.load import Study
 from .app import ViewSettings, create_app
@@ -54,9 +55,12 @@ def serve(
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
-        # Every label is on disk when its request returns. Leave without the
-        # interpreter's teardown: a native thread pool torn down there now and then
-        # aborted the process ("terminate called without an active exception").
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(130)
+        pass
+    # The server ends only on a signal: a Ctrl-C that uvicorn caught while it was
+    # still starting returns here without its KeyboardInterrupt, and is one all the
+    # same (exit 130). Every label is on disk when its request returns. Leave
+    # without the interpreter's teardown: a native thread pool torn down there now
+    # and then aborted the process ("terminate called without an active exception").
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(signals.interrupted_exit_code())

@@ -72,6 +72,8 @@ def test_bad_front_matter_is_a_config_error(text, message):
         ({"a": 4, "b": None}, ("a", "b"), (None, "criterion_not_numeric")),
         ({"a": True}, ("a",), (None, "criterion_not_numeric")),
         ({"a": float("nan")}, ("a",), (None, "criterion_not_numeric")),
+        ({"a": -1e308}, ("a",), (None, "criterion_out_of_range")),
+        ({"a": 3, "extra": 1e300}, ("a",), ({"a": 3.0, "extra": 1e300}, None)),
     ],
 )
 def test_read_criteria(value, expected, result):

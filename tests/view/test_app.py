@@ -332,3 +332,31 @@ def test_an_item_page_names_each_transcript_where_it_is(hostile):
     generated = hostile.paths.root / "logs" / "generate"
     assert f"inspect view --log-dir {generated}</code> (file <code>a.eval" in page
     assert "inspect view --log-dir /elsewhere/logs</code> (file <code>b.eval" in page
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"position": 0, "score": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        '{"position": ' + "9" * 5000 + ', "score": 1}',
+        '{"position": 0, "score": 1e999}',
+        '{"position": 0, "score": -1e308}',
+    ],
+)
+def test_a_hostile_label_body_is_a_400_and_writes_nothing(tmp_path, body):
+    _, study = view_study.build(
+        tmp_path / "h",
+        view_study.rows(2),
+        answer=lambda c, row: "ANSWER: 1",
+        scores=lambda g, c, row, text: 1.0,
+    )
+    client, token = _client(study, LabelSettings(rater="cat"))
+    client.get(f"/label?token={token}")
+    response = client.post(
+        "/api/label",
+        content=body,
+        headers={"X-Itemeval-Token": token, "Content-Type": "application/json"},
+    )
+    assert response.status_code == 400, response.text
+    grades = pd.read_parquet(study.paths.grades)
+    assert (grades["grade_kind"] != "human").all()

@@ -37,6 +37,7 @@ def run_pool(
     """Start every shard (`itemeval ARGS --shard K/N`, with its cap), wait for all,
     retry a failed one; (outcomes, whether the launcher was interrupted)."""
     tries = dict.fromkeys(caps, 0)
+    earlier: dict[int, list[str]] = {}  # why each retried shard's attempts ended
 
     def start(k: int) -> ShardProcess:
         name = f"shard-{k}-of-{shards}-attempt-{tries[k] + 1}"
@@ -50,9 +51,10 @@ def run_pool(
             outcome = shard_outcome(*proc.wait())
             del procs[k]
             if not (outcome["retry"] and tries[k] < RETRIES):
-                outcomes[k] = outcome
+                outcomes[k] = {**outcome, "earlier": earlier.get(k, [])}
                 continue
             tries[k] += 1
+            earlier.setdefault(k, []).append(outcome["message"])
             if tell is not None:
                 tell(
                     f"shard {k}/{shards} failed "

@@ -58,9 +58,7 @@ def shard_outcome(code: int, out: bytes, err: bytes) -> dict[str, Any]:
         data = json.loads(out)
     except ValueError:
         data = {}
-    message = (err.decode(errors="replace").strip().splitlines() or [f"exit {code}"])[
-        -1
-    ][:300]
+    message = failure_reason(code, err)
     if code != 0 and data.get("outcome") == "completed" and data.get("exit_code") == 0:
         # its summary is written, so its rows were safe: the launcher's Ctrl-C only
         # caught it exiting (Python then dies of the signal, -2)
@@ -72,6 +70,22 @@ def shard_outcome(code: int, out: bytes, err: bytes) -> dict[str, Any]:
         "message": message,
         "retry": code != 0 and not stopped,
     }
+
+
+def failure_reason(code: int, err: bytes) -> str:
+    """Why a shard's process ended: the signal that killed it (a SIGKILL leaves no
+    message of its own, and the last line of its stderr is then only the last thing
+    it printed), else its last `error:` line, else its last line, with the exit
+    code."""
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    lines = err.decode(errors="replace").strip().splitlines()
+    errors = [line for line in lines if line.startswith("error:")]
+    last = (errors or lines or [""])[-1][:300]
+    return f"{last} (exit {code})" if last else f"exit {code}"
 
 
 _PR_SET_PDEATHSIG = 1

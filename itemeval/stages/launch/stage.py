@@ -323,6 +323,11 @@ def _combine(result: StageResult, outcomes: dict[int, dict[str, Any]]) -> None:
         # its own, for the whole plan
         notes = outcome["data"].get("notes", [])
         result.notes.extend(note for note in notes if not note.startswith(finish))
+    result.notes.extend(
+        f"shard {k}'s attempt {n} ended ({reason}); it was run again from its journal"
+        for k in sorted(outcomes)
+        for n, reason in enumerate(outcomes[k].get("earlier", []), start=1)
+    )
     codes = {k: o["code"] for k, o in outcomes.items()}
     if any(o["retry"] for o in outcomes.values()):
         result.outcome = "failed"

@@ -66,6 +66,7 @@ PARSE_CODES = {
     "no_score_in_json",
     "score_not_numeric",
     "score_not_finite",
+    "score_out_of_range",
 }
 
 
@@ -515,6 +516,43 @@ def test_malformed_judge_replies_are_final_parse_failures(
     assert grades_table(tmp_path)["parse_ok"].all()
 
 
+def test_a_judge_score_past_any_scale_is_a_parse_failure_and_the_run_goes_on(
+    tmp_path, capsys, server, monkeypatch
+):
+    """A 5,000-digit score once failed the whole grade run (exit 1, the paid verdict
+    dropped) and -1e308 was taken as a score; each is now `score_out_of_range`, its
+    number kept as text, and the other verdicts are stored."""
+    huge = "9" * 5000
+    hostile = iter([huge, "-1e308"])
+
+    def verdict(body: dict[str, Any]) -> dict[str, Any]:
+        reply = StudyServer._completion(server, body)
+        if "## How to reply" in server._last_user(body):
+            score = next(hostile, "1")
+            reply["choices"][0]["message"]["content"] = (
+                f'```json\n{{"score": {score}, "reasoning": "r"}}\n```'
+            )
+        return reply
+
+    monkeypatch.setattr(server, "_completion", verdict)
+    config = make_study(
+        tmp_path,
+        facets__scorer=None,
+        graders={"j": {"model": "openai-api/local/judge", "max_tokens": 256}},
+    )
+    assert cli(capsys, "generate", str(config))[0] == 0
+    code, result = cli(capsys, "grade", str(config))
+    grades = grades_table(tmp_path)
+    assert code == 0 and len(grades) == 4 and grades["error"].isna().all()
+    failed = grades[~grades["parse_ok"].astype(bool)]
+    assert sorted(failed["score_raw"]) == sorted([huge, "-1e308"])
+    assert set(failed["parse_error"]) == {"score_out_of_range"}
+    assert failed["score"].isna().all() and (grades["score"].dropna() == 1.0).all()
+    assert_invariant(grades)
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and planned(result) == {"j_r": 0}  # paid once, not asked again
+
+
 def test_a_solution_overwritten_at_its_key_makes_its_grades_stale(
     tmp_path, capsys, server
 ):
@@ -872,9 +910,8 @@ def test_several_scorers_over_several_conditions_grade_every_solution_once_in_on
         assert condition["rows"] == condition["planned"] == len(mine) == 2 * len(ARITH)
         assert condition["parse_failures"] == int((~mine["parse_ok"]).sum())
     versions = tmp_path / "studies" / "t" / ".grades.versions"
-    assert (
-        len(list(versions.iterdir())) == 1
-    )  # 32 rows from 8 scorer × condition pairs: one commit
+    commits = [p for p in versions.iterdir() if p.name.startswith("v")]
+    assert len(commits) == 1  # 32 rows from 8 scorer × condition pairs: one commit
 
 
 def test_a_grade_keeps_the_heap_it_started_with_out_of_collections_and_lets_it_go_after(

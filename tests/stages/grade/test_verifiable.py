@@ -14,7 +14,7 @@ import pytest
 
 from itemeval.cli import main
 from itemeval.paths import StudyPaths
-from itemeval.store import read_store, upsert, verify_store
+from itemeval.store import integrity, read_store, upsert, verify_store
 from itemeval.store.schemas import GRADES
 from tests.helpers import base_config, write_study
 
@@ -267,6 +267,9 @@ def test_a_store_written_before_new_columns_existed_reads_and_upserts(tmp_path):
     old = pq.read_table(part).drop_columns(["answer", "explanation", "score_metadata"])
     pq.write_table(old, part)  # as an earlier itemeval wrote it
     (part.parent / "_integrity.json").unlink()  # which kept no part checksums
+    (
+        paths.grades.resolve().parent / integrity.SINCE
+    ).unlink()  # nor the mark that it must
     assert read_store(paths, "grades", ["item_id", "answer", "score"]).to_pylist() == [
         {"item_id": "i1", "answer": None, "score": 1.0}
     ]
@@ -302,5 +305,6 @@ def test_a_part_with_a_changed_column_type_is_still_refused(tmp_path):
         part,
     )
     (part.parent / "_integrity.json").unlink()  # a store from before part checksums
+    (paths.grades.resolve().parent / integrity.SINCE).unlink()
     with pytest.raises(Exception, match="columns and types of an itemeval store"):
         read_store(paths, "grades")

@@ -26,6 +26,8 @@ import pytest
 
 from itemeval.cli import main
 from itemeval.plan import shards as plan_shards
+from itemeval.stages.launch import pool
+from itemeval.stages.launch.shards import failure_reason
 from tests.helpers import base_config, write_study
 from tests.openai_server import OpenAIServer
 
@@ -382,3 +384,66 @@ def test_a_killed_launch_resumes_without_repaying(tmp_path, killed):
     )
     assert rows_after_launch == N_ITEMS
     assert_each_cell_stored_once(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "code, err, reason",
+    [
+        (
+            -9,
+            b"warning: prompt 'p': {x} is not a known placeholder\n",
+            "killed by SIGKILL",
+        ),
+        (-15, b"", "killed by SIGTERM"),
+        (-200, b"", "killed by signal 200"),
+        (
+            1,
+            b"progress 3/10\nerror: disk full at x\nbye\n",
+            "error: disk full at x (exit 1)",
+        ),
+        (2, b"Traceback ...\nValueError: bad\n", "ValueError: bad (exit 2)"),
+        (1, b"", "exit 1"),
+    ],
+)
+def test_a_shards_failure_is_told_by_what_ended_it(code, err, reason):
+    assert failure_reason(code, err) == reason
+
+
+def test_a_shard_killed_and_run_again_is_reported_with_its_signal(
+    tmp_path, monkeypatch
+):
+    """The first attempt of shard 1 kills itself with SIGKILL after printing a
+    warning; the pool runs it again, and its outcome says it was killed, not the
+    warning."""
+    marker = tmp_path / "first"
+    script = (
+        "import os, signal, sys, pathlib; m = pathlib.Path(sys.argv[1]);"
+        "shard = sys.argv[3];"
+        "first = shard.startswith('1/') and not m.exists(); m.touch() if first else 0;"
+        "print('warning: a placeholder', file=sys.stderr, flush=True);"
+        "os.kill(os.getpid(), signal.SIGKILL) if first else print('{}')"
+    )
+
+    def command(args, index, shards, cap):
+        return [
+            sys.executable,
+            "-c",
+            script,
+            str(marker),
+            "--shard",
+            f"{index}/{shards}",
+        ]
+
+    monkeypatch.setattr(pool, "_command", command)
+    told: list[str] = []
+    outcomes, interrupted = pool.run_pool(
+        [], 2, {0: None, 1: None}, tmp_path, told.append
+    )
+    assert not interrupted and {k: o["code"] for k, o in outcomes.items()} == {
+        0: 0,
+        1: 0,
+    }
+    assert told == ["shard 1/2 failed (killed by SIGKILL); running it again"]
+    assert (
+        outcomes[1]["earlier"] == ["killed by SIGKILL"] and outcomes[0]["earlier"] == []
+    )
