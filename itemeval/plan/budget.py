@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Callable, Protocol
+from typing import Callable, Protocol, Sequence
 
 from ..errors import BudgetError, ConfirmationRequired
 from ..lazy import lazy_import
@@ -222,22 +222,25 @@ class SpendCap:
         self.cap += granted
         self._dry = granted < need
 
-    def hold(self, worst: float) -> bool:
-        """Reserve `worst` for spend outside any call (a provider batch, billed as a
-        whole when it ends), taking more of a lease when one is held; False, and the
-        run stops, when it cannot fit. The holder settles it by adding what it cost
-        less `worst` to `spent`."""
-        need = self.spent + sum(self._in_flight.values()) + worst - self.cap
+    def hold_most(self, worst: Sequence[float]) -> int:
+        """Reserve the worst cases of as many of `worst`, in order, as fit (a provider
+        batch cut to the cap), taking more of a lease when one is held; how many were
+        held (0: none fits, nothing is held, and the holder decides whether to stop).
+        The holder settles them by adding what they cost less what was held to
+        `spent`."""
+        need = self.spent + sum(self._in_flight.values()) + sum(worst) - self.cap
         if need > 0 and self.lease is not None and not self._dry:
             granted = self.lease.take(need)
             self.cap += granted
             self._dry = granted < need
-            need -= granted
-        if need > 0:
-            self.stopped = True
-            return False
-        self.spent += worst
-        return True
+        room = self.cap - self.spent - sum(self._in_flight.values())
+        count, total = 0, 0.0
+        for each in worst:
+            if total + each > room:
+                break
+            total, count = total + each, count + 1
+        self.spent += total
+        return count
 
     def slots(self, model: str, limit: int) -> asyncio.Semaphore:
         """A model's call slots for this event loop (each eval runs its own loop):

@@ -500,3 +500,28 @@ def test_the_slow_start_widens_as_replies_confirm_max_tokens_and_reserves_the_la
 
     held, last, spent = asyncio.run(scenario())
     assert held == [True, True, True] and last == [False] and spent == 5.0
+
+
+def test_hold_most_holds_the_requests_that_fit_in_order():
+    cap = SpendCap(cap=1.0, spent=0.25)
+    assert cap.hold_most([0.25, 0.25, 0.25, 0.25]) == 3
+    assert cap.spent == pytest.approx(1.0)
+    assert cap.hold_most([0.1]) == 0 and cap.spent == pytest.approx(1.0)
+    assert not cap.stopped  # the holder decides: an open batch may free room
+
+
+def test_hold_most_takes_more_of_a_lease_before_cutting_the_batch():
+    class Lease:
+        def __init__(self, left: float) -> None:
+            self.left = left
+
+        def take(self, need: float) -> float:
+            granted, self.left = min(need, self.left), self.left - min(need, self.left)
+            return granted
+
+        def settle(self, spent: float) -> None:
+            pass
+
+    cap = SpendCap(cap=0.0, lease=Lease(0.5))
+    assert cap.hold_most([0.25, 0.25, 0.25]) == 2  # the lease had two of three
+    assert cap.cap == pytest.approx(0.5) and cap.spent == pytest.approx(0.5)

@@ -113,6 +113,8 @@ class BatchRun:
     """Of those, the ones not submitted again: the approved estimate left them out."""
     extra_usd: float = 0.0
     """The worst case of unpriced cells submitted again within the approval."""
+    approved: set[str] = field(default_factory=set)
+    """Those cells, counted in `extra_usd` once however often they wait (pace.py)."""
 
     @property
     def paths(self) -> StudyPaths:

@@ -21,7 +21,7 @@ from ...paths import StudyPaths
 from ...plan.pricing import format_usd
 from ...records import Cell, TaskSpec
 from ...store.journal import JournalWriter, replay_journals
-from . import cache, ledger, reserve
+from . import cache, ledger, pace, reserve
 from .client import TERMINAL, Status
 from .context import BatchContext, BatchOutcome, BatchRun
 from .display import WaitingDisplay
@@ -128,7 +128,8 @@ def execute(
                 display.show(state.waiting, state.statuses, state.answered)
                 _sleep(poll_seconds())
                 if _look(state) and not signals.stop_requested():
-                    # cells an ended batch left unanswered are missing again
+                    # an ended batch showed its replies and freed what it held, and
+                    # the cells it left unanswered are missing again
                     submit_all(state, specs)
     except KeyboardInterrupt:  # a second Ctrl-C: every batch is recorded already
         state.stopped = True
@@ -213,10 +214,10 @@ def _missing_message(counts: dict[str, int]) -> str:
 
 def _look(state: BatchRun) -> bool:
     """Ask the provider about every open batch; store the results of those that
-    ended. True when one ended without answering every request."""
+    ended. True when one ended."""
     import openai
 
-    still, short = [], False
+    still, ended = [], False
     for submission in state.waiting:
         try:
             submission = _attach(state, submission)
@@ -229,7 +230,8 @@ def _look(state: BatchRun) -> bool:
             continue
         state.statuses[submission.id] = status
         if status.status in TERMINAL:
-            short |= _collect(state, submission, status) < len(submission.requests)
+            _collect(state, submission, status)
+            ended = True
         else:
             if status.status != submission.status:
                 submission = ledger.update(
@@ -237,7 +239,10 @@ def _look(state: BatchRun) -> bool:
                 )
             still.append(submission)
     state.waiting = still
-    return short
+    if ended:  # what the open batches hold, at the reply lengths now seen
+        context = state.context
+        pace.reprice(context.cap, context.prices, still, state.reserved)
+    return ended
 
 
 def _attach(state: BatchRun, submission: ledger.Submission) -> ledger.Submission:
@@ -277,6 +282,7 @@ def _collect(state: BatchRun, submission: ledger.Submission, status: Status) -> 
             log_file=log_file,
             logprob_tokens=state.context.logprob_tokens,
         )
+        pace.learn(state.context.cap, submission, sample.usage)
         store, row = state.sink(sample)
         if row.get("usd") is not None:
             live = row["usd"]

@@ -11,7 +11,7 @@ from ... import signals
 from ...plan.cost import worst_case_usd
 from ...records import Cell, TaskSpec
 from ...redact import redact
-from . import ledger
+from . import ledger, pace
 from .requests import request_key, request_line, sent_bytes
 
 if TYPE_CHECKING:
@@ -23,7 +23,6 @@ def submit_all(state: BatchRun, specs: Sequence[TaskSpec]) -> None:
 
     context = state.context
     held = ledger.held_keys(state.paths, context.stage) | state.answered | state.sent
-    size = context.size
     todos = {
         spec.name: [
             (key, cell)
@@ -36,13 +35,17 @@ def submit_all(state: BatchRun, specs: Sequence[TaskSpec]) -> None:
     _hold_back_unpriced(state, specs, todos)
     for spec in specs:
         todo = todos[spec.name]
-        for start in range(0, len(todo), size):
+        while todo:
             try:
-                if not _submit(state, spec, todo[start : start + size]):
-                    return
+                went = _submit(state, spec, todo)
             except openai.APIError as exc:  # e.g. a host without a Batch API
                 _failed(state, spec, exc)
                 break
+            if went is None:
+                return
+            if went == 0:
+                break  # the rest waits for a batch that is open (pace.py)
+            todo = todo[went:]
 
 
 def _hold_back_unpriced(
@@ -61,7 +64,11 @@ def _hold_back_unpriced(
     extra: dict[str, list[tuple[str, Cell]]] = {}
     worst: list[float | None] = []
     for spec in specs:
-        unpriced = [(k, c) for k, c in todos[spec.name] if k not in state.priced]
+        unpriced = [
+            (k, c)
+            for k, c in todos[spec.name]
+            if k not in state.priced and k not in state.approved
+        ]
         if unpriced:
             extra[spec.name] = unpriced
             factor = context.prices.batch_factor(spec.model)
@@ -76,6 +83,7 @@ def _hold_back_unpriced(
         yes=context.yes,
     ):
         state.extra_usd += more or 0.0
+        state.approved |= {key for cells in extra.values() for key, _ in cells}
         return
     for name, unpriced in extra.items():
         dropped = {key for key, _ in unpriced}
@@ -90,16 +98,31 @@ def _failed(state: BatchRun, spec: TaskSpec, exc: Exception) -> None:
     state.outcome.fail(spec.name, message)
 
 
-def _submit(state: BatchRun, spec: TaskSpec, chunk: list[tuple[str, Cell]]) -> bool:
-    """Hold, record, upload and create one batch; False when the spend cap (or a
-    stop) says no further batch may go."""
+def _submit(
+    state: BatchRun, spec: TaskSpec, todo: list[tuple[str, Cell]]
+) -> int | None:
+    """Hold, record, upload and create the next batch of `todo`: as many of its
+    cells as `pace` lets go and the cap fits. How many went (0: none may go before
+    an open batch ends); None when the spend cap (or a stop) says no further batch
+    may go."""
     context = state.context
+    cap = context.cap
+    size = pace.limit(cap, state.waiting, spec.model, context.size)
+    if size == 0:
+        return 0
     factor = context.prices.batch_factor(spec.model)
-    worst = _worst(context, spec, chunk, factor)
+    worst = _worst(context, spec, todo[:size], factor)
     known = [w for w in worst.values() if w is not None]
-    total = sum(known) if len(known) == len(worst) else None
-    if context.cap is not None and total is not None and not context.cap.hold(total):
-        return False
+    total = None
+    if cap is not None and len(known) == len(worst):
+        size = cap.hold_most(known)
+        if size == 0 and state.waiting:
+            return 0  # an open batch may cost less than it holds: wait for it
+        if size == 0:
+            cap.stopped = True
+            return None
+        total = sum(known[:size])
+    chunk = todo[:size]
     requests = {
         key: ledger.Request(spec.name, cell.metadata, worst[key], sent_bytes(cell))
         for key, cell in chunk
@@ -121,12 +144,12 @@ def _submit(state: BatchRun, spec: TaskSpec, chunk: list[tuple[str, Cell]]) -> b
     except Exception:  # nothing was created: nothing is billed or held
         from .reserve import settle
 
-        settle(context.cap, state.reserved, submission.id, 0.0)
+        settle(cap, state.reserved, submission.id, 0.0)
         raise
     state.waiting.append(submission)
     state.sent.update(requests)
     state.submitted += 1
-    return not signals.stop_requested()
+    return None if signals.stop_requested() else size
 
 
 def _create(
@@ -158,14 +181,15 @@ def _create(
 def _worst(
     context: BatchContext, spec: TaskSpec, chunk: list[tuple[str, Cell]], factor: float
 ) -> dict[str, float | None]:
-    """The most each request can cost at its batch price (None: the model is
-    unpriced), by custom id."""
+    """The most each request can cost at its batch price, with a reply of max_tokens
+    or of the longest the model gave in this run (None: the model is unpriced), by
+    custom id."""
     price = context.prices.lookup(spec.model)
-    max_tokens = spec.config.get("max_tokens")
+    reply = pace.ceiling(context.cap, spec.model, spec.config.get("max_tokens"))
     return {
         key: None
         if price is None
-        else factor * worst_case_usd(price, _prompt_text(cell), max_tokens)
+        else factor * worst_case_usd(price, _prompt_text(cell), reply)
         for key, cell in chunk
     }
 

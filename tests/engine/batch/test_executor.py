@@ -274,22 +274,23 @@ def test_estimate_prices_judge_calls_at_the_batch_price_before_any_solution(
 def test_a_tight_cap_stops_before_a_batch_that_could_cross_it(
     tmp_path, capsys, monkeypatch
 ):
-    # A request's worst case is about $0.00028 at half price: one batch of two fits
-    # under $0.0008, a second would not.
+    # A request's worst case is about $0.00028 at half price: the first batch (one
+    # request) fits under $0.00029; once it is answered (~$0.00002) no second request
+    # fits, and no open batch could free room.
     path = batch_study(tmp_path)
     with serve(monkeypatch) as srv:
         srv.batches.auto_complete = True
         code, result = run(
-            capsys, "generate", str(path), "--yes", "--max-usd", "0.0008"
+            capsys, "generate", str(path), "--yes", "--max-usd", "0.00029"
         )
         assert code == 4, result
         assert result["outcome"] == "budget_stopped"
-        assert srv.batches.submissions == 1 and srv.answered() == 2
+        assert srv.batches.submissions == 1 and srv.answered() == 1
         rows = solutions(tmp_path)
-        assert len(rows) == 2 and rows["error"].isna().all()
-        assert rows["usd"].sum() <= 0.0008
+        assert len(rows) == 1 and rows["error"].isna().all()
+        assert rows["usd"].sum() <= 0.00029
         code, _ = run(capsys, "generate", str(path), "--yes")
-        assert code == 0 and srv.batches.submissions == 2
+        assert code == 0 and srv.batches.submissions == 3  # uncapped: 2 + 1
     assert len(solutions(tmp_path)) == 4
 
 
