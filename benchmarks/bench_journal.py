@@ -9,11 +9,14 @@ process reads the study's journal files as they grow (every 2 ms) and stamps eac
 when it first sees it; both stamps are the system's monotonic clock, shared by every
 process. Reported per connection count: median, p95 and max of reply -> journal row.
 The figures are reported, not held to a target: they move with the machine's load.
+`--load N` starts N busy processes beside the run (the load the hostile trial saw);
+the load average during the run is reported with each figure.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import math
@@ -24,7 +27,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from common import REPO, Result, bench_env, report, say, temp_dir, write_study
 
@@ -132,6 +135,21 @@ def measure(connections: int) -> tuple[list[float], int]:
         return delays_ms(server.calls, watcher.seen, rows), cells
 
 
+@contextlib.contextmanager
+def busy(count: int) -> Iterator[None]:
+    """`count` processes spinning on a core each, stopped after the block."""
+    spinners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range(count)
+    ]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, math.ceil(share * len(ordered)) - 1)]
@@ -143,11 +161,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--repeats", type=int, default=1, help="accepted for run.py; one run each"
     )
+    parser.add_argument(
+        "--load", type=int, default=0, help="busy processes to run beside the run"
+    )
     args = parser.parse_args(argv)
-    load = os.getloadavg()[0]
     results = []
     for connections in args.connections:
-        delays, cells = measure(connections)
+        with busy(args.load):
+            delays, cells = measure(connections)
+            load = os.getloadavg()[0]
         say(f"{connections} connections: {len(delays)} of {cells} cells matched")
         results.append(
             Result(

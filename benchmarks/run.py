@@ -34,6 +34,7 @@ BENCHMARKS = {
     "pairwise": "bench_pairwise.py",
     "startup": "bench_startup.py",
     "journal": "bench_journal.py",
+    "signals": "bench_signals.py",
 }
 # bench_store.py prints its verdict on one line; its two targets are read back from it.
 _STORE_LINE = re.compile(

@@ -94,5 +94,6 @@ async def _trace(earlier: Any, name: str, info: dict[str, Any]) -> None:
         # Not an httpx error, so the SDK neither retries nor wraps it, and inspect
         # ends the sample as it does at its before-generate hook: without a row.
         raise LimitExceededError("operator", value=1, limit=1, message=STOPPED)
+    signals.log_event("sent")
     if (written := _WRITTEN.get()) is not None:
         written[0] += 1
