@@ -86,9 +86,11 @@ class StudyLease:
         self, target: ConditionalObject, holder: LeaseHolder, etag: str
     ) -> None:
         self.target, self.holder, self._etag = target, holder, etag
-        self.lost: LeaseHolder | None = None
-        """Who took the lease over when a renewal found it gone (this process
-        stalled past its expiry)."""
+        self.lost = False
+        """Whether the lease was taken over while this process held it (it could
+        not renew in time)."""
+        self.taken_by: LeaseHolder | None = None
+        """Who holds it now, when it was lost and is still held."""
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self._loop, name="itemeval-lease", daemon=True
@@ -108,23 +110,31 @@ class StudyLease:
         holder = _stamped(self.holder, acquired_at=self.holder.acquired_at)
         etag = self.target.replace(_body(holder), self._etag)
         if etag is None:
-            current = self.target.read()
-            self.lost = _parse(self.target, current) if current else self.holder
-            self._stop.set()
+            self._lose()
             return False
         self.holder, self._etag = holder, etag
         return True
+
+    def _lose(self) -> None:
+        self.lost = True
+        self._stop.set()
+        current = self.target.read()
+        self.taken_by = _parse(self.target, current) if current else None
 
     def release(self) -> None:
         """Stop renewing and delete the lease if it is still ours (else it was taken
         over and is the new holder's)."""
         self._stop.set()
         self._thread.join()
-        if self.lost is None:
-            try:
-                self.target.delete(self._etag)
-            except OSError:
-                pass  # unreachable: it expires by itself
+        if self.lost:
+            return
+        try:
+            # a renewal that failed otherwise than by OSError ended the heartbeat:
+            # the lease may have expired and changed hands meanwhile
+            if not self.target.delete(self._etag):
+                self._lose()
+        except OSError:
+            pass  # unreachable: it expires by itself
 
 
 @contextmanager
@@ -145,8 +155,8 @@ def study_lease(
         yield lease
     finally:
         lease.release()
-    if lease.lost is not None:
-        raise StudyLocked(_lost_message(target, lease.lost))
+    if lease.lost:
+        raise StudyLocked(_lost_message(target, lease.taken_by))
 
 
 def check_lease(study_uri: str, options: dict[str, str]) -> None:
@@ -285,11 +295,15 @@ def _held_message(target: ConditionalObject, holder: LeaseHolder) -> str:
     )
 
 
-def _lost_message(target: ConditionalObject, holder: LeaseHolder) -> str:
+def _lost_message(target: ConditionalObject, holder: LeaseHolder | None) -> str:
+    by = (
+        f"by pid {holder.pid} on host {holder.host} running `{holder.command}`"
+        if holder is not None
+        else "by another writer, which has released it since"
+    )
     return (
         f"this command could not renew its lease {target.uri} in time and it was "
-        f"taken over by pid {holder.pid} on host {holder.host} running "
-        f"`{holder.command}`; every row written is in the tables (keyed MERGE), but "
+        f"taken over {by}; every row written is in the tables (keyed MERGE), but "
         "both may have paid for the same cells. Check the connection to the store"
     )
 
