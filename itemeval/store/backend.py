@@ -86,6 +86,9 @@ class LocalBackend:
     def check_lease(self) -> None:
         return None
 
+    def lease_holder(self) -> dict[str, Any] | None:
+        return None
+
 
 @dataclass(frozen=True)
 class DeltaBackend:
@@ -199,6 +202,15 @@ class DeltaBackend:
         from .lease import check_lease
 
         check_lease(self.uri, self._options())
+
+    def lease_holder(self) -> dict[str, Any] | None:
+        from .lease import read_lease
+
+        holder = read_lease(self.uri, self._options())
+        if holder is None:
+            return None
+        # in the words of the local lock's holder, which `status` shows
+        return {**holder.model_dump(), "started_at": holder.acquired_at}
 
 
 Backend = LocalBackend | DeltaBackend
@@ -317,3 +329,9 @@ def study_lease(
 def check_lease(paths: StudyPaths) -> None:
     """A shard: refuse to run while a writer outside its launch holds the lease."""
     backend_for(paths).check_lease()
+
+
+def lease_holder(paths: StudyPaths) -> dict[str, Any] | None:
+    """Who holds the study's lease on S3 (any machine), for `status`; None when
+    nobody does, or off S3."""
+    return backend_for(paths).lease_holder()

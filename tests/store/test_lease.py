@@ -87,6 +87,8 @@ def test_a_second_machine_s_writer_exits_5_naming_the_holder_and_pays_nothing(
     assert code == 5 and refused["error"]["kind"] == "locked"
     assert "host machine-a" in message and "expires at" in message, message
     assert f"pid {first.pid}" in message
+    code, status = run(capsys, "status", str(path))  # machine-b sees who runs
+    assert code == 0 and status["running"]["host"] == "machine-a"
 
     out, err = first.communicate(timeout=300)
     assert first.returncode == 0, err.decode()[-800:]
