@@ -21,6 +21,7 @@ from ..plan.state import (
     superseded_notes,
 )
 from ..records import GenerateCondition, GradeCondition
+from ..store.backend import lease_holder
 from ..store.lock import lock_holder
 from ..store.recovery import recover_if_idle
 from ..study.load import Study
@@ -100,7 +101,7 @@ def study_status(study: Study) -> StatusReport:
         grade=[GradeRow(c, **_counts(grade_counts, c.id, GradeRow)) for c in grade],
         journal_rows=pending,
         notes=notes,
-        running=lock_holder(study.paths),
+        running=lock_holder(study.paths) or lease_holder(study.paths),
     )
 
 

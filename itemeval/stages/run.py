@@ -377,7 +377,7 @@ def open_run(
     with (
         as_shard(paths, options.shard)
         if options.shard is not None
-        else locked(paths, " ".join(command_line())) as recovered
+        else locked(paths, " ".join(command_line()), run.run_id) as recovered
     ):
         result.recovered = recovered
         if options.shard is None:

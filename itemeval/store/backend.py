@@ -5,7 +5,9 @@ object storage"). Nothing outside `store/` asks which one it is; it asks the bac
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -75,6 +77,16 @@ class LocalBackend:
         return None
 
     def shared_folder(self, name: str) -> SharedFolder | None:
+        return None
+
+    def lease(self, command: str, run_id: str | None) -> AbstractContextManager:
+        # the study lock (a flock in the study dir) already excludes every writer
+        return contextlib.nullcontext()
+
+    def check_lease(self) -> None:
+        return None
+
+    def lease_holder(self) -> dict[str, Any] | None:
         return None
 
 
@@ -181,6 +193,25 @@ class DeltaBackend:
 
         return SharedFolder(self.paths, name)
 
+    def lease(self, command: str, run_id: str | None) -> AbstractContextManager:
+        from .lease import study_lease
+
+        return study_lease(self.uri, self._options(), command, run_id)
+
+    def check_lease(self) -> None:
+        from .lease import check_lease
+
+        check_lease(self.uri, self._options())
+
+    def lease_holder(self) -> dict[str, Any] | None:
+        from .lease import read_lease
+
+        holder = read_lease(self.uri, self._options())
+        if holder is None:
+            return None
+        # in the words of the local lock's holder, which `status` shows
+        return {**holder.model_dump(), "started_at": holder.acquired_at}
+
 
 Backend = LocalBackend | DeltaBackend
 
@@ -285,3 +316,22 @@ def shared_folder(paths: StudyPaths, name: str) -> SharedFolder | None:
     """A folder of files other machines of the study see too (`<URI>/<name>/`); None
     for a local study, whose folder is already where every run reads it."""
     return backend_for(paths).shared_folder(name)
+
+
+def study_lease(
+    paths: StudyPaths, command: str, run_id: str | None = None
+) -> AbstractContextManager:
+    """The study lock across machines, taken inside this machine's: for a study on
+    S3, its lease (store/lease.py); nothing elsewhere."""
+    return backend_for(paths).lease(command, run_id)
+
+
+def check_lease(paths: StudyPaths) -> None:
+    """A shard: refuse to run while a writer outside its launch holds the lease."""
+    backend_for(paths).check_lease()
+
+
+def lease_holder(paths: StudyPaths) -> dict[str, Any] | None:
+    """Who holds the study's lease on S3 (any machine), for `status`; None when
+    nobody does, or off S3."""
+    return backend_for(paths).lease_holder()

@@ -20,9 +20,11 @@ if TYPE_CHECKING:
 
 
 @contextlib.contextmanager
-def locked(paths: StudyPaths, command: str) -> Iterator[dict[str, int]]:
-    """Hold the study lock, first bringing a dead run's journal into the stores;
-    yields rows recovered per store."""
+def locked(
+    paths: StudyPaths, command: str, run_id: str | None = None
+) -> Iterator[dict[str, int]]:
+    """Hold the study lock (on S3 also its lease, which other machines see), first
+    bringing a dead run's journal into the stores; yields rows recovered per store."""
     try:
         paths.root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -30,7 +32,7 @@ def locked(paths: StudyPaths, command: str) -> Iterator[dict[str, int]]:
             f"cannot create the study dir {paths.root}: {exc.strerror}; check "
             "output_dir"
         ) from None
-    with study_lock(paths, command):
+    with study_lock(paths, command), backend.study_lease(paths, command, run_id):
         started = time.time()
         backend.fetch_shared(paths)
         try:
@@ -102,6 +104,7 @@ def as_shard(paths: StudyPaths, shard: Shard) -> Iterator[dict[str, int]]:
     (nor a second copy of itself on this host), and on object storage uploads its
     journal parts as it goes, where a committer on any machine finds them."""
     _refuse_a_second_writer(paths, shard)
+    backend.check_lease(paths)  # a whole-study writer on another machine
     uploader = backend.shard_uploader(paths, f"{shard.tag}-")
     with shard_lock(paths):
         try:

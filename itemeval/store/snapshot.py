@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import StoreError
+from .conditional import ConditionalObject, conditional_object
 from .delta import STORAGE_ERRORS, open_delta, scan_delta
 from .delta_integrity import verify_delta
 from .remote import filesystem_for, join_uri, storage_options_for
@@ -26,6 +27,7 @@ ROW_GROUP_ROWS = 100_000
 """Rows per parquet row group: small enough that a reader filtering on condition ids
 skips most of the file."""
 _READ_ATTEMPTS = 3
+_PUBLISH_ATTEMPTS = 5
 
 
 class SnapshotEntry(BaseModel):
@@ -59,9 +61,11 @@ def publish_snapshot(
     them in `latest.json`.
 
     `latest.json` is replaced by a single PUT, so a reader sees the previous snapshots
-    or the new ones, never a mix. Each store keeps its current and previous files (a
-    reader that has just read the old `latest.json` still finds its file); older ones
-    are deleted. Returns the new `latest.json` document.
+    or the new ones, never a mix; on S3 the PUT is conditional on the version read, so
+    a slow publisher re-reads rather than overwrite a newer one. Each store keeps its
+    current and previous files (a reader that has just read the old `latest.json`
+    still finds its file); older ones are deleted. Returns the new `latest.json`
+    document.
     """
     options = (
         storage_options_for(study_uri) if storage_options is None else storage_options
@@ -159,32 +163,84 @@ def read_latest(
 
 def _publish(study_uri: str, stores: Sequence[str], options: dict[str, str]) -> Latest:
     fs, root = filesystem_for(study_uri, options)
-    previous = _read_latest(fs, root, study_uri)
-    entries = dict(previous.stores) if previous else {}
-    for store in stores:
-        entry = _publish_store(fs, root, study_uri, store, options)
-        older = entries.get(store)
-        if entry is not None and (older is None or entry.version >= older.version):
-            entries[store] = (
-                # never step back behind a snapshot a concurrent publisher made newer
-                entry
-            )
-    latest = Latest(
-        published_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        stores=entries,
-    )
-    # one PUT: old or new, never half
-    fs.pipe_file(f"{root}/{LATEST}", latest.model_dump_json(indent=2).encode())
-    for store, entry in entries.items():
+    fresh = {
+        store: entry
+        for store in stores
+        if (entry := _publish_store(fs, root, study_uri, store, options)) is not None
+    }
+    index = conditional_object(study_uri, options, LATEST)
+    for _ in range(_PUBLISH_ATTEMPTS):
+        previous, etag = _read_versioned(fs, root, study_uri, index)
+        latest = Latest(
+            published_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            stores=_newest(previous, fresh),
+        )
+        if _put_latest(fs, root, index, latest, etag):
+            break
+    else:
+        raise StoreError(
+            f"{join_uri(study_uri, LATEST)} kept changing while this command "
+            "published its snapshots (other machines are publishing); the tables "
+            "hold every row, and the next command to write publishes again"
+        )
+    for store, entry in latest.stores.items():
         _remove_older(fs, root, store, current=entry.version)
     return latest
 
 
+def _newest(
+    previous: Latest | None, fresh: Mapping[str, SnapshotEntry]
+) -> dict[str, SnapshotEntry]:
+    """Each store's newer snapshot of the published and ours: never step back
+    behind one a concurrent publisher made newer."""
+    entries = dict(previous.stores) if previous else {}
+    for store, entry in fresh.items():
+        older = entries.get(store)
+        if older is None or entry.version >= older.version:
+            entries[store] = entry
+    return entries
+
+
+def _read_versioned(
+    fs: Any, root: str, study_uri: str, index: ConditionalObject | None
+) -> tuple[Latest | None, str | None]:
+    """`latest.json` and, on S3, the ETag to publish over (None: there is none)."""
+    if index is None:
+        return _read_latest(fs, root, study_uri), None
+    current = index.read()
+    if current is None:
+        return None, None
+    return _parse_latest(current.body, study_uri), current.etag
+
+
+def _put_latest(
+    fs: Any,
+    root: str,
+    index: ConditionalObject | None,
+    latest: Latest,
+    etag: str | None,
+) -> bool:
+    """One PUT: readers see the old index or the new, never half. On S3 it holds
+    only if `latest.json` is still the version read (a slower publisher read before a
+    newer one was published); whether it was written."""
+    body = latest.model_dump_json(indent=2).encode()
+    if index is None:
+        fs.pipe_file(f"{root}/{LATEST}", body)
+        return True
+    written = index.create(body) if etag is None else index.replace(body, etag)
+    return written is not None
+
+
 def _read_latest(fs: Any, root: str, study_uri: str) -> Latest | None:
     try:
-        return Latest.model_validate_json(fs.cat_file(f"{root}/{LATEST}"))
+        return _parse_latest(fs.cat_file(f"{root}/{LATEST}"), study_uri)
     except FileNotFoundError:
         return None
+
+
+def _parse_latest(data: bytes, study_uri: str) -> Latest:
+    try:
+        return Latest.model_validate_json(data)
     except ValidationError as exc:
         raise StoreError(
             f"{join_uri(study_uri, LATEST)} is not an itemeval snapshot index ({exc}); "

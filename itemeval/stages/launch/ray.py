@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ...plan.lease import LEASE_ENV, BudgetBook, require_ray
+from ...store.lease import LAUNCH_ENV, launch_id
 from ...store.lock import LAUNCHER_ENV, own_token
 from .shards import (
     RETRIES,
@@ -111,6 +112,7 @@ def _run_on_ray(
         env = {
             "RAY_ADDRESS": ray.get_runtime_context().gcs_address,
             LAUNCHER_ENV: own_token(),  # shards run under this launcher's study lock
+            LAUNCH_ENV: launch_id(),  # and, on S3, under its lease
         }
         book = _budget_book(ray, max_usd, shards, env)
         task = ray.remote(run_shard).options(

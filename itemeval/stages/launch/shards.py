@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ...errors import EXIT_BUDGET
+from ...store.lease import LAUNCH_ENV, launch_id
 from ...store.lock import LAUNCHER_ENV, own_token
 
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
@@ -136,8 +137,10 @@ class ShardProcess:
         logs.mkdir(parents=True, exist_ok=True)
         out, err = logs / f"{name}.out", logs / f"{name}.err"
         # the shard runs under its launcher's study lock (store/lock.py shard_lock)
+        # and, on S3, its lease (store/lease.py check_lease)
         env = dict(os.environ if env is None else env)
         env.setdefault(LAUNCHER_ENV, own_token())
+        env.setdefault(LAUNCH_ENV, launch_id())
         with open(out, "wb") as stdout, open(err, "wb") as stderr:
             proc = subprocess.Popen(
                 argv,

@@ -7,7 +7,9 @@ each gets its share of `max_usd` (by its share of the estimate's ceiling, so the
 add up to the cap); on Ray they lease the cap from one budget actor in chunks. Every
 shard gets its share of each model's connections. The launcher holds the study lock for
 the whole run, which makes it the run's lease: a second launcher (or any writing
-command) exits 5 naming it. Shards need no lock.
+command) exits 5 naming it; on S3 the lock comes with the store's lease
+(store/lease.py), which other machines see too. Shards need no lock; they run under
+the launch's lease by its id.
 """
 
 from __future__ import annotations
