@@ -267,6 +267,13 @@ def default_interrupts() -> Iterator[None]:
             _set_stop()
 
 
+def sigint_as(
+    handler: Callable[[int, FrameType | None], Any],
+) -> contextlib.AbstractContextManager[None]:
+    """`handler` for SIGINT inside the block, the one before it afterwards."""
+    return _sigint_handler(handler)
+
+
 @contextlib.contextmanager
 def sigint_handler_kept() -> Iterator[None]:
     """Put back, afterwards, the SIGINT handler in place before the block (an eval

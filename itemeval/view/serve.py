@@ -45,22 +45,28 @@ def serve(
         raise ConfigError(
             f"--port/--host: cannot listen on {host}:{port}: {exc.strerror}"
         ) from None
-    shown = f"[{host}]" if ":" in host else host
-    print(
-        "itemeval view: "
-        f"http://{shown}:{sock.getsockname()[1]}/?token={settings.token}",
-        flush=True,
-    )
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-    try:
-        uvicorn.Server(config).run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
-    # The server ends only on a signal: a Ctrl-C that uvicorn caught while it was
-    # still starting returns here without its KeyboardInterrupt, and is one all the
-    # same (exit 130). Every label is on disk when its request returns. Leave
-    # without the interpreter's teardown: a native thread pool torn down there now
-    # and then aborted the process ("terminate called without an active exception").
+    server = uvicorn.Server(config)
+
+    def stop(number: int, frame: object) -> None:
+        server.should_exit = True  # read by uvicorn's loop, even while it starts
+
+    # Ours until uvicorn puts its own in place, and again after it: a Ctrl-C as soon
+    # as the address is shown stops the server (Python's own handler raised
+    # KeyboardInterrupt wherever uvicorn was starting, and inside a finalizer that
+    # was lost: the view served on)
+    with signals.sigint_as(stop):
+        shown = f"[{host}]" if ":" in host else host
+        print(
+            "itemeval view: "
+            f"http://{shown}:{sock.getsockname()[1]}/?token={settings.token}",
+            flush=True,
+        )
+        server.run(sockets=[sock])
+    # The server ends only on a signal (exit 130 for Ctrl-C). Every label is on disk
+    # when its request returns. Leave without the interpreter's teardown: a native
+    # thread pool torn down there now and then aborted the process ("terminate
+    # called without an active exception").
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(signals.interrupted_exit_code())
