@@ -128,8 +128,9 @@ ResultItems = Annotated[
         "--items",
         help="Only the items with these ids (repeatable, or joined by commas). "
         "Bare (`results CONFIG "
-        "--items`): the item analysis: difficulty, discrimination, 2PL IRT and "
-        "flags per item (--csv then writes these rows).",
+        "--items`): the item analysis: pass rate (the mean score, higher is "
+        "easier), discrimination, 2PL IRT and flags per item (--csv then writes "
+        "these rows).",
     ),
 ]
 By = Annotated[

@@ -83,21 +83,17 @@ def render_sequential_compare(rows: list[dict[str, Any]], console: Console) -> N
         )
 
 
-def render_items(
-    rows: list[dict[str, Any]], console: Console, slugs: dict[str, str]
-) -> None:
-    """A table per grade condition, designed for 80 columns like the results tables:
-    an item id too long for its column is cut in its middle, flags are never cut."""
-    from rich.text import Text
-
-    columns = [
+def _item_columns(group: list[dict[str, Any]]) -> list[Column]:
+    # the JSON's `difficulty` is classical test theory's p: the mean score of the
+    # item over the conditions, higher is easier; a pass rate only on a 0-1 scale
+    values = [row["difficulty"] for row in group if row.get("difficulty") is not None]
+    share = all(0 <= value <= 1 for value in values)
+    return [
         Column("item", lambda row: row["item_id"], kind="name"),
         *(
             Column(header, lambda row, key=key: _num(row[key], 2), min_width=5)
             for header, key in (
-                # the JSON's `difficulty` is classical test theory's p: the share
-                # of conditions that pass the item, higher is easier
-                ("pass rate", "difficulty"),
+                ("pass rate" if share else "mean", "difficulty"),
                 ("discr.", "discrimination"),
                 ("irt a", "irt_a"),
                 ("irt b", "irt_b"),
@@ -105,11 +101,20 @@ def render_items(
         ),
         Column("flags", lambda row: ", ".join(row["flags"]), kind="text"),
     ]
+
+
+def render_items(
+    rows: list[dict[str, Any]], console: Console, slugs: dict[str, str]
+) -> None:
+    """A table per grade condition, designed for 80 columns like the results tables:
+    an item id too long for its column is cut in its middle, flags are never cut."""
+    from rich.text import Text
+
     groups: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault(row["grade_condition_id"], []).append(row)
     for grade_id, group in groups.items():
         console.print(Text(f"{slugs.get(grade_id, grade_id)}: items", style="italic"))
-        console.print(fitted(console, None, columns, group))
+        console.print(fitted(console, None, _item_columns(group), group))
     flagged = sum(bool(row["flags"]) for row in rows)
     console.print(f"{flagged} of {len(rows)} item rows flagged")

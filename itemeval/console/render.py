@@ -72,8 +72,20 @@ def warn(warnings: list[str]) -> None:
 
 def tell(message: str) -> None:
     """One line of progress or advice for the person at the terminal, on stderr,
-    wrapped at the terminal's width."""
-    stderr().print(message, markup=False, highlight=False)
+    wrapped at the terminal's width; a path too long for a line goes whole on a line
+    of its own (wrapped, it broke mid-word: `…/mystudy-2026….ht` / `ml`)."""
+    console = stderr()
+    text: list[str] = []
+    for word in message.split(" "):
+        if len(word) > console.width // 2 and ("/" in word or "\\" in word):
+            if text:
+                console.print(" ".join(text), markup=False, highlight=False)
+                text = []
+            console.print(f"  {word}", markup=False, highlight=False, soft_wrap=True)
+        else:
+            text.append(word)
+    if text or not message:
+        console.print(" ".join(text), markup=False, highlight=False)
 
 
 def error(message: str) -> None:
@@ -276,6 +288,11 @@ def _print_estimate_total(data: dict[str, Any], console: Console) -> None:
         )
 
 
+def _expected(line: dict[str, Any]) -> str:
+    seen = line["basis"] in ("condition", "model", "free")
+    return money(line["usd_expected"]) if seen or not line["calls"] else "–"
+
+
 _ESTIMATE = (
     CONDITION,
     Column("model", lambda line: line["model"], kind="text", optional=5),
@@ -285,7 +302,9 @@ _ESTIMATE = (
     Column("out tok", lambda line: tokens(line["output_tokens_expected"]), optional=2),
     Column("basis", lambda line: line["basis"], kind="text", optional=3),
     Column("out max", lambda line: tokens(line["output_tokens_ceiling"]), optional=4),
-    Column("expected", lambda line: money(line["usd_expected"])),
+    # before any reply is seen the expected figure is only the ceiling: not repeated
+    # as if it were an expectation (the summary line says so)
+    Column("expected", lambda line: _expected(line)),
     Column("at most", lambda line: money(line["usd_ceiling"])),
 )
 """Expected output tokens and USD assume replies as long as those stored (basis), `at

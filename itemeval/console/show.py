@@ -229,6 +229,8 @@ def _grade_text(grade: GradeView | None, slug: str) -> Text:
     )
     if grade.kind == "cascade":
         who = f"cascade, decided by {grade.decided_by or 'no stage'}"
+    if grade.kind == "human":
+        who = "human label"  # a rater has no grader name or model
     if grade.error is not None:
         return text.append("error", style="red").append(f" ({who})\n{grade.error}")
     if grade.parse_ok is False:

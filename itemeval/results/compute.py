@@ -34,6 +34,7 @@ from ..result_values import (
     Strength,
     typed,
 )
+from ..stages.reply_notes import same_reply_notes
 from ..stats import intervals as stats
 from ..stats import reducers
 from ..stats.reducers import item_scores
@@ -110,7 +111,9 @@ def _study_results(
         ),
         cascades=typed(Decided, cascade_counts.decided_counts(frame, grade)),
         slugs={c.id: c.slug for c in [*study.generate, *grade, *study.pairwise]},
-        headline=typed(Headline, _headlines(study, items, cells, grade, names)),
+        headline=typed(
+            Headline, _headlines(study, items, cells, grade, names, options.by)
+        ),
         cell_facets=facets,
         grader_facets=grader_facets(grade),
         scales={g: scale_label(b) for g, b in given.items() if b is not None},
@@ -119,10 +122,12 @@ def _study_results(
     )
 
 
-def _headlines(study, items, cells, grade, names) -> list[dict[str, Any]]:
-    """The headline rows: the facet that varies most first, then the conditions."""
+def _headlines(study, items, cells, grade, names, by) -> list[dict[str, Any]]:
+    """The headline rows: the facet asked for first (`--by model`), else the facet
+    that varies most, then the conditions."""
     facets = {f: levels_of(study.generate, f) for f in varying_facets(study.generate)}
-    return headlines(items, cells, grade, names, facets)
+    asked = next((f for f in by if f in facets), None)
+    return headlines(items, cells, grade, names, facets, asked)
 
 
 def _comparisons(
@@ -148,6 +153,7 @@ def _figures_and_notes(study, frame, items, grade, options, scales) -> dict[str,
         *order_notes(study, frame),
         *figures["notes"],
         *input_notes(study),
+        *same_reply_notes(study.paths, study.generate),
     )
     return figures
 

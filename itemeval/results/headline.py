@@ -35,16 +35,18 @@ def headlines(
     grade: Sequence[GradeCondition],
     names: dict[str, str],
     facets: dict[str, dict[str, str]] | None = None,
+    asked: str | None = None,
 ) -> list[dict[str, Any]]:
     """Per grade condition with a scored cell: the row of the facet that varies most
     (`facets`: facet -> {generate condition: level}, those with two levels or more,
-    when they cross), then the best generate condition, the next, their paired
-    difference and the sentence that says it."""
+    when they cross; `asked`, the facet of `--by`, when it varies), then the best
+    generate condition, the next, their paired difference and the sentence that
+    says it."""
     slugs = {c.id: c.slug for c in grade}
     rows = []
     # a rater labels a sample to check the judges: it is not a grader to rank by
     for grader in (g for g in grade if g.kind != "human"):
-        lead = _facet_lead(item_scores, grader.id, facets or {})
+        lead = _facet_lead(item_scores, grader.id, facets or {}, asked)
         if lead is not None:
             lead["text"] = sentence(lead, _level_names(lead), slugs)
             rows.append(lead)
@@ -56,10 +58,14 @@ def headlines(
 
 
 def _facet_lead(
-    item_scores: pd.DataFrame, grade_id: str, facets: dict[str, dict[str, str]]
+    item_scores: pd.DataFrame,
+    grade_id: str,
+    facets: dict[str, dict[str, str]],
+    asked: str | None = None,
 ) -> dict[str, Any] | None:
-    """The lead within the facet whose level means spread most; None when fewer
-    than two facets vary (the conditions' own headline says the same)."""
+    """The lead within the facet asked for, else the one whose level means spread
+    most; None when fewer than two facets vary (the conditions' own headline says
+    the same)."""
     if len(facets) < 2:
         return None
     tables = {
@@ -73,7 +79,11 @@ def _facet_lead(
     }
     if not spread:
         return None
-    facet = max(spread, key=lambda f: (spread[f], -list(facets).index(f)))
+    facet = (
+        asked
+        if asked in spread
+        else max(spread, key=lambda f: (spread[f], -list(facets).index(f)))
+    )
     wide = tables[facet]
     means = wide.mean().sort_values(ascending=False, kind="stable")
     ranked = [

@@ -6,9 +6,10 @@ from ..paths import StudyPaths
 from ..records import GenerateCondition
 from ..store import read_store
 
-SAME_REPLY_ITEMS = 3
+SAME_REPLY_ITEMS = 2
 """A condition whose replies to this many items or more are all one text is said to
-answer everything alike."""
+answer everything alike (two items answered in one text are already worth a look:
+a new user's own word problems, 2 of them, all got the offline models' refusal)."""
 
 
 def same_reply_notes(

@@ -217,7 +217,7 @@ def query_items(table: ItemTable, query: ItemQuery) -> tuple[pd.DataFrame, int]:
     gen = table.gen_ids.get(query.condition, -2) if query.condition else None
     grade = table.grade_ids.get(query.grade, -2) if query.grade else None
     cells = _chosen(table.cells, gen=gen, grade=grade)
-    item, score = cells["item"].to_numpy(), cells["score"].to_numpy(float)
+    item, score = cells["item"].to_numpy(), _on_one_scale(table.cells, cells)
     scored = ~np.isnan(score)
     count = np.bincount(item[scored], minlength=n)
     total = np.bincount(item[scored], weights=score[scored], minlength=n)
@@ -241,6 +241,32 @@ def query_items(table: ItemTable, query: ItemQuery) -> tuple[pd.DataFrame, int]:
     for name, values in columns.items():
         rows[name] = values[page]
     return rows, len(chosen)
+
+
+def mixes_scales(table: ItemTable, query: ItemQuery) -> bool:
+    """Whether the page's scores come from grade conditions of different ranges (all
+    graders chosen): each is then rescaled to 0-1 before they are averaged."""
+    return not query.grade and len(_ranges(table.cells)) > 1
+
+
+def _ranges(cells: pd.DataFrame) -> set[tuple[float, float]]:
+    scored = cells[cells["score"].notna()]
+    bounds = scored.groupby("grade")["score"].agg(["min", "max"])
+    return {(float(lo), float(hi)) for lo, hi in bounds.itertuples(index=False)}
+
+
+def _on_one_scale(every: pd.DataFrame, cells: pd.DataFrame) -> np.ndarray:
+    """The cells' scores, each grade condition's rescaled to 0-1 by the lowest and
+    highest mean it gave anywhere, when the chosen cells cross several ranges (a 0-3
+    judge, a 0/1 scorer and labels were averaged as one number)."""
+    score = cells["score"].to_numpy(float)
+    if cells["grade"].nunique() < 2 or len(_ranges(every)) < 2:
+        return score
+    bounds = every[every["score"].notna()].groupby("grade")["score"].agg(["min", "max"])
+    low = bounds["min"].reindex(cells["grade"]).to_numpy(float)
+    width = (bounds["max"] - bounds["min"]).reindex(cells["grade"]).to_numpy(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(width > 0, (score - low) / width, 0.0)
 
 
 def _chosen(frame: pd.DataFrame, *, gen: int | None = None, grade: int | None = None):

@@ -31,7 +31,7 @@ from ..stages.label_writer import LabelWriter
 from ..store import read_store
 from ..study.load import Study
 from ..study.prompts import render
-from .data import PER_PAGE, SORTS, ItemQuery, item_table, query_items
+from .data import PER_PAGE, SORTS, ItemQuery, item_table, mixes_scales, query_items
 
 
 def _render(request: Request, name: str, **context: Any) -> HTMLResponse:
@@ -152,6 +152,7 @@ async def items(request: Request) -> Response:
         generate=[(c.id, c.slug) for c in study.generate],
         grade=[(c.id, c.slug) for c in grade_conditions(study)],
         metadata_keys=table.metadata_keys,
+        rescaled=mixes_scales(table, query),
         params={
             k: v for k, v in request.query_params.items() if k not in ("page", "token")
         },
