@@ -98,11 +98,19 @@ def _parse_yaml(text: str, path: Path) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: malformed YAML: {exc}") from None
     if not isinstance(raw, dict):
+        got = (
+            "an empty file"
+            if raw is None
+            else f"a {_YAML_KINDS.get(type(raw), 'value')}"
+        )
         raise ConfigError(
             f"{path}: a study config must be a YAML mapping with at least "
-            f"`study:`, got {type(raw).__name__}"
+            f"`study:`, got {got} (`itemeval init` writes one to start from)"
         )
     return raw
+
+
+_YAML_KINDS = {list: "list", str: "single text", int: "number", float: "number"}
 
 
 def _where(exc: yaml.MarkedYAMLError) -> str:

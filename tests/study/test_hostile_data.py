@@ -123,3 +123,13 @@ def test_a_long_value_is_quoted_back_cut_to_its_ends(
     code, _, err = cli_json(capsys, "status", str(path))
     assert code == 2 and message in err and "Traceback" not in err
     assert len(err) < 2000 and ("characters)" in err or "200,000 characters" in err)
+
+
+@pytest.mark.parametrize(
+    "text, got", [("", "an empty file"), ("- a\n- b\n", "a list"), ("hi\n", "a single")]
+)
+def test_a_config_that_is_no_mapping_says_what_it_is(tmp_path, capsys, text, got):
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    code, _, err = cli_json(capsys, "status", str(path))
+    assert code == 2 and f"got {got}" in err and "NoneType" not in err
