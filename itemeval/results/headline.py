@@ -15,9 +15,11 @@ A B`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..records import GradeCondition
@@ -145,9 +147,25 @@ def _wide(item_scores: pd.DataFrame, grade_id: str, gen_ids: list[str]):
 
 
 def _paired(wide: pd.DataFrame, best, runner_up) -> paired_tests.Comparison:
-    return paired_tests.paired(
+    result = paired_tests.paired(
         wide[best["gen_condition_id"]].to_numpy(dtype=float),
         wide[runner_up["gen_condition_id"]].to_numpy(dtype=float),
+    )
+    # a difference of scores lies within ± their range (a t interval on 2 items ran
+    # far past it)
+    values = wide.to_numpy(dtype=float)
+    finite = values[np.isfinite(values)]
+    if not finite.size:
+        return result
+    width = float(finite.max() - finite.min())
+    return replace(
+        result,
+        ci_low=max(result.ci_low, -width)
+        if np.isfinite(result.ci_low)
+        else result.ci_low,
+        ci_high=min(result.ci_high, width)
+        if np.isfinite(result.ci_high)
+        else result.ci_high,
     )
 
 

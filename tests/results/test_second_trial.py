@@ -106,3 +106,14 @@ def test_the_items_page_rescales_graders_of_different_ranges_before_averaging():
     assert np.allclose(_on_one_scale(every, every), [0.0, 1.0, 0.0, 1.0])
     one = every[every["grade"] == 0]
     assert np.allclose(_on_one_scale(every, one), [0.0, 3.0])  # one grader: as is
+
+
+def test_a_difference_on_two_items_stays_within_the_scores_range():
+    items = scores("g", {"a": [1.0, 1.0], "b": [0.0, 1.0]})
+    grade = [SimpleNamespace(id="g", slug="g", kind="verifiable")]
+    [row] = headlines(items, cells(items), grade, {"a": "a", "b": "b"})
+    assert row["diff"] == 0.5 and (row["ci_low"], row["ci_high"]) == (-1.0, 1.0)
+    from itemeval.results.cells import comparison_rows
+
+    [compared] = comparison_rows(items, [("a", "b")], grade)
+    assert (compared["ci_low"], compared["ci_high"]) == (-1.0, 1.0)
