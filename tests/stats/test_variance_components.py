@@ -79,6 +79,7 @@ def test_components_are_mixedlms_reml_on_a_balanced_design():
     ours |= {"item_replication": fit.sigma2[4], "model_replication": fit.sigma2[5]}
     ours["resid"] = fit.sigma2[6]
     difference = max(abs(ours[name] - estimates[name]) for name in ours)
+    print("REML max abs difference", difference)
     assert difference < 1e-6, difference
 
 
