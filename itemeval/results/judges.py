@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..records import GradeCondition
+from ..result_values import clean
 from ..stats.draws import ANSWER, draw_matrix, with_draw
 from ..stats.reliability import Estimate, human_agreement, retest
 from ..stats.scale_intervals import grade_scales
@@ -137,16 +137,4 @@ def judge_cards(
             | card(mine, human, mark=mark, seed=seed)
             | {"self_preference": preferred.get(condition.id)}
         )
-    return [_plain(c) for c in cards]
-
-
-def _plain(row: dict[str, Any]) -> dict[str, Any]:
-    """NaN as None, so the JSON is valid."""
-    out = {}
-    for key, value in row.items():
-        if isinstance(value, dict):
-            value = _plain(value)
-        elif isinstance(value, float) and np.isnan(value):
-            value = None
-        out[key] = value
-    return out
+    return clean(cards)

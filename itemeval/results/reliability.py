@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..result_values import clean
 from ..study.load import Study
 from .cells import graded_frame
 from .compute import grade_conditions
@@ -30,4 +31,4 @@ def reliability_sections(
         )
     if variance:
         sections["variance"] = variance_report(study, frame, grade, seed=options.seed)
-    return sections
+    return clean(sections)

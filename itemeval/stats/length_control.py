@@ -34,21 +34,26 @@ def sigmoid(x):
 def logit_fit(design: np.ndarray, outcome: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The maximum-likelihood logistic regression by Newton-Raphson: coefficients
     and their covariance (the inverse of X' W X at the fit), as statsmodels'
-    `Logit(outcome, design).fit()` gives them. Raises `np.linalg.LinAlgError` for
-    a singular design; a perfectly separated one does not converge (NaN)."""
+    `Logit(outcome, design).fit()` gives them. NaN where there is no fit: a
+    singular design (the length difference tied to the slot), or verdicts a line
+    separates perfectly (the coefficients run off to infinity)."""
     x, y = np.asarray(design, dtype=float), np.asarray(outcome, dtype=float)
     beta = np.zeros(x.shape[1])
-    for _ in range(_ITERATIONS):
+    missing = np.full(x.shape[1], NAN), np.full((x.shape[1],) * 2, NAN)
+    try:
+        for _ in range(_ITERATIONS):
+            p = sigmoid(x @ beta)
+            information = x.T @ (x * (p * (1 - p))[:, None])
+            step = np.linalg.solve(information, x.T @ (y - p))
+            beta = beta + step
+            if np.max(np.abs(step)) < _TOLERANCE:
+                break
+        else:
+            return missing
         p = sigmoid(x @ beta)
-        information = x.T @ (x * (p * (1 - p))[:, None])
-        step = np.linalg.solve(information, x.T @ (y - p))
-        beta = beta + step
-        if np.max(np.abs(step)) < _TOLERANCE:
-            break
-    else:
-        return np.full(x.shape[1], NAN), np.full((x.shape[1],) * 2, NAN)
-    p = sigmoid(x @ beta)
-    return beta, np.linalg.inv(x.T @ (x * (p * (1 - p))[:, None]))
+        return beta, np.linalg.inv(x.T @ (x * (p * (1 - p))[:, None]))
+    except np.linalg.LinAlgError:
+        return missing
 
 
 @dataclass(frozen=True)
@@ -101,3 +106,16 @@ def length_controlled_win_rate(
     centre = np.log(rate / (1 - rate))
     low, high = sigmoid(centre - z * se), sigmoid(centre + z * se)
     return LengthControlled(len(y), rate, float(low), float(high), float(beta[-1]))
+
+
+def pairwise_length_controlled(
+    a_score: np.ndarray, length_a, length_b, order, *, level: float = LEVEL
+) -> LengthControlled:
+    """A's length-controlled win rate over B from a pairwise judge's verdicts:
+    `a_score` 1/0.5/0 per verdict, the answers' lengths, and `order` (1: A shown
+    first, 2: B first). The slot of the model is the position shown first."""
+    c = np.where(np.asarray(order) == 1, 1.0, -1.0)
+    a_score = np.asarray(a_score, dtype=float)
+    first_wins = np.where(c > 0, a_score, 1 - a_score)
+    diff = c * (np.asarray(length_a, float) - np.asarray(length_b, float))
+    return length_controlled_win_rate(first_wins, diff, c, level=level)

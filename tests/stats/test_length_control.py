@@ -11,6 +11,7 @@ from itemeval.stats.length_control import (
     length_controlled_win_rate,
     length_design,
     logit_fit,
+    pairwise_length_controlled,
     sigmoid,
 )
 
@@ -74,3 +75,32 @@ def test_a_judge_that_only_likes_length_gives_an_even_controlled_rate():
 def test_no_variation_in_the_verdicts_leaves_the_rate_undefined():
     got = length_controlled_win_rate(np.ones(10), np.arange(10.0))
     assert np.isnan(got.win_rate)
+
+
+def test_pairwise_verdicts_in_both_orders_are_read_by_the_position_shown_first():
+    """A is no better than B but longer; the judge favours the first position and
+    length. In both orders, A's raw score is high, its controlled rate even."""
+    rng = np.random.default_rng(9)
+    n = 3000
+    order = np.where(np.arange(n) % 2 == 0, 1, 2)
+    length_a, length_b = rng.normal(900, 100, n), rng.normal(600, 100, n)
+    first_is_a = order == 1
+    diff_first = np.where(first_is_a, 1, -1) * (length_a - length_b)
+    first_wins = rng.random(n) < sigmoid(0.4 + 0.006 * diff_first)
+    a_score = np.where(first_is_a, first_wins, ~first_wins).astype(float)
+    got = pairwise_length_controlled(a_score, length_a, length_b, order)
+    assert a_score.mean() > 0.75
+    assert got.ci_low < 0.5 < got.ci_high
+    assert got.length_coef == pytest.approx(0.006, rel=0.25)
+
+
+@pytest.mark.parametrize(
+    "a_wins, length_diff",
+    [
+        ([1, 0, 1, 0, 1, 0], [5, 5, 5, 5, 5, 5]),  # length tied to the constant
+        ([1, 1, 1, 0, 0, 0], [3, 2, 1, -1, -2, -3]),  # length separates the verdicts
+    ],
+)
+def test_no_fit_is_an_undefined_rate_not_an_error(a_wins, length_diff):
+    got = length_controlled_win_rate(np.array(a_wins, float), np.array(length_diff))
+    assert np.isnan(got.win_rate) and np.isnan(got.ci_low)
