@@ -29,11 +29,10 @@ def scored(frame: pd.DataFrame) -> pd.DataFrame:
     return rows.assign(**{key: rows[key].astype(str) for key in keys})
 
 
-def pass_mark(frame: pd.DataFrame, condition_id: str, threshold: float | None):
+def pass_mark(bounds, threshold: float | None) -> float:
     """`--threshold`, else the middle of the condition's observed scale."""
     if threshold is not None:
         return threshold
-    bounds = grade_scales(frame).get(condition_id)
     return 0.5 if bounds is None else (bounds[0] + bounds[1]) / 2
 
 
@@ -127,10 +126,11 @@ def judge_cards(
         answer_means(rows[rows["grade_condition_id"].isin(humans)]) if humans else None
     )
     preferred = preferences(study, rows, judges, families)
+    scales = grade_scales(frame)
     cards = []
     for condition in judges:
         mine = rows[rows["grade_condition_id"] == condition.id]
-        mark = pass_mark(frame, condition.id, threshold)
+        mark = pass_mark(scales.get(condition.id), threshold)
         cards.append(
             {"grade_condition_id": condition.id, "slug": condition.slug}
             | {"judge": condition.grader_model}

@@ -122,11 +122,15 @@ def variance_report(
             "designs": [],
             "note": str(exc),
         }
+    if scores.shape[0] < 2:
+        note = "No G-study: fewer than two items have a score in every cell."
+        return out | {"rows": [], "g_coefficient": None, "designs": [], "note": note}
     fit = anova_components(scores, facets)
     table = shares(fit, table_groups(fit), seed=seed)
-    per_call = observed_usd(study)
-    priced = price is not None or None not in per_call
-    price = price or call_price(study, per_call)
+    priced = True
+    if price is None:
+        per_call = observed_usd(study)
+        priced, price = None not in per_call, call_price(study, per_call)
     designs = d_study(fit, d_choices(dict(zip(facets, fit.sizes))), price)
     g = g_coefficient(fit)
     return out | {

@@ -111,3 +111,45 @@ def test_the_g_study_reads_the_judges_of_the_most_shared_rubric():
         "judge-google",
     ]
     assert graded_conditions([condition("v", "verifiable")])[0].id == "v"
+
+
+def test_the_g_study_of_judges_and_draws_over_the_graded_frame():
+    """Three solvers (the models) graded by three judges three times: judge and draw
+    are facets; the figures are stats' on the same array."""
+    from itemeval.results.variance import variance_report
+    from itemeval.stats.g_study import g_coefficient
+    from itemeval.stats.variance_components import anova_components
+
+    frame = graded(seed=3)
+    study = SimpleNamespace(
+        generate=[
+            SimpleNamespace(
+                id=f"gen-{f}",
+                model=f"{f}/solver",
+                prompt=SimpleNamespace(ref="p"),
+                model_config_name="default",
+            )
+            for f in FAMILIES
+        ]
+    )
+    table = variance_report(study, frame, GRADE, price=lambda s: s["item"] * 0.01)
+    assert table["facets"] == ["item", "model", "judge", "draw"]
+    names = [row["component"] for row in table["rows"]]
+    assert names == [
+        "item", "model", "judge", "draw", "item:model", "item:judge", "item:draw",
+        "residual",
+    ]  # fmt: skip
+    judged = frame[frame["grade_condition_id"].str.startswith("judge-")]
+    array = (
+        judged.sort_values(
+            ["item_id", "gen_condition_id", "grade_condition_id", "draw"]
+        )
+        .score.to_numpy()
+        .reshape(40, 3, 3, 3)
+    )
+    fit = anova_components(array, ("item", "model", "judge", "draw"))
+    assert table["g_coefficient"] == pytest.approx(g_coefficient(fit), abs=1e-12)
+    # the solvers differ item by item, not on the whole: little to rank them by
+    assert table["g_coefficient"] < 0.8
+    assert not any(d["cheapest"] for d in table["designs"])
+    assert {d["judges"] for d in table["designs"]} == {1, 2, 3, 5}
