@@ -205,6 +205,10 @@ class PairRow:
     length_corr: float | None
     length_p: float | None
     flags: list[str]
+    win_rate_lc: float | None = None
+    """A's win rate at equal answer length (stats/length_control.py)."""
+    win_rate_lc_ci_low: float | None = None
+    win_rate_lc_ci_high: float | None = None
 
 
 @dataclass(frozen=True)

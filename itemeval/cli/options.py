@@ -246,3 +246,19 @@ PlanPilot = Annotated[
 PlanSeed = Annotated[
     int, typer.Option("--seed", help="Seed of the --pilot's random items.")
 ]
+Judges = Annotated[
+    bool,
+    typer.Option(
+        "--judges",
+        help="A reliability card per judge: test-retest across draws, verdict "
+        "flips, agreement with people, self-preference.",
+    ),
+]
+Variance = Annotated[
+    bool,
+    typer.Option(
+        "--variance",
+        help="The G-study: each facet's share of the score variance, the G "
+        "coefficient of the model ranking, and cheaper designs.",
+    ),
+]

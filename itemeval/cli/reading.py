@@ -17,8 +17,10 @@ from .options import (
     ConfigArg,
     Ids,
     Json,
+    Judges,
     Sample,
     Stratify,
+    Variance,
 )
 
 if TYPE_CHECKING:
@@ -185,6 +187,8 @@ def results(
     compare: Compare = None,
     threshold: Threshold = None,
     csv: Csv = None,
+    judges: Judges = False,
+    variance: Variance = False,
 ) -> None:
     """Per cell of the grid: mean item score with SE and 95% CI; marginals, paired
     comparisons, grader agreement and calibration. Computed from the stores; never
@@ -195,6 +199,7 @@ def results(
     """  # noqa: E501 (an example line: click prints it as written)
     from ..console import render as console
     from ..results.compute import study_results
+    from ..results.reliability import reliability_sections
 
     options = _results_options(
         compared, compare, item_ids, reducer, ci, seed, by, threshold, sample, stratify
@@ -203,6 +208,7 @@ def results(
     study = open_study(config, base_dir, reads="snapshot")
     report = study_results(study, options)
     data = _results_data(study, report, options, csv, items=items)
+    data |= reliability_sections(study, options, judges=judges, variance=variance)
     if json_out:
         console.print_json(data)
     else:
@@ -270,6 +276,7 @@ def _render_results(
 ) -> None:
     """The results' tables; then a sequential comparison's and the item analysis'."""
     from ..console import efficiency as efficiency_render
+    from ..console import reliability as reliability_render
     from ..console import render as console
 
     console.render_results(report, console.stdout())
@@ -279,6 +286,10 @@ def _render_results(
         )
     if items:
         efficiency_render.render_items(data["items"], console.stdout(), report.slugs)
+    if "judges" in data:
+        reliability_render.render_judges(data["judges"], console.stdout())
+    if "variance" in data:
+        reliability_render.render_variance(data["variance"], console.stdout())
 
 
 @app.command()

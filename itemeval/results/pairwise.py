@@ -11,6 +11,7 @@ import pandas as pd
 from ..plan import pairwise_state
 from ..records import GradeCondition
 from ..stats import pairwise as pairwise_stats
+from ..stats.length_control import pairwise_length_controlled
 from ..store import read_store
 from ..study.load import Study, extra_pairwise
 
@@ -77,6 +78,12 @@ def pair_rows(
     rows = []
     for (a, b), group in verdicts.groupby(["condition_a", "condition_b"], sort=True):
         result = pairwise_stats.pair_stats(group, seed=seed)
+        controlled = pairwise_length_controlled(
+            pairwise_stats.a_scores(group),
+            group["length_a"],
+            group["length_b"],
+            group["order"],
+        )
         rows.append(
             {
                 "grade_condition_id": grade_condition_id,
@@ -95,6 +102,9 @@ def pair_rows(
                 "length_corr": result.length_corr,
                 "length_p": result.length_p,
                 "flags": list(result.flags),
+                "win_rate_lc": controlled.win_rate,
+                "win_rate_lc_ci_low": controlled.ci_low,
+                "win_rate_lc_ci_high": controlled.ci_high,
             }
         )
     return rows

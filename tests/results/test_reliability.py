@@ -1,0 +1,70 @@
+"""`results --judges` and `results --variance` on a demo-like offline study: two
+models, two prompts, two replications, a verifiable scorer and an offline judge."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from itemeval.cli import main
+from tests.helpers import base_config, write_study
+
+
+@pytest.fixture(autouse=True)
+def well_formed_judges(monkeypatch):
+    monkeypatch.setenv("ITEMEVAL_JUDGE_MALFORMED_RATE", "0")
+
+
+def demo_like(tmp_path):
+    config = base_config(
+        **{
+            "cache": False,
+            "solvers__models": ["itemeval/arith-good", "itemeval/arith-weak"],
+            "facets__replications": 2,
+            "facets__grader": ["j"],
+            "facets__rubric": ["r"],
+            "graders": {"j": {"model": "itemeval/judge", "max_tokens": 256}},
+        }
+    )
+    return write_study(tmp_path, config)
+
+
+def test_judges_and_variance_read_the_graded_study(tmp_path, capsys):
+    config = str(demo_like(tmp_path))
+    assert main(["generate", config, "--json"]) == 0
+    assert main(["grade", config, "--json"]) == 0
+    capsys.readouterr()
+    assert main(["results", config, "--judges", "--variance", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+
+    (card,) = data["judges"]
+    assert card["slug"] == "j_r" and card["judge"] == "itemeval/judge"
+    assert card["n"] == 16 and card["draws"] == 1  # no draws yet: one draw each
+    assert card["icc"] is None and card["self_preference"] is None
+
+    variance = data["variance"]
+    assert variance["grading"] == ["j_r"]
+    assert variance["facets"][:2] == ["item", "model"]
+    components = [row["component"] for row in variance["rows"]]
+    assert components[:2] == ["item", "model"] and components[-1] == "residual"
+    assert sum(row["share"] for row in variance["rows"]) == pytest.approx(1.0)
+    for row in variance["rows"]:
+        assert row["ci_low"] <= row["share"] <= row["ci_high"]
+    designs = variance["designs"]
+    assert {
+        "items",
+        "prompts",
+        "replications",
+        "draws",
+        "judges",
+        "g",
+        "usd",
+        "calls",
+    } <= set(designs[0])
+    assert sum(d["cheapest"] for d in designs) <= 1
+
+    assert main(["results", config, "--judges", "--variance"]) == 0
+    text = capsys.readouterr().out
+    assert "Judge reliability" in text and "Variance components" in text
+    assert "G coefficient of the model ranking" in text
