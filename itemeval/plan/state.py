@@ -66,15 +66,18 @@ class Stored:
         extra: tuple[str, ...] = (),
         coded: bool = False,
     ) -> pd.DataFrame:
-        """Every (grade condition × gradable solution of `merged`) with its state,
-        and the stored grade's `extra` columns where there is one (`coded`: the ids
-        and hash as categoricals, plan.grade_state)."""
+        """Every (grade condition × draw × gradable solution of `merged`) with its
+        state, and the stored grade's `extra` columns where there is one (`coded`: the
+        ids and hash as categoricals, plan.grade_state)."""
         where = {"grade_condition_id": [c.id for c in conditions]}
         grades = read_store(
             self.paths, "grades", [*plan.GRADE_STATE_COLUMNS, *extra], where=where
         ).to_pandas()
         ids = [c.id for c in conditions]
-        return plan.grade_state(self.gradable(merged), grades, ids, coded=coded)
+        draws = [c.draws for c in conditions]
+        return plan.grade_state(
+            self.gradable(merged), grades, ids, draws=draws, coded=coded
+        )
 
 
 def stored_of(study: Study) -> Stored:
