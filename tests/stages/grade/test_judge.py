@@ -1091,3 +1091,41 @@ def test_a_grades_store_from_before_draws_reads_as_draw_1_and_is_not_regraded(
     where = {"grade_kind": ["judge"]}
     draws = read_store(StudyPaths(study), "grades", ["draw"], where=where)["draw"]
     assert sorted(draws.to_pylist()) == [1] * 4 + [2] * 4
+
+
+class SplitJudge(StudyServer):
+    """A judge that gives 0 to the draw sent with seed 2, 1 to every other: three
+    draws of an answer score 1, 0, 1."""
+
+    def _completion(self, body: dict[str, Any]) -> dict[str, Any]:
+        reply = super()._completion(body)
+        if "## How to reply" in self._last_user(body) and body.get("seed") == 2:
+            reply["choices"][0]["message"]["content"] = (
+                '```json\n{"score": 0, "reasoning": "second thoughts"}\n```'
+            )
+        return reply
+
+
+@pytest.mark.parametrize(
+    "draws, expected", [("mean", 2 / 3), ("majority", 1.0), ("median", 1.0)]
+)
+def test_results_reduce_each_answers_draws_first(
+    tmp_path, capsys, monkeypatch, draws, expected
+):
+    from inspect_ai.model import _model
+
+    with SplitJudge() as srv:
+        for key, value in srv.env().items():
+            monkeypatch.setenv(key, value)
+        _model._models.clear()
+        config = drawing_study(tmp_path, draws=3)
+        assert cli(capsys, "generate", str(config))[0] == 0
+        assert cli(capsys, "grade", str(config))[0] == 0
+    _model._models.clear()
+    code, report = cli(capsys, "results", str(config), "--draws", draws)
+    assert code == 0
+    slugs = report["slugs"]
+    cell = next(c for c in report["cells"] if slugs[c["grade_condition_id"]] == "j_r")
+    # one grade per answer, whatever the draws: 4 items, 4 grades
+    assert (cell["items"], cell["grades"]) == (4, 4)
+    assert cell["mean"] == pytest.approx(expected)
