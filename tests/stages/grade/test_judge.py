@@ -1025,6 +1025,15 @@ def test_k_draws_cost_k_different_requests_per_answer_and_rerun_asks_none(
     code, result = cli(capsys, "grade", str(config))
     assert code == 0 and planned(result)["j_r"] == 0
     assert len(judge_calls(server)) == 12
+    # each draw is in the cache under its own key, and the estimate finds it there
+    estimate = cli(capsys, "estimate", str(config), "--stage", "grade", "--force")[1]
+    line = next(
+        x for x in estimate["conditions"] if (x["stage"], x["slug"]) == ("grade", "j_r")
+    )
+    assert (line["calls"], line["cached"]) == (12, 12)
+    code, result = cli(capsys, "grade", str(config), "--force")
+    assert code == 0 and planned(result)["j_r"] == 12
+    assert len(judge_calls(server)) == 12  # all 12 answered by the cache
     status = cli(capsys, "status", str(config))[1]
     row = next(r for r in status["grade"] if r["slug"] == "j_r")
     assert (row["solutions"], row["done"], row["draws"]) == (12, 12, 3)
