@@ -1138,3 +1138,26 @@ def test_results_reduce_each_answers_draws_first(
     # one grade per answer, whatever the draws: 4 items, 4 grades
     assert (cell["items"], cell["grades"]) == (4, 4)
     assert cell["mean"] == pytest.approx(expected)
+
+
+def test_shards_split_the_draws_and_a_rerun_shard_asks_none_of_its_journaled_ones(
+    tmp_path, capsys, server
+):
+    config = drawing_study(tmp_path, draws=3)
+    assert cli(capsys, "generate", str(config))[0] == 0
+    planned_by_shard = []
+    for shard in ("0/2", "1/2"):
+        code, result = cli(capsys, "grade", str(config), "--shard", shard, "--yes")
+        assert code == 0
+        planned_by_shard.append(planned(result)["j_r"])
+    assert sum(planned_by_shard) == 12 and all(planned_by_shard)
+    assert len(judge_calls(server)) == 12
+    # before the commit: the shard's journal holds its draws, so it asks none again
+    code, result = cli(capsys, "grade", str(config), "--shard", "0/2", "--yes")
+    assert code == 0 and planned(result)["j_r"] == 0
+    assert main(["commit", str(config), "--json"]) == 0
+    capsys.readouterr()
+    assert len(judged(tmp_path)) == 12
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and planned(result)["j_r"] == 0
+    assert len(judge_calls(server)) == 12
