@@ -9,7 +9,8 @@ from typing import Any, Literal, Sequence
 from .errors import ConfigError
 
 SOLUTION_KEY = ("condition_id", "item_id", "epoch")
-GRADE_KEY = ("grade_condition_id", "gen_condition_id", "item_id", "epoch")
+GRADE_KEY = ("grade_condition_id", "gen_condition_id", "item_id", "epoch", "draw")
+"""A grade: one draw (1..`graders.NAME.draws`) of a grade condition on one answer."""
 PAIRWISE_KEY = (
     "grade_condition_id",
     "condition_a",
@@ -197,6 +198,9 @@ class GradeCondition:
     # pairwise conditions: which pairs, asked in how many orders (not part of the id)
     baseline: str | None = None
     orders: int = 2
+    draws: int = 1
+    """How many times a judge grades each answer (`graders.NAME.draws`): samples of
+    one judge, like replications of a model, so not part of the id."""
     # cascade conditions: the verifiable stages run before the judge (study/cascade.py)
     stages: tuple[GradeCondition, ...] = ()
 
@@ -242,6 +246,22 @@ class Cell:
     metadata: dict[str, Any]
     preamble: tuple[tuple[str, str], ...] = ()
     """(role, text) turns sent before `prompt`: a system message and few-shot turns."""
+
+    def config(self, task: dict[str, Any]) -> dict[str, Any]:
+        """The generate config this cell is sent with: its task's, with a judge's
+        later draw's seed (`draw_seed`)."""
+        seed = draw_seed(self.metadata)
+        return task if seed is None else {**task, "seed": seed}
+
+
+def draw_seed(metadata: dict[str, Any]) -> int | None:
+    """The seed a judge's later draw is sent with: its number, so two draws of one
+    answer are two different requests where the provider takes a seed, and no
+    provider-side cache of identical requests answers one with the other (README
+    "Draws"). None for draw 1, sent as before draws existed, and for every other
+    cell."""
+    draw = int(metadata.get("draw", 1))
+    return None if draw == 1 else draw
 
 
 @dataclass(frozen=True)

@@ -105,20 +105,23 @@ def long_table(study: Study) -> pd.DataFrame:
     )
     # A judge defined under `graders:` but run only with `grade --grader NAME` belongs
     # to the study too.
-    grade_ids = {
-        c.id
+    draws = {
+        c.id: c.draws
         for c in study.grade
         + extra_judges(study.config, study.rubrics, list(study.config.graders))
     }
     table["in_grid"] = (
         table["gen_condition_id"].isin({c.id for c in study.generate})
-        & table["grade_condition_id"].isin(grade_ids)
-        # a replication above facets.replications (lowered since) is not counted
+        & table["grade_condition_id"].isin(set(draws))
+        # a replication above facets.replications (lowered since) is not counted,
+        # nor a draw above its judge's draws
         & (table["epoch"] <= study.replications)
+        & (table["draw"] <= table["grade_condition_id"].map(draws).fillna(1))
     )
     table.insert(0, "epoch", table.pop("epoch"))
     return table.sort_values(
-        ["grade_condition_id", "gen_condition_id", "item_id", "epoch"], kind="stable"
+        ["grade_condition_id", "gen_condition_id", "item_id", "epoch", "draw"],
+        kind="stable",
     )
 
 

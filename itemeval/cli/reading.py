@@ -3,6 +3,7 @@ show."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -112,6 +113,13 @@ Reducer = Annotated[
         "max, min, majority, pass@K or at_least:K.",
     ),
 ]
+Draws = Annotated[
+    str,
+    typer.Option(
+        "--draws",
+        help="A judge's draws of one answer to one score: mean, majority or median.",
+    ),
+]
 Interval = Annotated[
     str,
     typer.Option(
@@ -178,6 +186,7 @@ def results(
     base_dir: BaseDir = None,
     json_out: Json = False,
     reducer: Reducer = "mean",
+    draws: Draws = "mean",
     ci: Interval = "auto",
     seed: Seed = 0,
     sample: Sample = None,
@@ -201,9 +210,8 @@ def results(
     from ..results.compute import study_results
     from ..results.reliability import reliability_sections
 
-    options = _results_options(
-        compared, compare, item_ids, reducer, ci, seed, by, threshold, sample, stratify
-    )
+    chosen = (compared, compare, item_ids, reducer, ci, seed, by, threshold)
+    options = replace(_results_options(*chosen, sample, stratify), draws=draws)
     items = ITEM_ANALYSIS in (item_ids or ())  # a bare --items: the item analysis
     study = open_study(config, base_dir, reads="snapshot")
     report = study_results(study, options)

@@ -83,6 +83,8 @@ def _grade_row(row: GradeRow) -> dict[str, Any]:
         "grader_model": condition.grader_model,
         "rubric": condition.rubric.ref if condition.rubric else None,
         "scorer": condition.scorer,
+        # `solutions` and the states count grades: each answer once per draw
+        "draws": condition.draws,
         **{k: getattr(row, k) for k in _GRADE_COUNTS},
     }
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..lazy import lazy_import
-from ..records import Cell, TaskSpec
+from ..records import Cell, TaskSpec, draw_seed
 
 asyncio = lazy_import("asyncio")  # a command that looks nothing up never loads it
 
@@ -109,9 +109,12 @@ async def cache_entries(spec: TaskSpec, cells: list[Cell]) -> list[tuple[Cell, A
     for cell in cells:
         messages = _conversation(cell, config)
         prepared = await prepared_input(model, messages, config)
+        seed = draw_seed(cell.metadata)  # a judge's later draw is sent with its own
         entry = cache_entry(
             base_url=model.api.base_url,
-            config=config.model_copy(deep=True),
+            config=config.model_copy(
+                deep=True, update={} if seed is None else {"seed": seed}
+            ),
             input=prepared.input,
             model=str(model),
             policy=cache_policy(spec.cache_scope, cell.metadata),

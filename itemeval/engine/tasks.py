@@ -30,7 +30,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from .. import signals
 from ..errors import ConfigError
 from ..plan.budget import CallGate
-from ..records import Cell, TaskSpec
+from ..records import Cell, TaskSpec, draw_seed
 from . import compat, reply_capture, send_guard
 from .feed import task_dataset
 from .hooks import calling, hand_on
@@ -123,8 +123,10 @@ async def _generate_past_empty(
     scope of its own (a later run finds the good reply there).
     """
     sent = len(state.messages)
+    seed = draw_seed(state.metadata)
+    draw = {} if seed is None else {"seed": seed}
     try:
-        return await generate(state, cache=cache)
+        return await generate(state, cache=cache, **draw)
     except IndexError:  # inspect reading the first choice of a reply with none
         if state.output.choices or not isinstance(cache, CachePolicy):
             raise
@@ -140,7 +142,7 @@ async def _generate_past_empty(
         per_epoch=cache.per_epoch,
         scopes={**(cache.scopes or {}), "itemeval_after_empty": "1"},
     )
-    return await generate(state, cache=fresh)
+    return await generate(state, cache=fresh, **draw)
 
 
 _said: set[str] = set()
@@ -153,8 +155,12 @@ def _say_once(message: str) -> None:
 
 
 def cache_policy(scope: str, metadata: dict[str, Any]) -> CachePolicy:
-    """A cell's cache policy: kept apart per condition (its scope) and replication."""
+    """A cell's cache policy: kept apart per condition (its scope), replication and
+    judge draw, so a later draw is never a cache hit of another (draw 1 keeps the
+    scopes it had before draws existed, and with them its cached replies)."""
     scopes = {"condition": scope, "replication": str(metadata.get("replication", 1))}
+    if int(metadata.get("draw", 1)) != 1:
+        scopes["draw"] = str(metadata["draw"])
     return CachePolicy(expiry=None, per_epoch=False, scopes=scopes)
 
 

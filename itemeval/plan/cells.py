@@ -3,6 +3,7 @@ columns of the stores."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -30,6 +31,7 @@ GRADE_STATE_COLUMNS = [
     "gen_condition_id",
     "item_id",
     "epoch",
+    "draw",
     "solution_hash",
     "error",
     "parse_ok",
@@ -171,20 +173,24 @@ def grade_state(
     grades: pd.DataFrame,
     grade_condition_ids: Sequence[str],
     *,
+    draws: Sequence[int] | None = None,
     coded: bool = False,
 ) -> pd.DataFrame:
-    """One row per (grade condition × gradable solution) with its `state`: done,
-    parse_failed, stale, error or pending.
+    """One row per (grade condition × draw × gradable solution) with its `state`:
+    done, parse_failed, stale, error or pending.
 
-    The rows run grade condition by grade condition, each over `solutions` in order;
-    a stored grade (one per grade key, as the store keys them) is placed on its row
-    by position rather than by a merge on four string columns, about half the time
-    on a million grades (issue 27).
+    `draws`: how many draws each grade condition takes (`graders.NAME.draws`; 1 each
+    when None); a stored draw beyond them is not one of the rows. The rows run grade
+    condition by grade condition and draw by draw, each over `solutions` in order; a
+    stored grade (one per grade key, as the store keys them) is placed on its row by
+    position rather than by a merge on five columns, about half the time on a
+    million grades (issue 27).
 
     `coded`: the ids and the solution hash as categoricals of their sorted values, for
     readers that group and pivot the rows (results, the report): built from codes of
     the solutions instead of copying their strings once per grade condition."""
     ids = pd.Index(list(grade_condition_ids), dtype=object)
+    slots = Slots.of(ids, draws)
     cells = solutions.rename(columns={"condition_id": "gen_condition_id"})
     # extras ride along
     columns = [
@@ -194,10 +200,14 @@ def grade_state(
     stored = grades.reindex(columns=columns).rename(
         columns={"solution_hash": "graded_hash", "error": "grade_error"}
     )
-    at, cell_at = _stored_rows(cells, stored, ids)
+    # a frame read from rows that predate draws holds draw 1 (store.KEY_DEFAULTS)
+    stored["draw"] = stored["draw"].fillna(1).astype("int64")
+    at, cell_at = _stored_rows(cells, stored, slots)
     same = _same_text(cells["solution_hash"], stored["graded_hash"], cell_at)
-    pairs = _crossed(cells, ids, coded)
-    found = stored.drop(columns=["grade_condition_id", *GRADE_CELL, "graded_hash"])
+    pairs = _crossed(cells, slots, coded)
+    found = stored.drop(
+        columns=["grade_condition_id", *GRADE_CELL, "draw", "graded_hash"]
+    )
     merged = pd.concat(
         [pairs, found.reset_index(drop=True).reindex(at).reset_index(drop=True)],
         axis=1,
@@ -224,27 +234,58 @@ GRADE_STATES = ("done", "parse_failed", "stale", "error", "pending")
 GRADE_CELL = ["gen_condition_id", "item_id", "epoch"]
 
 
-def _crossed(cells: pd.DataFrame, ids: pd.Index, coded: bool) -> pd.DataFrame:
-    """The cells once per grade condition, the grade condition's id first."""
+@dataclass(frozen=True)
+class Slots:
+    """The (grade condition, draw) pairs a grade state runs over, conditions
+    outermost: slot `offset[g] + d - 1` is draw d of condition g."""
+
+    ids: pd.Index
+    grade: np.ndarray
+    """Per slot, the position of its grade condition in `ids`."""
+    draw: np.ndarray
+    """Per slot, its draw (1-based)."""
+    offset: np.ndarray
+    """Per grade condition, its first slot."""
+    count: np.ndarray
+    """Per grade condition, its draws."""
+
+    @classmethod
+    def of(cls, ids: pd.Index, draws: Sequence[int] | None) -> Slots:
+        count = np.asarray(
+            [1] * len(ids) if draws is None else list(draws), dtype=np.int64
+        )
+        offset = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64)
+        grade = np.repeat(np.arange(len(ids)), count)
+        draw = np.arange(len(grade), dtype=np.int64) - offset[grade] + 1
+        return cls(ids, grade, draw, offset, count)
+
+
+def _crossed(cells: pd.DataFrame, slots: Slots, coded: bool) -> pd.DataFrame:
+    """The cells once per slot (grade condition × draw), the grade condition's id
+    first and the draw last."""
+    n = len(cells)
+    draw = np.repeat(slots.draw, n)
     if not coded:
-        pairs = cells.take(np.tile(np.arange(len(cells)), len(ids)))
+        pairs = cells.take(np.tile(np.arange(n), len(slots.grade)))
         pairs = pairs.reset_index(drop=True)
         # object: a handful of ids shared by a million rows take 8 bytes a row, where
         # strings copied into arrow took 35 MB more a million grades at the peak
-        ids_per_row = np.repeat(ids.to_numpy(dtype=object), len(cells))
+        ids_per_row = np.repeat(slots.ids.to_numpy(dtype=object)[slots.grade], n)
         pairs.insert(0, "grade_condition_id", pd.Series(ids_per_row, dtype=object))
+        pairs["draw"] = draw
         return pairs
-    grade = np.repeat(np.arange(len(ids)), len(cells))
-    crossed = {"grade_condition_id": sorted_categorical(grade, list(ids))}
+    grade = np.repeat(slots.grade, n)
+    crossed = {"grade_condition_id": sorted_categorical(grade, list(slots.ids))}
     for column in cells.columns:
         values = cells[column]
         if pd.api.types.is_numeric_dtype(values):
-            crossed[column] = np.tile(values.to_numpy(), len(ids))
+            crossed[column] = np.tile(values.to_numpy(), len(slots.grade))
             continue
         codes, uniques = pd.factorize(values, sort=True)
         crossed[column] = pd.Categorical.from_codes(
-            np.tile(codes, len(ids)), categories=pd.Index(uniques, dtype=object)
+            np.tile(codes, len(slots.grade)), categories=pd.Index(uniques, dtype=object)
         )
+    crossed["draw"] = draw
     return pd.DataFrame(crossed)
 
 
@@ -264,17 +305,21 @@ def _same_text(
 
 
 def _stored_rows(
-    cells: pd.DataFrame, stored: pd.DataFrame, ids: pd.Index
+    cells: pd.DataFrame, stored: pd.DataFrame, slots: Slots
 ) -> tuple[np.ndarray, np.ndarray]:
-    """For each row of the (grade condition × cell) cross, the row of `stored` that
-    grades it, or -1; and for each stored row, the row of `cells` it grades, or -1."""
+    """For each row of the (slot × cell) cross, the row of `stored` that grades it,
+    or -1; and for each stored row, the row of `cells` it grades, or -1."""
     cell_key, stored_key = row_keys(cells, stored, GRADE_CELL)
     cell_at = pd.Index(cell_key).get_indexer(stored_key)
     codes, uniques = pd.factorize(stored["grade_condition_id"])
-    grade_at = ids.get_indexer(uniques)[codes] if len(codes) else codes
-    found = (cell_at >= 0) & (grade_at >= 0)
-    at = np.full(len(ids) * len(cells), -1, dtype=np.int64)
-    at[grade_at[found] * len(cells) + cell_at[found]] = np.flatnonzero(found)
+    grade_at = slots.ids.get_indexer(uniques)[codes] if len(codes) else codes
+    draw = stored["draw"].to_numpy(dtype=np.int64)
+    known = grade_at >= 0
+    known[known] &= (draw[known] >= 1) & (draw[known] <= slots.count[grade_at[known]])
+    found = (cell_at >= 0) & known
+    slot = slots.offset[grade_at[found]] + draw[found] - 1
+    at = np.full(len(slots.grade) * len(cells), -1, dtype=np.int64)
+    at[slot * len(cells) + cell_at[found]] = np.flatnonzero(found)
     return at, cell_at
 
 

@@ -144,7 +144,8 @@ def shard_pending(
     if done and len(todo):
         keep = [
             tuple(
-                int(v) if name == "epoch" else v for name, v in zip(GRADE_KEY, values)
+                int(v) if name in ("epoch", "draw") else v
+                for name, v in zip(GRADE_KEY, values)
             )
             not in done
             for values in zip(*(todo[name] for name in GRADE_KEY))

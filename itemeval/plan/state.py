@@ -20,6 +20,7 @@ from ..store.backend import check_store
 from ..study.load import Study, extra_judges
 from . import cells as plan
 from .cost import ObservedLengths
+from .draws import draw_reducer, per_answer
 from .generate_tasks import InputHashes
 
 
@@ -66,15 +67,18 @@ class Stored:
         extra: tuple[str, ...] = (),
         coded: bool = False,
     ) -> pd.DataFrame:
-        """Every (grade condition × gradable solution of `merged`) with its state,
-        and the stored grade's `extra` columns where there is one (`coded`: the ids
-        and hash as categoricals, plan.grade_state)."""
+        """Every (grade condition × draw × gradable solution of `merged`) with its
+        state, and the stored grade's `extra` columns where there is one (`coded`: the
+        ids and hash as categoricals, plan.grade_state)."""
         where = {"grade_condition_id": [c.id for c in conditions]}
         grades = read_store(
             self.paths, "grades", [*plan.GRADE_STATE_COLUMNS, *extra], where=where
         ).to_pandas()
         ids = [c.id for c in conditions]
-        return plan.grade_state(self.gradable(merged), grades, ids, coded=coded)
+        draws = [c.draws for c in conditions]
+        return plan.grade_state(
+            self.gradable(merged), grades, ids, draws=draws, coded=coded
+        )
 
 
 def stored_of(study: Study) -> Stored:
@@ -188,24 +192,36 @@ def grade_state(
     merged: pd.DataFrame | None = None,
     *,
     extra: tuple[str, ...] = (),
+    all_draws: bool = False,
 ) -> pd.DataFrame:
     """Every (grade condition × gradable solution) with its state (done,
     parse_failed, stale, error, pending), and the stored grade's `extra` columns
     (e.g. score) where there is one; the ids and the solution hash are categoricals
-    (for readers: a grade run plans from `Stored.grades`, with strings). Inside
+    (for readers: a grade run plans from `Stored.grades`, with strings). A judge's
+    draws are one row per answer, reduced as `reducing_draws` says (mean unless
+    told), or every draw its own row with `all_draws` (status counts them). Inside
     `shared_states()` the join is made once per set of conditions (with every column
     a reader there asks for); callers never change the frame in place."""
     shared = _SHARED.get()
     key = tuple(c.id for c in conditions)
+    how = draw_reducer()
     if shared is not None and key in shared:
-        return shared[key]
-    merged = solution_state(study) if merged is None else merged
-    wanted = extra if shared is None else SHARED_EXTRA
-    # its readers group, pivot and count: the ids as categoricals
-    state = stored_of(study).grades(conditions, merged, extra=wanted, coded=True)
-    if shared is not None:
-        shared[key] = state
-    return state
+        state = shared[key]
+    else:
+        merged = solution_state(study) if merged is None else merged
+        wanted = extra if shared is None else SHARED_EXTRA
+        # its readers group, pivot and count: the ids as categoricals
+        state = stored_of(study).grades(conditions, merged, extra=wanted, coded=True)
+        if shared is not None:
+            shared[key] = state
+    if all_draws:
+        return state
+    if shared is None:
+        return per_answer(state, how)
+    reduced = (*key, f"draws={how}")  # never a tuple of ids alone
+    if reduced not in shared:
+        shared[reduced] = per_answer(state, how)
+    return shared[reduced]
 
 
 SHARED_EXTRA = ("score", "answer", "score_metadata")

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..plan import cascade_counts
+from ..plan.draws import reducing_draws
 from ..plan.items import choose_items
 from ..plan.state import graded_extra_judges, shared_states, solution_state
 from ..records import GradeCondition
@@ -74,7 +75,7 @@ def study_results(
     """Every figure of `itemeval results` for the study's grid, from its stores (or
     an already read `graded_frame`); the grades joined with the solutions once for the
     cells and the metrics."""
-    with shared_states():
+    with shared_states(), reducing_draws(options.draws):
         return _study_results(study, options, frame)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import ConfigError
+from ..plan.draws import DRAW_REDUCERS
 from ..stats import intervals as stats
 from ..stats import reducers
 
@@ -13,6 +14,9 @@ from ..stats import reducers
 @dataclass(frozen=True)
 class ResultsOptions:
     reducer: str = "mean"
+    draws: str = "mean"
+    """A judge's draws of one answer to its one score, before anything else reads
+    it: mean, majority or median (plan.draws)."""
     ci: str = "auto"
     """auto: Wilson for 0/1 item scores, else the bounded Wilson interval
     (stats/scale_intervals.py); or t, wilson, bootstrap."""
@@ -41,6 +45,11 @@ def check_options(options: ResultsOptions) -> None:
         reducers.parse_reducer(options.reducer)
     except ValueError as exc:
         raise ConfigError(f"--reducer: {exc}") from None
+    if options.draws not in DRAW_REDUCERS:
+        raise ConfigError(
+            f"--draws: unknown reducer {options.draws!r}; use "
+            f"{', '.join(DRAW_REDUCERS)}"
+        )
     if options.ci not in ("auto", *stats.INTERVALS):
         raise ConfigError(
             f"--ci: unknown method {options.ci!r}; use auto, t, wilson or bootstrap"

@@ -76,7 +76,7 @@ def study_status(study: Study) -> StatusReport:
     gen_counts = plan.generate_counts(merged, solvers.on_empty, solvers.on_input_change)
     notes += _changed_notes(gen_counts, solvers.on_input_change)
     grade = study.grade + graded_extra_judges(study)
-    grade_counts = plan.grade_counts(grade_state(study, grade, merged))
+    grade_counts = plan.grade_counts(grade_state(study, grade, merged, all_draws=True))
     current = {c.id for c in study.generate}
     notes += superseded_notes(
         study.paths, study.generate, current

@@ -14,14 +14,14 @@ import pyarrow.compute as pc
 from ..errors import ConfigError, StoreError
 from .delta_integrity import record_delta, verify_delta
 from .remote import storage_options_for
-from .schemas import STORES
+from .schemas import KEY_DEFAULTS, STORES
 from .table import (
     check_columns,
     coerce_rows,
     last_per_key,
     partition_columns,
+    read_dataset,
     readable_schema,
-    where_filter,
 )
 
 try:
@@ -155,10 +155,12 @@ def scan_delta(
     dataset = table.to_pyarrow_dataset(
         schema=schema, file_pruning_predicate=pinned or None
     )
-    return dataset.to_table(columns=names, filter=where_filter(schema, where))
+    return read_dataset(store, dataset, names, where)
 
 
-def merge_predicate(store: str, table: pa.Table) -> str:
+def merge_predicate(
+    store: str, table: pa.Table, target: Collection[str] | None = None
+) -> str:
     """The MERGE condition for `table`'s rows: target partitions pinned to literal
     values, and keys equal.
 
@@ -173,7 +175,19 @@ def merge_predicate(store: str, table: pa.Table) -> str:
         f"({', '.join(_sql_literal(v) for v in _distinct(table, column))})"
         for column in partition_columns(store)
     ]
-    return " AND ".join([*pinned, *(f"t.{column} = s.{column}" for column in key)])
+    return " AND ".join([*pinned, *(_key_equal(store, c, target) for c in key)])
+
+
+def _key_equal(store: str, column: str, target: Collection[str] | None) -> str:
+    """A key column's match; one the store gained later (KEY_DEFAULTS) holds its
+    default in target rows that predate it, and a table without it at all holds
+    only such rows (`target`: the table's column names, None for today's)."""
+    if column not in KEY_DEFAULTS.get(store, {}):
+        return f"t.{column} = s.{column}"
+    default = _sql_literal(KEY_DEFAULTS[store][column])
+    if target is not None and column not in target:
+        return f"s.{column} = {default}"
+    return f"coalesce(t.{column}, {default}) = s.{column}"
 
 
 def _distinct(table: pa.Table, column: str) -> list[Any]:
@@ -254,7 +268,6 @@ def _merge_with_retries(
     options: dict[str, str],
     transactions: list[Transaction],
 ) -> int:
-    predicate = merge_predicate(store, table)
     commit = CommitProperties(app_transactions=transactions or None)
     for attempt in range(COMMIT_ATTEMPTS):
         if attempt:
@@ -265,8 +278,9 @@ def _merge_with_retries(
         # a MERGE rewrites the files it touches: never from damaged ones
         touched = {c: _distinct(table, c) for c in partition_columns(store)}
         verify_delta(current, options, touched)
+        names = pa.schema(current.schema().to_arrow()).names
         try:
-            _merge(current, table, predicate, commit)
+            _merge(current, table, merge_predicate(store, table, names), commit)
             return table.num_rows
         except CommitFailedError:
             # another writer committed to our partitions first: merge again into its

@@ -27,7 +27,7 @@ from ..paths import StudyPaths
 from .backend import upsert
 from .files import fsync_path
 from .journal_lines import checked_table, chunks, records
-from .schemas import STORES
+from .schemas import KEY_DEFAULTS, STORES
 
 SYNC_INTERVAL_S = 0.25
 """How often the background thread fsyncs: a record survives a power cut within about
@@ -351,10 +351,16 @@ def journaled_keys(
     with `prefix` ("" for every part: a shard skips a cell any part holds, its own,
     another shard's of any partition, an interrupted run's)."""
     keys = set()
+    # a line journaled before a key column existed holds its default (KEY_DEFAULTS)
+    defaults = KEY_DEFAULTS.get(store, {})
     for path in (
         sorted(paths.journal.glob(f"{prefix}*.jsonl")) if paths.journal.is_dir() else []
     ):
         for record_store, row in records(path):
             if record_store == store and row.get("error") is None:
-                keys.add(tuple(row[name] for name in key))
+                keys.add(tuple(_or(row.get(name), defaults.get(name)) for name in key))
     return keys
+
+
+def _or(value: Any, default: Any) -> Any:
+    return default if value is None else value

@@ -30,10 +30,11 @@ from .table import (
     last_per_key,
     merge_partition,
     partition_columns,
+    read_dataset,
     readable_schema,
     split_partitions,
     wanted_partitions,
-    where_filter,
+    with_key_defaults,
 )
 
 _PART = re.compile(r"^p-(?P<phash>[0-9a-f]{16})-v\d{6,}-\d+\.parquet$")
@@ -225,8 +226,9 @@ def _read_part(
         table = part.read(columns=[name for name in wanted if name in physical.names])
         if table.num_columns == len(wanted):
             return table
-        # A part written before some columns existed: they read as nulls.
-        return pa.table(
+        # A part written before some columns existed: they read as nulls (a key
+        # column as its default).
+        widened = pa.table(
             {
                 name: table.column(name)
                 if name in physical.names
@@ -235,6 +237,7 @@ def _read_part(
             },
             schema=pa.schema([schema.field(name) for name in wanted]),
         )
+        return with_key_defaults(layout.store, widened)
     except FileNotFoundError:
         raise  # a concurrent writer moved on: the reader resolves the link again
     except (pa.ArrowInvalid, OSError) as exc:
@@ -367,7 +370,7 @@ def _read_snapshot(
     dataset = ds.dataset([str(path) for path in files], schema=schema, format="parquet")
     for fragment in dataset.get_fragments():
         _check_fragment(fragment, layout)
-    return dataset.to_table(columns=names, filter=where_filter(schema, where))
+    return read_dataset(store, dataset, names, where)
 
 
 def _check_fragment(fragment: ds.ParquetFileFragment, layout: _Layout) -> None:

@@ -99,6 +99,9 @@ GRADES = pa.schema(
         ("gen_condition_id", pa.string()),
         ("item_id", pa.string()),
         ("epoch", pa.int64()),
+        # which of a judge's independent samples of this answer (graders.NAME.draws);
+        # rows written before draws existed have no such column and read as draw 1
+        ("draw", pa.int64()),
         ("grade_kind", pa.string()),  # verifiable | judge
         ("scorer", pa.string()),
         ("grader_name", pa.string()),
@@ -195,6 +198,15 @@ STORES: dict[str, tuple[pa.Schema, tuple[str, ...]]] = {
 
 PARTITIONS: dict[str, tuple[str, ...]] = {
     "pairwise": ("grade_condition_id", "condition_a", "condition_b"),
+    # named, not derived: the draw joined the key later, and a grade's part files
+    # are still picked by its two condition ids, so existing stores keep their layout
+    "grades": ("grade_condition_id", "gen_condition_id"),
 }
 """Stores whose part files are not picked by all key columns but the trailing
 (item_id, epoch)."""
+
+KEY_DEFAULTS: dict[str, dict[str, int]] = {"grades": {"draw": 1}}
+"""Key columns a store gained after its first rows, with what a row lacking one
+holds: parts written before read as this value, and rows given without it are
+stored with it, so a store from before the column is neither rewritten nor graded
+again."""

@@ -19,7 +19,7 @@ from .delta import STORAGE_ERRORS, open_delta, scan_delta
 from .delta_integrity import verify_delta
 from .remote import filesystem_for, join_uri, storage_options_for
 from .schemas import STORES
-from .table import check_columns, last_per_key, where_filter
+from .table import check_columns, last_per_key, read_dataset
 
 LATEST = "latest.json"
 SNAPSHOTS = "snapshots"
@@ -143,7 +143,7 @@ def _read_named(
                 format="parquet",
                 filesystem=fs,
             )
-            return dataset.to_table(columns=names, filter=where_filter(schema, where))
+            return read_dataset(store, dataset, names, where)
         except FileNotFoundError:
             # two newer snapshots were published since we read latest.json: read it
             # again

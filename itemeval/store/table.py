@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from ..errors import StoreError
 from ..hashing import canonical_json, sha256_hex
-from .schemas import PARTITIONS, STORES
+from .schemas import KEY_DEFAULTS, PARTITIONS, STORES
 
 PART_LIMIT = 8
 """A partition holding more parts than this after an upsert gets its smallest parts
@@ -41,7 +41,7 @@ def readable_schema(store: str, physical: pa.Schema) -> bool:
     it lacks.
     """
     schema, key = STORES[store]
-    if not set(key) <= set(physical.names):
+    if not set(key) - set(KEY_DEFAULTS.get(store, {})) <= set(physical.names):
         return False
     return all(
         schema.get_field_index(field.name) >= 0
@@ -71,12 +71,23 @@ def coerce_rows(store: str, rows: pa.Table | Iterable[Mapping[str, Any]]) -> pa.
             f"known: {', '.join(schema.names)}"
         )
     arrays = [_coerce_column(rows, field) for field in schema]
-    table = pa.Table.from_arrays(arrays, schema=schema)
+    table = with_key_defaults(store, pa.Table.from_arrays(arrays, schema=schema))
     for name in key:
         if table.column(name).null_count:
             raise StoreError(
                 f"rows for the {store} store need a value in key column {name}"
             )
+    return table
+
+
+def with_key_defaults(store: str, table: pa.Table) -> pa.Table:
+    """The table with its store's later key columns (KEY_DEFAULTS) filled where a row
+    predates them."""
+    for name, value in KEY_DEFAULTS.get(store, {}).items():
+        at = table.schema.get_field_index(name)
+        if at >= 0 and table.column(at).null_count:
+            filled = pc.fill_null(table.column(at), value)
+            table = table.set_column(at, table.schema.field(at), filled)
     return table
 
 
@@ -183,14 +194,33 @@ def check_columns(store: str, names: Sequence[str]) -> None:
         raise StoreError(f"unknown column(s) {', '.join(unknown)} in the {store} store")
 
 
+def read_dataset(
+    store: str,
+    dataset: Any,
+    names: Sequence[str],
+    where: Mapping[str, Collection[Any]],
+) -> pa.Table:
+    """The rows of a pyarrow dataset read with the store's schema: the columns asked,
+    filtered by `where`, a row that predates a key column holding its default."""
+    filtered = where_filter(store, where)
+    return with_key_defaults(
+        store, dataset.to_table(columns=list(names), filter=filtered)
+    )
+
+
 def where_filter(
-    schema: pa.Schema, where: Mapping[str, Collection[Any]]
+    store: str, where: Mapping[str, Collection[Any]]
 ) -> pc.Expression | None:
     """A dataset filter keeping rows whose every `where` column takes one of its
     values; None for no filter."""
+    schema, _ = STORES[store]
+    defaults = KEY_DEFAULTS.get(store, {})
     expression = None
     for column, values in where.items():
-        test = pc.field(column).isin(pa.array(list(values), schema.field(column).type))
+        field = pc.field(column)
+        if column in defaults:  # a part from before the column holds only nulls
+            field = pc.coalesce(field, pa.scalar(defaults[column], pa.int64()))
+        test = field.isin(pa.array(list(values), schema.field(column).type))
         expression = test if expression is None else expression & test
     return expression
 

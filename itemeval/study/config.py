@@ -22,6 +22,8 @@ from ..records import REASONING_EFFORTS, SAMPLING_PARAMS, SamplingParam
 
 MAX_REPLICATIONS = 10_000
 """More is a typo (`1e9` planned 4·10⁹ cells and a 30 GiB allocation), not a study."""
+MAX_DRAWS = 100
+"""A judge's draws per answer; more is a typo, as with replications."""
 MAX_TIMEOUT_S = 7 * 86_400
 STUDY_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 ReasoningEffort = Literal[REASONING_EFFORTS]  # type: ignore[valid-type]
@@ -229,7 +231,14 @@ class Facets(_Strict):
 
 class Grader(CallLimits):
     model: str = Field(min_length=1)
-    """The judge's inspect model id; it always runs at temperature 0."""
+    """The judge's inspect model id."""
+    temperature: float | None = Field(default=None, ge=0)
+    """The judge's sampling temperature (default 0); part of the id when set to
+    another value."""
+    draws: int = Field(default=1, ge=1, le=MAX_DRAWS)
+    """How many times the judge grades each stored answer, each draw an independent
+    sample (its own cache scope and seed); `results` reduces them per answer. Not
+    part of the id: raising it asks only the new draws."""
     max_tokens: int | None = Field(default=None, ge=1)
     """Most tokens a judge reply may have; part of the grade condition id."""
     reasoning_effort: ReasoningEffort | None = None
@@ -260,6 +269,9 @@ class Grader(CallLimits):
             ]
             if named:
                 raise ValueError(f"{', '.join(named)} need kind: pairwise")
+        elif self.draws != 1:
+            # a verdict's key has no draw: the pairwise store would hold one of them
+            raise ValueError("draws need kind: pointwise")
         return self
 
 

@@ -18,7 +18,12 @@ from ..scorers.judge import FORMAT_SUFFIX_VERSION
 from .config import Grader, StudyConfig
 from .grid import JUDGE_TEMPERATURE, check_distinct
 
-_JUDGE_PARAMS = ("max_tokens", "reasoning_effort", "reasoning_tokens")
+_JUDGE_PARAMS = (
+    "temperature",
+    "max_tokens",
+    "reasoning_effort",
+    "reasoning_tokens",
+)
 
 
 def resolve_grader(name: str, graders: dict[str, Grader]) -> Grader:
@@ -46,9 +51,10 @@ class Judging:
     cache_scope: Callable[[str], str | None]
 
     def config(self, condition: GradeCondition) -> dict[str, Any]:
-        """A judge's generate config (pointwise or pairwise): temperature 0, its
-        grader's limits (a bare model id gets the `graders:` defaults: inspect alone
-        retries forever), inspect's batch mode if `budget.batch` asks for it."""
+        """A judge's generate config (pointwise or pairwise): temperature 0 unless
+        the grader sets one, its grader's limits (a bare model id gets the `graders:`
+        defaults: inspect alone retries forever), inspect's batch mode if
+        `budget.batch` asks for it."""
         grader = resolve_grader(condition.grader_name or "", self.graders)
         return {
             "temperature": 0.0,
@@ -86,6 +92,10 @@ def judge_identity(
         for name in _JUDGE_PARAMS
         if getattr(grader, name) is not None
     }
+    # `temperature` as a param only when it is not the default, so a judge that sets
+    # 0 keeps the id of one that does not
+    if params.get("temperature") == JUDGE_TEMPERATURE:
+        del params["temperature"]
     payload = {
         "grader": grader_name,
         **({"kind": kind} if kind is not None else {}),
@@ -115,6 +125,7 @@ def judge_condition(
         grader_model=grader.model,
         rubric=rubric,
         judge_params=params,
+        draws=grader.draws,
     )
 
 

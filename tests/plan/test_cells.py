@@ -24,12 +24,13 @@ def solutions(*rows: tuple) -> pd.DataFrame:
     )
 
 
-def grades(*rows: tuple) -> pd.DataFrame:
+def grades(*rows: tuple, draws: tuple[int, ...] = ()) -> pd.DataFrame:
     """Stored grade state rows: (grade_condition_id, gen_condition_id, item_id,
-    epoch, solution_hash, error, parse_ok, usd)."""
-    return pd.DataFrame(rows, columns=plan.GRADE_STATE_COLUMNS).astype(
-        {"epoch": "int64"}
-    )
+    epoch, solution_hash, error, parse_ok, usd), each draw 1 unless `draws` says."""
+    columns = [c for c in plan.GRADE_STATE_COLUMNS if c != "draw"]
+    frame = pd.DataFrame(rows, columns=columns).astype({"epoch": "int64"})
+    frame["draw"] = list(draws) if draws else 1
+    return frame
 
 
 def cells(frame: pd.DataFrame) -> list[tuple[str, str, int]]:
@@ -497,3 +498,47 @@ def test_items_by_id_repeated_or_joined_by_commas(ids, expected):
         for k, i in enumerate(("a1", "a2", "x,y", "a3"))
     ]
     assert [item.id for item in plan_items.by_id(items, ids)] == expected
+
+
+# ---- draws: a judge's independent samples of one answer
+
+
+@pytest.mark.parametrize("coded", [False, True])
+def test_each_draw_is_its_own_grade_and_only_missing_draws_are_pending(coded):
+    stored = grades(
+        ("g", "c", "done", 1, "h1", None, True, 0.01),  # draw 1, as before draws
+        ("g", "c", "done", 1, "h1", None, True, 0.01),
+        ("g", "c", "done", 1, "h1", None, True, 0.01),  # a draw beyond `draws`
+        ("h", "c", "done", 1, "h1", None, True, 0.01),
+        draws=(1, 2, 4, 1),
+    )
+    solutions = GRADABLE.iloc[:2]
+    state = plan.grade_state(solutions, stored, ["g", "h"], draws=[3, 1], coded=coded)
+    rows = [
+        (str(g), str(item), int(draw), str(kind))
+        for g, item, draw, kind in zip(
+            state["grade_condition_id"], state["item_id"], state["draw"], state["state"]
+        )
+    ]
+    assert rows == [
+        ("g", "done", 1, "done"),
+        ("g", "parse", 1, "pending"),
+        ("g", "done", 2, "done"),
+        ("g", "parse", 2, "pending"),
+        ("g", "done", 3, "pending"),
+        ("g", "parse", 3, "pending"),
+        ("h", "done", 1, "done"),
+        ("h", "parse", 1, "pending"),
+    ]
+    todo = plan.plan_grade(state, force=False)
+    assert len(todo) == 5 and set(todo["draw"]) == {1, 2, 3}
+    counts = plan.grade_counts(state)
+    assert counts.loc["g", "solutions"] == 6 and counts.loc["g", "done"] == 2
+
+
+def test_a_frame_without_a_draw_column_reads_as_draw_1():
+    stored = grades(("g", "c", "done", 1, "h1", None, True, 0.01)).drop(
+        columns=["draw"]
+    )
+    state = plan.grade_state(GRADABLE.iloc[:1], stored, ["g"], draws=[2])
+    assert state["state"].tolist() == ["done", "pending"]

@@ -452,3 +452,37 @@ def test_storage_options_come_from_the_environment():
         "conditional_put": "etag",
     }
     assert storage_options_for("gs://b/p", env) == {}
+
+
+def test_a_grades_table_from_before_draws_reads_as_draw_1_and_merges_by_it(s3_server):
+    uri = s3_server.uri("demo", "grades")
+    options = storage_options_for(s3_server.uri())
+    rows = [
+        {"grade_condition_id": "g", "gen_condition_id": "c", "item_id": item}
+        | {"epoch": 1, "score": 0.0}
+        for item in ("i1", "i2")
+    ]
+    older = coerce_rows("grades", rows).drop_columns(["draw"])
+    partitions = ["grade_condition_id", "gen_condition_id"]
+    write_deltalake(uri, older, partition_by=partitions, storage_options=options)
+
+    assert read_delta(uri, "grades", ["draw"]).column("draw").to_pylist() == [1, 1]
+    assert read_delta(uri, "grades", ["item_id"], where={"draw": [1]}).num_rows == 2
+
+    # into a table without the column: draw 1 replaces, draw 2 is new
+    again = [rows[0] | {"draw": 1, "score": 1.0}, rows[0] | {"draw": 2, "score": 0.5}]
+    upsert_delta(uri, "grades", again)
+    read = read_delta(uri, "grades", ["item_id", "draw", "score"]).to_pylist()
+    assert sorted(tuple(row.values()) for row in read) == [
+        ("i1", 1, 1.0),
+        ("i1", 2, 0.5),
+        ("i2", 1, 0.0),
+    ]
+    # now the column exists, holding null in the old i2 row: still matched as draw 1
+    upsert_delta(uri, "grades", [rows[1] | {"draw": 1, "score": 1.0}])
+    read = read_delta(uri, "grades", ["item_id", "draw", "score"]).to_pylist()
+    assert sorted(tuple(row.values()) for row in read) == [
+        ("i1", 1, 1.0),
+        ("i1", 2, 0.5),
+        ("i2", 1, 1.0),
+    ]

@@ -638,3 +638,61 @@ def test_a_damaged_items_store_is_refused_by_every_command(tmp_path, capsys):
         assert code == 1, (command, err[-1500:])
         assert "items.parquet" in err and "damaged" in err, (command, err)
         assert "Traceback" not in err
+
+
+# ---- a key column added later: the grade's draw
+
+
+def grade_row(item: str, draw: int | None = None, **extra) -> dict:
+    row = {
+        "grade_condition_id": "g",
+        "gen_condition_id": "c",
+        "item_id": item,
+        "epoch": 1,
+        **extra,
+    }
+    return row if draw is None else {**row, "draw": draw}
+
+
+def write_before_draws(paths: StudyPaths, monkeypatch, rows: list[dict]) -> None:
+    """Grades as an itemeval from before `draw` wrote them: no such column at all."""
+    schema, key = STORES["grades"]
+    older = schema.remove(schema.get_field_index("draw"))
+    with monkeypatch.context() as patch:
+        patch.setitem(STORES, "grades", (older, tuple(k for k in key if k != "draw")))
+        upsert(paths, "grades", rows)
+
+
+def test_grades_from_before_draws_read_as_draw_1_and_are_replaced_by_it(
+    paths, monkeypatch
+):
+    write_before_draws(
+        paths, monkeypatch, [grade_row(f"i{n}", score=0.0) for n in (1, 2)]
+    )
+    physical = pq.read_schema(glob.glob(f"{paths.grades}/*.parquet")[0])
+    assert "draw" not in physical.names
+
+    read = read_store(paths, "grades", ["item_id", "draw", "score"]).to_pylist()
+    assert sorted(read, key=str) == sorted(
+        [{"item_id": f"i{n}", "draw": 1, "score": 0.0} for n in (1, 2)], key=str
+    )
+    assert read_store(paths, "grades", ["item_id"], where={"draw": [1]}).num_rows == 2
+    assert read_store(paths, "grades", ["item_id"], where={"draw": [2]}).num_rows == 0
+
+    # draw 1 of i1 replaces the old row; draw 2 sits beside it; i2 is left as it was
+    upsert(
+        paths, "grades", [grade_row("i1", 1, score=1.0), grade_row("i1", 2, score=0.5)]
+    )
+    frame = read_store(paths, "grades", ["item_id", "draw", "score"]).to_pandas()
+    assert sorted(map(tuple, frame.to_numpy().tolist())) == [
+        ("i1", 1, 1.0),
+        ("i1", 2, 0.5),
+        ("i2", 1, 0.0),
+    ]
+    assert verify_store(paths, "grades") == 3
+
+
+def test_a_grade_given_without_a_draw_is_draw_1(paths):
+    upsert(paths, "grades", [grade_row("i1")])
+    assert read_store(paths, "grades", ["draw"]).column("draw").to_pylist() == [1]
+    assert coerce_rows("grades", [grade_row("i1", None)]).column("draw").null_count == 0

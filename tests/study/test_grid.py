@@ -68,6 +68,26 @@ def test_golden_judge_id():
     )
 
 
+def test_draws_keep_the_judge_id_and_only_another_temperature_moves_it():
+    plain = Grader(model="itemeval/judge", max_tokens=1024)
+    golden = "strict_correctness--acc8dec8336f"
+    drawn = judge_condition("strict", plain.model_copy(update={"draws": 3}), RUBRIC)
+    assert (drawn.id, drawn.draws) == (golden, 3)
+    zero = Grader(model="itemeval/judge", max_tokens=1024, temperature=0)
+    assert judge_condition("strict", zero, RUBRIC).id == golden
+    warm = Grader(model="itemeval/judge", max_tokens=1024, temperature=0.7)
+    hot = judge_condition("strict", warm, RUBRIC)
+    assert hot.id != golden and hot.payload["temperature"] == 0.7
+    assert hot.judge_params["temperature"] == 0.7  # and it is what is sent
+
+
+def test_draws_are_for_pointwise_judges():
+    with pytest.raises(ValueError, match="draws need kind: pointwise"):
+        Grader(model="itemeval/judge", kind="pairwise", draws=2)
+    with pytest.raises(ValueError):
+        Grader(model="itemeval/judge", draws=0)
+
+
 def test_explicit_null_in_model_config_clears_a_param():
     cleared = ModelConfigFacet(name="plain", temperature=None)
     assert generate_condition("m/x", PROMPT, cleared, SOLVERS).params == {

@@ -72,7 +72,7 @@ def messages(cell: Cell) -> list[dict[str, str]]:
 def request_line(spec: TaskSpec, cell: Cell, custom_id: str) -> dict[str, Any]:
     """One line of a batch input file."""
     service, name = provider_model(spec.model) or ("", spec.model)
-    config = sent_config(spec.config)
+    config = sent_config(cell.config(spec.config))  # a judge's later draw: its seed
     body: dict[str, Any] = {"model": name, "messages": messages(cell)}
     body.update({_SENT_AS[k]: v for k, v in config.items() if k in _SENT_AS})
     if "max_tokens" in config:

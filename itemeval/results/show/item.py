@@ -179,6 +179,8 @@ def _stored_rows(
             "item_id": [item.id],
             "grade_condition_id": [c.id for c in grade],
             "gen_condition_id": [c.id for c in generate],
+            # one grade per answer, as it always showed: a judge's first draw
+            "draw": [1],
         },
     ).to_pylist()
     return solutions, grades

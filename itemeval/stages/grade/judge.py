@@ -3,6 +3,7 @@ condition, and the grade row of each reply."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -70,6 +71,7 @@ def judge_row(
         "log_file": outcome.log_file,
         "judge_completion": outcome.completion,
         "error": outcome.error,
+        "draw": int(meta.get("draw", 1)),
     }
     if outcome.error is None:
         expected = rubric_criteria(condition.rubric.text)[0] if condition.rubric else ()
@@ -177,20 +179,33 @@ def _grading_cells(
     cells = []
     for gen_id, frame in group.groupby("gen_condition_id", sort=False):
         texts = solution_texts(solutions.paths, gen_id)
-        for item_id, epoch, solution_hash in zip(
-            frame["item_id"], frame["epoch"], frame["solution_hash"]
+        draws = frame["draw"] if "draw" in frame else [1] * len(frame)
+        for item_id, epoch, draw, solution_hash in zip(
+            frame["item_id"], frame["epoch"], draws, frame["solution_hash"]
         ):
-            cells.append(
-                _grading_cell(
-                    condition,
-                    items[item_id],
-                    gen_id,
-                    int(epoch),
-                    solution_hash,
-                    texts.get((item_id, int(epoch))) or "",
-                )
+            cell = _grading_cell(
+                condition,
+                items[item_id],
+                gen_id,
+                int(epoch),
+                solution_hash,
+                texts.get((item_id, int(epoch))) or "",
             )
+            cells.append(as_draw(cell, int(draw)))
     return cells
+
+
+def as_draw(cell: Cell, draw: int) -> Cell:
+    """The cell as draw `draw` of its judge: draw 1 is the cell as it was before
+    draws existed (its sample id, cache key and request); a later draw has a sample id
+    of its own and, through its metadata, its own cache scope and seed."""
+    if draw == 1:
+        return cell
+    return replace(
+        cell,
+        sample_id=f"{cell.sample_id}~draw{draw}",
+        metadata={**cell.metadata, "draw": draw},
+    )
 
 
 def _criteria_of(condition: GradeCondition) -> dict[str, Any]:

@@ -76,6 +76,7 @@ def grade_base(
         "gen_condition_id": gen_condition_id,
         "item_id": item_id,
         "epoch": int(epoch),
+        "draw": 1,  # a judge's later draws say theirs (judge_row)
         "grade_kind": condition.kind,
         "scorer": condition.scorer,
         "grader_name": condition.grader_name,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -70,6 +71,15 @@ def test_request_line_carries_messages_and_sampling_but_not_inspect_settings():
     }
     openai_line = request_line(_spec("openai/gpt-4.1", max_tokens=64), CELL, "k")
     assert openai_line["body"]["max_completion_tokens"] == 64
+
+
+def test_a_judges_later_draw_is_sent_with_its_own_seed_in_a_batch_too():
+    spec = _spec("openai-api/local/m", temperature=0.0)
+    first = request_line(spec, CELL, "k1")["body"]
+    later = replace(CELL, sample_id="a1#1~draw3", metadata={**CELL.metadata, "draw": 3})
+    third = request_line(spec, later, "k3")["body"]
+    assert "seed" not in first and third["seed"] == 3
+    assert {k: v for k, v in third.items() if k != "seed"} == first
 
 
 def test_request_keys_are_stable_and_distinct():

@@ -972,3 +972,192 @@ def test_no_command_of_a_judged_study_prints_inspects_hooks_banner(tmp_path):
         assert proc.returncode == 0, (command, proc.stderr)
         output = proc.stdout + proc.stderr
         assert output.strip() and "hooks enabled" not in output, (command, output)
+
+
+# ---- draws: a judge's independent samples of each answer
+# -------------------------------------------------------------------------
+
+
+def drawing_study(root: Path, draws: int) -> Path:
+    """A study whose judge is the local server (every call counted there), with the
+    response cache on: a later draw must still reach the server."""
+    judge = {"model": "openai-api/local/judge", "max_tokens": 256, "max_retries": 0}
+    return make_study(root, cache=True, graders={"j": {**judge, "draws": draws}})
+
+
+def judge_calls(server: OpenAIServer) -> list[dict[str, Any]]:
+    return [b for b in server.requests if "## How to reply" in server._last_user(b)]
+
+
+def judged(root: Path) -> pd.DataFrame:
+    grades = grades_table(root)
+    return grades[grades["grade_kind"] == "judge"]
+
+
+def test_k_draws_cost_k_different_requests_per_answer_and_rerun_asks_none(
+    tmp_path, capsys, server
+):
+    config = drawing_study(tmp_path, draws=3)
+    assert cli(capsys, "generate", str(config))[0] == 0
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and planned(result)["j_r"] == 12
+
+    calls = judge_calls(server)
+    assert len(calls) == 12  # 4 answers × 3 draws
+    by_answer: dict[str, list[str]] = {}
+    for body in calls:
+        by_answer.setdefault(server._last_user(body), []).append(
+            json.dumps(body, sort_keys=True)
+        )
+    assert len(by_answer) == 4
+    # three requests per answer, no two of them the same bytes: a provider's own
+    # cache of identical requests cannot answer one draw with another
+    assert all(len(set(bodies)) == 3 for bodies in by_answer.values())
+    seeds = sorted(json.loads(b).get("seed") or 1 for b in by_answer.popitem()[1])
+    assert seeds == [1, 2, 3]
+
+    rows = judged(tmp_path)
+    assert len(rows) == 12 and rows["score"].notna().all()
+    per_answer = rows.groupby(["gen_condition_id", "item_id", "epoch"])["draw"]
+    assert all(sorted(draws) == [1, 2, 3] for _, draws in per_answer)
+    assert rows["grade_condition_id"].nunique() == 1
+
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and planned(result)["j_r"] == 0
+    assert len(judge_calls(server)) == 12
+    # each draw is in the cache under its own key, and the estimate finds it there
+    estimate = cli(capsys, "estimate", str(config), "--stage", "grade", "--force")[1]
+    line = next(
+        x for x in estimate["conditions"] if (x["stage"], x["slug"]) == ("grade", "j_r")
+    )
+    assert (line["calls"], line["cached"]) == (12, 12)
+    code, result = cli(capsys, "grade", str(config), "--force")
+    assert code == 0 and planned(result)["j_r"] == 12
+    assert len(judge_calls(server)) == 12  # all 12 answered by the cache
+    status = cli(capsys, "status", str(config))[1]
+    row = next(r for r in status["grade"] if r["slug"] == "j_r")
+    assert (row["solutions"], row["done"], row["draws"]) == (12, 12, 3)
+
+
+def test_raising_draws_asks_only_the_new_ones_under_the_same_id(
+    tmp_path, capsys, server
+):
+    config = drawing_study(tmp_path, draws=1)
+    assert cli(capsys, "generate", str(config))[0] == 0
+    assert cli(capsys, "grade", str(config))[0] == 0
+    assert len(judge_calls(server)) == 4
+    first = judged(tmp_path)
+    assert set(first["draw"]) == {1}
+
+    edit_config(config, graders__j__draws=3)
+    estimate = cli(capsys, "estimate", str(config))[1]
+    line = next(
+        x for x in estimate["conditions"] if (x["stage"], x["slug"]) == ("grade", "j_r")
+    )
+    assert line["calls"] == 8
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and planned(result)["j_r"] == 8
+    assert len(judge_calls(server)) == 12  # 2 new draws × 4 answers, cache on
+    rows = judged(tmp_path)
+    assert len(rows) == 12
+    assert set(rows["grade_condition_id"]) == set(first["grade_condition_id"])
+    kept = rows[rows["draw"] == 1].sort_values("item_id")["run_id"].tolist()
+    assert kept == first.sort_values("item_id")["run_id"].tolist()
+
+
+def test_a_grades_store_from_before_draws_reads_as_draw_1_and_is_not_regraded(
+    tmp_path, capsys, server, monkeypatch
+):
+    from itemeval.paths import StudyPaths
+    from itemeval.store import read_store, upsert
+    from itemeval.store.schemas import STORES
+
+    config = drawing_study(tmp_path, draws=1)
+    assert cli(capsys, "generate", str(config))[0] == 0
+    assert cli(capsys, "grade", str(config))[0] == 0
+    study = tmp_path / "studies" / "t"
+    rows = read_store(StudyPaths(study), "grades").drop_columns(["draw"])
+    for path in sorted(study.glob("grades.parquet*")):
+        subprocess.run(["rm", "-rf", str(path)], check=True)
+    # written as an itemeval from before draws wrote it: no draw column at all
+    schema, key = STORES["grades"]
+    older = schema.remove(schema.get_field_index("draw"))
+    with monkeypatch.context() as patch:
+        patch.setitem(STORES, "grades", (older, tuple(k for k in key if k != "draw")))
+        upsert(StudyPaths(study), "grades", rows)
+    assert "draw" not in pd.read_parquet(study / "grades.parquet").columns
+    before = tree_digest(study / "grades.parquet")
+
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and planned(result)["j_r"] == 0
+    assert len(judge_calls(server)) == 4
+    assert tree_digest(study / "grades.parquet") == before  # nothing rewritten
+
+    edit_config(config, graders__j__draws=2)
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and planned(result)["j_r"] == 4
+    assert len(judge_calls(server)) == 8
+    where = {"grade_kind": ["judge"]}
+    draws = read_store(StudyPaths(study), "grades", ["draw"], where=where)["draw"]
+    assert sorted(draws.to_pylist()) == [1] * 4 + [2] * 4
+
+
+class SplitJudge(StudyServer):
+    """A judge that gives 0 to the draw sent with seed 2, 1 to every other: three
+    draws of an answer score 1, 0, 1."""
+
+    def _completion(self, body: dict[str, Any]) -> dict[str, Any]:
+        reply = super()._completion(body)
+        if "## How to reply" in self._last_user(body) and body.get("seed") == 2:
+            reply["choices"][0]["message"]["content"] = (
+                '```json\n{"score": 0, "reasoning": "second thoughts"}\n```'
+            )
+        return reply
+
+
+@pytest.mark.parametrize(
+    "draws, expected", [("mean", 2 / 3), ("majority", 1.0), ("median", 1.0)]
+)
+def test_results_reduce_each_answers_draws_first(
+    tmp_path, capsys, monkeypatch, draws, expected
+):
+    from inspect_ai.model import _model
+
+    with SplitJudge() as srv:
+        for key, value in srv.env().items():
+            monkeypatch.setenv(key, value)
+        _model._models.clear()
+        config = drawing_study(tmp_path, draws=3)
+        assert cli(capsys, "generate", str(config))[0] == 0
+        assert cli(capsys, "grade", str(config))[0] == 0
+    _model._models.clear()
+    code, report = cli(capsys, "results", str(config), "--draws", draws)
+    assert code == 0
+    slugs = report["slugs"]
+    cell = next(c for c in report["cells"] if slugs[c["grade_condition_id"]] == "j_r")
+    # one grade per answer, whatever the draws: 4 items, 4 grades
+    assert (cell["items"], cell["grades"]) == (4, 4)
+    assert cell["mean"] == pytest.approx(expected)
+
+
+def test_shards_split_the_draws_and_a_rerun_shard_asks_none_of_its_journaled_ones(
+    tmp_path, capsys, server
+):
+    config = drawing_study(tmp_path, draws=3)
+    assert cli(capsys, "generate", str(config))[0] == 0
+    planned_by_shard = []
+    for shard in ("0/2", "1/2"):
+        code, result = cli(capsys, "grade", str(config), "--shard", shard, "--yes")
+        assert code == 0
+        planned_by_shard.append(planned(result)["j_r"])
+    assert sum(planned_by_shard) == 12 and all(planned_by_shard)
+    assert len(judge_calls(server)) == 12
+    # before the commit: the shard's journal holds its draws, so it asks none again
+    code, result = cli(capsys, "grade", str(config), "--shard", "0/2", "--yes")
+    assert code == 0 and planned(result)["j_r"] == 0
+    assert main(["commit", str(config), "--json"]) == 0
+    capsys.readouterr()
+    assert len(judged(tmp_path)) == 12
+    code, result = cli(capsys, "grade", str(config))
+    assert code == 0 and planned(result)["j_r"] == 0
+    assert len(judge_calls(server)) == 12
