@@ -29,11 +29,17 @@ _STATUS = {"done": 0, "parse_failed": 1, "error": 2}
 grade (of an older text) is pending."""
 
 
-def graded_frame(study: Study, grade: list[GradeCondition]) -> pd.DataFrame:
+def graded_frame(
+    study: Study, grade: list[GradeCondition], *, all_draws: bool = False
+) -> pd.DataFrame:
     """Columns: gen_condition_id, grade_condition_id, item_id, epoch, status (scored,
-    parse_failure, error, pending), score (of scored grades only), score_metadata.
-    The ids and the status are categoricals (their values sorted)."""
-    state = grade_state(study, grade, extra=("score", "score_metadata"))
+    parse_failure, error, pending), score (of scored grades only), score_metadata;
+    with `all_draws`, a row per judge draw and its `draw` (the reliability card reads
+    them), else each answer's draws reduced to one grade. The ids and the status are
+    categoricals (their values sorted)."""
+    state = grade_state(
+        study, grade, extra=("score", "score_metadata"), all_draws=all_draws
+    )
     # per distinct state, not per row: a million rows hold five states
     codes, states = pd.factorize(state["state"])
     lookup = np.array([_STATUS.get(s, 3) for s in states], dtype=np.int64)
@@ -46,7 +52,16 @@ def graded_frame(study: Study, grade: list[GradeCondition]) -> pd.DataFrame:
         **{key: categories(state[key]) for key in _KEYS},
         status=pd.Series(coded(status, STATUSES), index=state.index),
         score=state["score"].where(status == 0),
-    )[[*_KEYS[:2], _KEYS[2], "epoch", "status", "score", "score_metadata"]]
+    )[
+        [
+            *_KEYS,
+            "epoch",
+            *(["draw"] if all_draws and "draw" in state else []),
+            "status",
+            "score",
+            "score_metadata",
+        ]
+    ]
 
 
 _KEYS = ("gen_condition_id", "grade_condition_id", "item_id")

@@ -21,7 +21,7 @@ def reliability_sections(
     if not (judges or variance):
         return {}
     grade = grade_conditions(study)
-    frame = graded_frame(study, grade)
+    frame = graded_frame(study, grade, all_draws=True)
     if options.ids:
         frame = frame[frame["item_id"].isin(options.ids)]
     sections: dict[str, Any] = {}
