@@ -68,3 +68,22 @@ def test_judges_and_variance_read_the_graded_study(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "Judge reliability" in text and "Variance components" in text
     assert "G coefficient of the model ranking" in text
+
+
+def test_the_card_reads_every_draw_of_a_judge(tmp_path, capsys):
+    """results reduces a judge's draws per answer first; the card must not: its
+    test-retest figures are made of the draws."""
+    import yaml
+
+    path = demo_like(tmp_path)
+    config_data = yaml.safe_load(path.read_text())
+    config_data["graders"]["j"]["draws"] = 3
+    path.write_text(yaml.safe_dump(config_data, sort_keys=False))
+    config = str(path)
+    assert main(["generate", config, "--json"]) == 0
+    assert main(["grade", config, "--json"]) == 0
+    capsys.readouterr()
+    assert main(["results", config, "--judges", "--json"]) == 0
+    [card] = json.loads(capsys.readouterr().out)["judges"]
+    # the offline judge is deterministic: three identical draws of every answer
+    assert card["draws"] == 3 and card["icc"] == 1.0 and card["flip_rate"] == 0.0
