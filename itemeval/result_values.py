@@ -117,6 +117,9 @@ class Headline:
     """Set on the row of the facet that varies most: `best` and `runner_up` are
     levels of it, each item averaged over the other facets."""
     text: str
+    doubt: str | None = None
+    """Why the grade condition's judge is doubted (results/judges.py judge_doubts:
+    test-retest ICC under 0.75, or a preference for its own family), else None."""
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ from .facet_compare import (
 )
 from .facets import facet_levels, marginals, scale_label
 from .headline import headlines
+from .judges import judge_doubts
 from .options import ResultsOptions, check_options
 
 
@@ -128,7 +129,18 @@ def _headlines(study, items, cells, grade, names, by) -> list[dict[str, Any]]:
     that varies most, then the conditions."""
     facets = {f: levels_of(study.generate, f) for f in varying_facets(study.generate)}
     asked = next((f for f in by if f in facets), None)
-    return headlines(items, cells, grade, names, facets, asked)
+    rows = headlines(items, cells, grade, names, facets, asked)
+    doubts = judge_doubts(
+        study,
+        grade,
+        lambda: graded_frame(study, grade, all_draws=True),
+        study.config.families,
+    )
+    for row in rows:
+        row["doubt"] = doubt = doubts.get(row["grade_condition_id"])
+        if doubt is not None:
+            row["text"] += f" — under a doubted judge: {doubt} (results --judges)"
+    return rows
 
 
 def _comparisons(

@@ -8,7 +8,7 @@ draw 1 only); the figures are `stats.reliability` and `stats.self_preference`.
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
@@ -17,7 +17,7 @@ from ..result_values import clean
 from ..stats.draws import ANSWER, draw_matrix, with_draw
 from ..stats.reliability import Estimate, human_agreement, retest
 from ..stats.scale_intervals import grade_scales
-from ..stats.self_preference import self_preference
+from ..stats.self_preference import family_of, self_preference
 from ..study.load import Study
 
 
@@ -138,3 +138,44 @@ def judge_cards(
             | {"self_preference": preferred.get(condition.id)}
         )
     return clean(cards)
+
+
+ICC_FLOOR = 0.75
+"""Below it a judge's single draw is a noisy measurement (Koo & Li 2016 call an ICC
+under 0.75 moderate or poor): a lead decided under such a judge is marked."""
+
+
+def judge_doubts(
+    study: Study,
+    grade: list[GradeCondition],
+    frame_of: Callable[[], pd.DataFrame],
+    families: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """Grade condition id -> why its judge's verdicts are doubted, for the headline:
+    a test-retest ICC under ICC_FLOOR, or a preference for its own family's answers
+    (Holm p < 0.05). Computed only where it can be: a judge with draws, or judges of
+    several families (`frame_of` gives every draw)."""
+    judges = [c for c in grade if c.kind == "judge"]
+    kinds = {family_of(c.grader_model or "", families) for c in judges}
+    if not judges or (all(c.draws == 1 for c in judges) and len(kinds) < 2):
+        return {}
+    doubts = {}
+    for row in judge_cards(study, frame_of(), grade, families=families):
+        reasons = _doubts(row)
+        if reasons:
+            doubts[row["grade_condition_id"]] = "; ".join(reasons)
+    return doubts
+
+
+def _doubts(row: dict[str, Any]) -> list[str]:
+    reasons = []
+    icc = row.get("icc")
+    if icc is not None and icc < ICC_FLOOR:
+        reasons.append(f"its test-retest ICC {icc:.2f} is under {ICC_FLOOR}")
+    preferred = row.get("self_preference") or {}
+    p, estimate = preferred.get("p_holm"), preferred.get("estimate")
+    if p is not None and estimate is not None and p < 0.05 and estimate > 0:
+        reasons.append(
+            f"it favours its own family's answers by {estimate:+.3f} (Holm p {p:.3f})"
+        )
+    return reasons

@@ -27,7 +27,12 @@ def reliability_sections(
     sections: dict[str, Any] = {}
     if judges:
         sections["judges"] = judge_cards(
-            study, frame, grade, threshold=options.threshold, seed=options.seed
+            study,
+            frame,
+            grade,
+            threshold=options.threshold,
+            seed=options.seed,
+            families=study.config.families,
         )
     if variance:
         sections["variance"] = variance_report(study, frame, grade, seed=options.seed)

@@ -325,6 +325,10 @@ class StudyConfig(_Strict):
     """Spend gate, hard cap, batch mode and prices."""
     metrics: list[Union[str, MetricEntry]] = []
     """Global metrics `results` computes per cell with an item-bootstrap CI."""
+    families: dict[str, str] = {}
+    """Model id -> model family, for a judge's self-preference (`results --judges`);
+    a model not named here is of its provider's family (`openai/gpt-4o`: openai).
+    Part of no id."""
 
 
 @dataclass(frozen=True)

@@ -224,7 +224,9 @@ def test_results_json_headline_matches_the_export(study, capsys):
         "detectable",
         "facet",
         "text",
+        "doubt",
     }
+    assert row["doubt"] is None  # a scorer is never doubted as a judge is
     assert row["facet"] is None  # one facet varies: the conditions' row alone
     wide = item_scores(study)
     good = next(c for c in wide.columns if c.startswith("arith-good"))

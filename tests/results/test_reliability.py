@@ -87,3 +87,43 @@ def test_the_card_reads_every_draw_of_a_judge(tmp_path, capsys):
     [card] = json.loads(capsys.readouterr().out)["judges"]
     # the offline judge is deterministic: three identical draws of every answer
     assert card["draws"] == 3 and card["icc"] == 1.0 and card["flip_rate"] == 0.0
+
+
+def test_a_lead_decided_under_a_noisy_judge_is_marked_in_the_headline(
+    tmp_path, capsys, monkeypatch
+):
+    """A judge whose draws of one answer disagree at random (ICC near 0): the headline
+    of its grade condition says it is doubted, and why; the scorer's is not."""
+    import hashlib
+
+    import yaml
+    from inspect_ai.model import _model
+
+    from tests.openai_server import OpenAIServer
+
+    def noisy(body):
+        text = json.dumps(body["messages"]) + str(body.get("seed"))
+        score = int(hashlib.sha256(text.encode()).hexdigest(), 16) % 4
+        return f'```json\\n{{"score": {score}, "reasoning": "r"}}\\n```'
+
+    with OpenAIServer(responder=noisy) as srv:
+        for key, value in srv.env().items():
+            monkeypatch.setenv(key, value)
+        _model._models.clear()
+        path = demo_like(tmp_path)
+        data = yaml.safe_load(path.read_text())
+        data["graders"]["j"] = {"model": "openai-api/local/j", "draws": 3}
+        data["facets"]["scorer"] = "numeric"
+        path.write_text(yaml.safe_dump(data, sort_keys=False))
+        config = str(path)
+        assert main(["generate", config, "--json"]) == 0
+        assert main(["grade", config, "--json"]) == 0
+        capsys.readouterr()
+        assert main(["results", config, "--json"]) == 0
+    _model._models.clear()
+    headline = json.loads(capsys.readouterr().out)["headline"]
+    judged = [row for row in headline if row["grade_condition_id"].startswith("j")]
+    scored = [row for row in headline if row["grade_condition_id"].startswith("scorer")]
+    assert judged and all("test-retest ICC" in (row["doubt"] or "") for row in judged)
+    assert all("under a doubted judge" in row["text"] for row in judged)
+    assert scored and all(row["doubt"] is None for row in scored)
