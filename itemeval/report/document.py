@@ -30,6 +30,7 @@ from . import plots as report_plots
 from .html import esc, html_table, num, svg
 from .intervals import STYLE as _INTERVAL_STYLE
 from .items import items_section
+from .judges import judges_section
 from .metrics import criteria_section, metrics_section
 from .pairwise import pairwise_section
 
@@ -171,6 +172,8 @@ def _sections(
         sections.append(("agreement", report_plots.agreement(frame, results, slugs)))
     if results.corrected:
         sections.append(("corrected", _corrected(results, slugs)))
+    if (judges := judges_section(study, grade_conditions(study))) is not None:
+        sections.append(("judges", judges))
     if results.calibration:
         sections.append(("calibration", report_plots.reliability(results, slugs)))
     if results.cascades:

@@ -145,6 +145,16 @@ ICC_FLOOR = 0.75
 under 0.75 moderate or poor): a lead decided under such a judge is marked."""
 
 
+def measurable(
+    grade: list[GradeCondition], families: dict[str, str] | None = None
+) -> bool:
+    """Whether a judge card has figures to give: a judge with draws, or judges of
+    several families."""
+    judges = [c for c in grade if c.kind == "judge"]
+    kinds = {family_of(c.grader_model or "", families) for c in judges}
+    return bool(judges) and (any(c.draws > 1 for c in judges) or len(kinds) > 1)
+
+
 def judge_doubts(
     study: Study,
     grade: list[GradeCondition],
@@ -155,9 +165,7 @@ def judge_doubts(
     a test-retest ICC under ICC_FLOOR, or a preference for its own family's answers
     (Holm p < 0.05). Computed only where it can be: a judge with draws, or judges of
     several families (`frame_of` gives every draw)."""
-    judges = [c for c in grade if c.kind == "judge"]
-    kinds = {family_of(c.grader_model or "", families) for c in judges}
-    if not judges or (all(c.draws == 1 for c in judges) and len(kinds) < 2):
+    if not measurable(grade, families):
         return {}
     doubts = {}
     for row in judge_cards(study, frame_of(), grade, families=families):

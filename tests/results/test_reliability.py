@@ -87,6 +87,11 @@ def test_the_card_reads_every_draw_of_a_judge(tmp_path, capsys):
     [card] = json.loads(capsys.readouterr().out)["judges"]
     # the offline judge is deterministic: three identical draws of every answer
     assert card["draws"] == 3 and card["icc"] == 1.0 and card["flip_rate"] == 0.0
+    assert main(["report", config]) == 0
+    [page] = (tmp_path / "studies" / "t" / "reports").glob("*.html")
+    text = page.read_text()
+    section = text[text.index("How far the judges can be trusted") :]
+    assert "1.000 [1.000, 1.000]" in section[: section.index("</table>")]
 
 
 def test_a_lead_decided_under_a_noisy_judge_is_marked_in_the_headline(
