@@ -40,6 +40,20 @@ def render_judges(rows: list[dict[str, Any]], console: Console) -> None:
     if not rows:
         console.print("No judge grade condition to report reliability for.")
         return
+    pointwise = [r for r in rows if r.get("kind") != "pairwise"]
+    pairwise = [r for r in rows if r.get("kind") == "pairwise"]
+    if pointwise:
+        _pointwise(pointwise, console)
+    if pairwise:
+        columns = [
+            Column("pairwise judge", lambda r: r["slug"], kind="name"),
+            Column("swapped", lambda r: f"{r['both_orders']:,}"),
+            Column("position flips", figure("position_flip_rate")),
+        ]
+        console.print(fitted(console, "Pairwise judges", columns, pairwise))
+
+
+def _pointwise(rows: list[dict[str, Any]], console: Console) -> None:
     columns = [
         Column("judge", lambda r: r["slug"], kind="name"),
         Column("answers", lambda r: f"{r['n']:,}"),

@@ -132,3 +132,23 @@ def test_a_lead_decided_under_a_noisy_judge_is_marked_in_the_headline(
     assert judged and all("test-retest ICC" in (row["doubt"] or "") for row in judged)
     assert all("under a doubted judge" in row["text"] for row in judged)
     assert scored and all(row["doubt"] is None for row in scored)
+
+
+def test_a_pairwise_judge_s_card_is_its_position_flip_rate(tmp_path, capsys):
+    from tests.stages.grade.test_pairwise import offline_study
+
+    config = str(offline_study(tmp_path))
+    assert main(["generate", config, "--json"]) == 0
+    assert main(["grade", config, "--json"]) == 0
+    capsys.readouterr()
+    assert main(["results", config, "--judges", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    [card] = [c for c in data["judges"] if c.get("kind") == "pairwise"]
+    flips = [row["flip_rate"] for row in data["pairwise"]]
+    assert card["both_orders"] == sum(row["both_orders"] for row in data["pairwise"])
+    assert card["position_flip_rate"] == pytest.approx(
+        sum(f * row["both_orders"] for f, row in zip(flips, data["pairwise"]))
+        / card["both_orders"]
+    )
+    assert main(["results", config, "--judges"]) == 0
+    assert "Pairwise judges" in capsys.readouterr().out
