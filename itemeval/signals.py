@@ -10,6 +10,7 @@ cancellation spreads sees it first.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import contextvars
 import os
@@ -45,8 +46,6 @@ _this_call: contextvars.ContextVar[list[bool] | None] = contextvars.ContextVar(
 """The running sample's [counted in _in_flight], shared with the tasks it
 starts."""
 _hard_stop: threading.Timer | None = None
-_lost: list[int] = []
-"""Ctrl-Cs raised as KeyboardInterrupt inside a finalizer, not yet acted on."""
 
 
 def install() -> None:
@@ -58,7 +57,6 @@ def install() -> None:
     if threading.current_thread() is not threading.main_thread():
         return
     _received.clear()
-    _lost.clear()
     for number in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, _as_interrupt)
     if not getattr(sys.unraisablehook, "itemeval_resends", False):
@@ -66,15 +64,16 @@ def install() -> None:
 
 
 class _Resending:
-    """sys.unraisablehook that keeps a Ctrl-C which landed in a finalizer.
+    """sys.unraisablehook that gives back a Ctrl-C which landed in a finalizer.
 
     While Python's own SIGINT handler is in place (an eval's start and end, so that
-    its event loop installs its handler), the KeyboardInterrupt is raised wherever
-    the main thread is; inside a finalizer or a weakref callback (inspect forgets
-    message snapshots in one) Python prints "Exception ignored" and drops it, and the
-    run went on as if no key had been pressed. It is kept here, and given to the
-    eval's handler once that is in place (watch_interrupts), or, if the eval has
-    ended, stops the run before the next one (default_interrupts).
+    its event loop installs its handler; the whole of a launcher), the
+    KeyboardInterrupt is raised wherever the main thread is; inside a finalizer or a
+    weakref callback (inspect forgets message snapshots in one) Python prints
+    "Exception ignored" and drops it, and the run went on as if no key had been
+    pressed. The signal is delivered again from a thread, a moment later, to the
+    handler in place then (RESEND_S: out of this hook, where it would be dropped
+    again).
     """
 
     itemeval_resends = True
@@ -84,9 +83,16 @@ class _Resending:
 
     def __call__(self, unraisable: Any) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt):
-            _lost.append(signal.SIGINT)
+            timer = threading.Timer(RESEND_S, _thread.interrupt_main, (signal.SIGINT,))
+            timer.daemon = True
+            timer.start()
             return
         self.earlier(unraisable)
+
+
+RESEND_S = 0.01
+"""How long after a dropped Ctrl-C it is delivered again: long enough for the main
+thread to leave the finalizer and this hook."""
 
 
 SEND_LOG_ENV = "ITEMEVAL_SEND_LOG"
@@ -190,9 +196,6 @@ def watch_interrupts() -> None:
     handler = _DrainingHandler(asyncio.get_running_loop(), current)
     _cancel = handler.cancel
     signal.signal(signal.SIGINT, handler)
-    if _lost:  # pressed while the eval was starting, and dropped by a finalizer
-        _lost.clear()
-        handler(signal.SIGINT, None)
 
 
 class _DrainingHandler:
@@ -253,18 +256,12 @@ def interrupts_as_flag() -> Iterator[None]:
         yield
 
 
-@contextlib.contextmanager
-def default_interrupts() -> Iterator[None]:
+def default_interrupts() -> contextlib.AbstractContextManager[None]:
     """Python's own SIGINT handler inside the block, so the event loop of an eval
     installs its own (see watch_interrupts); the handler before is put back
-    afterwards. A Ctrl-C a finalizer dropped meanwhile stops the run (_Resending)."""
-    try:
-        with _sigint_handler(signal.default_int_handler):
-            yield
-    finally:
-        if _lost:
-            _lost.clear()
-            _set_stop()
+    afterwards. A Ctrl-C a finalizer dropped meanwhile is delivered again
+    (_Resending)."""
+    return _sigint_handler(signal.default_int_handler)
 
 
 def sigint_as(

@@ -12,7 +12,6 @@ from pydantic import BaseModel, ConfigDict
 
 from ..scorers.base import ScorerSpec
 from .scorers import RULE_VERSION
-from .sdk_retries import one_request_per_attempt
 from .send_guard import guard
 
 MODEL_GRADED = {
@@ -89,11 +88,7 @@ def build_model_graded(
     models = [
         # a config each, as inspect keeps the one it is given
         guard(
-            one_request_per_attempt(
-                get_model(
-                    model, config=_grader_config(config, cache_scope), memoize=False
-                )
-            )
+            get_model(model, config=_grader_config(config, cache_scope), memoize=False)
         )
         for model in grader_models(params)
     ]

@@ -36,7 +36,6 @@ from .feed import task_dataset
 from .hooks import calling, hand_on
 from .log_scores import NO_CALL, VERDICT, grade_scorer
 from .samples import event_usage, usage_counts
-from .sdk_retries import one_request_per_attempt
 
 # What setting up one condition's model can raise (unknown provider, missing key or
 # package); such a condition fails alone while the others run.
@@ -310,8 +309,7 @@ def build_model(name: str) -> Any:
     # <SERVICE>_BASE_URL / _API_KEY.
     quiet_banner()
     with contextlib.redirect_stdout(sys.stderr):
-        model = get_model(name, memoize=False)
-        return reply_capture.capture(send_guard.guard(one_request_per_attempt(model)))
+        return reply_capture.capture(send_guard.guard(get_model(name, memoize=False)))
 
 
 def check_providers(models: list[str]) -> None:
