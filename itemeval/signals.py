@@ -10,7 +10,6 @@ cancellation spreads sees it first.
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import contextvars
 import os
@@ -83,7 +82,13 @@ class _Resending:
 
     def __call__(self, unraisable: Any) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt):
-            timer = threading.Timer(RESEND_S, _thread.interrupt_main, (signal.SIGINT,))
+            # a real signal to the main thread, not _thread.interrupt_main: only a
+            # signal wakes a main thread blocked in a system call (a launcher waiting
+            # for its shards in waitpid stayed there)
+            main = threading.main_thread().ident
+            timer = threading.Timer(
+                RESEND_S, signal.pthread_kill, (main, signal.SIGINT)
+            )
             timer.daemon = True
             timer.start()
             return

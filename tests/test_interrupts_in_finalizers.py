@@ -50,12 +50,36 @@ def test_an_interrupt_dropped_in_a_finalizer_reaches_the_handler_in_place():
     assert seen == [signal.SIGINT]
 
 
-def test_under_python_s_own_handler_it_is_a_keyboard_interrupt_again():
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    with pytest.raises(KeyboardInterrupt):
-        _Finalized()
-        gc.collect()
-        _until(lambda: False, timeout=30.0)
+BLOCKED = """
+import gc, signal, time
+from itemeval import signals
+signals.install()
+signal.signal(signal.SIGINT, signal.default_int_handler)
+class Finalized:
+    def __del__(self):
+        raise KeyboardInterrupt
+started = time.monotonic()
+try:
+    Finalized()
+    gc.collect()
+    time.sleep(60)
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("interrupted after", round(time.monotonic() - started, 3))
+"""
+
+
+def test_a_main_thread_blocked_in_a_system_call_is_woken_by_it():
+    """Under Python's own handler it is a KeyboardInterrupt again, even while the
+    main thread waits in a system call (a launcher in waitpid for its shards): a
+    process of its own, as a launcher is."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-c", BLOCKED], capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.startswith("interrupted after"), (done.stdout, done.stderr)
+    assert float(done.stdout.split()[-1]) < 50
 
 
 def test_other_unraisable_errors_still_reach_the_earlier_hook(monkeypatch):
