@@ -159,23 +159,6 @@ def compared_pairs(
     return [(chosen[0], chosen[1])]
 
 
-def _range_of(values: np.ndarray) -> float | None:
-    finite = values[np.isfinite(values)]
-    return float(finite.max() - finite.min()) if finite.size else None
-
-
-def _within(row: dict, width: float | None) -> dict:
-    """A difference of scores lies within ± their range: a t interval on a few items
-    (2 items: t with 1 df) ran past it (-4.64 to +4.89 for 0/1 scores)."""
-    if width is None:
-        return row
-    for key, bound in (("ci_low", -width), ("ci_high", width)):
-        value = row.get(key)
-        if value is not None and np.isfinite(value):
-            row[key] = max(value, bound) if key == "ci_low" else min(value, bound)
-    return row
-
-
 def comparison_rows(
     items: pd.DataFrame, pairs: list[tuple[str, str]], grade: list[GradeCondition]
 ) -> list[dict]:
@@ -195,13 +178,13 @@ def comparison_rows(
         results = paired_tests.paired_many(
             scores.to_numpy(dtype=float), [(at[a], at[b]) for a, b in kept]
         )
-        width = _range_of(scores.to_numpy(dtype=float))
+        values = scores.to_numpy(dtype=float)
         rows += [
             {
                 "grade_condition_id": grader.id,
                 "a": a,
                 "b": b,
-                **_within(asdict(result), width),
+                **asdict(paired_tests.within_range(result, values)),
             }
             for (a, b), result in zip(kept, results)
         ]

@@ -15,11 +15,9 @@ A B`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..records import GradeCondition
@@ -151,22 +149,7 @@ def _paired(wide: pd.DataFrame, best, runner_up) -> paired_tests.Comparison:
         wide[best["gen_condition_id"]].to_numpy(dtype=float),
         wide[runner_up["gen_condition_id"]].to_numpy(dtype=float),
     )
-    # a difference of scores lies within ± their range (a t interval on 2 items ran
-    # far past it)
-    values = wide.to_numpy(dtype=float)
-    finite = values[np.isfinite(values)]
-    if not finite.size:
-        return result
-    width = float(finite.max() - finite.min())
-    return replace(
-        result,
-        ci_low=max(result.ci_low, -width)
-        if np.isfinite(result.ci_low)
-        else result.ci_low,
-        ci_high=min(result.ci_high, width)
-        if np.isfinite(result.ci_high)
-        else result.ci_high,
-    )
+    return paired_tests.within_range(result, wide.to_numpy(dtype=float))
 
 
 def _adjusted(wide: pd.DataFrame, lead: tuple[str, str]) -> float:

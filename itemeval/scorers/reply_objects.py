@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any, Iterable
 
 # Pairs of ``` fences, with or without a language tag; the tag never contains a brace,
@@ -111,8 +112,11 @@ def _tolerant_json(text: str) -> str:
     return "".join(out)
 
 
-_INT_DIGITS = 4300
-"""Python's default limit on the digits int() reads from text."""
+def fits_int(digits: str) -> bool:
+    """Whether int() reads this integer literal under Python's int-digit limit
+    (`sys.get_int_max_str_digits()`, 0: no limit; before 3.10.7 there is none)."""
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    return not limit or len(digits.lstrip("+-")) <= limit
 
 
 class RawNumber(str):
@@ -272,9 +276,10 @@ def plain(value: Any) -> Any:
     if isinstance(value, RawNumber):
         if value[-1:].isalpha() or "." in value or "e" in value.lower():
             return float(value)
-        # past Python's int-digit limit (4,300) int() raises; the float is inf, which
-        # still compares and writes as JSON, and the text stays in the RawNumber
-        return int(value) if len(value) <= _INT_DIGITS else float(value)
+        # past Python's int-digit limit (4,300 by default) int() raises; the float
+        # is inf, which still compares and writes as JSON, and the text stays in the
+        # RawNumber
+        return int(value) if fits_int(value) else float(value)
     if isinstance(value, list):
         return [plain(item) for item in value]
     if isinstance(value, dict):

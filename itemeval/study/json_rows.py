@@ -6,27 +6,27 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any
 
 from ..errors import ConfigError
+from ..scorers.reply_objects import fits_int
 
 DEPTH_LIMIT = 100
 """How deep a dataset value may nest: far past any real item (a chat history is 3 or 4
 levels), and well inside what Python's JSON reader, pyarrow and our hashing follow."""
-
-INT_DIGITS = 4300
-"""Python's default limit on the digits int() reads from text."""
 
 
 _COLON = re.compile(r"\s*:")
 
 
 class _LongInteger(str):
-    """An integer literal past INT_DIGITS, kept as its text until the row is checked."""
+    """An integer literal past Python's int-digit limit, kept as its text until the
+    row is checked."""
 
 
 def _integer(text: str) -> int | str:
-    return int(text) if len(text.lstrip("-")) <= INT_DIGITS else _LongInteger(text)
+    return int(text) if fits_int(text) else _LongInteger(text)
 
 
 def loads(text: str, where: str) -> Any:
@@ -37,10 +37,7 @@ def loads(text: str, where: str) -> Any:
         value = json.loads(text, parse_int=_integer)
     except RecursionError:
         place = _deep_place(text)
-        raise ConfigError(
-            f"{where}: {_named(place)} is nested more than {DEPTH_LIMIT} levels "
-            "deep; flatten it or leave the column out of mapping.metadata"
-        ) from None
+        raise _too_deep(where, place) from None
     _check(value, where)
     return value
 
@@ -55,17 +52,22 @@ def _check(value: Any, where: str) -> None:
             digits = len(node.lstrip("-"))
             raise ConfigError(
                 f"{where}: {_named(place)} is a number of {digits:,} digits (Python "
-                f"reads at most {INT_DIGITS:,}); write it as a JSON string"
+                f"reads at most {sys.get_int_max_str_digits():,}); write it as a JSON "
+                "string"
             )
         if not isinstance(node, (dict, list)):
             continue
         if len(place) >= DEPTH_LIMIT:
-            raise ConfigError(
-                f"{where}: {_named(place[:2])} is nested more than {DEPTH_LIMIT} "
-                "levels deep; flatten it or leave the column out of mapping.metadata"
-            )
+            raise _too_deep(where, place[:2])
         children = node.items() if isinstance(node, dict) else enumerate(node)
         stack.extend((child, (*place, key)) for key, child in children)
+
+
+def _too_deep(where: str, place: tuple[Any, ...]) -> ConfigError:
+    return ConfigError(
+        f"{where}: {_named(place)} is nested more than {DEPTH_LIMIT} levels deep; "
+        "flatten it or leave the column out of mapping.metadata"
+    )
 
 
 def _named(place: tuple[Any, ...]) -> str:

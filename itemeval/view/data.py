@@ -246,23 +246,23 @@ def query_items(table: ItemTable, query: ItemQuery) -> tuple[pd.DataFrame, int]:
 def mixes_scales(table: ItemTable, query: ItemQuery) -> bool:
     """Whether the page's scores come from grade conditions of different ranges (all
     graders chosen): each is then rescaled to 0-1 before they are averaged."""
-    return not query.grade and len(_ranges(table.cells)) > 1
+    return not query.grade and len(_ranges(table.cells).drop_duplicates()) > 1
 
 
-def _ranges(cells: pd.DataFrame) -> set[tuple[float, float]]:
+def _ranges(cells: pd.DataFrame) -> pd.DataFrame:
+    """Per grade condition, the lowest and highest mean it gave anywhere."""
     scored = cells[cells["score"].notna()]
-    bounds = scored.groupby("grade")["score"].agg(["min", "max"])
-    return {(float(lo), float(hi)) for lo, hi in bounds.itertuples(index=False)}
+    return scored.groupby("grade")["score"].agg(["min", "max"])
 
 
 def _on_one_scale(every: pd.DataFrame, cells: pd.DataFrame) -> np.ndarray:
-    """The cells' scores, each grade condition's rescaled to 0-1 by the lowest and
-    highest mean it gave anywhere, when the chosen cells cross several ranges (a 0-3
-    judge, a 0/1 scorer and labels were averaged as one number)."""
+    """The cells' scores, each grade condition's rescaled to 0-1 by its `_ranges`,
+    when the chosen cells cross several ranges (a 0-3 judge, a 0/1 scorer and labels
+    were averaged as one number)."""
     score = cells["score"].to_numpy(float)
-    if cells["grade"].nunique() < 2 or len(_ranges(every)) < 2:
+    bounds = _ranges(every)
+    if cells["grade"].nunique() < 2 or len(bounds.drop_duplicates()) < 2:
         return score
-    bounds = every[every["score"].notna()].groupby("grade")["score"].agg(["min", "max"])
     low = bounds["min"].reindex(cells["grade"]).to_numpy(float)
     width = (bounds["max"] - bounds["min"]).reindex(cells["grade"]).to_numpy(float)
     with np.errstate(invalid="ignore", divide="ignore"):

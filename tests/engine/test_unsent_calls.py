@@ -110,7 +110,7 @@ def test_a_call_no_connection_took_is_asked_again_not_recorded_as_a_timeout(
 
     monkeypatch.setattr(tasks, "_say_once", open_door)
     config = local_model_config(
-        solvers__max_retries=0, solvers__attempt_timeout=5, solvers__max_connections=1
+        solvers__max_retries=0, solvers__attempt_timeout=10, solvers__max_connections=1
     )
     path = write_study(tmp_path, config, rows=ARITH[:1])
     code = main(["generate", str(path), "--json"])
