@@ -35,6 +35,9 @@ demo: $(STAMP)
 	$(BIN)/itemeval grade configs/claims.yaml
 	$(BIN)/itemeval status configs/claims.yaml
 	COLUMNS=80 $(BIN)/itemeval results configs/claims.yaml
+	$(BIN)/itemeval generate configs/agents.yaml
+	$(BIN)/itemeval grade configs/agents.yaml
+	COLUMNS=80 $(BIN)/itemeval results configs/agents.yaml --compare all --by solver
 	@echo "itemeval is installed in .venv: run '. .venv/bin/activate' to call it as 'itemeval' (README: A short tour)"
 
 test: $(STAMP)

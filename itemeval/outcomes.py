@@ -49,6 +49,11 @@ class SampleResult:
     usage_reported: str | None = None
     """JSON: the provider's own counts of the calls whose counts were not believed,
     each with why; None when every call's were taken as reported."""
+    trajectory: Any = None
+    """An agent cell's turns, tool calls and compact transcript
+    (engine/transcripts.Trajectory); None for one plain call."""
+    limit_hit: str | None = None
+    """The inspect limit an agent cell hit (message, token, time, working)."""
 
 
 @dataclass

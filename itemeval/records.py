@@ -145,8 +145,56 @@ class Template:
 
 
 @dataclass(frozen=True)
+class AgentSpec:
+    """How a non-plain condition produces its answer (README "Agents"): a solver with
+    its tools and limits, everything that defines it part of the condition id."""
+
+    name: str
+    """The `facets.solver` level: an `agents:` key, or `task`."""
+    solver: str
+    """react, generate, chain_of_thought, self_critique, task or module:function."""
+    args: dict[str, Any] = field(default_factory=dict)
+    tools: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """(name or module:function, args) per tool, in order."""
+    limits: dict[str, float | int] = field(default_factory=dict)
+    """inspect's sample limits: message_limit, token_limit, time_limit,
+    working_limit."""
+    sandbox: str | None = None
+    source_hash: str | None = None
+    """A hash of the user modules' source (solver and tools), or of the task's
+    version; None when everything is inspect's own."""
+    config_dir: str | None = None
+    """Where user solvers and tools (and the task) are imported from; not part of
+    the id."""
+    task: tuple[str, dict[str, Any]] | None = None
+    """`solver: task`: the inspect task (benchmark.task and task_args) whose solver
+    runs."""
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        """What the condition id covers."""
+        return {
+            "name": self.name,
+            "solver": self.solver,
+            "args": self.args,
+            "tools": [[name, args] for name, args in self.tools],
+            "limits": self.limits,
+            "sandbox": self.sandbox,
+            "source_hash": self.source_hash,
+        }
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        return tuple(name.rpartition(":")[2] for name, _ in self.tools)
+
+
+PLAIN_SOLVER = "plain"
+
+
+@dataclass(frozen=True)
 class GenerateCondition:
-    """One solver model × prompt × model config, with its content-hashed id."""
+    """One solver model × prompt × model config (× solver), with its content-hashed
+    id."""
 
     id: str
     slug: str
@@ -158,6 +206,13 @@ class GenerateCondition:
     kind: Literal["generated", "imported"] = "generated"
     """`imported`: answers read from inspect logs (`itemeval import`); never
     generated."""
+    agent: AgentSpec | None = None
+    """How the answer is produced when not by one plain call."""
+
+    @property
+    def solver(self) -> str:
+        """The `facets.solver` level: `plain`, `task` or an `agents:` name."""
+        return self.agent.name if self.agent is not None else PLAIN_SOLVER
 
 
 GradeKind = Literal[
@@ -280,6 +335,8 @@ class TaskSpec:
     """A model-graded scorer entry ({name, params}): the task replays each cell's
     stored solution (metadata `solution`, `targets`) and inspect's scorer makes the
     model calls, instead of one generate() per cell."""
+    agent: AgentSpec | None = None
+    """The condition's solver when not one plain call (engine/agents.py builds it)."""
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ from typing import Any
 
 import pytest
 
+from itemeval.engine.offline import agent
 from itemeval.engine.offline.arithmetic import find_problem, fmt
 from itemeval.engine.offline.solver import find_claim, token_logprobs
 
@@ -115,6 +116,8 @@ class OpenAIServer:
         self._requests: list[dict[str, Any]] = []
         self._statuses: list[int] = []
         self._answered: list[dict[str, Any]] = []
+        self.billed: list[dict[str, Any]] = []
+        """The usage of every normal reply sent, as reported (what is charged)."""
         self.calls: list[dict[str, Any]] = []
         """Per request: its last user message, when it `arrived` and was `replied` to
         (monotonic s), its `status`."""
@@ -313,6 +316,8 @@ class OpenAIServer:
         return True
 
     def _completion(self, body: dict[str, Any]) -> dict[str, Any]:
+        if body.get("tools") and (acted := _tool_use(body)) is not None:
+            return self._reply_body(body, acted)
         prompt = self._last_user(body)
         problem, claim = find_problem(prompt), find_claim(prompt)
         if claim:
@@ -356,7 +361,7 @@ class OpenAIServer:
                     else None,
                 }
             ],
-            "usage": (self.usage or (lambda usage: usage))(
+            "usage": self._billed(
                 {
                     "prompt_tokens": prompt_tokens,
                     "completion_tokens": completion_tokens,
@@ -370,6 +375,75 @@ class OpenAIServer:
                 }
             ),
         }
+
+    def _billed(self, usage: dict[str, Any]) -> dict[str, Any]:
+        """The usage a reply reports (rewritten by `usage` when given), kept in
+        `billed`: what a provider would charge for."""
+        reported = (self.usage or (lambda counts: counts))(usage)
+        with self._lock:
+            self.billed.append(reported)
+        return reported
+
+    def _reply_body(
+        self, body: dict[str, Any], message: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A reply carrying `message` (a tool call), with usage counted as for text."""
+        prompt_tokens = sum(
+            _tokens(_text(m.get("content"))) for m in body.get("messages", [])
+        )
+        completion_tokens = _tokens(json.dumps(message))
+        finish = "tool_calls" if message.get("tool_calls") else "stop"
+        return {
+            "id": f"chatcmpl-local-{len(self._requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "unknown"),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": self._billed(
+                {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                }
+            ),
+        }
+
+
+def _tool_use(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The offline tool user's next move (itemeval/engine/offline/agent.py) as an
+    OpenAI assistant message, always right; None when it has no tool to use."""
+    functions: dict[str, str] = {}
+    turns = []
+    for message in body.get("messages", []):
+        for call in message.get("tool_calls") or []:
+            functions[call["id"]] = call["function"]["name"]
+        role = message.get("role")
+        function = (
+            functions.get(message.get("tool_call_id", "")) if role == "tool" else None
+        )
+        turns.append(agent.Turn(role, _text(message.get("content")), function))
+    offers = []
+    for tool in body["tools"]:
+        spec = tool.get("function", {})
+        properties = (spec.get("parameters") or {}).get("properties") or {}
+        strings = tuple(n for n, p in properties.items() if p.get("type") == "string")
+        offers.append(agent.ToolOffer(spec.get("name", ""), strings))
+    action = agent.next_action(turns, offers, right=True, key=())
+    if action is None:
+        return None
+    message: dict[str, Any] = {"role": "assistant", "content": action.text}
+    if action.tool is not None:
+        message["tool_calls"] = [
+            {
+                "id": f"call_{len(turns)}",
+                "type": "function",
+                "function": {
+                    "name": action.tool,
+                    "arguments": json.dumps(action.arguments),
+                },
+            }
+        ]
+    return message
 
 
 def _wire_logprobs(

@@ -128,7 +128,9 @@ def _render_condition(condition: ConditionView, console: Console) -> None:
         Text(
             f"{condition.condition_id} · {condition.model} · prompt "
             f"{condition.prompt_ref} · config "
-            f"{condition.model_config}" + (f" ({params})" if params else "")
+            f"{condition.model_config}"
+            + (f" ({params})" if params else "")
+            + (f" · solver {condition.solver}" if condition.solver != "plain" else "")
         ),
         overflow="fold",
     )
@@ -139,6 +141,8 @@ def _render_condition(condition: ConditionView, console: Console) -> None:
     per_table = max(1, console.width // COLUMN_WIDTH)
     for start in range(0, len(condition.solutions), per_table):
         console.print(_solutions_table(condition.solutions[start : start + per_table]))
+    for solution in condition.solutions:
+        _render_transcript(solution, console)
     if not condition.solutions:
         console.print(Text("no solution stored yet"))
     if condition.missing:
@@ -183,6 +187,23 @@ def _solutions_table(solutions: list[SolutionView]) -> Table:
     return table
 
 
+def _render_transcript(solution: SolutionView, console: Console) -> None:
+    """An agent's trajectory turn by turn, its tool calls and results included."""
+    if not solution.transcript:
+        return
+    limit = f", stopped by its {solution.limit_hit} limit" if solution.limit_hit else ""
+    console.print(
+        Text(
+            f"transcript, replication {solution.epoch}: {solution.turns} turns, "
+            f"{solution.tool_calls} tool calls{limit}",
+            style="bold",
+        )
+    )
+    console.print(Text(solution.transcript))
+    if solution.log_file:
+        console.print(Text(f"whole transcript: inspect view {solution.log_file}"))
+
+
 def _solution_text(solution: SolutionView) -> Text:
     if solution.error is not None:
         return Text(f"error: {solution.error}", style="red")
@@ -199,6 +220,8 @@ def _call_line(solution: SolutionView) -> str:
     """The call behind a solution: stop reason, tokens and spend, leaving out what
     the provider did not report."""
     parts = [solution.stop_reason] if solution.stop_reason else []
+    if solution.turns is not None:
+        parts.append(f"{solution.turns} turns, {solution.tool_calls} tool calls")
     if solution.input_tokens is not None or solution.output_tokens is not None:
         parts.append(
             f"{_count(solution.input_tokens)} in / "

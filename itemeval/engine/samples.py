@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterator
 
 from inspect_ai.event import ModelEvent
@@ -43,7 +43,44 @@ def read_sample(
         skipped=skipped,
         total_time=sample.total_time,
     )
-    return _result(finished, log_file=log_file, logprob_tokens=logprob_tokens)
+    result = _result(finished, log_file=log_file, logprob_tokens=logprob_tokens)
+    if AGENT in (sample.metadata or {}):
+        return _agent_result(result, sample, events)
+    return result
+
+
+AGENT = "solver"
+"""A cell's metadata key naming its solver when it is not one plain call."""
+
+
+def _agent_result(
+    result: SampleResult, sample: EvalSample, events: list[ModelEvent]
+) -> SampleResult:
+    """An agent cell's result: every call's tokens summed, its trajectory counted,
+    the limit it hit (a finished row, with that as its stop reason)."""
+    from .transcripts import trajectory
+
+    charged = [event_usage(event).usage for event in events if event.cache != "read"]
+    usage = dict.fromkeys(usage_counts(None), None)
+    for counts in charged:
+        for name, value in counts.items():
+            if value is not None:
+                usage[name] = (usage[name] or 0) + value
+    limit = sample.limit.type if sample.limit is not None else None
+    stop_reason = f"{limit}_limit" if limit else result.stop_reason
+    completion = result.completion
+    if limit and completion is None and sample.error is None:
+        completion = ""  # the limit came before an answer
+    return replace(
+        result,
+        usage=usage,
+        cache_hit=bool(events) and all(e.cache == "read" for e in events),
+        latency_s=sample.total_time,
+        completion=completion,
+        stop_reason=stop_reason,
+        trajectory=trajectory(sample.messages),
+        limit_hit=limit,
+    )
 
 
 def read_state(

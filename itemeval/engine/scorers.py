@@ -162,13 +162,25 @@ def _reused_state(
     return state
 
 
+NEEDS_SANDBOX = (
+    "this scorer reads the sandbox the answer was made in (a task scorer that runs "
+    "code or reads files there); grading replays stored answers without a live "
+    "sandbox, so it cannot run here: score such tasks with a scorer or judge that "
+    "reads the answer (or {transcript})"
+)
+
+
 def _scorer_error(exc: Exception) -> ScoreResult:
-    """The result of a row whose scorer raised."""
+    """The result of a row whose scorer raised; one that asked for a sandbox says
+    why there is none."""
+    explanation = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, ProcessLookupError) and "sandbox" in str(exc):
+        explanation = f"{NEEDS_SANDBOX} ({explanation})"
     return ScoreResult(
         score=None,
         answer=None,
         parse_error="scorer_error",
-        explanation=f"{type(exc).__name__}: {exc}",
+        explanation=explanation,
     )
 
 

@@ -233,7 +233,8 @@ def _message(turn: tuple[str, str]) -> ChatMessage:
 
 
 def sample_for(cell: Cell) -> Sample:
-    """The inspect sample of one cell: its chat turns, then its prompt."""
+    """The inspect sample of one cell: its chat turns, then its prompt (and, for an
+    agent, the item's options and targets)."""
     return Sample(
         id=cell.sample_id,
         input=[
@@ -241,6 +242,10 @@ def sample_for(cell: Cell) -> Sample:
             *_history(cell.metadata),
             ChatMessageUser(content=cell.prompt),
         ],
+        choices=cell.metadata.get("choices") if "solver" in cell.metadata else None,
+        target=list(cell.metadata.get("targets") or [])
+        if "solver" in cell.metadata
+        else "",
         metadata=cell.metadata,
     )
 
@@ -259,6 +264,8 @@ def build_task(
             cache_scope=spec.cache_scope,
         )
         step = _replay_and_score(scorer, gate)
+    elif spec.agent is not None:
+        return _agent_task(spec, gate, window)
     else:
         step = _generate_once(spec.cache_scope, gate)
     return Task(
@@ -270,6 +277,37 @@ def build_task(
         config=GenerateConfig(**spec.config),
         metadata=spec.metadata,
     )
+
+
+def _agent_task(spec: TaskSpec, gate: CallGate | None, window: int | None) -> Task:
+    """An agent condition's task: its solver, limits and sandbox; each of its calls
+    gated and cached (engine/agents.py)."""
+    from .agents import agent_solver, gate_model
+
+    agent = spec.agent
+    assert agent is not None
+    model = gate_model(
+        build_model(spec.model),
+        gate,
+        spec.cache_scope,
+        lambda scope: cache_policy(scope, _running_metadata()),
+    )
+    return Task(
+        dataset=task_dataset(spec, window, sample_for),
+        solver=[agent_solver(spec)],
+        scorer=grade_scorer(spec.metadata),
+        name=spec.name,
+        model=model,
+        config=GenerateConfig(**spec.config),
+        metadata=spec.metadata,
+        sandbox=agent.sandbox,
+        **agent.limits,
+    )
+
+
+def _running_metadata() -> dict[str, Any]:
+    active = compat.sample_active()
+    return dict(active.sample.metadata or {}) if active is not None else {}
 
 
 def quiet_banner() -> None:

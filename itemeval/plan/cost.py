@@ -10,11 +10,15 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from ..records import Cell, GradeCondition, TaskSpec
-from .estimates import CHARS_PER_TOKEN, MESSAGE_OVERHEAD_TOKENS, EstimateLine
+from .agent_cost import agent_line
+from .estimates import (
+    CHARS_PER_TOKEN,
+    DEFAULT_MAX_TOKENS,
+    MESSAGE_OVERHEAD_TOKENS,
+    EstimateLine,
+    worst_case_input_tokens,
+)
 from .pricing import Price, PriceTable, total_usd
-
-DEFAULT_MAX_TOKENS = 4096
-"""Output ceiling assumed for a call whose config sets no max_tokens."""
 
 
 def estimate_tokens(text: str | None) -> int:
@@ -28,12 +32,6 @@ def _cell_tokens(cell: Cell) -> int:
     )
 
 
-def worst_case_input_tokens(text: str) -> int:
-    """An upper bound on the tokens of a prompt: no tokenizer makes a token of less
-    than one byte."""
-    return len(text.encode("utf-8")) + MESSAGE_OVERHEAD_TOKENS
-
-
 @dataclass(frozen=True)
 class ObservedLengths:
     """Mean output tokens seen in the store, per condition and per model, for the
@@ -44,6 +42,9 @@ class ObservedLengths:
     by_model: dict[str, float]
     spread: dict[str, tuple[float, int]] = field(default_factory=dict)
     """condition id -> (standard deviation of output tokens, replies observed)."""
+    per_cell: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    """Agent condition id -> mean (input tokens, output tokens, turns) of its stored
+    cells: an agent's row sums all its calls (plan/agent_cost.py)."""
 
     @classmethod
     def from_rows(
@@ -63,6 +64,7 @@ class ObservedLengths:
             by_condition=by_condition.mean().to_dict(),
             by_model=ok.groupby(model_column)["output_tokens"].mean().to_dict(),
             spread=spread,
+            per_cell=_per_cell(ok, condition_column),
         )
 
     def interval(
@@ -92,6 +94,22 @@ class ObservedLengths:
         if model in self.by_model:
             return min(self.by_model[model], ceiling), "model"
         return float(ceiling), "ceiling"
+
+
+def _per_cell(
+    rows: pd.DataFrame, condition_column: str
+) -> dict[str, tuple[float, float, float]]:
+    """Mean input tokens, output tokens and turns per stored agent cell."""
+    if "turns" not in rows or "input_tokens" not in rows:
+        return {}
+    agents = rows[rows["turns"].notna()]
+    means = agents.groupby(condition_column)[
+        ["input_tokens", "output_tokens", "turns"]
+    ].mean()
+    return {
+        key: (float(r.input_tokens), float(r.output_tokens), float(r.turns))
+        for key, r in means.iterrows()
+    }
 
 
 @dataclass(frozen=True)
@@ -178,8 +196,12 @@ def lines_for_specs(
     reply ceiling; the calls inspect's response cache already answers
     (`cached_sample_ids`, passed in by the stages so cost stays below inspect's
     adapters) count at $0."""
+
     lines = []
     for spec in specs:
+        if spec.agent is not None:  # its calls are known only by its limits
+            lines.append(_agent_line(spec, slugs[spec.name], observed, prices))
+            continue
         cached = cached_sample_ids(spec)
         paid = [cell for cell in spec.cells if cell.sample_id not in cached]
         work = Calls(
@@ -202,6 +224,12 @@ def lines_for_specs(
             at_batch_price(line, prices.batch_factor(spec.model))
         lines.append(line)
     return lines
+
+
+def _agent_line(
+    spec: TaskSpec, slug: str, observed: ObservedLengths, prices: PriceTable
+) -> EstimateLine:
+    return agent_line(spec, slug, list(spec.cells), observed=observed, prices=prices)
 
 
 def _uncached_usd(

@@ -19,6 +19,16 @@ MESSAGE_OVERHEAD_TOKENS = 8
 """Chat-format tokens around one user message."""
 
 
+DEFAULT_MAX_TOKENS = 4096
+"""Output ceiling assumed for a call whose config sets no max_tokens."""
+
+
+def worst_case_input_tokens(text: str) -> int:
+    """An upper bound on the tokens of a prompt: no tokenizer makes a token of less
+    than one byte."""
+    return len(text.encode("utf-8")) + MESSAGE_OVERHEAD_TOKENS
+
+
 @dataclass
 class EstimateLine:
     """Projected work of one condition in one stage."""

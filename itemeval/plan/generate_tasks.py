@@ -59,9 +59,22 @@ def _cell(condition: GenerateCondition, item: Item, epoch: int) -> Cell:
             "replication": epoch,
             "input_hash": _hash_of(messages, item),
             **_history(item),
+            **(_agent_fields(condition, item) if condition.agent else {}),
         },
         preamble=tuple(preamble),
     )
+
+
+def _agent_fields(condition: GenerateCondition, item: Item) -> dict[str, Any]:
+    """What an agent's sample carries besides its turns: its solver's name (an agent
+    row sums all its calls: engine/samples.py), and the item's options and targets,
+    which a task's solver may read (multiple_choice() needs the options)."""
+    assert condition.agent is not None
+    return {
+        "solver": condition.agent.name,
+        **({"choices": list(item.choices)} if item.choices else {}),
+        "targets": list(item.targets),
+    }
 
 
 def call_config(config: StudyConfig) -> dict[str, Any]:
@@ -104,6 +117,7 @@ def task_specs(
                 cells=task_cells,
                 cache_scope=cache_scope(condition.id),
                 metadata={"itemeval_stage": "generate", "condition_id": condition.id},
+                agent=condition.agent,
             )
         )
     return specs

@@ -271,7 +271,14 @@ def observed_lengths(paths: StudyPaths, stage: str) -> ObservedLengths:
         rows = read_store(
             paths,
             "solutions",
-            ["condition_id", "model", "error", "output_tokens"],
+            [
+                "condition_id",
+                "model",
+                "error",
+                "output_tokens",
+                "input_tokens",
+                "turns",
+            ],
         ).to_pandas()
         return ObservedLengths.from_rows(rows, "condition_id", "model")
     rows = read_store(

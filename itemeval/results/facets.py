@@ -1,8 +1,8 @@
 """The facets `results --by` groups by, and the marginal means per level of one.
 
-A generate facet (model, prompt, model_config) and an item metadata key have levels
-within each grade condition; a grade facet (grader, rubric, scorer) has levels across
-them.
+A generate facet (model, prompt, model_config, solver) and an item metadata key have
+levels within each grade condition; a grade facet (grader, rubric, scorer) has levels
+across them.
 """
 
 from __future__ import annotations
@@ -21,7 +21,12 @@ from ..stats.intervals import Interval
 from ..stats.scale_intervals import Bounds
 from ..study.load import Study
 
-GEN_FACETS = {"model": "model", "prompt": "prompt", "model_config": "model_config_name"}
+GEN_FACETS = {
+    "model": "model",
+    "prompt": "prompt",
+    "model_config": "model_config_name",
+    "solver": "solver",
+}
 GRADE_FACETS = {"grader": "grader_name", "rubric": "rubric", "scorer": "scorer"}
 
 
@@ -130,7 +135,8 @@ def facet_levels(
 
 
 def facet_level(condition: GenerateCondition, facet: str) -> str:
-    """A generate condition's level of `facet` (model, prompt or model_config)."""
+    """A generate condition's level of `facet` (model, prompt, model_config or
+    solver)."""
     return (
         condition.prompt.ref
         if facet == "prompt"

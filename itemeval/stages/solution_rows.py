@@ -32,8 +32,10 @@ def solution_row(
         "prompt_hash": condition.prompt.hash,
         "input_hash": result.metadata.get("input_hash"),
         "model_config_name": condition.model_config_name,
+        "solver": condition.solver,
         **_sampling(condition.params, result.effective_config),
         **_reply(result),
+        **_trajectory(result),
         "usd": usd,
         "cache_hit": result.cache_hit,
         "latency_s": result.latency_s,
@@ -53,6 +55,19 @@ def _sampling(requested: dict[str, Any], effective: dict[str, Any]) -> dict[str,
             for param in SAMPLING_PARAMS
         },
         "effective_config": canonical_json(effective) if effective else None,
+    }
+
+
+def _trajectory(result: SampleResult) -> dict[str, Any]:
+    """An agent cell's turns, tool calls, the limit it hit and its compact
+    transcript; nulls for one plain call."""
+    found = result.trajectory
+    return {
+        "turns": found.turns if found else None,
+        "tool_calls": found.tool_calls if found else None,
+        "tools_used": found.tools_used if found else None,
+        "limit_hit": result.limit_hit,
+        "transcript": found.transcript if found else None,
     }
 
 

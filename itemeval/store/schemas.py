@@ -67,6 +67,9 @@ SOLUTIONS = pa.schema(
         # run again; null in rows written before it was recorded, and in imported ones
         ("input_hash", pa.string()),
         ("model_config_name", pa.string()),
+        # the facets.solver level: plain (one call), task, or an agents: name; null in
+        # rows written before solvers were a facet (they are plain)
+        ("solver", pa.string()),
         *_PARAMS,
         *[(f"effective_{name}", typ) for name, typ in _PARAMS],
         # canonical JSON of the config inspect sent (ModelEvent.config)
@@ -84,6 +87,14 @@ SOLUTIONS = pa.schema(
         ("stop_reason", pa.string()),
         ("logprobs", LOGPROBS),
         ("error", pa.string()),
+        # an agent cell's trajectory (null for one plain call): the model's turns, its
+        # tool calls (react's submit not counted) and which tools, the inspect limit
+        # it hit, and its compact transcript (the whole one is in the .eval log)
+        ("turns", pa.int64()),
+        ("tool_calls", pa.int64()),
+        ("tools_used", pa.list_(pa.string())),
+        ("limit_hit", pa.string()),
+        ("transcript", pa.string()),
         *_USAGE,
         ("run_id", pa.string()),
         ("log_file", pa.string()),

@@ -8,7 +8,12 @@ from collections.abc import Sequence
 
 from ..records import GenerateCondition, GradeCondition
 
-HEADERS = {"model": "model", "prompt": "prompt", "model_config": "config"}
+HEADERS = {
+    "model": "model",
+    "prompt": "prompt",
+    "model_config": "config",
+    "solver": "solver",
+}
 """The facets a generate condition varies on, with their column headers."""
 
 
@@ -19,11 +24,13 @@ def cell_facets(generate: Sequence[GenerateCondition]) -> dict[str, dict[str, st
         "model": _short(c.model for c in generate),
         "prompt": _short((c.prompt.ref for c in generate), prefix="builtin:"),
         "model_config": {c.model_config_name: c.model_config_name for c in generate},
+        "solver": {c.solver: c.solver for c in generate},
     }
     values = {
         "model": [c.model for c in generate],
         "prompt": [c.prompt.ref for c in generate],
         "model_config": [c.model_config_name for c in generate],
+        "solver": [c.solver for c in generate],
     }
     varying = [facet for facet in HEADERS if len(set(values[facet])) > 1]
     varying = varying or ["model"]

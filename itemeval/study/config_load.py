@@ -16,7 +16,7 @@ from ..errors import ConfigError
 from ..hashing import content_hash
 from ..textfiles import read_utf8
 from ..yaml_text import YamlRefused, cut, explain, load_yaml
-from .config import LoadedConfig, StudyConfig
+from .config import BUILTIN_SOLVERS, LoadedConfig, StudyConfig
 
 CONFIG_LIMIT = 1_000_000
 """The largest study config read: the biggest real one is a few kilobytes, and YAML
@@ -245,6 +245,7 @@ def _check_semantics(config: StudyConfig, path: Path) -> None:
                 f"{path}: facets.grader: unknown grader {name!r} (graders: {known}); "
                 "define it under `graders:` or use a model id containing '/'"
             )
+    _check_solvers(config, path)
     ids = [
         (f"solvers.models[{i}]", model) for i, model in enumerate(config.solvers.models)
     ]
@@ -265,4 +266,39 @@ def _check_semantics(config: StudyConfig, path: Path) -> None:
     if duplicates:
         raise ConfigError(
             f"{path}: facets.model_config: duplicate name(s) {', '.join(duplicates)}"
+        )
+
+
+def _check_solvers(config: StudyConfig, path: Path) -> None:
+    """Every `facets.solver` name is built in or defined under `agents:`, once; a
+    task's own solver needs an inspect task."""
+    names = config.facets.solver
+    for name in BUILTIN_SOLVERS:
+        if name in config.agents:
+            raise ConfigError(
+                f"{path}: agents.{name}: {name!r} is a built-in solver name; "
+                "call the entry something else"
+            )
+    for name in names:
+        if name not in BUILTIN_SOLVERS and name not in config.agents:
+            known = ", ".join([*BUILTIN_SOLVERS, *sorted(config.agents)])
+            raise ConfigError(
+                f"{path}: facets.solver: unknown solver {name!r} (known: {known}); "
+                "define it under `agents:`"
+            )
+    if duplicates := sorted({n for n in names if names.count(n) > 1}):
+        raise ConfigError(
+            f"{path}: facets.solver: {', '.join(duplicates)} listed twice; list each "
+            "solver once"
+        )
+    wants_task = [
+        n
+        for n in names
+        if n == "task" or (n in config.agents and config.agents[n].solver == "task")
+    ]
+    if wants_task and config.benchmark.adapter != "inspect":
+        raise ConfigError(
+            f"{path}: facets.solver: {wants_task[0]!r} runs the inspect task's own "
+            "solver, but benchmark.adapter is "
+            f"{config.benchmark.adapter!r}: use adapter: inspect with benchmark.task"
         )

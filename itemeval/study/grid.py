@@ -10,6 +10,7 @@ from ..errors import ConfigError
 from ..hashing import canonical_json, condition_id, sha256_hex, slug_part
 from ..records import (
     SAMPLING_PARAM_NAMES,
+    AgentSpec,
     GenerateCondition,
     GradeCondition,
     Template,
@@ -45,8 +46,14 @@ def resolve_params(solvers: Solvers, model_config: ModelConfigFacet) -> dict[str
 
 
 def generate_condition(
-    model: str, prompt: Template, model_config: ModelConfigFacet, solvers: Solvers
+    model: str,
+    prompt: Template,
+    model_config: ModelConfigFacet,
+    solvers: Solvers,
+    agent: AgentSpec | None = None,
 ) -> GenerateCondition:
+    """A plain condition's payload and slug are as before solvers were a facet, so
+    its id never changed; another solver adds itself to both."""
     params = resolve_params(solvers, model_config)
     if params.get("top_logprobs") and not params.get("logprobs"):
         raise ConfigError(
@@ -59,10 +66,11 @@ def generate_condition(
         "model_config": {"name": model_config.name, **params},
         "prompt": {"ref": prompt.ref, "hash": prompt.hash},
     }
-    slug = "_".join(
-        slug_part(part)
-        for part in (model_short_name(model), prompt.ref, model_config.name)
-    )
+    parts = [model_short_name(model), prompt.ref, model_config.name]
+    if agent is not None:
+        payload["solver"] = agent.payload
+        parts.append(agent.name)
+    slug = "_".join(slug_part(part) for part in parts)
     return GenerateCondition(
         id=condition_id(slug, payload),
         slug=slug,
@@ -71,21 +79,28 @@ def generate_condition(
         model_config_name=model_config.name,
         params=params,
         payload=payload,
+        agent=agent,
     )
 
 
 def generate_conditions(
-    config: StudyConfig, prompts: dict[str, Template]
+    config: StudyConfig,
+    prompts: dict[str, Template],
+    agents: list[AgentSpec | None] | None = None,
 ) -> list[GenerateCondition]:
-    """models × prompts × model configs, in config order; a repeated facet value is
-    an error."""
+    """models × prompts × model configs × solvers (`agents`, study/agents.py;
+    default plain only), in config order; a repeated facet value is an error."""
     conditions = [
-        generate_condition(model, prompts[ref], model_config, config.solvers)
+        generate_condition(model, prompts[ref], model_config, config.solvers, agent)
         for model in config.solvers.models
         for ref in config.facets.prompt
         for model_config in config.facets.model_config_
+        for agent in agents or [None]
     ]
-    check_distinct(conditions, "solvers.models / facets.prompt / facets.model_config")
+    check_distinct(
+        conditions,
+        "solvers.models / facets.prompt / facets.model_config / facets.solver",
+    )
     return conditions
 
 

@@ -12,6 +12,7 @@ from ..records import GenerateCondition, GradeCondition, Item, Template
 from ..scorers.criteria import split_front_matter
 from ..store import dataset_locks
 from . import chat, pairwise
+from .agents import agent_specs
 from .cascade import cascade_conditions
 from .config import LoadedConfig, StudyConfig
 from .config_load import load_config
@@ -97,7 +98,9 @@ def _study(loaded: LoadedConfig, *, pin: bool) -> Study:
         config, loaded.config_dir
     )
     grade += cascade_conditions(loaded)
-    generate = generate_conditions(config, prompts) + imported_conditions(loaded.study)
+    agents = agent_specs(config, loaded.config_dir, _task_version(config, datasets))
+    generate = generate_conditions(config, prompts, agents)
+    generate += imported_conditions(loaded.study)
     listed = [g for g in config.facets.grader if is_pairwise(config, g)]
     pairwise = pairwise_conditions(loaded, generate, listed, warnings)
     check_logprobs(generate, grade, loaded.config_dir)
@@ -116,6 +119,14 @@ def _study(loaded: LoadedConfig, *, pin: bool) -> Study:
         warnings=warnings,
         pairwise=pairwise,
     )
+
+
+def _task_version(config: StudyConfig, datasets: list[DatasetInfo]) -> str | None:
+    """What pins an inspect task's own solver: its dataset revision (the task's
+    version or source hash, and its samples)."""
+    if config.benchmark.adapter != "inspect" or not datasets:
+        return None
+    return ";".join(info.revision for info in datasets)
 
 
 def _check_offline_models(config: StudyConfig) -> None:

@@ -20,7 +20,14 @@ _TOKEN = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _MATH_BEFORE = re.compile(r"(\\[A-Za-z]+(\{[^{}]*\})*|[\^_])$")
 
 PROMPT_FIELDS = ("input", "id")
-RUBRIC_FIELDS = ("input", "solution", "target", "grading_scheme", "id")
+RUBRIC_FIELDS = (
+    "input",
+    "solution",
+    "target",
+    "grading_scheme",
+    "id",
+    "transcript",
+)
 REQUIRED = {"prompt": ("input",), "rubric": ("input", "solution")}
 
 Kind = Literal["prompt", "rubric"]

@@ -43,6 +43,7 @@ def is_durable(spec: TaskSpec) -> bool:
     return (
         bool(spec.config.get("batch"))
         and spec.scorer is None
+        and spec.agent is None  # an agent's next call waits on its last
         and (provider_model(spec.model) is not None)
     )
 

@@ -35,9 +35,17 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from ...study.offline_models import is_known
 from ..compat import sample_active
+from . import agent
+from .arithmetic import find_problem
 from .draws import unit
 from .judge import PAIRWISE_FORMAT, judge_reply, pairwise_reply
-from .solver import binary_reply, find_claim, solver_reply, token_logprobs
+from .solver import (
+    binary_reply,
+    find_claim,
+    is_correct,
+    solver_reply,
+    token_logprobs,
+)
 
 DEFAULT_TEMPERATURE = 1.0  # what OpenAI-style APIs use when none is sent
 MODEL_ARGS = {"latency", "fail_rate", "malformed_rate", "scale"}
@@ -195,6 +203,10 @@ class OfflineModel(ModelAPI):
         prompt = "\n\n".join(m.text for m in input)
         last_user = next((m.text for m in reversed(input) if m.role == "user"), prompt)
         epoch = _current_epoch()
+        if tools and self.model_name.startswith("arith"):
+            acted = self._act(input, tools, config, epoch)
+            if acted is not None:
+                return acted
         reply, first_probability = self._reply(prompt, last_user, config, epoch)
         stop = "stop"
         if config.max_tokens is not None and _tokens(reply) > config.max_tokens:
@@ -216,6 +228,63 @@ class OfflineModel(ModelAPI):
             "stop_reason": stop,
             "usage": output.usage.model_dump(),
         }
+        return output, _model_call(self.model_name, input, config, epoch, response)
+
+    def _act(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        config: GenerateConfig,
+        epoch: int,
+    ) -> tuple[ModelOutput, ModelCall] | None:
+        """A tool user's next move (offline/agent.py), None when it has no tool to
+        use; like every reply, a pure function of the conversation."""
+        turns = [agent.turn_of(message) for message in input]
+        problem_text = next(
+            (
+                t.text
+                for t in reversed(turns)
+                if t.role == "user" and find_problem(t.text)
+            ),
+            "",
+        )
+        problem = find_problem(problem_text)
+        temperature = (
+            DEFAULT_TEMPERATURE if config.temperature is None else config.temperature
+        )
+        right = problem is not None and is_correct(
+            self.model_name,
+            problem_text,
+            problem,
+            temperature=temperature,
+            epoch=epoch,
+            seed=config.seed,
+        )
+        key = (self.model_name, problem_text, epoch, config.seed)
+        action = agent.next_action(
+            turns, [agent.offer_of(t) for t in tools], right=right, key=key
+        )
+        if action is None:
+            return None
+        if action.tool is None:
+            output = ModelOutput.from_content(
+                model=self.model_name, content=action.text
+            )
+        else:
+            output = ModelOutput.for_tool_call(
+                model=self.model_name,
+                tool_name=action.tool,
+                tool_arguments=action.arguments,
+                tool_call_id=f"call_{len(turns)}",
+                content=action.text,
+            )
+        sent = "\n\n".join(m.text for m in input)
+        output.usage = ModelUsage(
+            input_tokens=_tokens(sent),
+            output_tokens=_tokens(action.text) + 8,
+            total_tokens=_tokens(sent) + _tokens(action.text) + 8,
+        )
+        response = {"content": action.text, "tool": action.tool, "epoch": epoch}
         return output, _model_call(self.model_name, input, config, epoch, response)
 
 

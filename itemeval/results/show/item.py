@@ -28,6 +28,11 @@ SOLUTION_COLUMNS = [
     "reasoning_tokens",
     "usd",
     "cache_hit",
+    "turns",
+    "tool_calls",
+    "limit_hit",
+    "transcript",
+    "log_file",
     "input_hash",
 ]
 GRADE_COLUMNS = [
@@ -92,6 +97,13 @@ class SolutionView:
     input_changed: bool = False
     """The answer was written for an earlier version of the item (its rendered input
     differs from the prompt shown above it)."""
+    turns: int | None = None
+    """An agent's: the model's turns, its tool calls, the limit it hit and its
+    transcript turn by turn (the whole one is in `log_file`)."""
+    tool_calls: int | None = None
+    limit_hit: str | None = None
+    transcript: str | None = None
+    log_file: str | None = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +121,8 @@ class ConditionView:
     solutions: list[SolutionView]
     missing: list[int]
     """Replications with no stored solution yet."""
+    solver: str = "plain"
+    """The facets.solver level: plain, task or an agents: name."""
 
 
 @dataclass(frozen=True)
@@ -237,6 +251,7 @@ def condition_view(
         prompt=render_prompt(condition, item),
         solutions=views,
         missing=[epoch for epoch in range(1, replications + 1) if epoch not in stored],
+        solver=condition.solver,
     )
 
 
@@ -268,6 +283,11 @@ def solution_view(
             and row.get("input_hash")
             and row["input_hash"] != current_input
         ),
+        turns=row.get("turns"),
+        tool_calls=row.get("tool_calls"),
+        limit_hit=row.get("limit_hit"),
+        transcript=row.get("transcript"),
+        log_file=row.get("log_file") if row.get("transcript") else None,
     )
 
 

@@ -26,6 +26,7 @@ from .verifiable import (
     Solutions,
     grade_base,
     solution_texts,
+    solution_transcripts,
     verifiable_row,
 )
 
@@ -33,11 +34,18 @@ if TYPE_CHECKING:
     from ...engine.runner import RowSink
 
 
-def judge_prompt(condition: GradeCondition, item: Item, solution: str) -> str:
+NO_TRANSCRIPT = "(no transcript: the answer came from one model call, without tools)"
+"""What `{transcript}` reads for a plain condition's answer."""
+
+
+def judge_prompt(
+    condition: GradeCondition, item: Item, solution: str, transcript: str | None = None
+) -> str:
     values = {
         **item.metadata,
         "input": item.input,
         "solution": solution,
+        "transcript": transcript or NO_TRANSCRIPT,
         "target": item.target,
         "grading_scheme": item.grading_scheme,
         "id": item.id,
@@ -177,8 +185,14 @@ def _grading_cells(
     """A grading cell per pending solution of one condition, read one generate
     condition's solutions at a time."""
     cells = []
+    reads_transcript = bool(condition.rubric) and "{transcript}" in (
+        condition.rubric.text if condition.rubric else ""
+    )
     for gen_id, frame in group.groupby("gen_condition_id", sort=False):
         texts = solution_texts(solutions.paths, gen_id)
+        transcripts = (
+            solution_transcripts(solutions.paths, gen_id) if reads_transcript else {}
+        )
         draws = frame["draw"] if "draw" in frame else [1] * len(frame)
         for item_id, epoch, draw, solution_hash in zip(
             frame["item_id"], frame["epoch"], draws, frame["solution_hash"]
@@ -189,7 +203,10 @@ def _grading_cells(
                 gen_id,
                 int(epoch),
                 solution_hash,
-                texts.get((item_id, int(epoch))) or "",
+                (
+                    texts.get((item_id, int(epoch))) or "",
+                    transcripts.get((item_id, int(epoch))),
+                ),
             )
             cells.append(as_draw(cell, int(draw)))
     return cells
@@ -220,10 +237,12 @@ def _grading_cell(
     gen_id: str,
     epoch: int,
     solution_hash: str,
-    solution: str,
+    answer: tuple[str, str | None],
 ) -> Cell:
     """A judge sees the rendered rubric; a model-graded scorer sees the item's input
-    and replays the solution."""
+    and replays the solution. `answer`: the solution and its agent's transcript (None
+    for one plain call, or when the rubric does not read it)."""
+    solution, transcript = answer
     metadata = {
         "grade_condition_id": condition.id,
         "gen_condition_id": gen_id,
@@ -245,7 +264,7 @@ def _grading_cell(
     quoted = quoted_objects(solution)
     return Cell(
         sample_id=f"{gen_id}/{item.id}#{epoch}",
-        prompt=judge_prompt(condition, item, solution),
+        prompt=judge_prompt(condition, item, solution, transcript),
         metadata={**metadata, **({"quoted_verdicts": quoted} if quoted else {})},
     )
 

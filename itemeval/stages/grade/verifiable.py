@@ -343,3 +343,22 @@ def solution_texts(
         key: text
         for key, (text, _) in _stored_solutions(paths, gen_condition_id).items()
     }
+
+
+def solution_transcripts(
+    paths: StudyPaths, gen_condition_id: str
+) -> dict[tuple[str, int], str]:
+    """(item_id, epoch) -> an agent's compact transcript, for rubrics that read
+    `{transcript}` (none for plain answers)."""
+    table = read_store(
+        paths,
+        "solutions",
+        ["item_id", "epoch", "transcript"],
+        where={"condition_id": [gen_condition_id]},
+    )
+    keys = zip(table.column("item_id").to_pylist(), table.column("epoch").to_pylist())
+    return {
+        key: text
+        for key, text in zip(keys, table.column("transcript").to_pylist())
+        if text
+    }
