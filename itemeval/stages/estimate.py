@@ -151,6 +151,8 @@ def run_estimate(study: Study, options: EstimateOptions) -> Estimate:
         )
     lines: list[EstimateLine] = list(gen.lines) if gen is not None else []
     notes = _recovery_notes(recovered, pending)
+    if gen is not None:
+        notes += gen_stage.agent_note(list(gen.specs))
     if options.stage in ("all", "grade"):
         lines += _grading(graded, opts, gen, items, prices)
         paths = study.paths

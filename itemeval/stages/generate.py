@@ -241,7 +241,11 @@ def plan(
         owners={c.id: c.model for c in conditions},
         specs=tuple(specs),
         lines=tuple(_lines(paths, conditions, specs, prices)),
-        notes=tuple(_superseded(given, conditions) + _changed_note(changed)),
+        notes=tuple(
+            _superseded(given, conditions)
+            + _changed_note(changed)
+            + agent_note(specs)
+        ),
         providers=tuple(c.model for c in conditions),
     )
 
@@ -259,6 +263,18 @@ def _cells(
     if options.shard is None:
         return cells, changed
     return shard_cells(given.setting.paths, conditions, cells, options.shard), changed
+
+
+def agent_note(specs: list[TaskSpec]) -> list[str]:
+    """How an agent condition's figures were reached, when one has cells to run."""
+    if not any(spec.agent is not None and spec.cells for spec in specs):
+        return []
+    return [
+        "agent conditions: their ceiling is their limits' worst case and their calls "
+        "at most their message limit (a token_limit bounds them tightly); once some "
+        "of their cells are stored (--pilot N), the expected spend comes from the "
+        "trajectories seen"
+    ]
 
 
 def _changed_note(changed: int) -> list[str]:
