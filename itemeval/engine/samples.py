@@ -49,6 +49,26 @@ def read_sample(
     return result
 
 
+def cut_off(calls: int, by_cap: bool) -> str:
+    """The error of an agent cell stopped part way: what stopped it and that it runs
+    again whole."""
+    what = "the spend cap (budget.max_usd)" if by_cap else "an interrupt"
+    return (
+        f"stopped by {what} after {calls} paid call(s): an agent cannot resume "
+        "mid-trajectory, so this cell runs again from its start"
+    )
+
+
+def usage_total(counts: list[dict[str, int | None]]) -> dict[str, int | None]:
+    """Calls' token counts added up (None where no call reported one)."""
+    total: dict[str, int | None] = dict.fromkeys(usage_counts(None), None)
+    for each in counts:
+        for name, value in each.items():
+            if value is not None:
+                total[name] = (total[name] or 0) + value
+    return total
+
+
 AGENT = "solver"
 """A cell's metadata key naming its solver when it is not one plain call."""
 
@@ -57,15 +77,27 @@ def _agent_result(
     result: SampleResult, sample: EvalSample, events: list[ModelEvent]
 ) -> SampleResult:
     """An agent cell's result: every call's tokens summed, its trajectory counted,
-    the limit it hit (a finished row, with that as its stop reason)."""
+    the limit it hit (a finished row, with that as its stop reason). Cut off by the
+    cap or an interrupt after paid calls, it is an errored row holding their cost
+    (and runs again); with none, no row."""
     from .transcripts import trajectory
 
-    charged = [event_usage(event).usage for event in events if event.cache != "read"]
-    usage = dict.fromkeys(usage_counts(None), None)
-    for counts in charged:
-        for name, value in counts.items():
-            if value is not None:
-                usage[name] = (usage[name] or 0) + value
+    paid = [event for event in events if event.cache != "read" and not event.error]
+    usage = usage_total([event_usage(event).usage for event in paid])
+    if result.skipped:
+        if not paid:
+            return result  # it made no call: no row, as a plain cell refused
+        # its calls are paid: a row says so, and the cell runs again, from its start
+        return replace(
+            result,
+            skipped=False,
+            completion=None,
+            stop_reason=None,
+            error=cut_off(len(paid), bool(sample.metadata.get(NO_CALL))),
+            usage=usage,
+            cache_hit=False,
+            trajectory=None,
+        )
     limit = sample.limit.type if sample.limit is not None else None
     stop_reason = f"{limit}_limit" if limit else result.stop_reason
     completion = result.completion

@@ -242,9 +242,7 @@ def plan(
         specs=tuple(specs),
         lines=tuple(_lines(paths, conditions, specs, prices)),
         notes=tuple(
-            _superseded(given, conditions)
-            + _changed_note(changed)
-            + agent_note(specs)
+            _superseded(given, conditions) + _changed_note(changed) + agent_note(specs)
         ),
         providers=tuple(c.model for c in conditions),
     )

@@ -557,11 +557,16 @@ def test_max_usd_counts_every_call_of_every_running_agent(
     )
     assert result["outcome"] == "budget_stopped" and code == 4
     rows = _solutions(tmp_path)
-    assert 0 < len(rows) < N_ITEMS  # it stopped part way, each row a whole cell
-    assert (rows["turns"] == 3).all()
-    # what the provider billed, every agent call included, stayed within the cap
+    finished, cut = rows[rows["error"].isna()], rows[rows["error"].notna()]
+    assert 0 < len(finished) < N_ITEMS  # it stopped part way
+    assert (finished["turns"] == 3).all()
+    # an agent cut off mid-trajectory: its paid calls in an errored row, run again
+    assert cut["error"].str.startswith("stopped by the spend cap").all()
+    assert (cut["usd"] > 0).all()
+    # what the provider billed, every agent call included, stayed within the cap,
+    # and every billed call is in a row
     assert charged <= cap
-    assert sum(rows["usd"]) <= charged + 1e-9
+    assert sum(rows["usd"]) == pytest.approx(charged, rel=1e-6)
 
 
 SANDBOX_TASK = """
@@ -608,3 +613,42 @@ def test_a_task_scorer_that_needs_a_live_sandbox_says_so(tmp_path, capsys):
     assert row["score"] is None or pd.isna(row["score"])
     assert "cannot run here" in row["explanation"]
     assert "sandbox" in row["explanation"]
+
+
+def test_ctrl_c_stops_agents_keeps_what_they_paid_and_a_rerun_finishes(
+    tmp_path, capsys, monkeypatch
+):
+    import signal
+    import time
+
+    path = server_study(tmp_path, solvers__max_connections=3)
+    study_dir = tmp_path / "studies" / "t"
+    with OpenAIServer(delay=0.05) as srv:
+        for name, value in srv.env().items():
+            monkeypatch.setenv(name, value)
+        proc = start_itemeval(
+            "generate", str(path), "--yes", cwd=tmp_path, env=dict(os.environ)
+        )
+        deadline = time.monotonic() + 120
+        while journaled(study_dir, "solutions") < 4 and proc.poll() is None:
+            assert time.monotonic() < deadline, "no journaled cell in time"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=120) == 130, proc.stderr.read().decode()[-2000:]
+        billed_at_stop = len(srv.billed)
+        code, _ = _json(capsys, "status", str(path))
+        stopped = _solutions(tmp_path)
+        code, result = _json(capsys, "generate", str(path), "--yes")
+        assert code == 0
+    cut = stopped[stopped["error"].notna()]
+    assert cut["error"].str.startswith("stopped by an interrupt").all()
+    assert len(stopped[stopped["error"].isna()]) >= 4
+    # every call paid before the stop is in a row (finished or cut off)
+    calls = (
+        stopped["error"].isna().sum() * 3
+        + cut["error"].str.extract(r"after (\d+) paid")[0].astype(int).sum()
+    )
+    assert calls == billed_at_stop
+    final = _solutions(tmp_path)
+    assert len(final) == N_ITEMS and final["error"].isna().all()
+    assert result["totals"]["planned"] == N_ITEMS - stopped["error"].isna().sum()
