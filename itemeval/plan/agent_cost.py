@@ -5,14 +5,11 @@ the expected spend from the trajectories they took."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from ..records import AgentSpec, Cell, TaskSpec
 from .estimates import DEFAULT_MAX_TOKENS, EstimateLine, worst_case_input_tokens
+from .observed import ObservedLengths
 from .pricing import Price, PriceTable
-
-if TYPE_CHECKING:  # the figures cost.py gathers; this module prices agents for it
-    from .cost import ObservedLengths
 
 TOOL_OUTPUT_TOKENS = 16_384
 """The most one message other than a reply can add to an agent's context: inspect

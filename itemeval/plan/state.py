@@ -19,9 +19,9 @@ from ..store import read_store
 from ..store.backend import check_store
 from ..study.load import Study, extra_judges
 from . import cells as plan
-from .cost import ObservedLengths
 from .draws import draw_reducer, per_answer
 from .generate_tasks import InputHashes
+from .observed import ObservedLengths
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     create_model,
@@ -19,21 +18,24 @@ from pydantic import (
 
 from ..paths import StudyPaths, is_remote, work_dir
 from ..records import REASONING_EFFORTS, SAMPLING_PARAMS, SamplingParam
+from .agent_config import (  # noqa: F401 - re-exported: the config's names
+    AGENT_SOLVERS,
+    BUILTIN_SOLVERS,
+    DEFAULT_MESSAGE_LIMIT,
+    MAX_TIMEOUT_S,
+    AgentEntry,
+    ToolEntry,
+)
+from .agent_config import (
+    Strict as _Strict,
+)
 
 MAX_REPLICATIONS = 10_000
 """More is a typo (`1e9` planned 4·10⁹ cells and a 30 GiB allocation), not a study."""
 MAX_DRAWS = 100
 """A judge's draws per answer; more is a typo, as with replications."""
-MAX_TIMEOUT_S = 7 * 86_400
 STUDY_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 ReasoningEffort = Literal[REASONING_EFFORTS]  # type: ignore[valid-type]
-
-
-class _Strict(BaseModel):
-    # allow_inf_nan: `.inf` is valid YAML, and neither a cap nor a timeout may be
-    # infinite. The field docstrings are for readers (test_config checks each field
-    # has one): use_attribute_docstrings would read this file's source at every start
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class DatasetSpec(_Strict):
@@ -198,68 +200,6 @@ class MetricEntry(_Strict):
     scorer: str | None = None
     """The `facets.scorer` entry (its name) whose answers the metric reads; default:
     every verifiable grade condition that can feed it."""
-
-
-AGENT_SOLVERS = ("react", "generate", "chain_of_thought", "self_critique", "task")
-"""The solvers an `agents:` entry may name besides a user's `module:function`."""
-BUILTIN_SOLVERS = ("plain", "task")
-"""`facets.solver` names that need no `agents:` entry: today's one call, and an
-inspect task's own solver."""
-DEFAULT_MESSAGE_LIMIT = 30
-"""An agent entry's message limit when it sets neither message_limit nor token_limit:
-every agent cell has a worst case for the estimate and the cap."""
-
-
-class ToolEntry(_Strict):
-    name: str = Field(min_length=1)
-    """An inspect tool by name (bash, python, text_editor, think) or a user `@tool`
-    as `module:function` from beside the config."""
-    args: dict[str, Any] = {}
-    """The tool factory's arguments (bash: timeout, ...); part of the id."""
-
-
-class AgentEntry(_Strict):
-    solver: str = Field(min_length=1)
-    """react, generate (a tool loop), chain_of_thought, self_critique, task (the
-    inspect task's own solver) or a user `@solver`/`@agent` as `module:function` from
-    beside the config."""
-    args: dict[str, Any] = {}
-    """The solver factory's arguments (react: prompt, attempts, ...); part of the
-    id."""
-    tools: list[Union[str, ToolEntry]] = []
-    """Tools offered to the model: a name or {name, args}; part of the id."""
-    message_limit: int | None = Field(default=None, ge=1)
-    """inspect's per-sample message limit; part of the id."""
-    token_limit: int | None = Field(default=None, ge=1)
-    """inspect's per-sample token limit (every call's input and output); part of the
-    id."""
-    time_limit: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_S)
-    """inspect's per-sample wall-clock limit in seconds; part of the id."""
-    working_limit: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_S)
-    """inspect's per-sample working-time limit in seconds (waits for connections and
-    retries excluded); part of the id."""
-    sandbox: str | None = None
-    """The sandbox its tools run in (`local`, or `docker` where installed); default
-    the study's `sandbox`."""
-
-    @field_validator("solver")
-    @classmethod
-    def _known_solver(cls, value: str) -> str:
-        if value in AGENT_SOLVERS or ":" in value:
-            return value
-        raise ValueError(
-            f"unknown solver {value!r}: use one of {', '.join(AGENT_SOLVERS)} or a "
-            "user @solver as module:function"
-        )
-
-    def limits(self) -> dict[str, float | int]:
-        """The limits inspect is given (a message limit by default, see
-        DEFAULT_MESSAGE_LIMIT)."""
-        names = ("message_limit", "token_limit", "time_limit", "working_limit")
-        found = {n: getattr(self, n) for n in names if getattr(self, n) is not None}
-        if "message_limit" not in found and "token_limit" not in found:
-            found["message_limit"] = DEFAULT_MESSAGE_LIMIT
-        return found
 
 
 class Facets(_Strict):

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from itemeval.cli import main
-from itemeval.plan.cost import ObservedLengths
+from itemeval.plan.observed import ObservedLengths
 from tests.helpers import base_config, cli_json, write_study
 
 QUIET = ["--yes", "--display", "none"]

@@ -12,8 +12,9 @@ import pandas as pd
 from ...engine.cache_lookup import cached_sample_ids  # noqa: I001
 from ...outcomes import SampleResult
 from ...paths import StudyPaths
-from ...plan.cost import ObservedLengths, lines_for_specs
+from ...plan.cost import lines_for_specs
 from ...plan.estimates import EstimateLine
+from ...plan.observed import ObservedLengths
 from ...plan.pairwise_state import STORE
 from ...plan.pricing import PriceTable
 from ...plan.state import PAIRWISE_SUPERSEDED, superseded
