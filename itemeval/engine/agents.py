@@ -132,6 +132,17 @@ def _user(ref: str, agent: AgentSpec, what: str) -> Any:
     return getattr(module, attribute)
 
 
+def sandbox_of(agent: AgentSpec) -> Any:
+    """Where the agent's tools run: its own (or the study's) sandbox, else, for a
+    task's own solver, the sandbox the task declares."""
+    if agent.sandbox is not None or agent.solver != "task":
+        return agent.sandbox
+    ref, args = agent.task or ("", {})
+    from .dataset import load_task
+
+    return load_task(ref, args, Path(agent.config_dir or ".")).task.sandbox
+
+
 def _task_solver(agent: AgentSpec) -> Solver:
     """The inspect task's own solver chain, loaded as the inspect adapter loads the
     task."""

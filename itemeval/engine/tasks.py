@@ -282,7 +282,7 @@ def build_task(
 def _agent_task(spec: TaskSpec, gate: CallGate | None, window: int | None) -> Task:
     """An agent condition's task: its solver, limits and sandbox; each of its calls
     gated and cached (engine/agents.py)."""
-    from .agents import agent_solver, gate_model
+    from .agents import agent_solver, gate_model, sandbox_of
 
     agent = spec.agent
     assert agent is not None
@@ -300,7 +300,7 @@ def _agent_task(spec: TaskSpec, gate: CallGate | None, window: int | None) -> Ta
         model=model,
         config=GenerateConfig(**spec.config),
         metadata=spec.metadata,
-        sandbox=agent.sandbox,
+        sandbox=sandbox_of(agent),
         **agent.limits,
     )
 
