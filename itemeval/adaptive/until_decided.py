@@ -210,7 +210,7 @@ def _round(
     generated = run_generate(
         sub, GenerateOptions(conditions=(result.a, result.b), **common)
     )
-    result.usd = _add_usd(result.usd, generated)
+    result.usd = add_usd(result.usd, generated)
     runs = [generated.run_id]
     if _stopped(generated, result):
         return generated
@@ -245,7 +245,7 @@ def _stopped(stage: StageResult, result: SequentialResult) -> bool:
     return True
 
 
-def _add_usd(total: float | None, stage: StageResult) -> float | None:
+def add_usd(total: float | None, stage: StageResult) -> float | None:
     spent = [c.usd for c in stage.conditions]
     if total is None or any(u is None for u in spent):
         return None

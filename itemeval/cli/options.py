@@ -186,11 +186,28 @@ Margin = Annotated[
 ]
 MaxItems = Annotated[
     Optional[int],
-    typer.Option("--max-items", min=1, help="--until-decided: stop after N items."),
+    typer.Option(
+        "--max-items", min=1, help="--until-decided, --race: stop after N items."
+    ),
 ]
 RoundSize = Annotated[
     int,
-    typer.Option("--round", min=1, help="--until-decided: items per round."),
+    typer.Option("--round", min=1, help="--until-decided, --race: items per round."),
+]
+Race = Annotated[
+    bool,
+    typer.Option(
+        "--race",
+        help="Race every generate condition in rounds of items (--seed order); a "
+        "condition leaves once pairwise confidence sequences show it cannot be in "
+        "the --top K (docs/guides/racing.md).",
+    ),
+]
+Top = Annotated[
+    Optional[int],
+    typer.Option(
+        "--top", min=1, help="--race: how many best conditions to name (default 1)."
+    ),
 ]
 
 # ---- options of one command each (named here so each command reads as a list) ----

@@ -259,7 +259,7 @@ def _results_data(
 ) -> dict[str, Any]:
     """The JSON document: the results, the item analysis of a bare --items, and a
     sequential comparison's figures; the cells (or items) written to --csv."""
-    from ..adaptive.until_decided import with_sequential
+    from ..adaptive import race_record, until_decided
 
     data = report.as_dict()
     if csv is not None and not items:
@@ -276,22 +276,20 @@ def _results_data(
         write_named(csv, lambda path: frame.to_csv(path, index=False), "--csv")
     if items:
         data = _item_analysis(study, data, csv, options.ids)
-    return with_sequential(study, data)
+    return race_record.with_race(study, until_decided.with_sequential(study, data))
 
 
 def _render_results(
     report: ResultsReport, data: dict[str, Any], *, items: bool
 ) -> None:
-    """The results' tables; then a sequential comparison's and the item analysis'."""
+    """The results' tables; then a sequential comparison's, the last race's and the
+    item analysis'."""
     from ..console import efficiency as efficiency_render
     from ..console import reliability as reliability_render
     from ..console import render as console
 
     console.render_results(report, console.stdout())
-    if data.get("sequential"):
-        efficiency_render.render_sequential_compare(
-            data["sequential"], console.stdout()
-        )
+    efficiency_render.render_beside_results(data, console.stdout())
     if items:
         efficiency_render.render_items(data["items"], console.stdout(), report.slugs)
     if "judges" in data:

@@ -26,6 +26,7 @@ from .options import (
     MaxUsd,
     Only,
     Pilot,
+    Race,
     RoundSize,
     Rubrics,
     Sample,
@@ -33,6 +34,7 @@ from .options import (
     ShardBy,
     ShardOpt,
     Stratify,
+    Top,
     UntilDecided,
     Yes,
 )
@@ -68,11 +70,14 @@ def generate(
     margin: Margin = None,
     max_items: MaxItems = None,
     round_size: RoundSize = 20,
+    race: Race = False,
+    top: Top = None,
 ) -> int:
     """Stage 1: run every missing (condition, item, replication) cell and store one row
     per cell.
 
-    Resumable: re-running it runs only cells that are missing or errored.
+    Resumable: re-running it runs only cells that are missing or errored. Race the
+    conditions for the best one (docs/guides/racing.md): --race --top 1.
 
     \b
     Example: itemeval generate configs/demo.yaml --condition arith-good_concise_default --limit 5
@@ -81,14 +86,12 @@ def generate(
     from ..plan.options import GenerateOptions
     from ..stages.generate import run_generate
 
-    if until_decided:
-        chosen = (condition, item_ids, limit, sample, stratify, force, fresh, pilot)
-        _alone_with_until_decided(chosen, shard)
-        sequence = dict(alpha=alpha, margin=margin, max_items=max_items)
-        run = dict(seed=seed, yes=yes, max_usd=max_usd, display=display or "none")
-        return _until_decided(
-            (config, base_dir), until_decided, sequence | run, round_size, json_out
-        )
+    chosen = (condition, item_ids, limit, sample, stratify, force, fresh, pilot, shard)
+    run = dict(alpha=alpha, max_items=max_items, seed=seed, yes=yes, max_usd=max_usd)
+    adaptive = dict(race=race, top=top, until_decided=until_decided, margin=margin)
+    if race or until_decided or top is not None:
+        run |= dict(round_size=round_size, display=display or "none")
+        return _adaptive((config, base_dir), adaptive, chosen, run, json_out)
     options = GenerateOptions.of(
         selection(condition, limit, item_ids, sample, seed, stratify),
         force=force,
@@ -164,6 +167,36 @@ def grade(
     )
 
 
+def _adaptive(
+    where: tuple[Path, Path | None],
+    adaptive: dict[str, Any],
+    chosen: tuple[Any, ...],
+    run: dict[str, Any],
+    json_out: bool,
+) -> int:
+    """--race or --until-decided, each alone: they choose conditions and items."""
+    if adaptive["top"] is not None and not adaptive["race"]:
+        raise ConfigError("--top names how many conditions --race keeps: add --race")
+    if adaptive["race"] and (adaptive["until_decided"] or adaptive["margin"]):
+        raise ConfigError(
+            "--race races every condition and --until-decided decides one pair: use "
+            "one of them (--margin belongs to --until-decided)"
+        )
+    flag = "--race" if adaptive["race"] else "--until-decided"
+    if any(chosen):
+        raise ConfigError(
+            f"{flag} chooses its own conditions and items: drop "
+            "--condition, --items, --limit, --sample, --stratify, --force, "
+            "--fresh, --pilot and --shard"
+        )
+    if adaptive["race"]:
+        return _race(where, adaptive["top"] or 1, run, json_out)
+    pair, round_size = adaptive["until_decided"], run.pop("round_size")
+    return _until_decided(
+        where, pair, run | {"margin": adaptive["margin"]}, round_size, json_out
+    )
+
+
 def _until_decided(
     where: tuple[Path, Path | None],
     pair: tuple[str, str],
@@ -186,6 +219,26 @@ def _until_decided(
     return result.exit_code
 
 
+def _race(
+    where: tuple[Path, Path | None], top: int, chosen: dict[str, Any], json_out: bool
+) -> int:
+    from ..adaptive.racing import RaceOptions, run_race
+    from ..console import render as console
+    from ..console.race import render_race
+
+    result = run_race(
+        open_study(*where),
+        RaceOptions(top=top, **chosen),
+        ask=asker(),
+        tell=console.tell,
+    )
+    if json_out:
+        console.print_json(result.as_dict())
+    else:
+        render_race(result.as_dict(), console.stderr())
+    return result.exit_code
+
+
 def _only(only: list[str] | None) -> tuple[str, ...]:
     """--only's states, each one the grade stage knows."""
     from ..plan.cells import ONLY_STATES
@@ -202,13 +255,3 @@ def _shard(shard: str | None, shard_by: str) -> Shard | None:
     from ..records import Shard
 
     return Shard.parse(shard, shard_by) if shard is not None else None
-
-
-def _alone_with_until_decided(chosen: tuple[Any, ...], shard: str | None) -> None:
-    """--until-decided picks the conditions and items itself."""
-    if any(chosen) or shard:
-        raise ConfigError(
-            "--until-decided chooses its own conditions and items: drop "
-            "--condition, --items, --limit, --sample, --stratify, --force, "
-            "--fresh, --pilot and --shard"
-        )

@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import Console
 
 from ..plan.pricing import format_usd
+from .race import render_race_brief
 from .tables import Column, fitted
 
 
@@ -69,6 +70,14 @@ def render_sequential(data: dict[str, Any], console: Console) -> None:
         f"spend {format_usd(data['usd'])}; outcome {data['outcome']}"
     )
     console.print(f"manifest: {data['manifest']}")
+
+
+def render_beside_results(data: dict[str, Any], console: Console) -> None:
+    """Under `results`: a sequential comparison's lines and the last race's."""
+    if data.get("sequential"):
+        render_sequential_compare(data["sequential"], console)
+    if data.get("race"):
+        render_race_brief(data["race"], console)
 
 
 def render_sequential_compare(rows: list[dict[str, Any]], console: Console) -> None:

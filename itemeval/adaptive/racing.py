@@ -1,0 +1,334 @@
+"""`itemeval generate --race --top K`: run every condition on items in a seeded random
+order, a round at a time, grading each round, and drop a condition once the pairwise
+confidence sequences of `stats.racing` show it cannot be in the top K
+(docs/guides/racing.md).
+
+Each round is an ordinary generate run and grade run over the items so far for the
+conditions still in contention (cells already stored are not re-run), so a race
+resumes like any run: re-running the command replays the stored rounds for free and
+reaches the same decisions. The race's own manifest (stage `race`) records every
+round's survivors and eliminations with their evidence.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from .. import signals
+from ..errors import ConfigError
+from ..outcomes import StageResult
+from ..plan.budget import check_gate
+from ..plan.options import EstimateOptions, GenerateOptions, GradeOptions
+from ..records import GradeCondition, Item
+from ..stages.estimate import run_estimate
+from ..stages.generate import run_generate
+from ..stages.grade.stage import run_grade
+from ..stages.manifest import Manifest, Started, new_run_id, start_manifest
+from ..stages.run import Ask, Tell
+from ..stats import racing
+from ..study.load import Study
+from .race_scores import race_scores, racing_condition
+from .until_decided import add_usd, item_order
+
+STOPS = ("decided", "items_ran_out", "budget", "interrupted", "failed")
+"""Why a race ended: the top K named, every item run, the spend cap reached, a
+Ctrl-C, or a round's stage that failed."""
+
+
+@dataclass(frozen=True)
+class RaceOptions:
+    top: int = 1
+    alpha: float = 0.05
+    max_items: int | None = None
+    round_size: int = 20
+    seed: int = 0
+    yes: bool = False
+    max_usd: float | None = None
+    display: str = "none"
+
+
+@dataclass
+class RaceResult:
+    """Who is still in the race, who left when and on what evidence, and what it
+    ran against the full grid."""
+
+    study: str
+    conditions: list[str]
+    slugs: dict[str, str]
+    grade_condition_id: str
+    top: int
+    alpha: float
+    items_cap: int
+    calls_full: int
+    usd_full: float | None = None
+    alive: list[str] = field(default_factory=list)
+    items: dict[str, int] = field(default_factory=dict)
+    """Items each condition was run on (its prefix of the seeded order)."""
+    eliminations: list[dict[str, Any]] = field(default_factory=list)
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    stopped: str = "items_ran_out"
+    outcome: str = "completed"
+    usd: float | None = 0.0
+    calls_per_item: int = 1
+    run_id: str = ""
+    manifest: str = ""
+    exit_code: int = 0
+
+    @property
+    def decided(self) -> bool:
+        return self.stopped == "decided"
+
+    @property
+    def calls(self) -> int:
+        """The calls the race's cells take (stored or new): items x replications (x
+        the judge's draws, when a judge decides) of each condition."""
+        return sum(self.items.values()) * self.calls_per_item
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        share = self.calls / self.calls_full if self.calls_full else math.nan
+        data.update(
+            decision="decided" if self.decided else "undecided",
+            winners=self.alive if self.decided else [],
+            calls=self.calls,
+            calls_saved=self.calls_full - self.calls,
+            share_of_full_grid=share,
+            usd_saved=None
+            if self.usd_full is None
+            else self.usd_full * (1 - share if math.isfinite(share) else 0.0),
+        )
+        return {k: (None if _nan(v) else v) for k, v in data.items()}
+
+
+def _nan(value: Any) -> bool:
+    return isinstance(value, float) and not math.isfinite(value)
+
+
+def check(study: Study, options: RaceOptions) -> None:
+    """Refuse a race that cannot run, naming the option and the fix."""
+    if not 0 < options.alpha < 1:
+        raise ConfigError(f"--alpha {options.alpha}: must be in (0, 1), e.g. 0.05")
+    if options.round_size < 1:
+        raise ConfigError("--round must be at least 1")
+    racing_ids = [c.id for c in study.generate if c.kind == "generated"]
+    if len(racing_ids) < 2:
+        raise ConfigError(
+            f"--race: the study has {len(racing_ids)} generate condition(s); a race "
+            "needs at least 2 (add models, prompts or model configs to facets)"
+        )
+    if not 1 <= options.top < len(racing_ids):
+        raise ConfigError(
+            f"--top {options.top}: must be from 1 to {len(racing_ids) - 1} (the study "
+            f"has {len(racing_ids)} generate conditions; --top {len(racing_ids)} "
+            "would keep them all)"
+        )
+
+
+def run_race(
+    study: Study, options: RaceOptions, *, ask: Ask | None, tell: Tell | None
+) -> RaceResult:
+    check(study, options)
+    grader = racing_condition(study.grade)
+    chosen = [c for c in study.generate if c.kind == "generated"]
+    order = item_order(study.items, options.seed, options.max_items)
+    ids = tuple(c.id for c in chosen)
+    estimate = _gate(study, options, order, ids, ask, tell)
+    result = RaceResult(
+        study=study.config.study,
+        conditions=[c.id for c in chosen],
+        slugs={c.id: c.slug for c in [*chosen, grader]},
+        grade_condition_id=grader.id,
+        top=options.top,
+        alpha=options.alpha,
+        items_cap=len(order),
+        calls_full=len(chosen) * len(order) * _calls_per_item(study, grader),
+        alive=[c.id for c in chosen],
+        items={c.id: 0 for c in chosen},
+        calls_per_item=_calls_per_item(study, grader),
+        run_id=new_run_id("race"),
+    )
+    manifest = start_manifest(
+        study,
+        Started(
+            stage="race",
+            run_id=result.run_id,
+            generate=chosen,
+            grade=[grader],
+            options=asdict(options),
+            estimate=estimate,
+        ),
+    )
+    result.manifest = str(manifest.path)
+    # Between rounds a Ctrl-C only sets the stop flag (as in until_decided): raised,
+    # it could land in one of inspect's finalizers and be lost.
+    with signals.interrupts_as_flag():
+        _rounds(study, options, order, result, manifest)
+    result.usd_full = _full_grid_usd(study, order, ids)
+    manifest.finish(
+        result.outcome,  # type: ignore[arg-type]
+        stopped=result.stopped,
+        race=result.as_dict(),
+    )
+    return result
+
+
+def _calls_per_item(study: Study, grader: GradeCondition) -> int:
+    """Model calls one condition spends on one item: its replications, each graded
+    `draws` times when a judge decides."""
+    judged = grader.draws if grader.is_judge else 0
+    return study.replications * (1 + judged)
+
+
+def _gate(study, options, order, ids, ask, tell) -> dict[str, Any]:
+    """One spend gate for the whole race, held against every condition running every
+    item."""
+    capped = replace(study, items=order)
+    estimate = run_estimate(capped, EstimateOptions(conditions=ids))
+    if tell is not None:
+        tell(f"if nothing leaves the race: {estimate.summary()}")
+    check_gate(
+        estimate,
+        confirm_above=study.config.budget.confirm_above_usd,
+        yes=options.yes,
+        ask=ask,
+    )
+    return estimate.as_dict()
+
+
+def _full_grid_usd(
+    study: Study, order: list[Item], ids: tuple[str, ...]
+) -> float | None:
+    """What every condition on every item of the race would cost, stored cells
+    included: the estimate after the race, projected from the replies it saw."""
+    capped = replace(study, items=order)
+    full = run_estimate(capped, EstimateOptions(conditions=ids, force=True))
+    return full.total("usd_expected")
+
+
+def _rounds(study, options, order, result: RaceResult, manifest: Manifest) -> None:
+    """Round after round until the top K are named, the items or the budget run
+    out, a stage does not complete, or a stop."""
+    cap = options.max_usd if options.max_usd is not None else None
+    cap = cap if cap is not None else study.config.budget.max_usd
+    for number, end in enumerate(_ends(len(order), options.round_size), start=1):
+        if signals.stop_requested():
+            result.stopped, result.outcome = "interrupted", "interrupted"
+            result.exit_code = signals.interrupted_exit_code()
+            return
+        if cap is not None and result.usd is not None and result.usd >= cap:
+            result.stopped = "budget"
+            return
+        left = None if cap is None else max(cap - (result.usd or 0.0), 0.0)
+        stage = _round(study, options, order[:end], result, left)
+        manifest.data.update(rounds=result.rounds, outcome="running")
+        manifest.write()  # a round's own run may have marked this one abandoned
+        if stage is not None:
+            _stop_on(stage, result)
+            return
+        _look(study, order[:end], result, number)
+        manifest.data.update(rounds=result.rounds)
+        manifest.write()
+        if len(result.alive) <= options.top:
+            result.stopped = "decided"
+            return
+    result.stopped = "items_ran_out"
+
+
+def _ends(items: int, size: int) -> list[int]:
+    """The number of items run after each round: size, 2 size, ..., items."""
+    return [min(end, items) for end in range(size, items + size, size)]
+
+
+def _round(
+    study: Study,
+    options: RaceOptions,
+    items: list[Item],
+    result: RaceResult,
+    left: float | None,
+) -> StageResult | None:
+    """Generate and grade the items so far for the conditions still in the race; a
+    stage that did not complete is returned (and ends the race)."""
+    sub = replace(study, items=items)
+    common = {"yes": True, "max_usd": left, "display": options.display}
+    alive = tuple(result.alive)
+    generated = run_generate(sub, GenerateOptions(conditions=alive, **common))
+    result.usd = add_usd(result.usd, generated)
+    if generated.outcome != "completed":
+        return generated
+    for condition in alive:
+        result.items[condition] = len(items)
+    graded = run_grade(
+        sub,
+        GradeOptions(conditions=(*alive, result.grade_condition_id), **common),
+    )
+    result.usd = add_usd(result.usd, graded)
+    result.rounds.append(
+        {
+            "items": len(items),
+            "runs": [r for r in (generated.run_id, graded.run_id) if r],
+        }
+    )
+    return None if graded.outcome == "completed" else graded
+
+
+def _stop_on(stage: StageResult, result: RaceResult) -> None:
+    """A round's stage that did not complete ends the race with its outcome."""
+    result.outcome, result.exit_code = stage.outcome, stage.exit_code
+    result.stopped = {"budget_stopped": "budget", "interrupted": "interrupted"}.get(
+        stage.outcome, "failed"
+    )
+
+
+def _look(study: Study, items: list[Item], result: RaceResult, number: int) -> None:
+    """The pairwise sequences after this round, and who leaves on them."""
+    ids = result.conditions
+    ran = {c: result.items[c] for c in ids}
+    scores = race_scores(study, result.grade_condition_id, ran, items)
+    bounds = racing.pair_bounds(scores, result.alpha)
+    alive = np.array([c in result.alive for c in ids])
+    out = racing.out_of_top(racing.lower_matrix(bounds, len(ids)), alive, result.top)
+    left = [ids[i] for i in np.flatnonzero(out)]
+    for condition in left:
+        result.eliminations.append(
+            {
+                "condition": condition,
+                "round": number,
+                "items": result.items[condition],
+                "beaten_by": _evidence(bounds, ids, ids.index(condition)),
+            }
+        )
+    result.alive = [c for c in result.alive if c not in left]
+    result.rounds[-1].update(
+        round=number,
+        survivors=list(result.alive),
+        eliminated=left,
+        pairs=[_pair_row(b, ids) for b in bounds],
+    )
+
+
+def _evidence(bounds: list[racing.PairBound], ids: list[str], j: int) -> list[dict]:
+    """The pairs that put condition j out: each one shown better than it, with the
+    sequence of (better - j) after its items."""
+    rows = []
+    for b in bounds:
+        if b.b == j and b.low > 0:
+            rows.append(_pair_row(b, ids))
+        elif b.a == j and b.high < 0:
+            flipped = racing.PairBound(b.b, b.a, b.items, -b.mean, -b.high, -b.low)
+            rows.append(_pair_row(flipped, ids))
+    return rows
+
+
+def _pair_row(bound: racing.PairBound, ids: list[str]) -> dict[str, Any]:
+    return {
+        "a": ids[bound.a],
+        "b": ids[bound.b],
+        "items": bound.items,
+        "mean": None if math.isnan(bound.mean) else bound.mean,
+        "low": bound.low,
+        "high": bound.high,
+    }

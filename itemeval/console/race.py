@@ -1,0 +1,78 @@
+"""Text rendering of `generate --race` and of the race beside `results` (the JSON form
+is the race's `as_dict()`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+
+from ..plan.pricing import format_usd
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:+.{digits}f}"
+
+
+def _names(ids: list[str], slugs: dict[str, str]) -> str:
+    return ", ".join(slugs.get(c, c) for c in ids) or "-"
+
+
+def elimination_lines(data: dict[str, Any]) -> list[str]:
+    """One line per condition that left: when, and the pair that showed it worse."""
+    slugs = data["slugs"]
+    lines = []
+    for gone in data["eliminations"]:
+        proof = gone["beaten_by"][0] if gone["beaten_by"] else None
+        evidence = (
+            f"{slugs.get(proof['a'], proof['a'])} - it in "
+            f"[{_num(proof['low'])}, {_num(proof['high'])}] over {proof['items']} items"
+            if proof
+            else "-"
+        )
+        lines.append(
+            f"  {slugs.get(gone['condition'], gone['condition'])} left after round "
+            f"{gone['round']} ({gone['items']} items): {evidence}"
+        )
+    return lines
+
+
+def summary_line(data: dict[str, Any]) -> str:
+    """The race's end in one line: who won (or who is still in), why it stopped, and
+    the calls and spend against the full grid."""
+    slugs = data["slugs"]
+    who = (
+        f"top {data['top']}: {_names(data['winners'], slugs)}"
+        if data["decision"] == "decided"
+        else f"undecided, still in: {_names(data['alive'], slugs)}"
+    )
+    share = data["share_of_full_grid"]
+    used = "-" if share is None else f"{share:.0%}"
+    return (
+        f"race {data['run_id']}: {who}; stopped: {data['stopped']}; "
+        f"{data['calls']:,} of {data['calls_full']:,} full-grid calls ({used}, "
+        f"{data['calls_saved']:,} saved); spend {format_usd(data['usd'])}, full "
+        f"grid {format_usd(data['usd_full'])}"
+    )
+
+
+def render_race(data: dict[str, Any], console: Console) -> None:
+    slugs = data["slugs"]
+    for look in data["rounds"]:
+        if "round" not in look:
+            continue
+        console.print(
+            f"round {look['round']:>3} ({look['items']:>5} items): "
+            f"{len(look['survivors'])} in; out: {_names(look['eliminated'], slugs)}"
+        )
+    for line in elimination_lines(data):
+        console.print(line)
+    console.print(summary_line(data))
+    console.print(f"manifest: {data['manifest']}")
+
+
+def render_race_brief(data: dict[str, Any], console: Console) -> None:
+    """Beside `results`: the last race's end and who left when."""
+    console.print(summary_line(data))
+    for line in elimination_lines(data):
+        console.print(line)
