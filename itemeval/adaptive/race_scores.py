@@ -79,3 +79,28 @@ def _item_means(scores: np.ndarray, items: int, ran: int) -> np.ndarray:
     )
     means[ran:] = np.nan
     return means
+
+
+def race_cells(
+    study: Study, grader: GradeCondition, asked: dict[str, int], order: list[Item]
+) -> tuple[int, float | None]:
+    """The calls the race's cells hold in the store (each condition's answers on the
+    `asked[condition]` first items of `order`, and their judge's grades when a judge
+    races) and what they cost; None for the cost when a model is unpriced."""
+    from ..store import read_store
+
+    calls, usd = 0, 0.0
+    frames = [read_store(study.paths, "solutions").to_pandas()]
+    if grader.is_judge:
+        grades = read_store(study.paths, "grades").to_pandas()
+        frames.append(grades[grades["grade_condition_id"] == grader.id])
+    for frame in frames:
+        for condition, count in asked.items():
+            ids = {item.id for item in order[:count]}
+            own = frame[
+                (frame["gen_condition_id"] == condition) & frame["item_id"].isin(ids)
+            ]
+            calls += len(own)
+            priced = usd is not None and not own["usd"].isna().any()
+            usd = usd + float(own["usd"].sum()) if priced else None
+    return calls, usd

@@ -31,7 +31,7 @@ from ..stages.manifest import Manifest, Started, new_run_id, start_manifest
 from ..stages.run import Ask, Tell
 from ..stats import racing
 from ..study.load import Study
-from .race_scores import race_scores, racing_condition
+from .race_scores import race_cells, race_scores, racing_condition
 from .until_decided import add_usd, item_order
 
 STOPS = ("decided", "items_ran_out", "budget", "interrupted", "failed")
@@ -67,12 +67,17 @@ class RaceResult:
     usd_full: float | None = None
     alive: list[str] = field(default_factory=list)
     items: dict[str, int] = field(default_factory=dict)
-    """Items each condition was run on (its prefix of the seeded order)."""
+    """Items each condition was asked to run (its prefix of the seeded order)."""
     eliminations: list[dict[str, Any]] = field(default_factory=list)
     rounds: list[dict[str, Any]] = field(default_factory=list)
     stopped: str = "items_ran_out"
     outcome: str = "completed"
     usd: float | None = 0.0
+    """What this run spent (a resumed race pays only for cells not yet stored)."""
+    calls: int = 0
+    """The calls the race's cells hold in the store, whichever run made them."""
+    usd_cells: float | None = 0.0
+    """What those cells cost."""
     calls_per_item: int = 1
     run_id: str = ""
     manifest: str = ""
@@ -81,12 +86,6 @@ class RaceResult:
     @property
     def decided(self) -> bool:
         return self.stopped == "decided"
-
-    @property
-    def calls(self) -> int:
-        """The calls the race's cells take (stored or new): items x replications (x
-        the judge's draws, when a judge decides) of each condition."""
-        return sum(self.items.values()) * self.calls_per_item
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -98,8 +97,8 @@ class RaceResult:
             calls_saved=self.calls_full - self.calls,
             share_of_full_grid=share,
             usd_saved=None
-            if self.usd_full is None
-            else self.usd_full * (1 - share if math.isfinite(share) else 0.0),
+            if self.usd_full is None or self.usd_cells is None
+            else max(self.usd_full - self.usd_cells, 0.0),
         )
         return {k: (None if _nan(v) else v) for k, v in data.items()}
 
@@ -168,6 +167,7 @@ def run_race(
     with signals.interrupts_as_flag():
         _rounds(study, options, order, result, manifest)
     result.usd_full = _full_grid_usd(study, order, ids)
+    result.calls, result.usd_cells = race_cells(study, grader, result.items, order)
     manifest.finish(
         result.outcome,  # type: ignore[arg-type]
         stopped=result.stopped,
@@ -255,12 +255,12 @@ def _round(
     sub = replace(study, items=items)
     common = {"yes": True, "max_usd": left, "display": options.display}
     alive = tuple(result.alive)
+    for condition in alive:
+        result.items[condition] = len(items)
     generated = run_generate(sub, GenerateOptions(conditions=alive, **common))
     result.usd = add_usd(result.usd, generated)
     if generated.outcome != "completed":
         return generated
-    for condition in alive:
-        result.items[condition] = len(items)
     graded = run_grade(
         sub,
         GradeOptions(conditions=(*alive, result.grade_condition_id), **common),

@@ -51,8 +51,9 @@ def summary_line(data: dict[str, Any]) -> str:
     return (
         f"race {data['run_id']}: {who}; stopped: {data['stopped']}; "
         f"{data['calls']:,} of {data['calls_full']:,} full-grid calls ({used}, "
-        f"{data['calls_saved']:,} saved); spend {format_usd(data['usd'])}, full "
-        f"grid {format_usd(data['usd_full'])}"
+        f"{data['calls_saved']:,} saved); its cells {format_usd(data['usd_cells'])} "
+        f"(this run {format_usd(data['usd'])}), the full grid "
+        f"{format_usd(data['usd_full'])}"
     )
 
 
