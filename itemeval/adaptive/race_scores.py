@@ -90,16 +90,19 @@ def race_cells(
     from ..store import read_store
 
     calls, usd = 0, 0.0
-    frames = [read_store(study.paths, "solutions").to_pandas()]
+    columns = ["item_id", "usd"]
+    solutions = read_store(study.paths, "solutions", ["condition_id", *columns])
+    frames = [solutions.to_pandas().rename(columns={"condition_id": "gen_id"})]
     if grader.is_judge:
-        grades = read_store(study.paths, "grades").to_pandas()
-        frames.append(grades[grades["grade_condition_id"] == grader.id])
+        grades = read_store(
+            study.paths, "grades", ["gen_condition_id", "grade_condition_id", *columns]
+        ).to_pandas()
+        grades = grades[grades["grade_condition_id"] == grader.id]
+        frames.append(grades.rename(columns={"gen_condition_id": "gen_id"}))
     for frame in frames:
         for condition, count in asked.items():
             ids = {item.id for item in order[:count]}
-            own = frame[
-                (frame["gen_condition_id"] == condition) & frame["item_id"].isin(ids)
-            ]
+            own = frame[(frame["gen_id"] == condition) & frame["item_id"].isin(ids)]
             calls += len(own)
             priced = usd is not None and not own["usd"].isna().any()
             usd = usd + float(own["usd"].sum()) if priced else None
