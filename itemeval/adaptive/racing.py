@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, Literal, Union
 
 import numpy as np
 
@@ -39,9 +39,13 @@ STOPS = ("decided", "items_ran_out", "budget", "interrupted", "failed")
 Ctrl-C, or a round's stage that failed."""
 
 
+Top = Union[int, Literal["all"]]
+"""How many best conditions a race names, or `all`: a full ranking."""
+
+
 @dataclass(frozen=True)
 class RaceOptions:
-    top: int = 1
+    top: Top = 1
     alpha: float = 0.05
     max_items: int | None = None
     round_size: int = 20
@@ -60,7 +64,7 @@ class RaceResult:
     conditions: list[str]
     slugs: dict[str, str]
     grade_condition_id: str
-    top: int
+    top: Top
     alpha: float
     items_cap: int
     calls_full: int
@@ -87,12 +91,25 @@ class RaceResult:
     def decided(self) -> bool:
         return self.stopped == "decided"
 
+    @property
+    def ranking(self) -> list[str]:
+        """`--top all`: the conditions whose place is settled, best first."""
+        placed = [e for e in self.eliminations if e.get("rank") is not None]
+        return [e["condition"] for e in sorted(placed, key=lambda e: e["rank"])]
+
+    @property
+    def winners(self) -> list[str]:
+        if not self.decided:
+            return []
+        return self.ranking if self.top == "all" else list(self.alive)
+
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         share = self.calls / self.calls_full if self.calls_full else math.nan
         data.update(
             decision="decided" if self.decided else "undecided",
-            winners=self.alive if self.decided else [],
+            winners=self.winners,
+            ranking=self.ranking,
             calls=self.calls,
             calls_saved=self.calls_full - self.calls,
             share_of_full_grid=share,
@@ -119,11 +136,11 @@ def check(study: Study, options: RaceOptions) -> None:
             f"--race: the study has {len(racing_ids)} generate condition(s); a race "
             "needs at least 2 (add models, prompts or model configs to facets)"
         )
-    if not 1 <= options.top < len(racing_ids):
+    if options.top != "all" and not 1 <= options.top < len(racing_ids):
         raise ConfigError(
             f"--top {options.top}: must be from 1 to {len(racing_ids) - 1} (the study "
             f"has {len(racing_ids)} generate conditions; --top {len(racing_ids)} "
-            "would keep them all)"
+            "would keep them all; --top all ranks them)"
         )
 
 
@@ -232,10 +249,17 @@ def _rounds(study, options, order, result: RaceResult, manifest: Manifest) -> No
         _look(study, order[:end], result, number)
         manifest.data.update(rounds=result.rounds)
         manifest.write()
-        if len(result.alive) <= options.top:
+        if _decided(result):
             result.stopped = "decided"
             return
     result.stopped = "items_ran_out"
+
+
+def _decided(result: RaceResult) -> bool:
+    """The top K named (no more than K still in), or every place settled."""
+    if result.top == "all":
+        return not result.alive
+    return len(result.alive) <= result.top
 
 
 def _ends(items: int, size: int) -> list[int]:
@@ -290,15 +314,22 @@ def _look(study: Study, items: list[Item], result: RaceResult, number: int) -> N
     scores = race_scores(study, result.grade_condition_id, ran, items)
     bounds = racing.pair_bounds(scores, result.alpha)
     alive = np.array([c in result.alive for c in ids])
-    out = racing.out_of_top(racing.lower_matrix(bounds, len(ids)), alive, result.top)
+    lower = racing.lower_matrix(bounds, len(ids))
+    if result.top == "all":
+        out = alive & racing.settled(lower)
+    else:
+        out = racing.out_of_top(lower, alive, result.top)
     left = [ids[i] for i in np.flatnonzero(out)]
     for condition in left:
+        j = ids.index(condition)
         result.eliminations.append(
             {
                 "condition": condition,
                 "round": number,
                 "items": result.items[condition],
-                "beaten_by": _evidence(bounds, ids, ids.index(condition)),
+                "rank": racing.rank(lower, j) if result.top == "all" else None,
+                "beaten_by": _evidence(bounds, ids, j),
+                "beats": _evidence(bounds, ids, j, better=True),
             }
         )
     result.alive = [c for c in result.alive if c not in left]
@@ -310,17 +341,19 @@ def _look(study: Study, items: list[Item], result: RaceResult, number: int) -> N
     )
 
 
-def _evidence(bounds: list[racing.PairBound], ids: list[str], j: int) -> list[dict]:
-    """The pairs that put condition j out: each one shown better than it, with the
-    sequence of (better - j) after its items."""
+def _evidence(
+    bounds: list[racing.PairBound], ids: list[str], j: int, *, better: bool = False
+) -> list[dict]:
+    """The pairs that show condition j worse than another (or, `better`, better):
+    each as (better - worse) with its sequence after its items, the closest call
+    first."""
     rows = []
     for b in bounds:
-        if b.b == j and b.low > 0:
-            rows.append(_pair_row(b, ids))
-        elif b.a == j and b.high < 0:
-            flipped = racing.PairBound(b.b, b.a, b.items, -b.mean, -b.high, -b.low)
-            rows.append(_pair_row(flipped, ids))
-    return rows
+        flipped = racing.PairBound(b.b, b.a, b.items, -b.mean, -b.high, -b.low)
+        for pair in (b, flipped):
+            if pair.low > 0 and (pair.a if better else pair.b) == j:
+                rows.append(_pair_row(pair, ids))
+    return sorted(rows, key=lambda row: row["low"])
 
 
 def _pair_row(bound: racing.PairBound, ids: list[str]) -> dict[str, Any]:

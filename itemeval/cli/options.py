@@ -204,9 +204,12 @@ Race = Annotated[
     ),
 ]
 Top = Annotated[
-    Optional[int],
+    Optional[str],
     typer.Option(
-        "--top", min=1, help="--race: how many best conditions to name (default 1)."
+        "--top",
+        metavar="K|all",
+        help="--race: how many best conditions to name (default 1), or all for a "
+        "full ranking.",
     ),
 ]
 

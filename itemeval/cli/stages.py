@@ -190,7 +190,7 @@ def _adaptive(
             "--fresh, --pilot and --shard"
         )
     if adaptive["race"]:
-        return _race(where, adaptive["top"] or 1, run, json_out)
+        return _race(where, _top(adaptive["top"]), run, json_out)
     pair, round_size = adaptive["until_decided"], run.pop("round_size")
     return _until_decided(
         where, pair, run | {"margin": adaptive["margin"]}, round_size, json_out
@@ -219,8 +219,22 @@ def _until_decided(
     return result.exit_code
 
 
+def _top(given: str | None) -> int | str:
+    """--top K (a whole number from 1) or all; 1 when not given."""
+    if given is None or given == "all":
+        return given or 1
+    if given.isdigit() and int(given) >= 1:
+        return int(given)
+    raise ConfigError(
+        f"--top {given}: name how many best conditions to keep (1, 2, ...) or all"
+    )
+
+
 def _race(
-    where: tuple[Path, Path | None], top: int, chosen: dict[str, Any], json_out: bool
+    where: tuple[Path, Path | None],
+    top: int | str,
+    chosen: dict[str, Any],
+    json_out: bool,
 ) -> int:
     from ..adaptive.racing import RaceOptions, run_race
     from ..console import render as console

@@ -19,33 +19,43 @@ def _names(ids: list[str], slugs: dict[str, str]) -> str:
 
 
 def elimination_lines(data: dict[str, Any]) -> list[str]:
-    """One line per condition that left: when, and the pair that showed it worse."""
+    """One line per condition that left (or, ranking, was placed): when, and the
+    pair that showed it worse (its best evidence)."""
     slugs = data["slugs"]
     lines = []
     for gone in data["eliminations"]:
-        proof = gone["beaten_by"][0] if gone["beaten_by"] else None
-        evidence = (
-            f"{slugs.get(proof['a'], proof['a'])} - it in "
-            f"[{_num(proof['low'])}, {_num(proof['high'])}] over {proof['items']} items"
-            if proof
-            else "-"
-        )
+        evidence = _proof(gone, slugs)
+        how = "left" if gone.get("rank") is None else f"placed {gone['rank']}"
         lines.append(
-            f"  {slugs.get(gone['condition'], gone['condition'])} left after round "
+            f"  {slugs.get(gone['condition'], gone['condition'])} {how} after round "
             f"{gone['round']} ({gone['items']} items): {evidence}"
         )
     return lines
+
+
+def _proof(gone: dict[str, Any], slugs: dict[str, str]) -> str:
+    """The closest call that put a condition out (or placed it): one pair's sequence."""
+    pairs = gone["beaten_by"] or gone.get("beats") or []
+    if not pairs:
+        return "-"
+    pair = pairs[0]
+    a, b = (slugs.get(pair[k], pair[k]) for k in ("a", "b"))
+    return (
+        f"{a} - {b} in [{_num(pair['low'])}, {_num(pair['high'])}] over "
+        f"{pair['items']} items"
+    )
 
 
 def summary_line(data: dict[str, Any]) -> str:
     """The race's end in one line: who won (or who is still in), why it stopped, and
     the calls and spend against the full grid."""
     slugs = data["slugs"]
-    who = (
-        f"top {data['top']}: {_names(data['winners'], slugs)}"
-        if data["decision"] == "decided"
-        else f"undecided, still in: {_names(data['alive'], slugs)}"
-    )
+    if data["decision"] != "decided":
+        who = f"undecided, still in: {_names(data['alive'], slugs)}"
+    elif data["top"] == "all":
+        who = "ranking: " + " > ".join(slugs.get(c, c) for c in data["ranking"])
+    else:
+        who = f"top {data['top']}: {_names(data['winners'], slugs)}"
     share = data["share_of_full_grid"]
     used = "-" if share is None else f"{share:.0%}"
     return (

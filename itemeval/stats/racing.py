@@ -85,3 +85,20 @@ def out_of_top(lower: np.ndarray, alive: np.ndarray, top: int) -> np.ndarray:
     out = alive & (beaten_by >= top)
     left = alive.sum(axis=-1) - out.sum(axis=-1)
     return out & (left >= top)[..., None]
+
+
+def settled(lower: np.ndarray) -> np.ndarray:
+    """For a full ranking (`--top all`): the conditions whose place is known, every
+    other one shown better or worse than it. Over any leading axes, as `out_of_top`.
+
+    On the event that every sequence holds, each such pair is in its true order, so a
+    settled condition needs no more items: its rank is 1 + the number shown better.
+    """
+    shown = (lower > 0) | (np.swapaxes(lower, -1, -2) > 0)
+    k = lower.shape[-1]
+    return (shown | np.eye(k, dtype=bool)).all(axis=-1)
+
+
+def rank(lower: np.ndarray, j: int) -> int:
+    """1 + the number of conditions shown better than condition j."""
+    return 1 + int((lower[:, j] > 0).sum())

@@ -133,6 +133,26 @@ def test_a_race_among_equals_runs_out_of_items_undecided(tmp_path, capsys):
     assert sorted(race["alive"]) == sorted(race["conditions"])
 
 
+def test_top_all_ranks_every_condition_and_each_leaves_once_placed(tmp_path, capsys):
+    config = base_config(
+        solvers__models=["itemeval/arith-95", "itemeval/arith-60", "itemeval/arith-20"],
+        solvers__temperature=0.0,
+    )
+    path = write_study(tmp_path, config, rows=_arithmetic(200, set(), seed=5))
+    code, race, err = _race(capsys, path, "--top", "all")
+    assert code == 0, err
+    assert race["top"] == "all" and race["stopped"] == "decided"
+    names = [race["slugs"][c].split("_")[0] for c in race["ranking"]]
+    assert names == ["arith-95", "arith-60", "arith-20"]
+    assert race["winners"] == race["ranking"] and race["alive"] == []
+    assert sorted(e["rank"] for e in race["eliminations"]) == [1, 2, 3]
+    # a placed condition ran no further: its items are those of its last round
+    for placed in race["eliminations"]:
+        assert race["items"][placed["condition"]] == placed["items"]
+        assert placed["beaten_by"] or placed["beats"]
+    assert race["calls"] < race["calls_full"] == 600
+
+
 def test_a_judge_races_when_there_is_no_scorer(tmp_path, capsys):
     """Its grades are written between rounds, before the next round is sent."""
     config = base_config(
@@ -174,6 +194,8 @@ def test_the_spend_cap_stops_a_race_and_says_so(tmp_path, capsys):
     [
         (["--until-decided", "arith-good", "arith-fair"], "use one of them"),
         (["--top", "2"], "--top 2: must be from 1 to 1"),
+        (["--top", "0"], "--top 0: name how many"),
+        (["--top", "best"], "--top best: name how many"),
         (["--limit", "5"], "--race chooses its own conditions and items"),
         (["--alpha", "1.5"], "--alpha 1.5"),
     ],

@@ -45,6 +45,23 @@ def test_who_leaves(shown, alive, top, out):
     assert got.tolist() == [bool(v) for v in out]
 
 
+@pytest.mark.parametrize(
+    "shown, settled, ranks",
+    [
+        ({}, [0, 0, 0], [1, 1, 1]),
+        ({(0, 1): 0.1, (0, 2): 0.1}, [1, 0, 0], [1, 2, 2]),  # 0 first; 1, 2 open
+        ({(0, 1): 0.1, (0, 2): 0.1, (1, 2): 0.1}, [1, 1, 1], [1, 2, 3]),
+        ({(2, 1): 0.1, (0, 2): 0.1, (0, 1): 0.1}, [1, 1, 1], [1, 3, 2]),
+    ],
+)
+def test_a_full_ranking_settles_a_place_once_every_pair_of_it_is_shown(
+    shown, settled, ranks
+):
+    lower = _lower(3, shown)
+    assert racing.settled(lower).tolist() == [bool(v) for v in settled]
+    assert [racing.rank(lower, j) for j in range(3)] == ranks
+
+
 def test_pairs_use_the_items_both_have_at_alpha_over_the_pairs():
     assert racing.pair_alpha(0.05, 8) == pytest.approx(0.05 / 28)
     scores = np.array([[1, 0, np.nan], [1, 0, 1], [0, np.nan, 1], [1, 1, 0]], float)
