@@ -152,7 +152,8 @@ def run_race(
     chosen = [c for c in study.generate if c.kind == "generated"]
     order = item_order(study.items, options.seed, options.max_items)
     ids = tuple(c.id for c in chosen)
-    estimate = _gate(study, options, order, ids, ask, tell)
+    # only the racing grader runs between rounds: the others are priced out
+    estimate = _gate(study, options, order, (*ids, grader.id), ask, tell)
     result = RaceResult(
         study=study.config.study,
         conditions=[c.id for c in chosen],
@@ -183,8 +184,8 @@ def run_race(
     # it could land in one of inspect's finalizers and be lost.
     with signals.interrupts_as_flag():
         _rounds(study, options, order, result, manifest)
-    result.usd_full = _full_grid_usd(study, order, ids)
     result.calls, result.usd_cells = race_cells(study, grader, result.items, order)
+    result.usd_full = _full_grid_usd(study, order, (*ids, grader.id), result.usd_cells)
     manifest.finish(
         result.outcome,  # type: ignore[arg-type]
         stopped=result.stopped,
@@ -217,13 +218,14 @@ def _gate(study, options, order, ids, ask, tell) -> dict[str, Any]:
 
 
 def _full_grid_usd(
-    study: Study, order: list[Item], ids: tuple[str, ...]
+    study: Study, order: list[Item], ids: tuple[str, ...], cells: float | None
 ) -> float | None:
-    """What every condition on every item of the race would cost, stored cells
-    included: the estimate after the race, projected from the replies it saw."""
-    capped = replace(study, items=order)
-    full = run_estimate(capped, EstimateOptions(conditions=ids, force=True))
-    return full.total("usd_expected")
+    """What every condition on every item of the race would cost: what the race's
+    cells cost (`cells`) and the estimate of the grid's cells still unstored,
+    projected from the replies the race saw."""
+    rest = run_estimate(replace(study, items=order), EstimateOptions(conditions=ids))
+    left = rest.total("usd_expected")
+    return None if cells is None or left is None else cells + left
 
 
 def _rounds(study, options, order, result: RaceResult, manifest: Manifest) -> None:
