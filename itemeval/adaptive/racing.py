@@ -19,7 +19,7 @@ from typing import Any, Literal, Union
 import numpy as np
 
 from .. import signals
-from ..errors import ConfigError
+from ..errors import EXIT_BUDGET, ConfigError, ItemevalError
 from ..outcomes import StageResult
 from ..plan.budget import check_gate
 from ..plan.options import EstimateOptions, GenerateOptions, GradeOptions
@@ -183,7 +183,11 @@ def run_race(
     # Between rounds a Ctrl-C only sets the stop flag (as in until_decided): raised,
     # it could land in one of inspect's finalizers and be lost.
     with signals.interrupts_as_flag():
-        _rounds(study, options, order, result, manifest)
+        try:
+            _rounds(study, options, order, result, manifest)
+        except ItemevalError as error:  # e.g. a judge's score off its scale
+            manifest.finish("failed", stopped="failed", error=str(error))
+            raise
     result.calls, result.usd_cells = race_cells(study, grader, result.items, order)
     result.usd_full = _full_grid_usd(study, order, (*ids, grader.id), result.usd_cells)
     manifest.finish(
@@ -239,7 +243,8 @@ def _rounds(study, options, order, result: RaceResult, manifest: Manifest) -> No
             result.exit_code = signals.interrupted_exit_code()
             return
         if cap is not None and result.usd is not None and result.usd >= cap:
-            result.stopped = "budget"
+            result.stopped, result.outcome = "budget", "budget_stopped"
+            result.exit_code = EXIT_BUDGET
             return
         left = None if cap is None else max(cap - (result.usd or 0.0), 0.0)
         stage = _round(study, options, order[:end], result, left)

@@ -185,7 +185,9 @@ def test_the_spend_cap_stops_a_race_and_says_so(tmp_path, capsys):
     code, race, err = _race(capsys, path, "--max-usd", "0.002")
     assert race is not None, err
     assert race["stopped"] == "budget" and race["decision"] == "undecided"
-    assert code in (0, 4) and race["calls"] < race["calls_full"]
+    assert code == 4 and race["calls"] < race["calls_full"]
+    manifest = json.loads(open(race["manifest"], encoding="utf-8").read())
+    assert manifest["stopped"] == "budget" and manifest["outcome"] == "budget_stopped"
     assert race["usd"] <= 0.002 + 1e-9
 
 
