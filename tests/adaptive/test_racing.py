@@ -225,3 +225,50 @@ def test_top_without_race_and_a_race_with_nothing_to_race_on_are_refused(
     alone = write_study(tmp_path, base_config())
     code, _, err = cli_json(capsys, "generate", str(alone), "--race")
     assert code == 2 and "needs at least 2" in err
+
+
+def test_a_ctrl_c_between_rounds_stops_the_race_and_a_rerun_resumes_it(
+    tmp_path, monkeypatch
+):
+    """Interrupted after its first round, the race ends `interrupted` (exit 130) with
+    that round kept; run again, it goes on to its decision without re-running a cell
+    of the first round (their rows keep the first run's id)."""
+    import signal
+
+    import itemeval.adaptive.racing as racing_module
+    from itemeval import signals
+    from itemeval.adaptive.racing import RaceOptions, run_race
+
+    config = base_config(
+        solvers__models=["itemeval/arith-95", "itemeval/arith-20"],
+        solvers__temperature=0.0,
+    )
+    path = write_study(tmp_path, config, rows=_arithmetic(100, set(), seed=5))
+    real = racing_module._round
+
+    def round_then_ctrl_c(*args):
+        stage = real(*args)
+        signal.raise_signal(signal.SIGINT)  # the flag handler takes it
+        return stage
+
+    monkeypatch.setattr(racing_module, "_round", round_then_ctrl_c)
+    options = RaceOptions(round_size=10, yes=True)
+    try:
+        first = run_race(load_study(path), options, ask=None, tell=None)
+    finally:
+        signals.install()  # clears the stop flag for the tests after this one
+    assert first.stopped == "interrupted" and first.exit_code == 130
+    assert len(first.rounds) == 1 and first.as_dict()["decision"] == "undecided"
+    manifest = json.loads(open(first.manifest, encoding="utf-8").read())
+    assert manifest["outcome"] == "interrupted" and len(manifest["rounds"]) == 1
+    solutions = tmp_path / "studies" / "t" / "solutions.parquet"
+    kept = pd.read_parquet(solutions)[["condition_id", "item_id", "run_id"]]
+    assert len(kept) == 20
+
+    monkeypatch.setattr(racing_module, "_round", real)
+    again = run_race(load_study(path), options, ask=None, tell=None)
+    assert again.stopped == "decided" and again.exit_code == 0
+    after = pd.read_parquet(solutions).merge(
+        kept, on=["condition_id", "item_id"], suffixes=("", "_1")
+    )
+    assert len(after) == 20 and (after["run_id"] == after["run_id_1"]).all()
