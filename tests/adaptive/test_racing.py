@@ -272,3 +272,52 @@ def test_a_ctrl_c_between_rounds_stops_the_race_and_a_rerun_resumes_it(
         kept, on=["condition_id", "item_id"], suffixes=("", "_1")
     )
     assert len(after) == 20 and (after["run_id"] == after["run_id_1"]).all()
+
+
+@pytest.mark.parametrize(
+    "rubric, code",
+    [
+        # "Score 1 if right." states no range: 0/1, and a 7 cannot be raced on
+        ("Q: {input}\nRef: {target}\nA: {solution}\nScore 1 if right.", 2),
+        # the rubric's 0-10 scale holds the 7s (equal scores: nobody leaves)
+        ("Q: {input}\nRef: {target}\nA: {solution}\nScore from 0 to 10.", 0),
+    ],
+)
+def test_a_judge_races_on_the_scale_its_rubric_states(
+    tmp_path, capsys, monkeypatch, rubric, code
+):
+    from inspect_ai.model import _model
+
+    from tests.openai_server import OpenAIServer
+
+    def judge_gives_7(body):
+        if body["model"] == "j":
+            return '```json\n{"score": 7, "reasoning": "r"}\n```'
+        return None
+
+    config = base_config(
+        solvers__models=["itemeval/arith-95", "itemeval/arith-20"],
+        facets__scorer=None,
+        facets__grader=["j"],
+        facets__rubric=["r"],
+        graders={"j": {"model": "openai-api/local/j"}},
+    )
+    path = write_study(tmp_path, config, rows=_arithmetic(20, set(), seed=5))
+    (tmp_path / "rubrics" / "r.md").write_text(rubric)
+    with OpenAIServer(responder=judge_gives_7) as srv:
+        for name, value in srv.env().items():
+            monkeypatch.setenv(name, value)
+        _model._models.clear()
+        got, race, err = _race(capsys, path, "--round", "10")
+    _model._models.clear()
+    assert got == code, err
+    (manifest,) = (tmp_path / "studies" / "t" / "manifests").glob("*-race-*.json")
+    recorded = json.loads(manifest.read_text())
+    if code:
+        assert "outside its scale [0, 1]" in err and "state it in the rubric" in err
+        assert (
+            recorded["outcome"] == "failed" and "outside its scale" in recorded["error"]
+        )
+    else:
+        assert race["stopped"] == "items_ran_out" and recorded["outcome"] == "completed"
+        assert srv.count("Score from 0 to 10") == 40  # every answer judged once
