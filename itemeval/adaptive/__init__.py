@@ -1,2 +1,2 @@
-"""Spending where it decides: sizing a comparison by its power, and running until a
-pair is decided."""
+"""Spending where it decides: sizing a comparison by its power, running until a pair
+is decided, and racing many conditions for the best."""
