@@ -156,7 +156,7 @@ def run_race(
     estimate = _gate(study, options, order, (*ids, grader.id), ask, tell)
     result = RaceResult(
         study=study.config.study,
-        conditions=[c.id for c in chosen],
+        conditions=list(ids),
         slugs={c.id: c.slug for c in [*chosen, grader]},
         grade_condition_id=grader.id,
         top=options.top,
@@ -235,8 +235,10 @@ def _full_grid_usd(
 def _rounds(study, options, order, result: RaceResult, manifest: Manifest) -> None:
     """Round after round until the top K are named, the items or the budget run
     out, a stage does not complete, or a stop."""
-    cap = options.max_usd if options.max_usd is not None else None
-    cap = cap if cap is not None else study.config.budget.max_usd
+    # the cap holds for the whole race, not for each round's run
+    cap = (
+        options.max_usd if options.max_usd is not None else study.config.budget.max_usd
+    )
     for number, end in enumerate(_ends(len(order), options.round_size), start=1):
         if signals.stop_requested():
             result.stopped, result.outcome = "interrupted", "interrupted"
