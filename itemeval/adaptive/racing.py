@@ -184,7 +184,7 @@ def run_race(
     # it could land in one of inspect's finalizers and be lost.
     with signals.interrupts_as_flag():
         try:
-            _rounds(study, options, order, result, manifest)
+            _rounds(study, options, order, result, manifest, tell)
         except ItemevalError as error:  # e.g. a judge's score off its scale
             manifest.finish("failed", stopped="failed", error=str(error))
             raise
@@ -232,7 +232,9 @@ def _full_grid_usd(
     return None if cells is None or left is None else cells + left
 
 
-def _rounds(study, options, order, result: RaceResult, manifest: Manifest) -> None:
+def _rounds(
+    study, options, order, result: RaceResult, manifest: Manifest, tell: Tell | None
+) -> None:
     """Round after round until the top K are named, the items or the budget run
     out, a stage does not complete, or a stop."""
     # the cap holds for the whole race, not for each round's run
@@ -256,12 +258,24 @@ def _rounds(study, options, order, result: RaceResult, manifest: Manifest) -> No
             _stop_on(stage, result)
             return
         _look(study, order[:end], result, number)
+        if tell is not None:
+            tell(_progress(result))
         manifest.data.update(rounds=result.rounds)
         manifest.write()
         if _decided(result):
             result.stopped = "decided"
             return
     result.stopped = "items_ran_out"
+
+
+def _progress(result: RaceResult) -> str:
+    """The line shown as a round ends: items so far, how many are in, who left."""
+    look = result.rounds[-1]
+    out = ", ".join(result.slugs[c] for c in look["eliminated"]) or "-"
+    return (
+        f"round {look['round']} ({look['items']} items): "
+        f"{len(look['survivors'])} in; out: {out}"
+    )
 
 
 def _decided(result: RaceResult) -> bool:

@@ -68,14 +68,7 @@ def summary_line(data: dict[str, Any]) -> str:
 
 
 def render_race(data: dict[str, Any], console: Console) -> None:
-    slugs = data["slugs"]
-    for look in data["rounds"]:
-        if "round" not in look:
-            continue
-        console.print(
-            f"round {look['round']:>3} ({look['items']:>5} items): "
-            f"{len(look['survivors'])} in; out: {_names(look['eliminated'], slugs)}"
-        )
+    """The race's end (each round was told as it ended)."""
     for line in elimination_lines(data):
         console.print(line)
     console.print(summary_line(data))
