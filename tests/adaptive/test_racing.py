@@ -69,6 +69,7 @@ def test_a_race_stops_early_names_the_best_and_pays_only_for_contenders(
     path = _local_study(tmp_path)
     code, race, err = _race(capsys, path, "--seed", "4")
     assert code == 0, err
+    assert "round 1 (20 items): 4 in; out: -" in err  # told as each round ends
     winner = race["slugs"][race["winners"][0]]
     assert race["stopped"] == "decided" and winner.startswith("m90_")
     # the server saw exactly the cells the race gave each condition, no more
