@@ -186,6 +186,15 @@ class Corrected:
     ci_low: float | None
     ci_high: float | None
     method: str
+    """ppi (a uniform queue's labels) or ppi++-ipw (the active queue's)."""
+    design: str
+    """uniform or active: how the labelled answers were drawn."""
+    labels_saved: int
+    """The labels a uniform queue over the same answers would have needed for this
+    interval's width, minus the labels taken (all cells'); 0 for a uniform queue."""
+    labels_only_se: float | None
+    """The standard error of the labels alone, without the judge: beside `se` it
+    says how much the judge helps."""
 
 
 @dataclass(frozen=True)

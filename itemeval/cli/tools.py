@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -118,6 +118,32 @@ Blind = Annotated[
     bool,
     typer.Option("--blind", help="Hide each answer's condition while labelling."),
 ]
+Active = Annotated[
+    bool,
+    typer.Option(
+        "--active",
+        help="Draw each next answer where its label narrows the corrected means "
+        "most (by cell and the judge's verdict, each with a known probability).",
+    ),
+]
+ActiveJudge = Annotated[
+    Optional[str],
+    typer.Option(
+        "--active-judge",
+        help="The judge whose verdicts --active follows (default: the first "
+        "grading under the rater's rubric).",
+    ),
+]
+ActiveShare = Annotated[
+    float,
+    typer.Option(
+        "--active-share",
+        min=0.01,
+        max=1.0,
+        help="--active's uniform share of each draw (each answer keeps at least "
+        "share/N).",
+    ),
+]
 
 
 @app.command()
@@ -133,47 +159,68 @@ def view(
     sample: LabelSample = None,
     seed: QueueSeed = 0,
     blind: Blind = False,
+    active: Active = False,
+    active_judge: ActiveJudge = None,
+    active_share: ActiveShare = 0.2,
 ) -> None:
     """Serve the study as a local web app (grid, items, one item, labelling queue) until
     interrupted.
 
     \b
     Example: itemeval view configs/demo.yaml --label --rater alice --sample 200 --blind
+    Example: itemeval view configs/demo.yaml --label --rater alice --active
     """
     from ..results.label_queue import QueueOptions
-    from ..results.labels import check_rater
-    from ..view import LabelSettings, ViewSettings
+    from ..view import ViewSettings
     from ..view.serve import serve
+
+    queue = QueueOptions(
+        sample=sample,
+        seed=seed,
+        blind=blind,
+        active=active,
+        judge=active_judge,
+        share=active_share,
+    )
+    settings = ViewSettings(
+        warm=True, label=_label_settings(label, rater, rubric, scale, queue)
+    )
+    serve(
+        open_study(config, base_dir, reads="snapshot"), settings, host=host, port=port
+    )
+
+
+def _label_settings(label, rater, rubric, scale, queue) -> Any:
+    """The labelling settings, None without --label; a queue option without it is
+    refused (it would shape nothing)."""
+    from ..results.label_queue import QueueOptions
+    from ..results.labels import check_rater
+    from ..view import LabelSettings
 
     if label and not rater:
         raise ConfigError("--label needs --rater NAME (whose labels these are)")
-    labelling = {
+    plain = QueueOptions()
+    given = {
         "--rater": rater is not None,
         "--rubric": rubric is not None,
         "--scale": scale is not None,
-        "--sample": sample is not None,
-        "--seed": seed != 0,
-        "--blind": blind,
+        "--sample": queue.sample is not None,
+        "--seed": queue.seed != plain.seed,
+        "--blind": queue.blind,
+        "--active": queue.active,
+        "--active-judge": queue.judge is not None,
+        "--active-share": queue.share != plain.share,
     }
-    unused = [name for name, given in labelling.items() if given]
+    unused = [name for name, on in given.items() if on]
     if unused and not label:
         raise ConfigError(
             f"{', '.join(unused)} shape the labelling queue: add --label (e.g. "
             "--label --rater alice), or leave them out to browse the study"
         )
-    settings = ViewSettings(
-        warm=True,
-        label=LabelSettings(
-            rater=check_rater(rater),
-            rubric=rubric,
-            scale=scale,
-            queue=QueueOptions(sample=sample, seed=seed, blind=blind),
-        )
-        if label and rater
-        else None,
-    )
-    serve(
-        open_study(config, base_dir, reads="snapshot"), settings, host=host, port=port
+    if not label:
+        return None
+    return LabelSettings(
+        rater=check_rater(rater), rubric=rubric, scale=scale, queue=queue
     )
 
 

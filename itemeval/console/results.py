@@ -296,6 +296,8 @@ def _corrected() -> list[Column]:
         number_column("judge", lambda row: num(row.judge_mean), 5),
         number_column("corrected", lambda row: num(row.mean), 9),
         number_column("95% CI", ci_text, 11),
+        Column("design", lambda row: row.design, kind="name"),
+        number_column("saved", count("labels_saved"), 5),
     ]
 
 

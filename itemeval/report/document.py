@@ -265,11 +265,13 @@ def _corrected(results: ResultsReport, slugs: dict[str, str]) -> str:
             num(r.judge_mean),
             num(r.mean),
             f"[{num(r.ci_low)}, {num(r.ci_high)}]",
+            r.design,
+            r.labels_saved,
         ]
         for r in results.corrected
     ]
     return "<h2>Judge means corrected by human labels</h2>" + html_table(
-        [*headers, "corrected mean", "95% CI"], rows, left=3
+        [*headers, "corrected mean", "95% CI", "design", "labels saved"], rows, left=3
     )
 
 

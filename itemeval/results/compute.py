@@ -45,6 +45,7 @@ from ..study.load import Study
 from . import criteria as criteria_results
 from . import human as human_results
 from . import pairwise as pairwise_results
+from .active_labels import weak_judge_notes
 from .agreement import agreement, calibration, scored_wide
 from .cells import cell_rows, compared_pairs, comparison_rows, graded_frame, interval_of
 from .facet_compare import (
@@ -99,6 +100,10 @@ def _study_results(
     cells = cell_rows(frame, items, study.generate, grade, options, scales)
     facets = cell_facets(study.generate)
     names = {gen_id: cell_name(levels) for gen_id, levels in facets.items()}
+    slugs = {c.id: c.slug for c in [*study.generate, *grade, *study.pairwise]}
+    corrected = typed(Corrected, human_results.corrected(frame, grade))
+    figures = _figures_and_notes(study, frame, items, grade, options, scales)
+    figures["notes"] = (*figures["notes"], *weak_judge_notes(corrected, slugs))
     return ResultsReport(
         study=study.config.study,
         reducer=options.reducer,
@@ -107,19 +112,19 @@ def _study_results(
         comparisons=typed(Comparison, _comparisons(study, items, grade, options)),
         agreement=typed(AgreementRow, _agreement(frame, grade, options, given)),
         calibration=typed(Calibration, calibration(frame, grade)),
-        corrected=typed(Corrected, human_results.corrected(frame, grade)),
+        corrected=corrected,
         metrics=tuple(
             MetricRow.of(row) for row in _metrics(study, grade, items, options, frame)
         ),
         cascades=typed(Decided, cascade_counts.decided_counts(frame, grade)),
-        slugs={c.id: c.slug for c in [*study.generate, *grade, *study.pairwise]},
+        slugs=slugs,
         headline=typed(
             Headline, _headlines(study, items, cells, grade, names, options.by)
         ),
         cell_facets=facets,
         grader_facets=grader_facets(grade),
         scales={g: scale_label(b) for g, b in given.items() if b is not None},
-        **_figures_and_notes(study, frame, items, grade, options, scales),
+        **figures,
         **_pairwise_figures(study, options, chosen_ids),
     )
 

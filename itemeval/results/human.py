@@ -1,6 +1,7 @@
 """The figures human labels add to `results`: each agreement row's grader kinds,
 bootstrap CIs of kappa and the bias a - b, and the prediction-powered,
-judge-corrected mean of each cell people labelled a sample of."""
+judge-corrected mean of each cell people labelled a sample of (uniformly, or from the
+active queue)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ..records import GradeCondition
 from ..stats.agreement_ci import agreement_interval
 from ..stats.ppi import ppi_mean
 from ..stats.scale_intervals import Bounds, scale_of
+from .active_labels import active_rows, rater_draws
 from .agreement import scored_wide
 from .labels import HUMAN
 
@@ -38,13 +40,28 @@ def corrected(frame: pd.DataFrame, grade: list[GradeCondition]) -> list[dict[str
     """Per (generate condition, machine grade condition, rater) with at least two
     labelled answers the machine also scored: the machine's mean over every answer it
     scored, corrected by the mean human - machine difference on the labelled ones
-    (prediction-powered inference)."""
+    (prediction-powered inference); a rater who labelled from the active queue by
+    the draws' inverse probabilities (results/active_labels.py)."""
     humans = [c for c in grade if c.kind == HUMAN]
     machines = [c for c in grade if c.kind != HUMAN]
     if not humans or not machines:
         return []
     wide = scored_wide(frame)
     scales = {c: scale_of(wide[c].to_numpy(float)) for c in wide.columns}
+    drawn = {h.id: rater_draws(frame, h) for h in humans}
+    uniform = [h for h in humans if drawn[h.id] is None]
+    rows = _uniform_rows(wide, machines, uniform, scales)
+    for human in (h for h in humans if drawn[h.id] is not None):
+        measured = [
+            (m, _union(scales.get(m.id), scales.get(human.id)))
+            for m in machines
+            if m.id in wide.columns and _same_quantity(m, human, scales)
+        ]
+        rows += active_rows(frame, human, measured, drawn[human.id])
+    return rows
+
+
+def _uniform_rows(wide, machines, humans, scales) -> list[dict[str, Any]]:
     rows = []
     for gen_id, cell in wide.groupby(level="gen_condition_id", sort=True):
         for machine in (m for m in machines if m.id in cell.columns):
@@ -104,4 +121,7 @@ def _corrected_cell(
         "ci_low": result.ci_low,
         "ci_high": result.ci_high,
         "method": "ppi",
+        "design": "uniform",
+        "labels_saved": 0,
+        "labels_only_se": float(np.std(human[both], ddof=1) / np.sqrt(both.sum())),
     }

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..records import GradeCondition
+from ..stats.active_ppi import SHARE
 from ..store import read_store
 from ..study.load import Study
 from .labels import journaled_labels
@@ -23,6 +24,14 @@ class QueueOptions:
     sample: int | None = None
     seed: int = 0
     blind: bool = False
+    active: bool = False
+    """Draw each next answer by how much its label is expected to narrow the
+    corrected means (results/active_queue.py), not in a fixed shuffled order."""
+    judge: str | None = None
+    """The judge whose verdicts stratify the active queue (slug or id); None: the
+    first grading under the rater's rubric."""
+    share: float = SHARE
+    """The active queue's uniform share: each answer keeps at least share/N."""
 
 
 def label_queue(study: Study, options: QueueOptions) -> pd.DataFrame:

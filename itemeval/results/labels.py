@@ -142,11 +142,16 @@ def label_row(
     score: float,
     *,
     criteria: dict[str, float] | None = None,
+    draws: list[dict[str, Any]] | None = None,
     run_id: str,
 ) -> dict[str, Any]:
     """The grade row of one label of one stored solution (`condition_id, item_id, epoch,
-    solution_hash`)."""
+    solution_hash`); `draws`: the active queue's draws of it (results/active_queue.py),
+    each with the probability it was drawn with."""
     rubric = condition.rubric
+    meta: dict[str, Any] = {"criteria": criteria} if criteria else {}
+    if draws:
+        meta.update(design="active", draws=draws)
     return {
         "grade_condition_id": condition.id,
         "grade_condition_slug": condition.slug,
@@ -161,7 +166,7 @@ def label_row(
         "score": float(score),
         "score_raw": _number(score),
         "parse_ok": True,
-        "score_metadata": canonical_json({"criteria": criteria}) if criteria else None,
+        "score_metadata": canonical_json(meta) if meta else None,
         "usd": 0.0,
         "run_id": run_id,
         "created_at": datetime.now(timezone.utc),

@@ -105,12 +105,21 @@ def stratum_moments(
     return (squares + PRIOR_WEIGHT * pooled) / (counts + PRIOR_WEIGHT)
 
 
+@dataclass(frozen=True)
+class Drawn:
+    """Per draw (last axis, T of them, every cell's): `in_cell` whether it drew an
+    answer of the cell estimated, `human` and `judge` its scores (anything where not
+    in the cell), `weight` = 1 / (N_c p_t)."""
+
+    in_cell: np.ndarray
+    human: np.ndarray
+    judge: np.ndarray
+    weight: np.ndarray
+
+
 def ipw_ppi_mean(
     judged: np.ndarray,
-    in_cell: np.ndarray,
-    human: np.ndarray,
-    judge: np.ndarray,
-    weight: np.ndarray,
+    drawn: Drawn,
     *,
     power: float | None = None,
     pool: int | None = None,
@@ -118,20 +127,18 @@ def ipw_ppi_mean(
     bounds: tuple[float, float] | None = None,
 ) -> ActiveCorrected:
     """The corrected mean of one cell. `judged`: the judge's scores of the cell's N
-    answers (last axis). Per draw (last axis, T of them, every cell's): `in_cell`
-    whether it drew an answer of this cell, `human` and `judge` its scores (anything
-    where not in the cell), `weight` = 1 / (N_c p_t). `power`: lambda, tuned when
-    None. `pool`: the answers the draws were made from, for `uniform_labels`. NaN
-    when T < 2 or N < 2."""
+    answers (last axis); `drawn`: the draws. `power`: lambda, tuned when None.
+    `pool`: the answers the draws were made from, for `uniform_labels`. NaN when
+    T < 2 or N < 2."""
     judged = np.asarray(judged, dtype=float)
-    inside = np.asarray(in_cell, dtype=bool)
+    inside = np.asarray(drawn.in_cell, dtype=bool)
     big_n, t = judged.shape[-1], inside.shape[-1]
     if t < 2 or big_n < 2:
         nan = float("nan")
         return ActiveCorrected(nan, nan, nan, nan, nan, nan, t, big_n)
-    w = np.where(inside, np.asarray(weight, dtype=float), 0.0)
-    a = np.where(inside, np.asarray(human, dtype=float), 0.0) * w
-    b = np.where(inside, np.asarray(judge, dtype=float), 0.0) * w
+    w = np.where(inside, np.asarray(drawn.weight, dtype=float), 0.0)
+    a = np.where(inside, np.asarray(drawn.human, dtype=float), 0.0) * w
+    b = np.where(inside, np.asarray(drawn.judge, dtype=float), 0.0) * w
     tuned = _power(a, b) if power is None else np.full(a.shape[:-1], float(power))
     term = a - tuned[..., None] * b
     mean = tuned * judged.mean(axis=-1) + term.mean(axis=-1)

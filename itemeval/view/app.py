@@ -88,7 +88,7 @@ def _visible(value: Any) -> str:
 
 
 def create_app(study: Study, settings: ViewSettings | None = None) -> Starlette:
-    from . import pages
+    from . import active, pages
 
     settings = settings or ViewSettings()
     app = Starlette(
@@ -97,9 +97,11 @@ def create_app(study: Study, settings: ViewSettings | None = None) -> Starlette:
             Route("/", pages.grid),
             Route("/items", pages.items),
             Route("/item", pages.item),
-            Route("/label", pages.label),
+            Route("/label", active.label),
             Route(
-                "/api/label", pages.post_label, methods=["GET", "POST", "PUT", "DELETE"]
+                "/api/label",
+                active.post_label,
+                methods=["GET", "POST", "PUT", "DELETE"],
             ),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ],
@@ -115,7 +117,7 @@ def create_app(study: Study, settings: ViewSettings | None = None) -> Starlette:
     app.state.templates = templates()
     app.state.cache = VersionCache()
     app.state.labelling = (
-        pages.build_labelling(study, settings.label) if settings.label else None
+        active.build_labelling(study, settings.label) if settings.label else None
     )
     if settings.warm:
         threading.Thread(target=pages.warm, args=(app,), daemon=True).start()

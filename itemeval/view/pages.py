@@ -34,7 +34,7 @@ from ..study.prompts import render
 from .data import PER_PAGE, SORTS, ItemQuery, item_table, mixes_scales, query_items
 
 
-def _render(request: Request, name: str, **context: Any) -> HTMLResponse:
+def render_page(request: Request, name: str, **context: Any) -> HTMLResponse:
     settings = request.app.state.settings
     study: Study = request.app.state.study
     page = request.app.state.templates.get_template(name)
@@ -61,7 +61,7 @@ async def grid(request: Request) -> Response:
     figures = await run_in_threadpool(
         request.app.state.cache.get, "grid", study, lambda: _grid_figures(study)
     )
-    return _render(request, "grid.html", **figures)
+    return render_page(request, "grid.html", **figures)
 
 
 def _grid_figures(study: Study) -> dict[str, Any]:
@@ -142,7 +142,7 @@ async def items(request: Request) -> Response:
     rows, total = await run_in_threadpool(query_items, table, query)
     from ..results.compute import grade_conditions
 
-    return _render(
+    return render_page(
         request,
         "items.html",
         query=query,
@@ -170,7 +170,7 @@ async def item(request: Request) -> Response:
         raise HTTPException(400, "which item? /item?id=ITEM_ID")
     view = await run_in_threadpool(item_view, study, item_id)
     logs = await run_in_threadpool(_log_files, study, item_id)
-    return _render(
+    return render_page(
         request,
         "item.html",
         view=view,
@@ -204,7 +204,7 @@ def _log_files(study: Study, item_id: str) -> dict[tuple[str, int], tuple[str, s
 # -----------------------------------------------------------------------------------
 
 
-def _labelling(request: Request) -> dict[str, Any]:
+def labelling(request: Request) -> dict[str, Any]:
     """The rater's condition, rubric, scale and queue (built when the app starts)."""
     labelling = getattr(request.app.state, "labelling", None)
     if labelling is None:
@@ -218,18 +218,21 @@ def build_labelling(study: Study, settings: Any) -> dict[str, Any]:
     """Everything the queue needs, checked before the server starts (a bad --rubric is
     exit 2)."""
     rubric = pick_rubric(study, settings.rubric)
+    condition = human_condition(settings.rater, rubric)
+    scale = rubric_scale(rubric, settings.scale)
     return {
-        "condition": human_condition(settings.rater, rubric),
+        "condition": condition,
         "rubric": rubric,
-        "scale": rubric_scale(rubric, settings.scale),
+        "scale": scale,
         "queue": label_queue(study, settings.queue),
         "writer": LabelWriter(study),
+        "active": None,
     }
 
 
 async def label(request: Request) -> Response:
     study = _study(request)
-    context = _labelling(request)
+    context = labelling(request)
     queue = context["queue"]
     labels = await run_in_threadpool(queue_labels, study, context["condition"])
     at = _number(request, "at")
@@ -246,7 +249,7 @@ async def label(request: Request) -> Response:
         if entry
         else None
     )
-    return _render(
+    return render_page(
         request,
         "label.html",
         position=position,
@@ -302,17 +305,24 @@ def _solution(
     return found[0]
 
 
+async def label_body(request: Request) -> dict[str, Any]:
+    """A label POST's JSON: {position, score} or {position, criteria}."""
+    try:
+        body = json.loads(await request.body())
+        body["position"]
+    except (ValueError, KeyError, TypeError, RecursionError):
+        # RecursionError: a body nested past what Python's JSON reader follows
+        raise HTTPException(400, "expected JSON {position, score}") from None
+    return body
+
+
 async def post_label(request: Request) -> Response:
     """Write one label (POST, token checked by the guard): JSON {position, score} or
     {position, criteria}, the answer's place in the queue (so a blind page never
     names its condition); answers where it went and the next position."""
-    try:
-        body = json.loads(await request.body())
-        position = body["position"]
-    except (ValueError, KeyError, TypeError, RecursionError):
-        # RecursionError: a body nested past what Python's JSON reader follows
-        raise HTTPException(400, "expected JSON {position, score}") from None
-    context = _labelling(request)
+    body = await label_body(request)
+    position = body["position"]
+    context = labelling(request)
     queue = context["queue"]
     if isinstance(position, bool) or not isinstance(position, int):
         raise HTTPException(400, "position must be a whole number")
@@ -330,6 +340,25 @@ async def post_label(request: Request) -> Response:
     )
     where = await run_in_threadpool(writer.write, row)
     return JSONResponse({"ok": True, "stored_in": where, "next": position + 1})
+
+
+def score_of(body: dict[str, Any], scale: Any) -> tuple[float, dict | None]:
+    """The label's score (and criteria) a POST body gives, checked on the scale."""
+    return _score(body, scale)
+
+
+def solution_of(study: Study, entry: dict[str, Any]) -> dict[str, Any]:
+    """The stored answer of a queue entry (404 when it is gone)."""
+    return _solution(
+        study, entry["condition_id"], entry["item_id"], int(entry["epoch"])
+    )
+
+
+def answer_of(study: Study, entry: dict[str, Any], rubric: Any) -> dict[str, Any]:
+    """An entry's item, answer and rubric as the label page shows them."""
+    answer = _answer(study, entry)
+    answer["rubric"] = rubric_for(rubric, answer)
+    return answer
 
 
 def _score(body: dict[str, Any], scale: Any) -> tuple[float, dict[str, float] | None]:

@@ -10,6 +10,7 @@ import numpy as np
 
 from itemeval.stats.active_ppi import (
     ActiveCorrected,
+    Drawn,
     answer_probabilities,
     ipw_ppi_mean,
     stratum_moments,
@@ -58,10 +59,12 @@ def simulate(
         results.append(
             ipw_ppi_mean(
                 judge[:, mine],
-                cells[picked] == c,
-                drawn_human,
-                drawn_judge,
-                1.0 / (scenario.cell * probability),
+                Drawn(
+                    cells[picked] == c,
+                    drawn_human,
+                    drawn_judge,
+                    1.0 / (scenario.cell * probability),
+                ),
                 pool=cells.size,
             )
         )

@@ -9,6 +9,7 @@ import pytest
 
 from itemeval.stats.active_ppi import (
     PRIOR_WEIGHT,
+    Drawn,
     answer_probabilities,
     ipw_ppi_mean,
     stratum_moments,
@@ -66,10 +67,9 @@ def test_the_estimate_is_the_published_formula(seed):
         expected, terms = _reference(judge[mine], drawn, lam)
         got = ipw_ppi_mean(
             judge[mine],
-            cell[picked] == c,
-            human[picked],
-            judge[picked],
-            1.0 / (size * p[picked]),
+            Drawn(
+                cell[picked] == c, human[picked], judge[picked], 1 / (size * p[picked])
+            ),
         )
         mean_t = sum(terms) / len(terms)
         var_terms = sum((x - mean_t) ** 2 for x in terms) / (len(terms) - 1)
@@ -97,34 +97,25 @@ def test_uniform_draws_at_lambda_one_are_ppi():
     labelled = rng.choice(200, 50, replace=False)
     human = np.clip(judge[labelled] + rng.integers(-1, 2, 50), 0, 3)
     ppi = judge.mean() - (judge[labelled] - human).mean()
-    got = ipw_ppi_mean(
-        judge, np.ones(50, bool), human, judge[labelled], np.ones(50), power=1.0
-    )
+    drawn = Drawn(np.ones(50, bool), human, judge[labelled], np.ones(50))
+    got = ipw_ppi_mean(judge, drawn, power=1.0)
     assert abs(got.mean - ppi) < TOLERANCE
     assert abs(got.mean - ppi_mean(judge, judge[labelled], human).mean) < TOLERANCE
 
 
 def test_stacked_studies_are_each_their_own():
     cell, human, judge, p, picked, size = _study(0)
-    one = ipw_ppi_mean(
-        judge[:size],
-        cell[picked] == 0,
-        human[picked],
-        judge[picked],
-        1 / (size * p)[picked],
+    drawn = Drawn(
+        cell[picked] == 0, human[picked], judge[picked], 1 / (size * p)[picked]
     )
-    stacked = ipw_ppi_mean(
-        np.stack([judge[:size]] * 2),
-        np.stack([cell[picked] == 0] * 2),
-        np.stack([human[picked]] * 2),
-        np.stack([judge[picked]] * 2),
-        np.stack([1 / (size * p)[picked]] * 2),
-    )
+    one = ipw_ppi_mean(judge[:size], drawn)
+    twice = Drawn(*(np.stack([x] * 2) for x in vars(drawn).values()))
+    stacked = ipw_ppi_mean(np.stack([judge[:size]] * 2), twice)
     assert np.allclose(stacked.mean, one.mean) and np.allclose(stacked.se, one.se)
 
 
 def test_too_few_draws_is_undefined():
-    got = ipw_ppi_mean(np.ones(5), [True], [1.0], [1.0], [1.0])
+    got = ipw_ppi_mean(np.ones(5), Drawn([True], [1.0], [1.0], [1.0]))
     assert np.isnan(got.mean) and got.draws == 1
 
 
