@@ -186,15 +186,10 @@ class Corrected:
     ci_low: float | None
     ci_high: float | None
     method: str
-    """ppi (a uniform queue's labels) or ppi++-ipw (the active queue's)."""
     design: str
-    """uniform or active: how the labelled answers were drawn."""
+    """uniform or active; labels_saved, labels_only_se: see results/active_labels"""
     labels_saved: int
-    """The labels a uniform queue over the same answers would have needed for this
-    interval's width, minus the labels taken (all cells'); 0 for a uniform queue."""
     labels_only_se: float | None
-    """The standard error of the labels alone, without the judge: beside `se` it
-    says how much the judge helps."""
 
 
 @dataclass(frozen=True)
@@ -353,10 +348,20 @@ class ResultsReport:
     from the scores given: what a chart keeps apart on axes of their own."""
     notes: tuple[str, ...] = ()
     """What a reader should know about an empty part (a --by with no levels)."""
+    preregistration: dict[str, Any] | None = None
+    """The declared analysis in force and its amendments (results/declared.py)."""
+    declared: dict[str, tuple[bool, ...]] = field(default_factory=dict)
+    """Per row of each figure: declared before the data? (each row's `declared`)."""
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready, in the field order above."""
-        return clean({f.name: _plain(getattr(self, f.name)) for f in fields(self)})
+        """JSON-ready, in the field order above; every row with its `declared`."""
+        out = {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+        marks = out.pop("declared")
+        for name, rows in out.items():
+            for k, row in enumerate(rows if isinstance(rows, list) else ()):
+                if isinstance(row, dict):
+                    row["declared"] = marks.get(name, ())[k : k + 1] == (True,)
+        return clean(out)
 
 
 def _plain(value: Any) -> Any:

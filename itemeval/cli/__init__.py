@@ -21,6 +21,7 @@ COMMANDS = (
     "status",
     "batches",
     "estimate",
+    "preregister",
     "generate",
     "grade",
     "launch",

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -250,3 +250,49 @@ def _check_launch(
             "without inspect's)",
             param_hint="--display",
         )
+
+
+@app.command()
+def preregister(
+    config: ConfigArg,
+    amend: Annotated[
+        bool,
+        typer.Option(
+            "--amend", help="A new file beside the declaration: the changed plan."
+        ),
+    ] = False,
+    reason: Annotated[
+        Optional[str],
+        typer.Option("--reason", help="Why the plan changes (--amend needs one)."),
+    ] = None,
+    after_data: Annotated[
+        bool,
+        typer.Option(
+            "--after-data",
+            help="Declare although solutions exist, recorded as made after the data.",
+        ),
+    ] = False,
+    base_dir: BaseDir = None,
+    json_out: Json = False,
+) -> None:
+    """Freeze the config's `analysis:` (pairs, metrics, alpha, correction, interval,
+    reducer, stopping rule) and the item set's hash into
+    <study>/preregistration/<time>-declaration.json, before the first generate;
+    amendments are new files. No file is ever rewritten.
+
+    \b
+    Example: itemeval preregister configs/demo.yaml
+    Example: itemeval preregister configs/demo.yaml --amend --reason "a third arm"
+    """
+    from ..console import render as console
+    from ..console.preregistration import render_declaration
+    from ..study.preregistration import preregister as write_declaration
+
+    study = open_study(config, base_dir)
+    written = write_declaration(
+        study, amend=amend, reason=reason, after_data=after_data
+    )
+    if json_out:
+        console.print_json({"file": str(written.path), **written.body})
+    else:
+        render_declaration(written.body, str(written.path), console.stdout())

@@ -22,6 +22,7 @@ from .cells import (
     render_headline,
 )
 from .graders import Naming, cell_names, print_grader_pairs, print_pairs
+from .preregistration import render_declared
 from .tables import Column, Row, count, field
 
 
@@ -144,6 +145,7 @@ def render_results(results: ResultsReport, console: Console) -> None:
     for note in first:
         console.print(Text(note, style="yellow"))
     render_headline(results, console)
+    render_declared(results, console)
     cell_tables(console, results, [n, mean, ci])
     _marginal_tables(results, console, [n, mean, ci])
     if results.metrics:

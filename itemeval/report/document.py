@@ -33,6 +33,7 @@ from .items import items_section
 from .judges import judges_section
 from .metrics import criteria_section, metrics_section
 from .pairwise import pairwise_section
+from .preregistration import preregistration_section
 
 _STYLE = (  # the report's stylesheet
     "\n"
@@ -156,6 +157,7 @@ def _sections(
     sections = [
         ("headline", report_headline.headline_section(results)),
         *([("notes", notes)] if notes else []),
+        *_declared(study, results),
         ("grid", _grid(study, status)),
         ("results", _results_table(results, slugs)),
         ("forest", report_plots.forest(results, slugs)),
@@ -189,6 +191,11 @@ def _sections(
 
 # ---- pieces
 # --------------------------------------------------------------------------------------
+
+
+def _declared(study: Study, results: ResultsReport) -> list[tuple[str, str]]:
+    section = preregistration_section(study, results)
+    return [] if section is None else [("declared", section)]
 
 
 def _usd(value: float | None) -> str:

@@ -43,6 +43,7 @@ from ..stats.scale_intervals import Bounds, grade_scales
 from ..study.cell_names import cell_facets, cell_name, grader_facets
 from ..study.load import Study
 from . import criteria as criteria_results
+from . import declared
 from . import human as human_results
 from . import pairwise as pairwise_results
 from .active_labels import weak_judge_notes
@@ -104,12 +105,15 @@ def _study_results(
     corrected = typed(Corrected, human_results.corrected(frame, grade))
     figures = _figures_and_notes(study, frame, items, grade, options, scales)
     figures["notes"] = (*figures["notes"], *weak_judge_notes(corrected, slugs))
-    return ResultsReport(
+    block = declared.preregistration(study, options)
+    report = ResultsReport(
         study=study.config.study,
         reducer=options.reducer,
         ci_method=options.ci,
         cells=typed(Cell, cells),
-        comparisons=typed(Comparison, _comparisons(study, items, grade, options)),
+        comparisons=typed(
+            Comparison, _comparisons(study, items, grade, options, block)
+        ),
         agreement=typed(AgreementRow, _agreement(frame, grade, options, given)),
         calibration=typed(Calibration, calibration(frame, grade)),
         corrected=corrected,
@@ -127,6 +131,7 @@ def _study_results(
         **figures,
         **_pairwise_figures(study, options, chosen_ids),
     )
+    return declared.mark(report, block, asked_compare=bool(options.compare))
 
 
 def _headlines(study, items, cells, grade, names, by) -> list[dict[str, Any]]:
@@ -149,12 +154,17 @@ def _headlines(study, items, cells, grade, names, by) -> list[dict[str, Any]]:
 
 
 def _comparisons(
-    study: Study, items: pd.DataFrame, grade: list[GradeCondition], options
+    study: Study, items: pd.DataFrame, grade: list[GradeCondition], options, block
 ) -> list[dict[str, Any]]:
     """`--compare`: of generate conditions, or (`--by` a generate facet) of its
-    levels."""
+    levels; without it, the preregistration's declared pairs (Holm over them)."""
     if not options.compare:
-        return []
+        pairs = declared.declared_pairs(block)
+        facet = block["analysis"]["by"] if block else None
+        if not pairs or facet is None:
+            return comparison_rows(items, pairs, grade) if pairs else []
+        level_of = levels_of(study.generate, facet)
+        return facet_comparison_rows(items, level_of, facet, pairs, grade)
     facet = compared_facet(study.generate, options)
     if facet is None:
         pairs = unknown_names_levels(study.generate, options, compared_pairs)

@@ -29,6 +29,7 @@ from .agent_config import (  # noqa: F401 - re-exported: the config's names
 from .agent_config import (
     Strict as _Strict,
 )
+from .analysis import Analysis
 
 MAX_REPLICATIONS = 10_000
 """More is a typo (`1e9` planned 4·10⁹ cells and a 30 GiB allocation), not a study."""
@@ -339,6 +340,9 @@ class StudyConfig(_Strict):
     """Model id -> model family, for a judge's self-preference (`results --judges`);
     a model not named here is of its provider's family (`openai/gpt-4o`: openai).
     Part of no id."""
+    analysis: Optional[Analysis] = None
+    """The declared analysis `itemeval preregister` freezes (study/analysis.py); part
+    of no id."""
 
 
 @dataclass(frozen=True)
