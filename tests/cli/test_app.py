@@ -34,6 +34,7 @@ def test_every_command_has_help_with_an_example(capsys):
         "view",
         "import",
         "plan",
+        "preregister",
         "batches",
     }
     for name in COMMANDS:

@@ -225,7 +225,9 @@ def test_results_json_headline_matches_the_export(study, capsys):
         "facet",
         "text",
         "doubt",
+        "declared",
     }
+    assert row["declared"] is False  # no preregistration: nothing is declared
     assert row["doubt"] is None  # a scorer is never doubted as a judge is
     assert row["facet"] is None  # one facet varies: the conditions' row alone
     wide = item_scores(study)
