@@ -36,6 +36,7 @@ call)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -144,8 +145,8 @@ def ipw_ppi_mean(
     mean = tuned * judged.mean(axis=-1) + term.mean(axis=-1)
     spread = _human_variance(judged, a, b, w, tuned)
     se = np.sqrt(spread / big_n + term.var(axis=-1, ddof=1) / t)
-    uniform = _uniform_labels(a, b, w, tuned, room=se**2 - spread / big_n)
-    uniform = uniform * (pool or np.nan) / big_n
+    room = se**2 - spread / big_n
+    uniform = _uniform_labels(a, b, w, tuned, room=room, cell=big_n, pool=pool)
     df = np.maximum(inside.sum(axis=-1) - 1, 1)  # the cell's draws, less one
     quantile = sps.t.ppf(0.5 + level / 2, df)
     low, high = mean - quantile * se, mean + quantile * se
@@ -186,16 +187,24 @@ def _human_variance(
 
 
 def _uniform_labels(
-    a: np.ndarray, b: np.ndarray, w: np.ndarray, power: np.ndarray, room: np.ndarray
+    a: np.ndarray, b: np.ndarray, w: np.ndarray, power: np.ndarray, **given: Any
 ) -> np.ndarray:
-    """The labels of this cell a uniform queue needs for its draws' part of the
-    variance to be `room`: S / room, S the cell's variance of r = Y - lambda f
-    (weighted moments, Hansen & Hurwitz 1943), as a uniform sample of n has S/n."""
+    """The labels the same queue drawing uniformly (share 1) over `pool` answers
+    takes before this cell's interval is as narrow: it needs S / room draws in the
+    cell (S the cell's variance of r = Y - lambda f, its moments weighted by the
+    draws, Hansen & Hurwitz 1943), pool / N_c times as many in all, and d draws
+    over the pool label pool (1 - (1 - 1/pool)^d) distinct answers (a re-draw is
+    free). NaN without a pool; 0 where no error was drawn in the cell."""
+    room, cell, pool = given["room"], given["cell"], given["pool"]
+    if not pool:
+        return np.full(np.shape(room), np.nan)
     r = a - power[..., None] * b  # r_i * w_t
     plain = np.where(w > 0, r / np.where(w > 0, w, 1.0), 0.0)
     spread = np.maximum((r * plain).mean(axis=-1) - r.mean(axis=-1) ** 2, 0.0)
+    # no error drawn (S 0): any labels reach it
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(room > 0, spread / np.where(room > 0, room, 1.0), 0.0)
+        draws = np.where(spread > 0, spread / np.where(room > 0, room, 0.0), 0.0)
+    return pool * -np.expm1(draws * pool / cell * np.log1p(-1.0 / pool))
 
 
 def _scalar(value: np.ndarray) -> float | np.ndarray:

@@ -157,3 +157,27 @@ def test_active_needs_a_judge_under_the_raters_rubric(study):
     )
     with pytest.raises(ConfigError, match="--active-judge"):
         create_app(study, ViewSettings(label=settings))
+
+
+def test_active_options_need_the_label_queue(study, capsys):
+    config = str(study.loaded.path)
+    assert main(["view", config, "--active"]) == 2
+    assert "--active shape the labelling queue" in capsys.readouterr().err
+    settings = LabelSettings(rater="alice", queue=QueueOptions(active=True, sample=5))
+    with pytest.raises(ConfigError, match="--sample"):
+        create_app(study, ViewSettings(label=settings))
+
+
+def test_results_warn_when_the_judge_is_too_weak_to_help(study, capsys):
+    """A judge that passes everything says nothing of the second condition's
+    answers: its labels alone are about as good as corrected."""
+    client, header = _client(study, seed=5)
+    _label_all(study, client, header, 40)
+    assert main(["results", str(study.loaded.path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    slugs = report["slugs"]
+    judge = slugs[study.grade[0].id]
+    weak = [n for n in report["notes"] if f"judge {judge} is too weak" in n]
+    assert len(weak) == 1 and "alice" in weak[0]
+    assert slugs[study.generate[1].id] in weak[0]
+    assert slugs[study.generate[0].id] not in weak[0]
