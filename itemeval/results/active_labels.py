@@ -125,10 +125,22 @@ def _cell(judged, inside, drawn, draws: Draws, bounds, taken) -> dict[str, Any]:
     }
 
 
-def weak_judge_notes(rows: list[Any], slugs: dict[str, str]) -> list[str]:
-    """A note per (judge, rater) whose corrected intervals are barely narrower than
-    the labels' own: the judge agrees too little with the rater for PPI (or the
-    active queue) to save many labels."""
+def label_notes(rows: list[Any], slugs: dict[str, str]) -> list[str]:
+    """A note per rater who labelled from the active queue (their own figures are
+    not the cells'), and per (judge, rater) whose corrected intervals are barely
+    narrower than the labels' own: the judge agrees too little with the rater for
+    PPI (or the active queue) to save many labels."""
+    active = sorted({row.rater for row in rows if row.design == "active"})
+    return [
+        f"corrected: {rater} labelled from the active queue, which draws where the "
+        "judge errs more often: the human-" + rater + " means, agreement and "
+        "comparisons weigh every label alike, so read the corrected means (design "
+        "active) for the cells"
+        for rater in active
+    ] + _weak(rows, slugs)
+
+
+def _weak(rows: list[Any], slugs: dict[str, str]) -> list[str]:
     weak: dict[tuple[str, str], list[str]] = {}
     for row in rows:
         if row.se is None or not row.labels_only_se:

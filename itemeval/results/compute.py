@@ -46,7 +46,7 @@ from . import criteria as criteria_results
 from . import declared
 from . import human as human_results
 from . import pairwise as pairwise_results
-from .active_labels import weak_judge_notes
+from .active_labels import label_notes
 from .agreement import agreement, calibration, scored_wide
 from .cells import cell_rows, compared_pairs, comparison_rows, graded_frame, interval_of
 from .facet_compare import (
@@ -104,7 +104,7 @@ def _study_results(
     slugs = {c.id: c.slug for c in [*study.generate, *grade, *study.pairwise]}
     corrected = typed(Corrected, human_results.corrected(frame, grade))
     figures = _figures_and_notes(study, frame, items, grade, options, scales)
-    figures["notes"] = (*figures["notes"], *weak_judge_notes(corrected, slugs))
+    figures["notes"] = (*figures["notes"], *label_notes(corrected, slugs))
     block = declared.preregistration(study, options)
     report = ResultsReport(
         study=study.config.study,

@@ -179,5 +179,7 @@ def test_results_warn_when_the_judge_is_too_weak_to_help(study, capsys):
     judge = slugs[study.grade[0].id]
     weak = [n for n in report["notes"] if f"judge {judge} is too weak" in n]
     assert len(weak) == 1 and "alice" in weak[0]
+    # the rater's own means are of a weighted draw, and results says so
+    assert any("alice labelled from the active queue" in n for n in report["notes"])
     assert slugs[study.generate[1].id] in weak[0]
     assert slugs[study.generate[0].id] not in weak[0]
