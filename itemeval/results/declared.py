@@ -8,6 +8,7 @@ from dataclasses import fields, replace
 from typing import Any
 
 from ..errors import ConfigError
+from ..hashing import canonical_json as json_key
 from ..result_values import ResultsReport
 from ..study.grid import pick_condition
 from ..study.load import Study
@@ -53,19 +54,29 @@ def _file(declaration: Declaration) -> dict[str, Any]:
     return {"file": declaration.path.name, **{k: body[k] for k in keys}}
 
 
+def _rules(declaration: Declaration) -> tuple:
+    """What decides a declared pair besides the pair itself: every field of the
+    analysis but the pairs and the note, and the item set."""
+    plan = declaration.analysis
+    kept = {k: v for k, v in plan.items() if k not in ("compare", "note")}
+    return json_key(kept), declaration.body["items"]["hash"]
+
+
 def _pairs(study: Study, files: list[Declaration]) -> list[dict[str, Any]]:
     """The pairs in force, resolved to ids (or levels), each with the file since
-    which it has been declared unchanged and whether that file came after the data."""
+    which it has been declared, and decided, unchanged (an alpha or an interval
+    changed after the data makes the pair's decision one made after the data too),
+    and whether that file came after the data."""
     plan = files[-1].analysis
     rows = []
     for pair in plan["compare"]:
         since = files[-1]
         for earlier in reversed(files):
-            a = earlier.analysis
-            if pair in a["compare"] or pair[::-1] in a["compare"]:
-                if a["by"] == plan["by"]:
-                    since = earlier
-                    continue
+            compare = earlier.analysis["compare"]
+            same = _rules(earlier) == _rules(files[-1])
+            if same and (pair in compare or pair[::-1] in compare):
+                since = earlier
+                continue
             break
         a, b = _resolve(study, pair, plan["by"])
         rows.append(

@@ -181,3 +181,27 @@ def test_a_first_declaration_after_the_data_needs_the_flag(tmp_path, capsys):
     assert main(["preregister", str(config), "--after-data", "--json"]) == 0
     body = json.loads(capsys.readouterr().out)
     assert body["after_data"] is True and body["analysis"]["compare"] == []
+
+
+def test_a_rule_changed_after_the_data_makes_the_pairs_declared_after_it(
+    tmp_path, capsys
+):
+    """The pair stays, but alpha moved once the data were in: its decision is no
+    longer the one planned."""
+    config = _config(tmp_path)
+    assert main(["preregister", str(config)]) == 0
+    assert main(["generate", str(config), *QUIET]) == 0
+    assert main(["grade", str(config), *QUIET]) == 0
+    assert (
+        _results(capsys, config)["preregistration"]["pairs"][0]["after_data"] is False
+    )
+    _edit(config, note="the note alone changes nothing that decides")
+    assert main(["preregister", str(config), "--amend", "--reason", "a note"]) == 0
+    assert (
+        _results(capsys, config)["preregistration"]["pairs"][0]["after_data"] is False
+    )
+    _edit(config, alpha=0.01)
+    assert main(["preregister", str(config), "--amend", "--reason", "stricter"]) == 0
+    report = _results(capsys, config)
+    assert report["preregistration"]["pairs"][0]["after_data"] is True
+    assert report["comparisons"][0]["declared"] is True  # declared, after the data
