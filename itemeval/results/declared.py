@@ -83,6 +83,7 @@ def _pairs(study: Study, files: list[Declaration]) -> list[dict[str, Any]]:
             {
                 "a": a,
                 "b": b,
+                "named": pair,
                 "facet": plan["by"],
                 "since": since.path.name,
                 "after_data": since.after_data,
@@ -205,7 +206,7 @@ def notes(block: dict[str, Any] | None) -> list[str]:
             + "; ".join(block["options"])
             + "): every figure here is exploratory"
         )
-    late = [f"{p['a']} vs {p['b']}" for p in block["pairs"] if p["after_data"]]
+    late = [" vs ".join(p["named"]) for p in block["pairs"] if p["after_data"]]
     if late:
         out.append(
             "preregistration: declared only after the data arrived (an amendment): "
