@@ -260,6 +260,7 @@ def _results_data(
     """The JSON document: the results, the item analysis of a bare --items, and a
     sequential comparison's figures; the cells (or items) written to --csv."""
     from ..adaptive import race_record, until_decided
+    from ..results.declared import exploratory
 
     data = report.as_dict()
     if csv is not None and not items:
@@ -276,7 +277,8 @@ def _results_data(
         write_named(csv, lambda path: frame.to_csv(path, index=False), "--csv")
     if items:
         data = _item_analysis(study, data, csv, options.ids)
-    return race_record.with_race(study, until_decided.with_sequential(study, data))
+    data = race_record.with_race(study, until_decided.with_sequential(study, data))
+    return exploratory(data)
 
 
 def _render_results(

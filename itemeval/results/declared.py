@@ -188,6 +188,21 @@ def mark(
     )
 
 
+def exploratory(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` with `declared: false` on every row not marked yet (the sections
+    beside the report: judges, variance, sequential runs, the item analysis), so
+    every row of `results --json` carries it; a section's dict of rows included."""
+    for name, value in data.items():
+        if name == "preregistration":  # its pairs and files are not figures
+            continue
+        sections = value.values() if isinstance(value, dict) else [value]
+        for rows in sections:
+            for row in rows if isinstance(rows, list) else ():
+                if isinstance(row, dict):
+                    row.setdefault("declared", False)
+    return data
+
+
 def notes(block: dict[str, Any] | None) -> list[str]:
     """What a reader must know: the config departs from the declaration (amend it),
     this run's options do, and a pair declared only after the data."""

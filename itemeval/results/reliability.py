@@ -9,6 +9,7 @@ from ..result_values import clean
 from ..study.load import Study
 from .cells import graded_frame
 from .compute import grade_conditions
+from .declared import exploratory
 from .judges import judge_cards
 from .options import ResultsOptions
 from .pairwise import pairwise_conditions, results_lists
@@ -63,4 +64,4 @@ def reliability_sections(
         sections["judges"] += _pairwise_cards(study, options.seed)
     if variance:
         sections["variance"] = variance_report(study, frame, grade, seed=options.seed)
-    return clean(sections)
+    return exploratory(clean(sections))

@@ -126,9 +126,14 @@ def test_results_mark_the_declared_figures_and_an_amendment_after_the_data(
     assert pair["declared"] is True
     assert all(c["declared"] is True for c in report["cells"])
     assert all(h["declared"] is False for h in report["headline"])
-    for name, rows in report.items():
-        if isinstance(rows, list) and rows and isinstance(rows[0], dict):
-            assert all("declared" in r for r in rows), name
+    everything = _results(capsys, config, "--variance", "--judges")
+    assert everything["variance"]["rows"]
+    for name, value in everything.items():
+        if name == "preregistration":
+            continue
+        for rows in value.values() if isinstance(value, dict) else [value]:
+            if isinstance(rows, list) and rows and isinstance(rows[0], dict):
+                assert all(isinstance(r["declared"], bool) for r in rows), name
 
     # an ad hoc comparison is exploratory
     ad_hoc = _results(capsys, config, "--compare", "arith-good", "arith-fair")
