@@ -75,12 +75,12 @@ def judge_pool(study: Study, judge: GradeCondition, seed: int) -> pd.DataFrame:
     scores = grades.groupby([*KEY, "solution_hash"], as_index=False)["score"].mean()
     pool = answers.merge(scores, on=[*KEY, "solution_hash"], how="inner")
     pool = pool.rename(columns={"score": "judge"}).reset_index(drop=True)
-    pool["stratum"] = _strata(pool)
+    pool["stratum"] = strata_of(pool)
     pool["cell_size"] = pool.groupby("condition_id")["item_id"].transform("size")
     return pool
 
 
-def _strata(pool: pd.DataFrame) -> np.ndarray:
+def strata_of(pool: pd.DataFrame) -> np.ndarray:
     """A number per (cell, verdict bin)."""
     scores = pool["judge"].to_numpy(float)
     if np.unique(scores).size <= VERDICT_BINS:
@@ -126,10 +126,17 @@ class ActiveQueue:
         with self.lock:
             rng = self._generator(labels)
             done = self.labelled(labels)
+            if done.all():
+                return None
+            # the labels do not change while the draws are free: one set of p
+            p = self._probabilities(labels, done)
+            strata = self.pool["stratum"].to_numpy()
+            size = np.bincount(strata, minlength=p.size)
             for _ in range(FREE_DRAWS):
-                if done.all():
-                    return None
-                row, record = self._one(rng, labels, done)
+                stratum = rng.choice(p.size, p=size * p / (size * p).sum())
+                members = np.flatnonzero(strata == stratum)
+                row = self.pool.iloc[members[rng.integers(members.size)]]
+                record = self._record(row, float(p[stratum]))
                 entry = {k: row[k] for k in [*KEY, "solution_hash"]}
                 if done[row.name]:
                     free.append({"entry": entry, "draw": record})
@@ -159,10 +166,9 @@ class ActiveQueue:
             dtype=bool,
         )
 
-    def _one(
-        self, rng: np.random.Generator, labels: dict, done: np.ndarray
-    ) -> tuple[pd.Series, dict[str, Any]]:
-        """One draw by the current probabilities; marks nothing."""
+    def _probabilities(self, labels: dict, done: np.ndarray) -> np.ndarray:
+        """The probability of drawing each single answer, per stratum, from the
+        labels so far (stats/active_ppi.py)."""
         pool = self.pool
         strata = pool["stratum"].to_numpy()
         count = strata.max() + 1
@@ -181,14 +187,14 @@ class ActiveQueue:
         cell_size[strata] = pool["cell_size"].to_numpy(float)
         prior = ((self.scale.high - self.scale.low) / 2) ** 2
         moment = stratum_moments(squares, counts, prior)
-        p = answer_probabilities(size, cell_size, moment, self.share)
-        stratum = rng.choice(count, p=size * p / (size * p).sum())
-        members = np.flatnonzero(strata == stratum)
-        row = pool.iloc[members[rng.integers(members.size)]]
-        return row, {
-            "p": float(p[stratum]),
+        return answer_probabilities(size, cell_size, moment, self.share)
+
+    def _record(self, row: pd.Series, p: float) -> dict[str, Any]:
+        """What a draw stores with its label."""
+        return {
+            "p": p,
             "n_cell": int(row["cell_size"]),
-            "pool": len(pool),
+            "pool": len(self.pool),
             "judge": self.judge.id,
             "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }
