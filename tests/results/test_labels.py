@@ -260,6 +260,10 @@ def test_results_measure_the_judge_against_the_human(study, capsys):
         assert cell["n_judged"] == 30
         assert cell["mean"] == pytest.approx(1.0 + (mine[human] - mine[judge]).mean())
         assert cell["method"] == "ppi"
+        assert (cell["design"], cell["labels_saved"]) == ("uniform", 0)
+        assert cell["labels_only_se"] == pytest.approx(
+            mine[human].std(ddof=1) / np.sqrt(len(mine))
+        )
         assert cell["ci_low"] < cell["mean"] < cell["ci_high"] or np.isclose(
             cell["se"], 0
         )
