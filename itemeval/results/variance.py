@@ -23,7 +23,16 @@ from ..stats.variance_components import anova_components, crossed_array, shares
 from ..study.load import Study
 from .judges import scored
 
-FACETS = ("item", "model", "prompt", "model_config", "replication", "judge", "draw")
+FACETS = (
+    "item",
+    "model",
+    "prompt",
+    "model_config",
+    "solver",
+    "replication",
+    "judge",
+    "draw",
+)
 
 
 def graded_conditions(grade: list[GradeCondition]) -> list[GradeCondition]:
@@ -51,6 +60,7 @@ def facet_frame(study: Study, rows: pd.DataFrame, chosen: list[GradeCondition]):
             "model": gen({i: c.model for i, c in by_id.items()}),
             "prompt": gen({i: c.prompt.ref for i, c in by_id.items()}),
             "model_config": gen({i: c.model_config_name for i, c in by_id.items()}),
+            "solver": gen({i: c.solver for i, c in by_id.items()}),
             "replication": rows["epoch"],
             "judge": rows["grade_condition_id"].map(judge_of),
             "draw": rows["draw"],
@@ -63,9 +73,9 @@ def facet_frame(study: Study, rows: pd.DataFrame, chosen: list[GradeCondition]):
 
 def design_calls(study: Study, sizes: dict[str, int]) -> tuple[int, int]:
     """A design's generate calls (items × prompts × replications × the study's
-    models and configs) and judge calls (× judges × draws)."""
+    models, configs and solvers) and judge calls (× judges × draws)."""
     models = len({c.model for c in study.generate})
-    configs = len({c.model_config_name for c in study.generate})
+    configs = len({(c.model_config_name, c.solver) for c in study.generate})
     answers = sizes["item"] * sizes["prompt"] * sizes["replication"] * models * configs
     return answers, answers * sizes["judge"] * sizes["draw"]
 
