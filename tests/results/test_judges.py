@@ -128,6 +128,7 @@ def test_the_g_study_of_judges_and_draws_over_the_graded_frame():
                 model=f"{f}/solver",
                 prompt=SimpleNamespace(ref="p"),
                 model_config_name="default",
+                solver="plain",
             )
             for f in FAMILIES
         ]
