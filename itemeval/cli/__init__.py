@@ -33,6 +33,7 @@ COMMANDS = (
     "view",
     "import",
     "plan",
+    "schema",
 )
 """The order `itemeval --help` lists the commands in: the order a user meets them,
 not the modules' import order. A command not listed goes last."""

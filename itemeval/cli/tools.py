@@ -1,4 +1,4 @@
-"""The commands around the stages: init, batches, view and import."""
+"""The commands around the stages: init, schema, batches, view and import."""
 
 from __future__ import annotations
 
@@ -44,6 +44,19 @@ def init(
     else:
         # what was written is the command's output: stdout, as `ls` would print it
         console.render_init(written, target, console.stdout())
+
+
+@app.command()
+def schema() -> None:
+    """Print the study config's JSON Schema (the one `itemeval init`'s configs name
+    for editors that complete and check keys as one types).
+
+    \b
+    Example: itemeval schema > itemeval.schema.json
+    """
+    from ..study.schema import schema_text
+
+    typer.echo(schema_text(), nl=False)
 
 
 @app.command()

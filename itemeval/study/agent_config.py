@@ -12,8 +12,8 @@ MAX_TIMEOUT_S = 7 * 86_400
 
 class Strict(BaseModel):
     # allow_inf_nan: `.inf` is valid YAML, and neither a cap nor a timeout may be
-    # infinite. The field docstrings are for readers (test_config checks each field
-    # has one): use_attribute_docstrings would read this file's source at every start
+    # infinite. Every field has a description= (test_config checks it): the config
+    # reference and the JSON Schema (`itemeval schema`) are generated from them
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
@@ -28,36 +28,82 @@ every agent cell has a worst case for the estimate and the cap."""
 
 
 class ToolEntry(Strict):
-    name: str = Field(min_length=1)
-    """An inspect tool by name (bash, python, text_editor, think) or a user `@tool`
-    as `module:function` from beside the config."""
-    args: dict[str, Any] = {}
-    """The tool factory's arguments (bash: timeout, ...); part of the id."""
+    name: str = Field(
+        min_length=1,
+        description=(
+            "An inspect tool by name (bash, python, text_editor, think) "
+            "or a user `@tool` as `module:function` from beside the "
+            "config."
+        ),
+    )
+    args: dict[str, Any] = Field(
+        default={},
+        description=(
+            "The tool factory's arguments (bash: timeout, ...); part of the id."
+        ),
+    )
 
 
 class AgentEntry(Strict):
-    solver: str = Field(min_length=1)
-    """react, generate (a tool loop), chain_of_thought, self_critique, task (the
-    inspect task's own solver) or a user `@solver`/`@agent` as `module:function` from
-    beside the config."""
-    args: dict[str, Any] = {}
-    """The solver factory's arguments (react: prompt, attempts, ...); part of the
-    id."""
-    tools: list[Union[str, ToolEntry]] = []
-    """Tools offered to the model: a name or {name, args}; part of the id."""
-    message_limit: int | None = Field(default=None, ge=1)
-    """inspect's per-sample message limit; part of the id."""
-    token_limit: int | None = Field(default=None, ge=1)
-    """inspect's per-sample token limit (every call's input and output); part of the
-    id."""
-    time_limit: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_S)
-    """inspect's per-sample wall-clock limit in seconds; part of the id."""
-    working_limit: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_S)
-    """inspect's per-sample working-time limit in seconds (waits for connections and
-    retries excluded); part of the id."""
-    sandbox: str | None = None
-    """The sandbox its tools run in (`local`, or `docker` where installed); default
-    the study's `sandbox`."""
+    solver: str = Field(
+        min_length=1,
+        description=(
+            "react, generate (a tool loop), chain_of_thought, "
+            "self_critique, task (the inspect task's own solver) or a "
+            "user `@solver`/`@agent` as `module:function` from beside the "
+            "config."
+        ),
+    )
+    args: dict[str, Any] = Field(
+        default={},
+        description=(
+            "The solver factory's arguments (react: prompt, attempts, "
+            "...); part of the id."
+        ),
+    )
+    tools: list[Union[str, ToolEntry]] = Field(
+        default=[],
+        description=(
+            "Tools offered to the model: a name or {name, args}; part of the id."
+        ),
+    )
+    message_limit: int | None = Field(
+        default=None,
+        ge=1,
+        description="inspect's per-sample message limit; part of the id.",
+    )
+    token_limit: int | None = Field(
+        default=None,
+        ge=1,
+        description=(
+            "inspect's per-sample token limit (every call's input and "
+            "output); part of the id."
+        ),
+    )
+    time_limit: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_TIMEOUT_S,
+        description=(
+            "inspect's per-sample wall-clock limit in seconds; part of the id."
+        ),
+    )
+    working_limit: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_TIMEOUT_S,
+        description=(
+            "inspect's per-sample working-time limit in seconds (waits "
+            "for connections and retries excluded); part of the id."
+        ),
+    )
+    sandbox: str | None = Field(
+        default=None,
+        description=(
+            "The sandbox its tools run in (`local`, or `docker` where "
+            "installed); default the study's `sandbox`."
+        ),
+    )
 
     @field_validator("solver")
     @classmethod

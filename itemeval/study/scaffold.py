@@ -32,6 +32,15 @@ def _study_name(directory: Path) -> str:
     return name if re.match(STUDY_NAME_PATTERN, name or "") else "my-study"
 
 
+def _schema_line() -> bytes:
+    """The comment YAML editors (VS Code's YAML extension, PyCharm, anything on
+    yaml-language-server) read to complete and check the config's keys: the
+    installed itemeval's own schema, so it moves with upgrades and needs no network."""
+    from .schema import packaged_schema
+
+    return f"# yaml-language-server: $schema={packaged_schema().as_uri()}\n".encode()
+
+
 def scaffold(directory: Path, *, force: bool = False) -> list[Path]:
     """Write the starter study; refuse to overwrite any existing file unless `force`."""
     files = _files(resources.files("itemeval") / "_builtin" / "init")
@@ -45,7 +54,7 @@ def scaffold(directory: Path, *, force: bool = False) -> list[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         data = source.read_bytes()
         if path.name == "config.yaml":
-            data = data.replace(
+            data = _schema_line() + data.replace(
                 b"study: my-study", f"study: {_study_name(directory)}".encode()
             )
         path.write_bytes(data)

@@ -36,6 +36,7 @@ def test_every_command_has_help_with_an_example(capsys):
         "plan",
         "preregister",
         "batches",
+        "schema",
     }
     for name in COMMANDS:
         assert main([name, "--help"]) == 0
