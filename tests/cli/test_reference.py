@@ -1,0 +1,89 @@
+"""The generated reference pages (docs/reference/): up to date with the code, and
+naming every command, option, config key, store column and exit code."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from itemeval import errors
+from itemeval.cli import reference
+from itemeval.store.schemas import STORES
+from tests.helpers import REPO
+
+DOCS = REPO / "docs" / "reference"
+
+
+@pytest.fixture(scope="module")
+def pages() -> dict[str, str]:
+    return reference.pages()
+
+
+@pytest.mark.parametrize("name", reference.PAGES)
+def test_the_reference_pages_are_up_to_date(pages, name):
+    written = (DOCS / f"{name}.md").read_text(encoding="utf-8")
+    assert written == pages[name], (
+        f"docs/reference/{name}.md is out of date: run "
+        "`.venv/bin/python -m itemeval.cli.reference`"
+    )
+
+
+def sections(page: str) -> dict[str, str]:
+    """`## heading` -> the text under it."""
+    parts = re.split(r"^## (.+)$", page, flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2]))
+
+
+def missing_options(page: str) -> list[str]:
+    found = sections(page)
+    missing = []
+    for name, command, _ in reference.commands():
+        text = found.get(f"itemeval {name}", "")
+        for param in command.params:
+            opts = getattr(param, "opts", []) + getattr(param, "secondary_opts", [])
+            for opt in opts if opts[0].startswith("-") else [param.name]:
+                if f"`{opt}`" not in text and f"| {opt} |" not in text:
+                    missing.append(f"itemeval {name} {opt}")
+    return missing
+
+
+def missing_keys(page: str) -> list[str]:
+    found = sections(page)
+    return [
+        f"{section}.{key}"
+        for section, keys in reference.config_keys().items()
+        for key in keys
+        if f"| `{key}` |" not in found.get(section, "")
+    ]
+
+
+def test_every_command_and_option_is_in_the_cli_reference(pages):
+    names = [name for name, _, _ in reference.commands()]
+    assert {"init", "generate", "grade", "results", "schema"} <= set(names)
+    assert missing_options(pages["cli"]) == []
+    options = sum(len(command.params) for _, command, _ in reference.commands())
+    assert options > 100
+
+
+def test_every_config_key_is_in_the_config_reference(pages):
+    assert missing_keys(pages["config"]) == []
+    keys = sum(len(keys) for keys in reference.config_keys().values())
+    assert keys > 60
+
+
+def test_a_missing_option_or_key_is_seen(pages):
+    cut = pages["cli"].replace("| `--fresh` |", "| `--frsh` |", 1)
+    assert missing_options(cut) and missing_options(cut)[0].endswith("--fresh")
+    assert missing_keys(pages["config"].replace("| `draws` |", "| `drws` |")) == [
+        "Grader.draws"
+    ]
+
+
+def test_every_store_column_and_exit_code_is_referenced(pages):
+    found = sections(pages["stores"])
+    for name, (schema, _key) in STORES.items():
+        for field in schema:
+            assert f"| `{field.name}` |" in found[name], (name, field.name)
+    for value in (errors.EXIT_CONFIG, errors.EXIT_LOCKED, errors.EXIT_INTERRUPTED):
+        assert f"\n| {value} |" in pages["exit-codes"]
