@@ -119,6 +119,8 @@ def runnable(page: Path) -> list[Block]:
 # ---- comparing ------------------------------------------------------------------
 
 _SUBSTITUTIONS = [
+    # the installed itemeval's own schema: wherever it is installed
+    (re.compile(r"\$schema=file://\S*/config\.schema\.json"), "$schema=<schema>"),
     (re.compile(r"--[0-9a-f]{12}\b"), "--<id>"),
     (re.compile(r"\b[0-9a-f]{12}\b"), "<hex>"),
     (re.compile(r"\b\d{8}T\d{6}[\w-]*"), "<run>"),

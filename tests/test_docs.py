@@ -142,7 +142,7 @@ def _console(session: docs.Session, block: docs.Block, failures: list[str]) -> l
         ):
             failures.append(f"{block.where}: `{command}` printed\n{printed}")
         new.append(f"$ {command}")
-        if docs.matches(
+        if [line.strip() for line in shown] != ["..."] and docs.matches(
             docs.normalised("\n".join(shown), session.directory),
             docs.normalised(printed, session.directory),
         ):
