@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 INSPECT_OLDEST = "0.3.260"
 """The oldest inspect-ai itemeval supports: `make test-oldest` (part of `.ci/run`)
