@@ -13,8 +13,9 @@ A page's blocks, in its order:
   (a config the page edits), and nothing runs.
 - `<!-- not run: REASON -->` above a block: shown, never run (a provider, a cluster,
   a browser, a fragment).
-- Other languages (yaml, markdown, text, json) are text. A ```` ```bash ````, ```` ```sh ````
-  or unlabelled block must be a console session or say why it is not run.
+- Other languages (yaml, markdown, text, json) are text. A ```` ```bash ````,
+  ```` ```sh ```` or unlabelled block must be a console session or say why it is
+  not run.
 
 `DOCS_UPDATE=1 pytest tests/test_docs.py` writes what each command printed back into
 its page (then read the diff: it is what users will see).
@@ -34,7 +35,9 @@ from pathlib import Path
 from tests.helpers import REPO
 
 FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*$")
-MARK = re.compile(r"^\s*<!--\s*(?P<kind>not run|file|output)\s*:?\s*(?P<arg>.*?)\s*-->\s*$")
+MARK = re.compile(
+    r"^\s*<!--\s*(?P<kind>not run|file|output)\s*:?\s*(?P<arg>.*?)\s*-->\s*$"
+)
 SHELL = {"", "bash", "sh", "shell"}
 RUN = {"console", "python"}
 
@@ -124,7 +127,10 @@ _SUBSTITUTIONS = [
     (re.compile(r"--[0-9a-f]{12}\b"), "--<id>"),
     (re.compile(r"\b[0-9a-f]{12}\b"), "<hex>"),
     (re.compile(r"\b\d{8}T\d{6}[\w-]*"), "<run>"),
-    (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?"), "<time>"),
+    (
+        re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?"),  # noqa: E501
+        "<time>",
+    ),
     (re.compile(r"\b\d+(\.\d+)?\s?(s|ms|min|h)\b"), "<duration>"),
     (re.compile(r"\b\d+(\.\d+)?/(s|min)\b"), "<rate>"),
     (re.compile(r"token=[\w-]+"), "token=<token>"),

@@ -24,7 +24,16 @@ def test_the_site_builds_strictly_and_offline(tmp_path):
     # no proxy reachable: a plugin that fetched anything would fail the build
     env.update(HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9")
     done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", tmp_path / "site"],
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-q",
+            "-d",
+            tmp_path / "site",
+        ],
         cwd=REPO,
         env=env,
         capture_output=True,
@@ -70,7 +79,8 @@ def test_a_block_that_says_nothing_is_seen(tmp_path):
     page = tmp_path / "p.md"
     page.write_text(
         "```bash\nitemeval generate x.yaml\n```\n\n<!-- not run: needs a key -->\n"
-        "```bash\nitemeval generate real.yaml\n```\n\n```console\n$ itemeval --help\n```\n"
+        "```bash\nitemeval generate real.yaml\n```\n\n"
+        "```console\n$ itemeval --help\n```\n"
     )
     found = docs.blocks(page)
     assert [b.mark for b in found] == [None, "not run", None]
@@ -91,7 +101,9 @@ def test_output_is_compared_modulo_ids_times_and_paths(tmp_path):
         tmp_path,
     )
     assert docs.matches(shown, got)
-    assert not docs.matches(docs.normalised("wrote t/config.yaml\n...\n", tmp_path), got)
+    assert not docs.matches(
+        docs.normalised("wrote t/config.yaml\n...\n", tmp_path), got
+    )
     assert not docs.matches(shown[:2], got)  # no `...`: every line must be shown
 
 
@@ -120,14 +132,20 @@ def test_the_page_examples_print_what_they_show(page, tmp_path):
                 if not docs.matches(shown, docs.normalised(printed, tmp_path)):
                     failures.append(f"{block.where}: printed\n{printed}")
                 edits.append(
-                    (block.output.start + 1, block.output.end, _relative(printed, tmp_path))
+                    (
+                        block.output.start + 1,
+                        block.output.end,
+                        _relative(printed, tmp_path),
+                    )
                 )
     if UPDATE:
         _write_back(page, edits)
     assert failures == [], "\n\n".join(failures)
 
 
-def _console(session: docs.Session, block: docs.Block, failures: list[str]) -> list[str]:
+def _console(
+    session: docs.Session, block: docs.Block, failures: list[str]
+) -> list[str]:
     new: list[str] = []
     for command, shown, _ in docs.commands(block):
         expected = 0
