@@ -172,7 +172,8 @@ UntilDecided = Annotated[
         "--until-decided",
         metavar="A B",
         help="Run conditions A and B in rounds of items in a random order "
-        "(--seed) until an anytime-valid confidence sequence decides (README).",
+        "(--seed) until an anytime-valid confidence sequence decides "
+        "(docs/guides/spending-less.md).",
     ),
 ]
 Alpha = Annotated[

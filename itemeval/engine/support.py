@@ -46,12 +46,13 @@ def verdict(installed: str | None, missing: Callable[[], list[str]]) -> str | No
         raise UnsupportedInspect(
             f"inspect-ai {installed} is newer than the newest itemeval is tested on "
             f"({INSPECT_NEWEST}), and the inspect-ai internals itemeval uses moved "
-            f"({', '.join(moved)}); {todo}, and report the version (README 'Set-up')"
+            f"({', '.join(moved)}); {todo}, and report the version "
+            "(docs/guides/install.md)"
         )
     return (
         f"itemeval: warning: inspect-ai {installed} is newer than the newest itemeval "
         f"is tested on ({INSPECT_NEWEST}); the internals it uses are where they were, "
-        "so it runs (README 'Set-up' says how to report a problem)"
+        "so it runs (docs/guides/install.md says how to report a problem)"
     )
 
 

@@ -246,7 +246,7 @@ def _criteria_figures(study, frame, items, grade, options, scales) -> dict[str, 
 NO_CRITERIA = (
     "--by criterion: no grade of this study scores criteria yet; a rubric declares "
     "them in its front matter (criteria: [...]), an inspect or user scorer by "
-    "returning a mapping (README: Scores with several criteria)"
+    "returning a mapping (docs/guides/compare.md: Scores with several criteria)"
 )
 
 

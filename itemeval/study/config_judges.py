@@ -58,7 +58,7 @@ class Grader(CallLimits):
         default="pointwise",
         description=(
             "`pairwise`: the judge says which of two stored answers is "
-            'better (README "Pairwise judges").'
+            'better (docs/guides/judges.md: "Pairwise judges").'
         ),
     )
     baseline: str | None = Field(
