@@ -8,7 +8,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .config import StudyConfig
+from .config import AGENT_SOLVERS, StudyConfig
 
 SCHEMA_FILE = "config.schema.json"
 """The packaged copy under itemeval/_builtin/, what `itemeval init`'s configs point
@@ -31,6 +31,7 @@ def config_schema() -> dict[str, Any]:
     _pairwise_keys(defs["Grader"])
     _something_graded(schema)
     _model_ids(schema, defs)
+    _agent_solvers(defs)
     return {
         "$schema": DIALECT,
         "title": "itemeval study config",
@@ -133,3 +134,9 @@ MODEL_ID = r"^[^/]+/.+"
 def _model_ids(schema: dict[str, Any], defs: dict[str, Any]) -> None:
     defs["Solvers"]["properties"]["models"]["items"]["pattern"] = MODEL_ID
     defs["Grader"]["properties"]["model"]["pattern"] = MODEL_ID
+
+
+def _agent_solvers(defs: dict[str, Any]) -> None:
+    """An agent's solver: one of inspect's by name, or a user's `module:function`."""
+    solver = defs["AgentEntry"]["properties"]["solver"]
+    solver["anyOf"] = [{"enum": list(AGENT_SOLVERS)}, {"pattern": ":"}]

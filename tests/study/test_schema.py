@@ -83,6 +83,17 @@ FIXTURES = {
         facets__rubric=["r"],
         graders={"j": {"model": "itemeval/judge", "draws": 3, "max_tokens": 64}},
     ),
+    "agents": base_config(
+        agents={
+            "calc": {
+                "solver": "react",
+                "tools": ["think", {"name": "bash", "args": {"timeout": 30}}],
+                "token_limit": 6000,
+                "sandbox": "local",
+            }
+        },
+        facets__solver=["plain", "calc"],
+    ),
     "pairwise judge": base_config(
         graders={
             "pw": {"model": "itemeval/judge", "kind": "pairwise", "orders": 1},
@@ -176,6 +187,14 @@ def _inspect(**benchmark: Any) -> Callable[[dict], None]:
     return change
 
 
+def _agent(**entry: Any) -> Callable[[dict], None]:
+    def change(config: dict) -> None:
+        config["agents"] = {"a": {"solver": "react", **entry}}
+        config["facets"]["solver"] = ["a"]
+
+    return change
+
+
 BAD = [
     # (name, change, what the CLI's message says)
     ("unknown top-level key", _set("studdy", "x"), "studdy: unknown key"),
@@ -221,6 +240,14 @@ BAD = [
     ("missing: solvers.models", _drop("solvers.models"), "solvers.models: required"),
     ("missing: judge model", _set("graders", {"j": {"draws": 2}}), "graders.j.model"),
     ("empty: models", _set("solvers.models", []), "solvers.models"),
+    ("bad enum: agent solver", _agent(solver="reactor"), "unknown solver 'reactor'"),
+    ("out of range: agent limit", _agent(message_limit=0), "agents.a.message_limit"),
+    ("wrong type: agent tools", _agent(tools="bash"), "agents.a.tools"),
+    (
+        "undefined solver",
+        _set("facets.solver", ["nobody"]),
+        "facets.solver: unknown solver 'nobody'",
+    ),
     ("bad study name", _set("study", "My Study"), "not a valid study name"),
     ("pairwise key on a pointwise judge", _judge(baseline="x"), "need kind: pairwise"),
     ("draws on a pairwise judge", _judge(kind="pairwise", draws=2), "draws need"),
@@ -254,6 +281,8 @@ CLI_ONLY = {
     "undefined grader",
     # uniqueness of one field across a list of objects: uniqueItems compares whole items
     "duplicate model_config names",
+    # as facets.grader -> graders: facets.solver names agents: entries
+    "undefined solver",
 }
 """Bad configs the CLI rejects for a reason the schema cannot express."""
 
