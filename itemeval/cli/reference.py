@@ -262,7 +262,7 @@ def _param_docs() -> dict[str, str]:
 
 
 def stores_page() -> str:
-    comments = {**_param_docs(), **column_comments()}
+    comments = {**_param_docs(), **schemas.COLUMN_DOCS, **column_comments()}
     out = [GENERATED, "# Stores\n\n"]
     out.append(
         "A study's tables are parquet files under `<output_dir>/<study>/` (or Delta "

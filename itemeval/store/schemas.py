@@ -221,3 +221,70 @@ KEY_DEFAULTS: dict[str, dict[str, int]] = {"grades": {"draw": 1}}
 holds: parts written before read as this value, and rows given without it are
 stored with it, so a store from before the column is neither rewritten nor graded
 again."""
+
+COLUMN_DOCS: dict[str, str] = {
+    # ids and keys
+    "condition_id": "The generate condition's id: `<slug>--<12 hex>` of what "
+    "defines it.",
+    "condition_slug": "The generate condition's readable name (model_prompt_config).",
+    "grade_condition_slug": "The grade condition's readable name (grader_rubric, or "
+    "scorer_NAME).",
+    "gen_condition_id": "The generate condition whose answer this grade is of.",
+    "condition_b": "The other generate condition of the pair (the larger id).",
+    "item_id": "The item's id (benchmark.mapping.id), unique across the study.",
+    "epoch": "The replication, 1..facets.replications.",
+    "dataset_id": "The dataset the item came from (its path or Hub id).",
+    "dataset_revision": "The dataset's pinned revision (dataset_locks.json).",
+    "row_index": "The item's 0-based row in its dataset.",
+    # what was asked and answered
+    "model": "The solver's inspect model id.",
+    "prompt_name": "The prompt template's name (`imported:<task>` for imported rows).",
+    "prompt_hash": "The prompt template's content hash.",
+    "model_config_name": "The facets.model_config entry's name.",
+    "solution_hash": "The hash of the answer's text: a grade of another text is stale.",
+    "solution_hash_a": "The hash of condition_a's answer as judged.",
+    "solution_hash_b": "The hash of condition_b's answer as judged.",
+    "length_b": "Characters of condition_b's answer.",
+    "stop_reason": "Why the model stopped (stop, max_tokens, ...), as inspect says.",
+    "logprobs": "The first generated tokens with their logprobs and top alternatives "
+    "(null: none requested or returned).",
+    "error": "The call's error message; null when it succeeded. A row with an error is "
+    "retried on the next run.",
+    "tool_calls": "An agent cell's tool calls (null for one plain call).",
+    "tools_used": "The tools an agent cell called, by name.",
+    "limit_hit": "The inspect limit that ended an agent cell (message, token, time, "
+    "working), or null.",
+    "transcript": "An agent cell's compact transcript (the whole one is in the .eval "
+    "log); rubrics read it as {transcript}.",
+    # grades
+    "scorer": "The verifiable scorer's name (null for a judge).",
+    "grader_name": "The judge's name in `graders:` (or its model id, or human-NAME).",
+    "grader_model": "The judge's inspect model id.",
+    "rubric_name": "The rubric template's name.",
+    "rubric_hash": "The rubric template's content hash.",
+    "score": "The grade, on the grader's scale (null when the reply gave none).",
+    "score_raw": "The score as the grader wrote it.",
+    "parse_ok": "Whether the judge's reply held a verdict that parsed.",
+    "parse_error": "Why a judge's reply did not parse (no_json_object, ...).",
+    "reasoning": "The judge's stated reasoning.",
+    "explanation": "The scorer's account of its verdict (read 13, target 13).",
+    "judge_completion": "The judge's whole reply.",
+    # the items store
+    "input": "The problem text (benchmark.mapping.input).",
+    "targets": "Every acceptable target, as a list.",
+    "grading_scheme": "Rubric or points text (benchmark.mapping.grading_scheme).",
+    # usage and provenance
+    "input_tokens": "Input tokens of the call(s), as the provider reported.",
+    "output_tokens": "Output tokens of the call(s).",
+    "total_tokens": "Input plus output tokens.",
+    "cache_read_tokens": "Input tokens read from the provider's prompt cache.",
+    "cache_write_tokens": "Input tokens written to the provider's prompt cache.",
+    "reasoning_tokens": "Reasoning tokens of reasoning models.",
+    "latency_s": "Seconds the call took.",
+    "run_id": "The run that wrote the row (its manifest is manifests/<run_id>.json).",
+    "log_file": "The inspect .eval log holding the call's transcript.",
+    "sample_uuid": "The inspect sample's uuid in that log.",
+    "created_at": "When the row was written (UTC).",
+}
+"""What a column holds, for the columns no comment above describes (the stores
+reference, docs/reference/stores.md, reads both)."""
