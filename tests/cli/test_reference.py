@@ -92,3 +92,37 @@ def test_every_store_column_and_exit_code_is_referenced(pages):
             assert not row.endswith("|  |"), f"{name}.{field.name} has no description"
     for value in (errors.EXIT_CONFIG, errors.EXIT_LOCKED, errors.EXIT_INTERRUPTED):
         assert f"\n| {value} |" in pages["exit-codes"]
+
+
+@pytest.mark.parametrize(
+    ("node", "shown"),
+    [
+        ({"type": "integer", "minimum": 1, "maximum": 100}, "int (≥ 1, ≤ 100)"),
+        ({"type": "number", "exclusiveMinimum": 0}, "number (> 0)"),
+        ({"enum": ["skip", "rerun"]}, '`"skip"` | `"rerun"`'),
+        ({"const": 1}, "`1`"),
+        ({"$ref": "#/$defs/Grader"}, "[Grader](#grader)"),
+        ({"type": "array", "items": {"type": "string"}}, "list of text"),
+        (
+            {"type": "object", "additionalProperties": {"$ref": "#/$defs/Grader"}},
+            "mapping of name to [Grader](#grader)",
+        ),
+        ({"anyOf": [{"type": "boolean"}, {"type": "null"}]}, "boolean or null"),
+        ({"type": "string", "pattern": "^[^/]+/.+"}, "text (matching `^[^/]+/.+`)"),
+    ],
+)
+def test_a_schema_type_in_a_readers_words(node, shown):
+    assert reference._type(node) == shown
+
+
+def test_the_readme_stays_short():
+    lines = (REPO / "README.md").read_text().splitlines()
+    assert len(lines) <= 250
+    text = "\n".join(lines)
+    for link in (
+        "docs/tutorial.md",
+        "docs/reference/cli.md",
+        "docs/reference/config.md",
+    ):
+        assert f"]({link})" in text
+    assert "make demo" in text and "make test" in text and "## Exit codes" in text
