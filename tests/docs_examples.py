@@ -29,6 +29,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -170,7 +171,13 @@ def matches(shown: list[str], printed: list[str]) -> bool:
 
 def page_directory(tmp: Path) -> Path:
     """A working directory with the repository's demo configs, prompts and rubrics, so
-    `configs/demo.yaml` runs as in a checkout."""
+    `configs/demo.yaml` runs as in a checkout. Its path is short, and as long on every
+    machine: a command that prints it wraps it at 80 columns at the same place."""
+    tmp = Path(
+        tempfile.mkdtemp(
+            prefix="ie-docs-", dir="/tmp" if Path("/tmp").is_dir() else tmp
+        )
+    )
     for name in ("configs", "prompts", "rubrics"):
         shutil.copytree(REPO / name, tmp / name)
     return tmp

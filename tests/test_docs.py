@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -111,8 +112,11 @@ PAGES = [page for page in docs.pages() if docs.runnable(page)]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(REPO)))
-def test_the_page_examples_print_what_they_show(page, tmp_path):
-    session = docs.Session(docs.page_directory(tmp_path), tmp_path)
+def test_the_page_examples_print_what_they_show(page, tmp_path, request):
+    directory = docs.page_directory(tmp_path)
+    request.addfinalizer(lambda: shutil.rmtree(directory, ignore_errors=True))
+    tmp_path = directory
+    session = docs.Session(directory, directory)
     edits: list[tuple[int, int, list[str]]] = []
     failures = []
     for block in docs.runnable(page):
