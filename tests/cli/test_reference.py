@@ -75,9 +75,8 @@ def test_every_config_key_is_in_the_config_reference(pages):
 def test_a_missing_option_or_key_is_seen(pages):
     cut = pages["cli"].replace("| `--fresh` |", "| `--frsh` |", 1)
     assert missing_options(cut) and missing_options(cut)[0].endswith("--fresh")
-    assert missing_keys(pages["config"].replace("| `draws` |", "| `drws` |")) == [
-        "Grader.draws"
-    ]
+    cut = pages["config"].replace("| `draws` |", "| `drws` |")
+    assert "Grader.draws" in missing_keys(cut)
 
 
 def test_every_store_column_and_exit_code_is_referenced(pages):

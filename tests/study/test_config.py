@@ -193,6 +193,7 @@ def test_every_config_field_is_described():
     """The descriptions are the config reference's and the JSON Schema's text
     (docs/reference/config.md, `itemeval schema`)."""
     from itemeval.study import config as module
+    from itemeval.study.analysis import Analysis
 
     for model in (
         module.StudyConfig,
@@ -206,6 +207,9 @@ def test_every_config_field_is_described():
         module.ModelConfigFacet,
         module.ScorerEntry,
         module.MetricEntry,
+        module.AgentEntry,
+        module.ToolEntry,
+        Analysis,
     ):
         for name, field in model.model_fields.items():
             assert field.description, f"{model.__name__}.{name} has no description"
