@@ -1,4 +1,4 @@
-"""The commands around the stages: init, schema, batches, view and import."""
+"""The commands around the stages: init, schema, batches, view, labels and import."""
 
 from __future__ import annotations
 
@@ -235,6 +235,53 @@ def _label_settings(label, rater, rubric, scale, queue) -> Any:
     return LabelSettings(
         rater=check_rater(rater), rubric=rubric, scale=scale, queue=queue
     )
+
+
+@app.command()
+def labels(
+    config: ConfigArg,
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="A .csv (with a header) or .jsonl of labels: condition (id, id "
+            "prefix or slug), item_id, epoch (default 1), score."
+        ),
+    ],
+    rater: Annotated[
+        str, typer.Option("--rater", help="Whose labels these are (e.g. alice).")
+    ],
+    rubric: Annotated[
+        Optional[str],
+        typer.Option(
+            "--rubric", help="The rubric the labels follow (default: the first)."
+        ),
+    ] = None,
+    base_dir: BaseDir = None,
+    json_out: Json = False,
+) -> None:
+    """Add human labels from a file, as the view's labelling queue writes them.
+
+    Every row is checked (a stored answer, a score on the rubric's scale) before any is
+    written; a label of an answer the rater labelled before replaces it.
+
+    \b
+    Example: itemeval labels configs/demo.yaml labels.csv --rater alice
+    """
+    from dataclasses import asdict
+
+    from ..console import render as console
+    from ..results.labels import check_rater
+    from ..stages.label_import import import_labels
+
+    done = import_labels(open_study(config, base_dir), file, check_rater(rater), rubric)
+    if json_out:
+        console.print_json(asdict(done))
+    else:
+        console.tell(
+            f"{done.labels} label(s) by {done.rater} against rubric {done.rubric} "
+            f"written ({done.replaced} replaced earlier ones); the corrected "
+            f"estimates: itemeval results {config}"
+        )
 
 
 @app.command("import")
