@@ -131,13 +131,37 @@ def label_notes(rows: list[Any], slugs: dict[str, str]) -> list[str]:
     narrower than the labels' own: the judge agrees too little with the rater for
     PPI (or the active queue) to save many labels."""
     active = sorted({row.rater for row in rows if row.design == "active"})
+    return (
+        [
+            f"corrected: {rater} labelled from the active queue, which draws where the "
+            "judge errs more often: the human-" + rater + " means, agreement and "
+            "comparisons weigh every label alike, so read the corrected means (design "
+            "active) for the cells"
+            for rater in active
+        ]
+        + _weak(rows, slugs)
+        + _no_width(rows, slugs)
+    )
+
+
+def _no_width(rows: list[Any], slugs: dict[str, str]) -> list[str]:
+    """A corrected interval of zero width: the labels met no disagreement and the
+    judge's scores do not vary, which the interval cannot tell from certainty."""
+    found: dict[str, list[tuple[str, int]]] = {}
+    for row in rows:
+        if row.ci_low is not None and row.ci_low == row.ci_high:
+            found.setdefault(row.rater, []).append(
+                (slugs.get(row.gen_condition_id, row.gen_condition_id), row.n_labelled)
+            )
     return [
-        f"corrected: {rater} labelled from the active queue, which draws where the "
-        "judge errs more often: the human-" + rater + " means, agreement and "
-        "comparisons weigh every label alike, so read the corrected means (design "
-        "active) for the cells"
-        for rater in active
-    ] + _weak(rows, slugs)
+        f"corrected: in {', '.join(cell for cell, _ in cells)} the interval has zero "
+        f"width: every one of {rater}'s labels there agrees with the judge and the "
+        "judge's scores do not vary, so PPI sees no error; with n labels a "
+        f"disagreement rate up to about 3/n (here up to "
+        f"{3 / min(n for _, n in cells):.0%}) is not ruled out at 95% (the rule of "
+        "three): label more answers before trusting it"
+        for rater, cells in found.items()
+    ]
 
 
 def _weak(rows: list[Any], slugs: dict[str, str]) -> list[str]:
