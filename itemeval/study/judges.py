@@ -4,6 +4,7 @@ judge conditions of the grid."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -34,9 +35,11 @@ def resolve_grader(name: str, graders: dict[str, Grader]) -> Grader:
     if "/" in name:
         return Grader(model=name)
     known = ", ".join(sorted(graders)) or "none defined"
+    close = difflib.get_close_matches(name, list(graders), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]}?" if close else ""
     raise ConfigError(
         f"grader {name!r} is not defined under `graders:` (defined: {known}) "
-        "and is not a model id"
+        f"and is not a model id{hint}"
     )
 
 
