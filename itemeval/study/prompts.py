@@ -118,7 +118,7 @@ def check_template(
         need = ", ".join("{" + m + "}" for m in missing)
         raise ConfigError(
             f"{field}: {template.kind} {template.ref!r} ({template.path}) must "
-            f"contain {need}"
+            f"contain {need}{_typo_hint(missing, present - set(known))}"
         )
     unknown = sorted(present - set(known))
     return [
@@ -127,6 +127,21 @@ def check_template(
         f"(known: {', '.join(known)})"
         for name in unknown
     ]
+
+
+def _typo_hint(missing: list[str], unknown: set[str]) -> str:
+    """The unknown placeholders that look like a missing one: "{solutoin} is there"."""
+    import difflib
+
+    close = [
+        name
+        for name in sorted(unknown)
+        if difflib.get_close_matches(name, missing, n=1, cutoff=0.6)
+    ]
+    if not close:
+        return ""
+    shown = ", ".join("{" + name + "}" for name in close)
+    return f"; it has {shown}: a misspelling?"
 
 
 PROMPT_LIMIT = 10_000_000
