@@ -31,6 +31,7 @@ COMMANDS = (
     "report",
     "show",
     "view",
+    "labels",
     "import",
     "plan",
     "schema",

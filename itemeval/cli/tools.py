@@ -269,9 +269,9 @@ def labels(
     """
     from dataclasses import asdict
 
+    from ..bridges.labels import import_labels
     from ..console import render as console
     from ..results.labels import check_rater
-    from ..stages.label_import import import_labels
 
     done = import_labels(open_study(config, base_dir), file, check_rater(rater), rubric)
     if json_out:

@@ -32,6 +32,7 @@ def test_every_command_has_help_with_an_example(capsys):
         "commit",
         "launch",
         "view",
+        "labels",
         "import",
         "plan",
         "preregister",

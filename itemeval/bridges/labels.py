@@ -13,10 +13,10 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..results.labels import human_condition, label_row, pick_rubric, rubric_scale
+from ..stages.label_writer import LabelWriter
 from ..store import read_store
 from ..study.grid import matches
 from ..study.load import Study
-from .label_writer import LabelWriter
 
 COLUMNS = ("condition", "item_id", "epoch", "score")
 """A label file's columns: the generate condition (id, id prefix or slug), the item,
