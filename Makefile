@@ -43,8 +43,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check itemeval tests benchmarks
 	$(BIN)/ruff format --check itemeval tests benchmarks
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -m "not alone" tests
-	$(BIN)/python -m pytest -q -m alone tests
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests
 
 $(OLDEST_STAMP): pyproject.toml itemeval/version.py
 	$(PYTHON) -m venv $(OLDEST)
@@ -59,8 +58,7 @@ $(OLDEST_STAMP): pyproject.toml itemeval/version.py
 # inspect-ai of the range; `make test` runs the whole suite on the newest
 test-oldest: $(OLDEST_STAMP)
 	$(OLDEST)/bin/itemeval --version
-	$(OLDEST)/bin/python -m pytest -p no:cacheprovider -n 2 --dist loadgroup -q -m "inspect and not alone" tests
-	$(OLDEST)/bin/python -m pytest -p no:cacheprovider -q -m "inspect and alone" tests
+	$(OLDEST)/bin/python -m pytest -p no:cacheprovider -n 2 --dist loadgroup -q -m inspect tests
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
